@@ -1,0 +1,56 @@
+// Package envelope reads and writes the structured progress envelope that an
+// A2A callee puts into its working status updates (SPEC §2–3).
+//
+// # The model
+//
+// A callee that follows the spec sends, in each TASK_STATE_WORKING status
+// update, one [a2a.Part] that holds both a human-readable text fallback and
+// metadata["tfrs"]: the envelope, serialised as a JSON string.
+//
+//	{"v":1,"kind":"tool_call","streamKey":"call-7","seq":42,"status":"running",
+//	 "payload":{"tool":"ask_colleague","tool_call_id":"call-7"}}
+//
+// Reading never fails: [FromMessage] returns a [Reading] that either holds a
+// valid [Envelope] or, when there is no usable envelope, a pseudo envelope of
+// kind text whose payload is the update's text, marked as a fallback with the
+// [Reason] why. Every reason has its own sentinel error ([ErrBadJSON],
+// [ErrUnsupportedVersion], …) usable with errors.Is; the detailed [*Error]
+// names the field at fault.
+//
+// # Rules this package decides
+//
+//   - The spec form is a JSON string under "tfrs". A JSON object under that
+//     key is accepted too and validated identically (it is re-encoded and goes
+//     through the same decoder); [Reading.Form] tells which form was seen.
+//   - v must be an integer ≥ 1; v > 1 is a newer version this reader does not
+//     know, and the update falls back to its text (ReasonUnsupportedVersion).
+//   - seq must be a JSON number with an integral value within int64. JSON does
+//     not tell integers from floats, and a producer that passes seq through a
+//     float (every protobuf Struct does) writes 42 as 42 or 42.0, so 42.0 and
+//     4.2e1 mean 42. 1.5, "3", true and 2^63 are rejected.
+//   - streamKey absent and streamKey "" are the same: the default stream.
+//   - Unknown extra fields, in the envelope and in its payload, are ignored so
+//     that a producer may add fields without breaking old readers.
+//   - A chunk over [HardChunkLimit] drops the whole envelope (ReasonChunkTooLarge);
+//     over [SoftChunkLimit] it is accepted and [Reading.OverSoftLimit] is set.
+//   - An envelope longer than [MaxEnvelopeBytes] is not parsed at all
+//     (ReasonEnvelopeTooLarge), so a hostile peer cannot make the reader parse
+//     megabytes per update.
+//   - At most one envelope counts per update: the first valid one, in part
+//     order. Every other part that carried a "tfrs" key is reported in
+//     [Reading.Ignored] with its own reason.
+//
+// # Identity of a fallback
+//
+// A pseudo envelope has no seq. Its identity, [Reading.ID], is "msg:" followed
+// by the A2A messageId of the status message, which a callee keeps when the
+// same update is replayed (Task.history, a resubscription snapshot). A message
+// without an id gets "sha256:" and a digest of its text instead, so the same
+// update replayed twice still has one identity.
+//
+// # Writing
+//
+// [NewPart] builds the Part a Go callee sends: the text fallback plus
+// metadata["tfrs"], refusing invalid envelopes. [SplitOutput] cuts long tool
+// output into chunks of at most [SoftChunkLimit] bytes at line boundaries.
+package envelope

@@ -1,0 +1,209 @@
+package envelope
+
+import (
+	"encoding/json"
+)
+
+// MetadataKey is the Part.metadata key that carries the envelope.
+const MetadataKey = "tfrs"
+
+// Version is the envelope version this package reads and writes.
+const Version = 1
+
+// Size limits from the spec (decision E4) and the reader's own cap.
+const (
+	// SoftChunkLimit is the size above which a tool_output_append chunk is
+	// accepted but flagged (Reading.OverSoftLimit).
+	SoftChunkLimit = 8 << 10
+	// HardChunkLimit is the size above which the envelope is dropped and the
+	// text fallback is used (ReasonChunkTooLarge).
+	HardChunkLimit = 64 << 10
+	// MaxEnvelopeBytes caps the raw envelope JSON this package will parse.
+	// A 64 KiB chunk escaped as \uXXXX is at most 6×64 KiB, so every legal
+	// envelope fits.
+	MaxEnvelopeBytes = 1 << 20
+)
+
+// Kind is the envelope's kind: what the block is.
+type Kind string
+
+// The five kinds of schema v1.
+const (
+	KindThinking         Kind = "thinking"
+	KindToolCall         Kind = "tool_call"
+	KindToolOutputAppend Kind = "tool_output_append"
+	KindText             Kind = "text"
+	KindError            Kind = "error"
+)
+
+// Valid reports whether k is one of the five kinds of schema v1.
+func (k Kind) Valid() bool {
+	switch k {
+	case KindThinking, KindToolCall, KindToolOutputAppend, KindText, KindError:
+		return true
+	}
+	return false
+}
+
+// Status is the envelope's status.
+type Status string
+
+// The three statuses of schema v1.
+const (
+	// StatusRunning marks a process block.
+	StatusRunning Status = "running"
+	// StatusDone marks that the tool of this streamKey finished.
+	StatusDone Status = "done"
+	// StatusAborted marks that the tool of this streamKey was aborted.
+	StatusAborted Status = "aborted"
+)
+
+// Valid reports whether s is one of the three statuses of schema v1.
+func (s Status) Valid() bool {
+	return s == StatusRunning || s == StatusDone || s == StatusAborted
+}
+
+// Payload is the per-kind payload of an envelope. Its dynamic type is one of
+// [Thinking], [ToolCall], [ToolOutputAppend], [Text] or [ErrorPayload].
+type Payload interface {
+	// Kind is the envelope kind this payload belongs to.
+	Kind() Kind
+	validate() error
+}
+
+// Thinking is the payload of a thinking block (rendered folded).
+type Thinking struct {
+	Text string `json:"text"`
+}
+
+// ToolCall is the payload of a tool_call block: a tool starts.
+type ToolCall struct {
+	Tool       string `json:"tool"`
+	ToolCallID string `json:"tool_call_id,omitempty"`
+}
+
+// ToolOutputAppend is the payload of a tool_output_append block: one
+// incremental slice of a tool's output, ordered by seq.
+type ToolOutputAppend struct {
+	Tool       string `json:"tool"`
+	Chunk      string `json:"chunk"`
+	ToolCallID string `json:"tool_call_id,omitempty"`
+}
+
+// Text is the payload of a text block: ordinary progress text. It is also
+// the payload of every fallback pseudo envelope.
+type Text struct {
+	Text string `json:"text"`
+}
+
+// ErrorPayload is the payload of an error block: a process error on the
+// callee side. It is progress, never a verdict on the turn.
+type ErrorPayload struct {
+	Message string `json:"message"`
+}
+
+// Kind implements Payload.
+func (Thinking) Kind() Kind { return KindThinking }
+
+// Kind implements Payload.
+func (ToolCall) Kind() Kind { return KindToolCall }
+
+// Kind implements Payload.
+func (ToolOutputAppend) Kind() Kind { return KindToolOutputAppend }
+
+// Kind implements Payload.
+func (Text) Kind() Kind { return KindText }
+
+// Kind implements Payload.
+func (ErrorPayload) Kind() Kind { return KindError }
+
+func (Thinking) validate() error { return nil }
+func (Text) validate() error     { return nil }
+func (ErrorPayload) validate() error {
+	return nil
+}
+func (p ToolCall) validate() error {
+	if p.Tool == "" {
+		return fieldError("payload.tool", "required for kind tool_call")
+	}
+	return nil
+}
+func (p ToolOutputAppend) validate() error {
+	if p.Tool == "" {
+		return fieldError("payload.tool", "required for kind tool_output_append")
+	}
+	if len(p.Chunk) > HardChunkLimit {
+		return &Error{Reason: ReasonChunkTooLarge, Field: "payload.chunk",
+			Detail: "chunk of " + itoa(len(p.Chunk)) + " bytes is over the hard limit of 65536"}
+	}
+	return nil
+}
+
+// Envelope is one structured progress block (schema v1).
+//
+// Its zero value is not valid; [Envelope.Validate] says why.
+type Envelope struct {
+	// V is the envelope version; this package reads and writes 1.
+	V int
+	// Kind says what the block is; it must match Payload.Kind().
+	Kind Kind
+	// StreamKey is the callee's aggregation key; "" is the default stream.
+	StreamKey string
+	// Seq orders blocks within one turn (strictly increasing, gaps allowed,
+	// any start value).
+	Seq int64
+	// Status is running, done or aborted.
+	Status Status
+	// Payload is the per-kind payload.
+	Payload Payload
+}
+
+// Validate checks e against schema v1 and returns an [*Error] naming the
+// first field at fault, or nil.
+func (e Envelope) Validate() error {
+	switch {
+	case e.V < 1:
+		return fieldError("v", "must be an integer >= 1")
+	case e.V > Version:
+		return &Error{Reason: ReasonUnsupportedVersion, Field: "v", Detail: "version " + itoa(e.V) + " is newer than 1"}
+	case !e.Kind.Valid():
+		return &Error{Reason: ReasonUnknownKind, Field: "kind", Detail: quote(string(e.Kind)) + " is not a v1 kind"}
+	case !e.Status.Valid():
+		return fieldError("status", quote(string(e.Status))+" is not running, done or aborted")
+	case e.Payload == nil:
+		return fieldError("payload", "required")
+	case e.Payload.Kind() != e.Kind:
+		return fieldError("payload", "is a "+string(e.Payload.Kind())+" payload, kind is "+string(e.Kind))
+	}
+	return e.Payload.validate()
+}
+
+// wireEnvelope is the JSON shape used for writing.
+type wireEnvelope struct {
+	V         int     `json:"v"`
+	Kind      Kind    `json:"kind"`
+	StreamKey string  `json:"streamKey,omitempty"`
+	Seq       int64   `json:"seq"`
+	Status    Status  `json:"status"`
+	Payload   Payload `json:"payload"`
+}
+
+// MarshalJSON encodes e in the wire form of schema v1. It refuses an invalid
+// envelope.
+func (e Envelope) MarshalJSON() ([]byte, error) {
+	if err := e.Validate(); err != nil {
+		return nil, err
+	}
+	return json.Marshal(wireEnvelope{V: e.V, Kind: e.Kind, StreamKey: e.StreamKey, Seq: e.Seq, Status: e.Status, Payload: e.Payload})
+}
+
+// UnmarshalJSON decodes and validates one envelope with the same rules as
+// [Parse].
+func (e *Envelope) UnmarshalJSON(b []byte) error {
+	env, _, err := parseBytes(b)
+	if err != nil {
+		return err
+	}
+	*e = env
+	return nil
+}

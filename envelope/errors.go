@@ -1,0 +1,126 @@
+package envelope
+
+import (
+	"strconv"
+)
+
+// Reason says why an update has no usable envelope (or why an extra envelope
+// in the same update was ignored). Its values are stable strings, safe to
+// log, count and serialise.
+type Reason string
+
+// The reasons. ReasonNone means a valid envelope was used.
+const (
+	ReasonNone Reason = ""
+	// ReasonNoEnvelope: no part carries metadata["tfrs"] (a plain-text,
+	// pre-upgrade working update).
+	ReasonNoEnvelope Reason = "no_envelope"
+	// ReasonBadJSON: the tfrs value is not a JSON object (syntax error,
+	// invalid UTF-8, a number, an array, …).
+	ReasonBadJSON Reason = "bad_json"
+	// ReasonUnsupportedVersion: v > 1.
+	ReasonUnsupportedVersion Reason = "unsupported_version"
+	// ReasonUnknownKind: kind is not one of the five v1 kinds.
+	ReasonUnknownKind Reason = "unknown_kind"
+	// ReasonBadField: a field is missing or has the wrong type or value;
+	// Error.Field names it.
+	ReasonBadField Reason = "bad_field"
+	// ReasonChunkTooLarge: payload.chunk is over HardChunkLimit.
+	ReasonChunkTooLarge Reason = "chunk_too_large"
+	// ReasonEnvelopeTooLarge: the raw envelope is over MaxEnvelopeBytes.
+	ReasonEnvelopeTooLarge Reason = "envelope_too_large"
+	// ReasonExtraEnvelope: a further valid envelope in an update whose first
+	// valid envelope was already taken (only in Reading.Ignored).
+	ReasonExtraEnvelope Reason = "extra_envelope"
+)
+
+// Reasons lists every reason except ReasonNone, in a stable order.
+var Reasons = []Reason{ReasonNoEnvelope, ReasonBadJSON, ReasonUnsupportedVersion, ReasonUnknownKind,
+	ReasonBadField, ReasonChunkTooLarge, ReasonEnvelopeTooLarge, ReasonExtraEnvelope}
+
+// Error is the detailed error for an envelope that cannot be used. It
+// matches the sentinel of its reason with errors.Is:
+//
+//	errors.Is(err, envelope.ErrBadField)
+type Error struct {
+	// Reason classifies the failure.
+	Reason Reason
+	// Field names the field at fault ("seq", "payload.tool"), or "".
+	Field string
+	// Detail says what was wrong, in words.
+	Detail string
+	// Err is an underlying error (a JSON syntax error), or nil.
+	Err error
+}
+
+// Sentinels, one per reason, for errors.Is.
+var (
+	ErrNoEnvelope          = &Error{Reason: ReasonNoEnvelope}
+	ErrBadJSON             = &Error{Reason: ReasonBadJSON}
+	ErrUnsupportedVersion  = &Error{Reason: ReasonUnsupportedVersion}
+	ErrUnknownKind         = &Error{Reason: ReasonUnknownKind}
+	ErrBadField            = &Error{Reason: ReasonBadField}
+	ErrChunkTooLarge       = &Error{Reason: ReasonChunkTooLarge}
+	ErrEnvelopeTooLarge    = &Error{Reason: ReasonEnvelopeTooLarge}
+	ErrExtraEnvelope       = &Error{Reason: ReasonExtraEnvelope}
+	errNoEnvelopeInMessage = &Error{Reason: ReasonNoEnvelope, Detail: "no part carries metadata.tfrs"}
+)
+
+// Error implements error: "envelope: seq: must be an integer (bad_field)".
+func (e *Error) Error() string {
+	s := "envelope: "
+	if e.Field != "" {
+		s += e.Field + ": "
+	}
+	if e.Detail != "" {
+		s += e.Detail
+	} else {
+		s += string(e.Reason)
+	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	if e.Detail != "" {
+		s += " (" + string(e.Reason) + ")"
+	}
+	return s
+}
+
+// Is reports whether target is an *Error with the same reason and no field,
+// that is, the sentinel of e's reason.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Field == "" && t.Detail == "" && t.Err == nil && t.Reason == e.Reason
+}
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// ReasonOf returns the reason of err when it is (or wraps) an *Error, and
+// ReasonNone otherwise.
+func ReasonOf(err error) Reason {
+	for err != nil {
+		if e, ok := err.(*Error); ok {
+			return e.Reason
+		}
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return ReasonNone
+		}
+		err = u.Unwrap()
+	}
+	return ReasonNone
+}
+
+func fieldError(field, detail string) *Error {
+	return &Error{Reason: ReasonBadField, Field: field, Detail: detail}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func quote(s string) string {
+	if len(s) > 64 {
+		s = s[:64] + "…"
+	}
+	return strconv.Quote(s)
+}
