@@ -1,6 +1,6 @@
 module github.com/tfrs/a2a-progress
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/a2aproject/a2a-go v0.3.15 // indirect

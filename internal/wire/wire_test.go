@@ -1,0 +1,131 @@
+package wire
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"github.com/a2aproject/a2a-go/v2/a2apb/v0/pbjson"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/tfrs/a2a-progress/envelope"
+)
+
+func sampleEvents(t *testing.T) []a2a.Event {
+	t.Helper()
+	info := a2a.TaskInfo{TaskID: "task-1", ContextID: "ctx-1"}
+	upd, err := envelope.NewStatusUpdate(info, envelope.Envelope{V: 1, Kind: envelope.KindToolCall, StreamKey: "call-1",
+		Seq: 7, Status: envelope.StatusRunning, Payload: envelope.ToolCall{Tool: "search", ToolCallID: "call-1"}}, "calling search")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := time.Date(2026, 11, 30, 5, 0, 0, 0, time.UTC)
+	upd.Status.Timestamp = &ts
+	upd.Status.Message.ID = "m-1"
+	art := a2a.NewArtifactEvent(info, a2a.NewTextPart("the answer"))
+	art.Artifact.ID = "a-1"
+	art.LastChunk = true
+	done := a2a.NewStatusUpdateEvent(info, a2a.TaskStateCompleted, &a2a.Message{ID: "m-2", Role: a2a.MessageRoleAgent,
+		TaskID: "task-1", ContextID: "ctx-1", Parts: a2a.ContentParts{a2a.NewTextPart("done")}})
+	done.Status.Timestamp = &ts
+	task := &a2a.Task{ID: "task-1", ContextID: "ctx-1", Status: a2a.TaskStatus{State: a2a.TaskStateWorking, Message: upd.Status.Message},
+		History: []*a2a.Message{{ID: "u-1", Role: a2a.MessageRoleUser, Parts: a2a.ContentParts{a2a.NewTextPart("hi")}, TaskID: "task-1", ContextID: "ctx-1"}}}
+	return []a2a.Event{task, upd, art, done}
+}
+
+func encode(t *testing.T, f Format, rpc bool, ev a2a.Event) []byte {
+	t.Helper()
+	var body []byte
+	var err error
+	switch f {
+	case FormatV1:
+		body, err = json.Marshal(a2a.StreamResponse{Event: ev})
+	case FormatV03JSON:
+		var old any
+		old, err = a2av0.FromV1Event(ev)
+		if err == nil {
+			body, err = json.Marshal(old)
+		}
+	case FormatV03ProtoJS:
+		body, err = pbjson.ToProtoStreamEvent(ev)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rpc {
+		body, err = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "req-1", "result": json.RawMessage(body)})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return body
+}
+
+func TestDecodeEveryFormat(t *testing.T) {
+	events := sampleEvents(t)
+	for _, f := range []Format{FormatV1, FormatV03JSON, FormatV03ProtoJS} {
+		for _, rpc := range []bool{false, true} {
+			if f == FormatV03ProtoJS && rpc {
+				continue // v0.3 REST frames are never JSON-RPC wrapped
+			}
+			name := string(f)
+			if rpc {
+				name += "/jsonrpc"
+			}
+			t.Run(name, func(t *testing.T) {
+				var d Decoder
+				for i, ev := range events {
+					got, gotFormat, err := d.Decode(encode(t, f, rpc, ev))
+					if err != nil {
+						t.Fatalf("event %d: %v", i, err)
+					}
+					if gotFormat != f {
+						t.Errorf("event %d: format = %q, want %q", i, gotFormat, f)
+					}
+					if diff := cmp.Diff(ev, got, cmpopts.EquateEmpty()); diff != "" {
+						t.Errorf("event %d (-want +got):\n%s", i, diff)
+					}
+					if su, ok := got.(*a2a.TaskStatusUpdateEvent); ok && su.Status.State == a2a.TaskStateWorking {
+						if r := envelope.FromMessage(su.Status.Message); r.Fallback {
+							t.Errorf("event %d: the envelope did not survive: %v", i, r.Err)
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	tests := []struct {
+		name, in string
+		is       error
+		want     string
+	}{
+		{name: "rpc error", in: `{"jsonrpc":"2.0","id":1,"error":{"code":-32001,"message":"task not found"}}`, is: ErrRPC, want: "wire: JSON-RPC error -32001: task not found"},
+		{name: "not an object", in: `[1,2]`, want: "wire: frame is not a JSON object"},
+		{name: "rpc without result", in: `{"jsonrpc":"2.0","id":1}`, want: "wire: JSON-RPC frame without result or error"},
+		{name: "unknown v1 event", in: `{"foo":{}}`, want: "wire: v1.0 event: unknown event type: [foo]"},
+		{name: "unknown v0.3 kind", in: `{"kind":"bogus"}`, want: "wire: v0.3 event: unknown event kind: bogus"},
+		{name: "truncated json", in: `{"statusUpdate":{`, want: "wire: v1.0 event: unexpected end of JSON input"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var d Decoder
+			_, _, err := d.Decode([]byte(tc.in))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if err.Error() != tc.want {
+				t.Errorf("err = %q, want %q", err, tc.want)
+			}
+			if tc.is != nil && !errors.Is(err, tc.is) {
+				t.Errorf("errors.Is(%v, %v) = false", err, tc.is)
+			}
+		})
+	}
+}
