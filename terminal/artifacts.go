@@ -1,0 +1,217 @@
+package terminal
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// Limits bound the memory a [Tracker] spends on assembled artifacts, so
+// that a hostile or broken peer cannot grow it without end. When a limit
+// is reached the artifacts are marked truncated ([Outcome.Truncated]),
+// what does not fit is dropped and counted ([Counters.ArtifactsDropped],
+// [Counters.PartsDropped]), and — so that no artifact silently loses a part
+// in its middle — no further part is kept until a Task snapshot replaces
+// the artifacts. A field ≤ 0 means its default.
+type Limits struct {
+	// MaxArtifacts is the number of distinct artifact ids kept.
+	// Default [DefaultMaxArtifacts].
+	MaxArtifacts int
+	// MaxParts is the number of parts kept across all artifacts.
+	// Default [DefaultMaxParts].
+	MaxParts int
+	// MaxBytes is the size of the parts kept across all artifacts: text,
+	// raw bytes, URL, filename, media type, and an estimate of data and
+	// metadata values. Default [DefaultMaxBytes].
+	MaxBytes int
+}
+
+// Default limits.
+const (
+	DefaultMaxArtifacts = 1024
+	DefaultMaxParts     = 1 << 16
+	DefaultMaxBytes     = 64 << 20
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxArtifacts <= 0 {
+		l.MaxArtifacts = DefaultMaxArtifacts
+	}
+	if l.MaxParts <= 0 {
+		l.MaxParts = DefaultMaxParts
+	}
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultMaxBytes
+	}
+	return l
+}
+
+// artifactSet assembles artifacts from updates, in order of first
+// appearance. It owns its *a2a.Artifact values (copies of what the events
+// carried) so that appending never modifies a caller's event.
+type artifactSet struct {
+	limits Limits
+	list   []*slot
+	index  map[a2a.ArtifactID]int
+	parts  int
+	bytes  int
+	full   bool // a limit was hit; sticky until reset
+}
+
+type slot struct {
+	a      *a2a.Artifact
+	parts  int
+	bytes  int
+	closed bool // lastChunk seen
+}
+
+// applyResult says what apply did, for the counters.
+type applyResult struct {
+	droppedArtifact    bool
+	droppedParts       int
+	orphanAppend       bool
+	appendAfterClosing bool
+}
+
+func (s *artifactSet) reset() {
+	s.list, s.index, s.parts, s.bytes, s.full = nil, nil, 0, 0, false
+}
+
+// apply folds one artifact update in, as a2a-go's own task store does:
+// append=false creates the artifact or replaces the one with the same id
+// (keeping its position); append=true appends the parts to it and merges
+// its metadata. An append for an unknown id creates the artifact (a2a-go's
+// server would refuse it; a caller keeps the data) and is reported.
+func (s *artifactSet) apply(ev *a2a.TaskArtifactUpdateEvent) applyResult {
+	var r applyResult
+	in := ev.Artifact
+	i, ok := s.index[in.ID]
+	if !ok {
+		r.orphanAppend = ev.Append
+		if len(s.list) >= s.limits.MaxArtifacts {
+			s.full = true
+			r.droppedArtifact = true
+			return r
+		}
+		sl := &slot{a: &a2a.Artifact{
+			ID: in.ID, Name: in.Name, Description: in.Description,
+			Extensions: slices.Clone(in.Extensions), Metadata: maps.Clone(in.Metadata),
+		}}
+		r.droppedParts = s.add(sl, in.Parts)
+		sl.closed = ev.LastChunk
+		if s.index == nil {
+			s.index = make(map[a2a.ArtifactID]int)
+		}
+		s.index[in.ID] = len(s.list)
+		s.list = append(s.list, sl)
+		return r
+	}
+	sl := s.list[i]
+	if !ev.Append {
+		s.parts -= sl.parts
+		s.bytes -= sl.bytes
+		*sl = slot{a: &a2a.Artifact{
+			ID: in.ID, Name: in.Name, Description: in.Description,
+			Extensions: slices.Clone(in.Extensions), Metadata: maps.Clone(in.Metadata),
+		}}
+		r.droppedParts = s.add(sl, in.Parts)
+		sl.closed = ev.LastChunk
+		return r
+	}
+	r.appendAfterClosing = sl.closed
+	if len(in.Metadata) > 0 {
+		if sl.a.Metadata == nil {
+			sl.a.Metadata = make(map[string]any, len(in.Metadata))
+		}
+		maps.Copy(sl.a.Metadata, in.Metadata)
+	}
+	r.droppedParts = s.add(sl, in.Parts)
+	sl.closed = sl.closed || ev.LastChunk
+	return r
+}
+
+// add appends parts to sl within the limits and returns how many it dropped.
+func (s *artifactSet) add(sl *slot, parts []*a2a.Part) (dropped int) {
+	for _, p := range parts {
+		if p == nil {
+			continue
+		}
+		n := partSize(p)
+		if s.full || s.parts+1 > s.limits.MaxParts || s.bytes+n > s.limits.MaxBytes {
+			s.full = true
+			dropped++
+			continue
+		}
+		sl.a.Parts = append(sl.a.Parts, p)
+		sl.parts++
+		sl.bytes += n
+		s.parts++
+		s.bytes += n
+	}
+	return dropped
+}
+
+// snapshot returns copies of the artifacts: a new slice of new Artifact
+// structs with their own Parts slices and Metadata maps, so that later
+// updates do not change what a caller holds. Parts are shared.
+func (s *artifactSet) snapshot() []*a2a.Artifact {
+	if len(s.list) == 0 {
+		return nil
+	}
+	out := make([]*a2a.Artifact, len(s.list))
+	for i, sl := range s.list {
+		a := *sl.a
+		a.Parts = slices.Clone(a.Parts)
+		a.Metadata = maps.Clone(a.Metadata)
+		a.Extensions = slices.Clone(a.Extensions)
+		out[i] = &a
+	}
+	return out
+}
+
+// partSize estimates the bytes a part holds.
+func partSize(p *a2a.Part) int {
+	n := len(p.Filename) + len(p.MediaType) + valueSize(p.Metadata, 0)
+	switch c := p.Content.(type) {
+	case a2a.Text:
+		n += len(c)
+	case a2a.Raw:
+		n += len(c)
+	case a2a.URL:
+		n += len(c)
+	case a2a.Data:
+		n += valueSize(c.Value, 0)
+	}
+	return n
+}
+
+// valueSize estimates the size of a JSON-like value; below a fixed depth it
+// stops descending and counts a constant, so a deep value costs bounded work.
+func valueSize(v any, depth int) int {
+	const word = 8
+	if depth > 32 {
+		return word
+	}
+	switch x := v.(type) {
+	case nil:
+		return 0
+	case string:
+		return len(x)
+	case map[string]any:
+		n := 0
+		for k, e := range x {
+			n += len(k) + valueSize(e, depth+1)
+		}
+		return n
+	case []any:
+		n := 0
+		for _, e := range x {
+			n += valueSize(e, depth+1)
+		}
+		return n
+	case []byte:
+		return len(x)
+	}
+	return word
+}

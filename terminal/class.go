@@ -1,0 +1,77 @@
+package terminal
+
+import "github.com/a2aproject/a2a-go/v2/a2a"
+
+// Class is what a task state means for the turn that observed it.
+//
+// Its zero value is [ClassInProgress], so an unknown state never reads as an
+// outcome.
+type Class int
+
+// The classes of task states (SPEC §5).
+const (
+	// ClassInProgress: submitted, working, unspecified or any state this
+	// package does not know. Progress only; the turn has not ended.
+	ClassInProgress Class = iota
+	// ClassInterrupted: input-required or auth-required. The turn has ended
+	// and the caller can answer on the same task; the task is not over.
+	ClassInterrupted
+	// ClassTerminal: completed, failed, canceled or rejected. The task is
+	// over and its state never changes again.
+	ClassTerminal
+)
+
+// String returns "in-progress", "interrupted" or "terminal" (or "Class(n)"
+// for a value outside the three).
+func (c Class) String() string {
+	switch c {
+	case ClassInProgress:
+		return "in-progress"
+	case ClassInterrupted:
+		return "interrupted"
+	case ClassTerminal:
+		return "terminal"
+	}
+	return "Class(" + itoa(int(c)) + ")"
+}
+
+// Classify returns the class of s. It knows the A2A 1.0 names
+// (TASK_STATE_WORKING, …) and, for events built from raw v0.3 JSON without
+// a2a-go's conversion, the v0.3 names (working, input-required, …). Every
+// other value — "", TASK_STATE_UNSPECIFIED, v0.3 "unknown", a typo — is
+// [ClassInProgress]: an unknown state can never end a turn.
+func Classify(s a2a.TaskState) Class {
+	switch Canonical(s) {
+	case a2a.TaskStateCompleted, a2a.TaskStateFailed, a2a.TaskStateCanceled, a2a.TaskStateRejected:
+		return ClassTerminal
+	case a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired:
+		return ClassInterrupted
+	}
+	return ClassInProgress
+}
+
+// v03States maps the v0.3 wire names to the A2A 1.0 constants. a2a-go
+// converts v0.3 events itself; this is for events decoded by hand.
+var v03States = map[a2a.TaskState]a2a.TaskState{
+	"submitted":              a2a.TaskStateSubmitted,
+	"working":                a2a.TaskStateWorking,
+	"input-required":         a2a.TaskStateInputRequired,
+	"auth-required":          a2a.TaskStateAuthRequired,
+	"completed":              a2a.TaskStateCompleted,
+	"failed":                 a2a.TaskStateFailed,
+	"canceled":               a2a.TaskStateCanceled,
+	"rejected":               a2a.TaskStateRejected,
+	"unknown":                a2a.TaskStateUnspecified,
+	"TASK_STATE_UNSPECIFIED": a2a.TaskStateUnspecified,
+}
+
+// Canonical returns the A2A 1.0 constant for s: v0.3 names are mapped
+// ("input-required" → TASK_STATE_INPUT_REQUIRED, "unknown" and
+// "TASK_STATE_UNSPECIFIED" → [a2a.TaskStateUnspecified]); every other value
+// is returned unchanged. A [Tracker] stores and reports canonical states.
+func Canonical(s a2a.TaskState) a2a.TaskState {
+	if c, ok := v03States[s]; ok {
+		return c
+	}
+	return s
+}

@@ -1,0 +1,93 @@
+// Package terminal decides the authoritative outcome of one A2A turn from
+// its events: completed, failed, rejected, canceled, interrupted — or cut,
+// which is not an outcome at all (SPEC §5).
+//
+// # The model
+//
+// A turn is one send (or one resubscription) and the events that answer
+// it. Only the task state decides how the turn ended. Every task state
+// falls in one of three classes ([Classify]):
+//
+//	in progress   submitted, working, unspecified, anything unknown
+//	interrupted   input-required, auth-required
+//	terminal      completed, failed, canceled, rejected
+//
+// A turn is settled when its current state is interrupted or terminal.
+//
+//   - completed: the reply is the final status message and the task's
+//     artifacts. A stream that answers with a Message instead of a Task is a
+//     completed reply too.
+//   - failed, rejected, canceled: the verdict is an error, a
+//     [*VerdictError] whose Reason is the text of the final status message;
+//     errors.Is matches [ErrFailed], [ErrRejected] (which also matches
+//     ErrFailed: the spec treats rejected like failed) or [ErrCanceled].
+//   - input-required, auth-required: the turn is over but the task is not.
+//     The [Interrupt] holds the status message and, for the agent runtime of
+//     seeds/004, the questions of status.message.metadata._interrupt; the
+//     caller answers with a message on the same task id.
+//   - the stream ended while the state was in progress: a cut, a
+//     [*CutError] matching [ErrCut]. It says nothing about the task, which
+//     may still be running or may be long over. Resubscribe
+//     (SubscribeToTask) or ask GetTask, and keep observing with the same
+//     [Tracker]; report "incomplete" only when the task cannot be resolved.
+//     A cut's Outcome has no Message, Text or Artifacts and a non-nil Err,
+//     so it can never be mistaken for an empty success.
+//
+// # Discipline
+//
+// The progress a callee streams — envelopes with kind "error" or status
+// "aborted", status texts that say "failed", metadata of any kind — is
+// best effort and never changes the outcome. A [Tracker] reads only the
+// state of status updates and Task snapshots, and takes the reply only from
+// the state it ends in. Besides:
+//
+//   - A terminal state is final. Every later event is ignored and counted
+//     ([Counters.IgnoredAfterSettle]); a later, different terminal state is
+//     a conflict, reported ([Observation.Conflict], [Counters.Conflicts])
+//     while the first one stands.
+//   - An interrupted state is not final. A later state of the same task —
+//     working after the caller answered, a resubscription snapshot, or a
+//     terminal state — supersedes it ([Counters.Resumed]). So one Tracker can
+//     follow a task across the turns of an interrupt; the outcome is always
+//     that of the latest state.
+//   - A Tracker follows one task: the first task id it sees. Events naming
+//     another task are ignored ([Counters.OtherTask]).
+//   - A Message decides only in a task-less exchange; after a task was
+//     observed it is ignored ([Counters.StrayMessages]).
+//
+// # Artifacts
+//
+// Artifact updates are assembled as a2a-go's own task store assembles them:
+// append=false creates the artifact or replaces the one with the same id,
+// append=true appends its parts (and merges its metadata). Order is the
+// order of first appearance. An append for an unknown id creates the
+// artifact ([Counters.OrphanAppends]); an append after lastChunk is kept
+// ([Counters.AppendsAfterLastChunk]). A Task snapshot's artifacts replace
+// everything assembled so far. A hostile peer cannot grow the memory
+// without end: [Limits] bound the number of artifacts, parts and bytes
+// (defaults 1024, 65536 and 64 MiB); what does not fit is dropped, counted,
+// and reported as [Outcome.Truncated].
+//
+// Some peers send progress in the artifact channel (SPEC §6: the
+// `_remote_invocation` frames of seeds/004). [WithProgressArtifact] is the
+// seam for a compatibility layer: artifacts its predicate claims are routed
+// away, counted, and never reach [Outcome.Artifacts] — including those in a
+// Task snapshot. This package does not recognise such frames by itself.
+//
+// # Use
+//
+// [Tracker.Track] consumes an a2a-go event stream (iter.Seq2) until the
+// turn settles; [Tracker.Observe] takes one event at a time for callers
+// that also render progress. [Tracker.Outcome] gives the verdict.
+//
+//	tr := terminal.NewTracker()
+//	out, err := tr.Track(client.SendStreamingMessage(ctx, req))
+//	if errors.Is(err, terminal.ErrCut) {
+//		out, err = tr.Track(client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: out.TaskID}))
+//	}
+//	switch {
+//	case err != nil: // failed, rejected, canceled, or still cut
+//	case out.Interrupt != nil: // ask the user, answer on out.TaskID
+//	default: // out.Text, out.Artifacts
+//	}
+package terminal

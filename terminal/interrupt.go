@@ -1,0 +1,131 @@
+package terminal
+
+import (
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// InterruptMetadataKey is the key of status.message.metadata under which
+// the agent runtime of seeds/004 puts the questions of an interrupt:
+//
+//	"_interrupt": {"message": "…",
+//	               "items": [{"toolCallId": "call_1", "toolName": "expense-review", "message": "…"}]}
+const InterruptMetadataKey = "_interrupt"
+
+// InterruptItem is one question of an interrupt, tied to the tool call
+// that asked it. Any field may be "" when the peer left it out.
+type InterruptItem struct {
+	// ToolCallID is the id of the tool call waiting for the answer.
+	ToolCallID string
+	// ToolName names the tool (for the runtime of seeds/004, the remote agent).
+	ToolName string
+	// Message is the question, in words.
+	Message string
+}
+
+// Interrupt is what the caller answers when a turn ends in input-required
+// or auth-required. The answer goes to the same task: a new message with
+// TaskID set to [Outcome.TaskID].
+type Interrupt struct {
+	// State is TASK_STATE_INPUT_REQUIRED or TASK_STATE_AUTH_REQUIRED.
+	State a2a.TaskState
+	// Message is the status message of the interrupted state, or nil. It is
+	// shared with the event it came from: do not modify it.
+	Message *a2a.Message
+	// Text is the text parts of Message joined with "\n".
+	Text string
+	// Question is _interrupt.message when present; "" otherwise (then Text
+	// is the question).
+	Question string
+	// Items are _interrupt.items, in order. nil when there are none.
+	Items []InterruptItem
+}
+
+// parseInterrupt reads m.metadata._interrupt. The value arrives from JSON,
+// so objects are map[string]any, arrays []any and strings string; a Go
+// producer in the same process may hand []map[string]any for items. Missing
+// fields read as ""; a value of the wrong type is ignored (the field, the
+// item or the whole key), never a panic. malformed reports that the key was
+// present but something in it had the wrong type.
+func parseInterrupt(m *a2a.Message) (question string, items []InterruptItem, malformed bool) {
+	if m == nil || m.Metadata == nil {
+		return "", nil, false
+	}
+	raw, ok := m.Metadata[InterruptMetadataKey]
+	if !ok || raw == nil {
+		return "", nil, false
+	}
+	obj, ok := raw.(map[string]any)
+	if !ok {
+		return "", nil, true
+	}
+	question, bad := stringField(obj, "message")
+	malformed = malformed || bad
+	var list []map[string]any
+	switch v := obj["items"].(type) {
+	case nil:
+	case []any:
+		for _, e := range v {
+			if o, ok := e.(map[string]any); ok {
+				list = append(list, o)
+			} else {
+				malformed = true
+			}
+		}
+	case []map[string]any:
+		list = v
+	default:
+		malformed = true
+	}
+	for _, o := range list {
+		var it InterruptItem
+		var b1, b2, b3 bool
+		it.ToolCallID, b1 = stringField(o, "toolCallId", "tool_call_id")
+		it.ToolName, b2 = stringField(o, "toolName", "tool_name")
+		it.Message, b3 = stringField(o, "message")
+		malformed = malformed || b1 || b2 || b3
+		if it == (InterruptItem{}) {
+			// Nothing to answer and nothing to show.
+			continue
+		}
+		items = append(items, it)
+	}
+	return question, items, malformed
+}
+
+// stringField returns the first of keys present in o as a string. Old
+// a2a-go releases rewrote metadata keys to snake_case on v0.3 REST, hence
+// the alternative spellings. bad reports a present value that is not a
+// string.
+func stringField(o map[string]any, keys ...string) (s string, bad bool) {
+	for _, k := range keys {
+		v, ok := o[k]
+		if !ok || v == nil {
+			continue
+		}
+		s, ok := v.(string)
+		if !ok {
+			return "", true
+		}
+		return s, false
+	}
+	return "", false
+}
+
+// messageText joins the text parts of m with "\n"; "" for a nil message.
+func messageText(m *a2a.Message) string {
+	if m == nil {
+		return ""
+	}
+	var texts []string
+	for _, p := range m.Parts {
+		if p == nil {
+			continue
+		}
+		if t, ok := p.Content.(a2a.Text); ok {
+			texts = append(texts, string(t))
+		}
+	}
+	return strings.Join(texts, "\n")
+}

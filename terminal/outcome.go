@@ -1,0 +1,78 @@
+package terminal
+
+import "github.com/a2aproject/a2a-go/v2/a2a"
+
+// Outcome is the result of a turn, decided by its task state alone.
+//
+// Err is nil only for completed and interrupted turns. Fields that hold
+// the reply (Message, Text, Artifacts) are empty for a cut, so a cut read
+// carelessly looks empty, never like an answer.
+type Outcome struct {
+	// TaskID is the task's id: the first one observed ("" for a direct
+	// Message reply without one).
+	TaskID a2a.TaskID
+	// ContextID is the first context id observed.
+	ContextID string
+	// State is the final (or, for a cut, the last) state, canonical.
+	State a2a.TaskState
+	// Class is Classify(State).
+	Class Class
+	// Message is the status message of the final state, or the direct
+	// Message reply. It is shared with the event it came from: do not
+	// modify it. nil for a cut.
+	Message *a2a.Message
+	// Text is the text parts of Message joined with "\n".
+	Text string
+	// Artifacts are the task's artifacts, assembled from the updates (or
+	// taken from the last snapshot), in order of first appearance, without
+	// those the progress seam routed away. They are copies; the parts are
+	// shared with the events. nil for a cut and for a direct Message reply.
+	Artifacts []*a2a.Artifact
+	// Truncated reports that a [Limits] bound was hit: Artifacts are
+	// incomplete.
+	Truncated bool
+	// Interrupt is set for input-required and auth-required, nil otherwise.
+	Interrupt *Interrupt
+	// Err is a [*VerdictError] for failed, rejected and canceled, a
+	// [*CutError] for a cut, and nil for completed and interrupted.
+	Err error
+}
+
+// Outcome returns the outcome of the turn so far.
+//
+//   - completed: the reply, and a nil error.
+//   - input-required, auth-required: Outcome.Interrupt, and a nil error —
+//     the turn is over, the task is not; answer on Outcome.TaskID.
+//   - failed, rejected, canceled: a [*VerdictError] (errors.Is ErrFailed,
+//     ErrRejected, ErrCanceled), also in Outcome.Err.
+//   - anything else (no settled state observed yet): a [*CutError]
+//     (errors.Is ErrCut), also in Outcome.Err. Call Outcome when the stream
+//     has ended; a cut means resubscribe or GetTask and keep observing with
+//     the same Tracker.
+func (t *Tracker) Outcome() (Outcome, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.outcome(nil)
+}
+
+// outcome builds the Outcome; cause, for a cut, is the error that ended
+// the stream.
+func (t *Tracker) outcome(cause error) (Outcome, error) {
+	o := Outcome{TaskID: t.taskID, ContextID: t.contextID, State: t.state, Class: Classify(t.state)}
+	if o.Class == ClassInProgress {
+		o.Err = &CutError{TaskID: t.taskID, LastState: t.state, Events: t.c.Events, Cause: cause}
+		return o, o.Err
+	}
+	o.Message = t.msg
+	o.Text = messageText(t.msg)
+	o.Artifacts = t.arts.snapshot()
+	o.Truncated = t.arts.full
+	switch t.state {
+	case a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired:
+		o.Interrupt = &Interrupt{State: t.state, Message: t.msg, Text: o.Text,
+			Question: t.question, Items: append([]InterruptItem(nil), t.items...)}
+	case a2a.TaskStateFailed, a2a.TaskStateRejected, a2a.TaskStateCanceled:
+		o.Err = &VerdictError{TaskID: t.taskID, State: t.state, Reason: o.Text, Message: t.msg}
+	}
+	return o, o.Err
+}
