@@ -24,10 +24,17 @@
 //     through the same decoder); [Reading.Form] tells which form was seen.
 //   - v must be an integer ≥ 1; v > 1 is a newer version this reader does not
 //     know, and the update falls back to its text (ReasonUnsupportedVersion).
-//   - seq must be a JSON number with an integral value within int64. JSON does
-//     not tell integers from floats, and a producer that passes seq through a
-//     float (every protobuf Struct does) writes 42 as 42 or 42.0, so 42.0 and
-//     4.2e1 mean 42. 1.5, "3", true and 2^63 are rejected.
+//   - seq must be a JSON number whose exact decimal value is an integer
+//     within int64. JSON does not tell integers from floats, and a producer
+//     that passes seq through a float (every protobuf Struct does) writes 42
+//     as 42 or 42.0, so 42.0 and 4.2e1 mean 42. 1.5, 1e-400, "3", true and
+//     2^63 are rejected. The text is judged exactly, never through a float64:
+//     9007199254740993.0 is 9007199254740993. (In the object form the number
+//     has already been a float64 in a2a-go, so beyond 2^53 it is whatever
+//     that float64 is.)
+//   - Keys match exactly, case included. encoding/json would read "SEQ",
+//     "Seq" or "ſeq" as seq; here they are unknown fields, as they are for
+//     a JavaScript or Python reader. A repeated key: the last one wins.
 //   - streamKey absent and streamKey "" are the same: the default stream.
 //   - Unknown extra fields, in the envelope and in its payload, are ignored so
 //     that a producer may add fields without breaking old readers.

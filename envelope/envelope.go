@@ -172,10 +172,22 @@ func (e Envelope) Validate() error {
 		return fieldError("status", quote(string(e.Status))+" is not running, done or aborted")
 	case e.Payload == nil:
 		return fieldError("payload", "required")
+	case !isPayloadValue(e.Payload):
+		// A *ToolCall satisfies Payload too, but a nil one would panic in
+		// Kind, and a reader always gives back values.
+		return fieldError("payload", "must be a payload value (Thinking, ToolCall, ...), not a pointer")
 	case e.Payload.Kind() != e.Kind:
 		return fieldError("payload", "is a "+string(e.Payload.Kind())+" payload, kind is "+string(e.Kind))
 	}
 	return e.Payload.validate()
+}
+
+func isPayloadValue(p Payload) bool {
+	switch p.(type) {
+	case Thinking, ToolCall, ToolOutputAppend, Text, ErrorPayload:
+		return true
+	}
+	return false
 }
 
 // wireEnvelope is the JSON shape used for writing.

@@ -1,6 +1,7 @@
 package envelope
 
 import (
+	"errors"
 	"strconv"
 )
 
@@ -96,18 +97,12 @@ func (e *Error) Is(target error) bool {
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
 
-// ReasonOf returns the reason of err when it is (or wraps) an *Error, and
-// ReasonNone otherwise.
+// ReasonOf returns the reason of the first *Error in err's tree (err itself,
+// what it wraps, the members of an errors.Join), and ReasonNone when there
+// is none.
 func ReasonOf(err error) Reason {
-	for err != nil {
-		if e, ok := err.(*Error); ok {
-			return e.Reason
-		}
-		u, ok := err.(interface{ Unwrap() error })
-		if !ok {
-			return ReasonNone
-		}
-		err = u.Unwrap()
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.Reason
 	}
 	return ReasonNone
 }

@@ -1,11 +1,8 @@
 package envelope
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"math"
 	"strconv"
+	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -17,152 +14,81 @@ func Parse(s string) (Envelope, error) {
 	return e, err
 }
 
-// parseString avoids copying s: encoding/json never writes to its input and
-// every string it returns is a fresh copy, so viewing s as bytes is safe.
+// parseString avoids copying s: the decoder below never writes to its input
+// and every string it returns is a fresh copy, so viewing s as bytes is safe.
 func parseString(s string) (Envelope, bool, error) {
 	return parseBytes(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
-// field states of the hand-decoded scalars below.
+// The envelope is decoded by hand rather than with encoding/json, for three
+// reasons found while testing:
+//
+//   - encoding/json matches object keys case-insensitively, with Unicode
+//     folding: "SEQ", "Seq" and even "ſeq" (U+017F) are read as seq, and an
+//     unknown extra field "Seq" placed after "seq" silently overrides it. A
+//     JavaScript or Python reader of the same envelope sees a different seq.
+//     Keys here match exactly; any other spelling is an unknown field.
+//   - JSON numbers went through float64, so seq 9007199254740993.0 was read
+//     as ...992 and 1e-400 as 0. Here the decimal text is judged exactly.
+//   - encoding/json costs about as much as the rest of a caller's per-event
+//     work; this single pass is several times faster and allocates only the
+//     strings it returns.
+//
+// Syntax is checked over the whole input, unknown fields included, before any
+// field is judged, so a syntax error anywhere is always ReasonBadJSON.
+// Duplicate keys: the last one wins, as in encoding/json and JavaScript.
+
+// states of a decoded field.
 const (
-	absent uint8 = iota
-	present
-	wrongType
-	notInteger
-	outOfRange
+	absent     uint8 = iota // missing or null
+	present                 // well-typed
+	wrongType               // another JSON type; field.got names it
+	notInteger              // a number that is not an integer
+	outOfRange              // an integer outside int64
 )
 
-// optString records whether a JSON string field was present and well-typed,
-// without aborting the whole decode on a wrong type (encoding/json stops at
-// the first error an Unmarshaler returns).
-type optString struct {
+// field is one decoded scalar of the envelope or its payload.
+type field struct {
 	s     string
-	state uint8
-}
-
-func (o *optString) UnmarshalJSON(b []byte) error {
-	if len(b) < 2 || b[0] != '"' {
-		if string(b) == "null" {
-			o.state = absent
-			return nil
-		}
-		o.state = wrongType
-		return nil
-	}
-	inner := b[1 : len(b)-1]
-	if bytes.IndexByte(inner, '\\') < 0 {
-		// The decoder has already checked syntax and we have checked UTF-8,
-		// so an unescaped string is its own value.
-		o.s = string(inner)
-	} else if err := json.Unmarshal(b, &o.s); err != nil {
-		o.state = wrongType
-		return nil
-	}
-	o.state = present
-	return nil
-}
-
-// optInt is a JSON number that must hold an integral value within int64.
-type optInt struct {
 	n     int64
 	state uint8
+	got   string // the JSON type seen when state is wrongType
 }
 
-func (o *optInt) UnmarshalJSON(b []byte) error {
-	if len(b) == 0 || (b[0] != '-' && (b[0] < '0' || b[0] > '9')) {
-		if string(b) == "null" {
-			o.state = absent
-			return nil
+// wire is the envelope as decoded, before validation.
+type wire struct {
+	v, kind, streamKey, seq, status field
+	payload                         field // s and n unused
+	text, tool, toolCallID, chunk   field
+	message                         field
+}
+
+type parser struct {
+	b []byte
+	i int
+}
+
+// syntaxError is what every malformed input yields.
+func (p *parser) syntaxError(what string) *Error {
+	return &Error{Reason: ReasonBadJSON, Detail: "invalid JSON at byte " + itoa(p.i) + ": " + what}
+}
+
+func (p *parser) ws() {
+	for p.i < len(p.b) {
+		switch p.b[p.i] {
+		case ' ', '\t', '\n', '\r':
+			p.i++
+		default:
+			return
 		}
-		o.state = wrongType // "3", true, {}, []
-		return nil
 	}
-	s := unsafe.String(unsafe.SliceData(b), len(b))
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		o.n, o.state = n, present
-		return nil
-	} else if errors.Is(err, strconv.ErrRange) {
-		o.state = outOfRange
-		return nil
+}
+
+func (p *parser) peek() byte {
+	if p.i < len(p.b) {
+		return p.b[p.i]
 	}
-	// A fraction or an exponent: accept only an exactly integral value that
-	// fits int64 (42.0 and 4.2e1 are 42; 1.5 is not an integer).
-	f, err := strconv.ParseFloat(s, 64)
-	switch {
-	case err != nil:
-		o.state = outOfRange
-	case f != math.Trunc(f):
-		o.state = notInteger
-	case f < -(1<<63) || f >= 1<<63:
-		o.state = outOfRange
-	default:
-		o.n, o.state = int64(f), present
-	}
-	return nil
-}
-
-// kindField and statusField match the enum literals without allocating.
-type kindField struct {
-	k     Kind
-	state uint8
-}
-
-func (f *kindField) UnmarshalJSON(b []byte) error {
-	var o optString
-	switch string(b) {
-	case `"thinking"`:
-		f.k, f.state = KindThinking, present
-	case `"tool_call"`:
-		f.k, f.state = KindToolCall, present
-	case `"tool_output_append"`:
-		f.k, f.state = KindToolOutputAppend, present
-	case `"text"`:
-		f.k, f.state = KindText, present
-	case `"error"`:
-		f.k, f.state = KindError, present
-	default:
-		_ = o.UnmarshalJSON(b)
-		f.k, f.state = Kind(o.s), o.state
-	}
-	return nil
-}
-
-type statusField struct {
-	s     Status
-	state uint8
-}
-
-func (f *statusField) UnmarshalJSON(b []byte) error {
-	var o optString
-	switch string(b) {
-	case `"running"`:
-		f.s, f.state = StatusRunning, present
-	case `"done"`:
-		f.s, f.state = StatusDone, present
-	case `"aborted"`:
-		f.s, f.state = StatusAborted, present
-	default:
-		_ = o.UnmarshalJSON(b)
-		f.s, f.state = Status(o.s), o.state
-	}
-	return nil
-}
-
-type wirePayload struct {
-	Text       optString `json:"text"`
-	Tool       optString `json:"tool"`
-	ToolCallID optString `json:"tool_call_id"`
-	Chunk      optString `json:"chunk"`
-	Message    optString `json:"message"`
-}
-
-type wireIn struct {
-	V         optInt      `json:"v"`
-	Kind      kindField   `json:"kind"`
-	StreamKey optString   `json:"streamKey"`
-	Seq       optInt      `json:"seq"`
-	Status    statusField `json:"status"`
-	Payload   wirePayload `json:"payload"`
+	return 0
 }
 
 // parseBytes is the one decoder behind every read path. It returns the
@@ -175,109 +101,602 @@ func parseBytes(b []byte) (Envelope, bool, error) {
 	if !utf8.Valid(b) {
 		return Envelope{}, false, &Error{Reason: ReasonBadJSON, Detail: "not valid UTF-8"}
 	}
-	if t := bytes.TrimLeft(b, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+	p := parser{b: b}
+	p.ws()
+	if p.peek() != '{' {
 		return Envelope{}, false, &Error{Reason: ReasonBadJSON, Detail: "not a JSON object"}
 	}
-	var w wireIn
-	decErr := json.Unmarshal(b, &w)
-	var typeErr *json.UnmarshalTypeError
-	if decErr != nil && !errors.As(decErr, &typeErr) {
-		return Envelope{}, false, &Error{Reason: ReasonBadJSON, Err: decErr}
+	var w wire
+	if err := p.object(&w, false); err != nil {
+		return Envelope{}, false, err
 	}
-	// The version decides how to read everything else, so it is judged first.
-	switch w.V.state {
-	case absent:
-		return Envelope{}, false, fieldError("v", "required")
-	case present:
-		if w.V.n < 1 {
-			return Envelope{}, false, fieldError("v", "must be >= 1, got "+strconv.FormatInt(w.V.n, 10))
+	p.ws()
+	if p.i != len(p.b) {
+		return Envelope{}, false, p.syntaxError("data after the envelope object")
+	}
+	return w.build()
+}
+
+// object decodes the object at p.i into w: the envelope's own fields, or
+// with inPayload the payload's.
+func (p *parser) object(w *wire, inPayload bool) *Error {
+	p.i++ // '{'
+	p.ws()
+	if p.peek() == '}' {
+		p.i++
+		return nil
+	}
+	for {
+		if p.peek() != '"' {
+			return p.syntaxError("want an object key")
 		}
-		if w.V.n > Version {
+		raw, esc, err := p.str()
+		if err != nil {
+			return err
+		}
+		key := unsafe.String(unsafe.SliceData(raw), len(raw))
+		if esc {
+			key = unescape(raw)
+		}
+		p.ws()
+		if p.peek() != ':' {
+			return p.syntaxError("want ':' after an object key")
+		}
+		p.i++
+		p.ws()
+		if err := p.member(w, key, inPayload); err != nil {
+			return err
+		}
+		p.ws()
+		switch p.peek() {
+		case ',':
+			p.i++
+			p.ws()
+		case '}':
+			p.i++
+			return nil
+		default:
+			return p.syntaxError("want ',' or '}' in an object")
+		}
+	}
+}
+
+// member decodes the value of one object member: a field of the envelope, or
+// with inPayload of its payload. Other keys are unknown fields, skipped.
+func (p *parser) member(w *wire, key string, inPayload bool) *Error {
+	if inPayload {
+		switch key {
+		case "text":
+			return p.stringField(&w.text)
+		case "tool":
+			return p.stringField(&w.tool)
+		case "tool_call_id":
+			return p.stringField(&w.toolCallID)
+		case "chunk":
+			return p.stringField(&w.chunk)
+		case "message":
+			return p.stringField(&w.message)
+		}
+		return p.skip()
+	}
+	switch key {
+	case "v":
+		return p.intField(&w.v)
+	case "seq":
+		return p.intField(&w.seq)
+	case "kind":
+		return p.stringField(&w.kind)
+	case "status":
+		return p.stringField(&w.status)
+	case "streamKey":
+		return p.stringField(&w.streamKey)
+	case "payload":
+		return p.payload(w)
+	}
+	return p.skip()
+}
+
+// payload decodes the value of the "payload" key. A repeated key replaces
+// the earlier payload entirely (the last one wins).
+func (p *parser) payload(w *wire) *Error {
+	w.text, w.tool, w.toolCallID, w.chunk, w.message = field{}, field{}, field{}, field{}, field{}
+	switch c := p.peek(); c {
+	case '{':
+		w.payload = field{state: present}
+		return p.object(w, true)
+	case 'n':
+		w.payload = field{}
+	default:
+		w.payload = field{state: wrongType, got: typeName(c)}
+	}
+	return p.skip()
+}
+
+// stringField decodes a value that must be a JSON string; null is absent.
+func (p *parser) stringField(f *field) *Error {
+	switch c := p.peek(); c {
+	case '"':
+		raw, esc, err := p.str()
+		if err != nil {
+			return err
+		}
+		*f = field{state: present}
+		if esc {
+			f.s = unescape(raw)
+		} else {
+			f.s = intern(raw)
+		}
+		return nil
+	case 'n':
+		*f = field{}
+	default:
+		*f = field{state: wrongType, got: typeName(c)}
+	}
+	return p.skip()
+}
+
+// intField decodes a value that must be a JSON number with an integral value
+// within int64; null is absent.
+func (p *parser) intField(f *field) *Error {
+	c := p.peek()
+	if c != '-' && (c < '0' || c > '9') {
+		if c == 'n' {
+			*f = field{}
+		} else {
+			*f = field{state: wrongType, got: typeName(c)}
+		}
+		return p.skip()
+	}
+	start := p.i
+	if err := p.number(); err != nil {
+		return err
+	}
+	n, state := exactInt(p.b[start:p.i])
+	*f = field{n: n, state: state}
+	return nil
+}
+
+// intern returns the interned constant for the enum literals, and a copy of
+// raw otherwise. The switch on string(raw) does not allocate.
+func intern(raw []byte) string {
+	switch string(raw) {
+	case "thinking":
+		return string(KindThinking)
+	case "tool_call":
+		return string(KindToolCall)
+	case "tool_output_append":
+		return string(KindToolOutputAppend)
+	case "text":
+		return string(KindText)
+	case "error":
+		return string(KindError)
+	case "running":
+		return string(StatusRunning)
+	case "done":
+		return string(StatusDone)
+	case "aborted":
+		return string(StatusAborted)
+	}
+	return string(raw)
+}
+
+// str scans the JSON string at p.i and returns its raw contents (between the
+// quotes) and whether they hold escapes.
+func (p *parser) str() (raw []byte, esc bool, err *Error) {
+	p.i++ // '"'
+	start := p.i
+	for p.i < len(p.b) {
+		c := p.b[p.i]
+		switch {
+		case c == '"':
+			raw = p.b[start:p.i]
+			p.i++
+			return raw, esc, nil
+		case c == '\\':
+			esc = true
+			p.i++
+			switch p.peek() {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				p.i++
+			case 'u':
+				p.i++
+				for k := 0; k < 4; k++ {
+					if !isHex(p.peek()) {
+						return nil, false, p.syntaxError(`bad \u escape`)
+					}
+					p.i++
+				}
+			default:
+				return nil, false, p.syntaxError("bad escape")
+			}
+		case c < 0x20:
+			return nil, false, p.syntaxError("control character in a string")
+		default:
+			p.i++
+		}
+	}
+	return nil, false, p.syntaxError("unterminated string")
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func hexVal(b []byte) rune {
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c <= '9':
+			c -= '0'
+		case c >= 'a':
+			c -= 'a' - 10
+		default:
+			c -= 'A' - 10
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}
+
+// unescape decodes the raw contents of a JSON string already checked by str.
+// Like encoding/json, a lone or mismatched UTF-16 surrogate becomes U+FFFD.
+func unescape(raw []byte) string {
+	buf := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c != '\\' {
+			buf = append(buf, c)
+			i++
+			continue
+		}
+		switch raw[i+1] {
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r := hexVal(raw[i+2:])
+			i += 6
+			if utf16.IsSurrogate(r) {
+				if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+					if dec := utf16.DecodeRune(r, hexVal(raw[i+2:])); dec != utf8.RuneError {
+						buf = utf8.AppendRune(buf, dec)
+						i += 6
+						continue
+					}
+				}
+				r = utf8.RuneError
+			}
+			buf = utf8.AppendRune(buf, r)
+			continue
+		default: // '"', '\\', '/'
+			buf = append(buf, raw[i+1])
+		}
+		i += 2
+	}
+	// buf is never touched again, so it can become the string without a copy.
+	return unsafe.String(unsafe.SliceData(buf), len(buf))
+}
+
+// number scans the JSON number at p.i.
+func (p *parser) number() *Error {
+	if p.peek() == '-' {
+		p.i++
+	}
+	switch c := p.peek(); {
+	case c == '0':
+		p.i++
+	case '1' <= c && c <= '9':
+		p.digits()
+	default:
+		return p.syntaxError("bad number")
+	}
+	if p.peek() == '.' {
+		p.i++
+		if n := p.digits(); n == 0 {
+			return p.syntaxError("bad number")
+		}
+	}
+	if c := p.peek(); c == 'e' || c == 'E' {
+		p.i++
+		if c := p.peek(); c == '+' || c == '-' {
+			p.i++
+		}
+		if n := p.digits(); n == 0 {
+			return p.syntaxError("bad number")
+		}
+	}
+	return nil
+}
+
+func (p *parser) digits() int {
+	start := p.i
+	for p.i < len(p.b) && '0' <= p.b[p.i] && p.b[p.i] <= '9' {
+		p.i++
+	}
+	return p.i - start
+}
+
+// exactInt judges a syntactically valid JSON number by its exact decimal
+// value: an integer within int64 is present (42, 42.0, 4.2e1, -0), anything
+// else is notInteger (1.5, 1e-400) or outOfRange (2^63, 1e19).
+func exactInt(num []byte) (int64, uint8) {
+	neg := num[0] == '-'
+	if neg {
+		num = num[1:]
+	}
+	end := 0
+	for end < len(num) && num[end] >= '0' && num[end] <= '9' {
+		end++
+	}
+	ip := num[:end]
+	var fp []byte
+	rest := num[end:]
+	if len(rest) > 0 && rest[0] == '.' {
+		k := 1
+		for k < len(rest) && rest[k] >= '0' && rest[k] <= '9' {
+			k++
+		}
+		fp, rest = rest[1:k], rest[k:]
+	}
+	exp := 0
+	if len(rest) > 0 { // 'e' or 'E'
+		rest = rest[1:]
+		eneg := rest[0] == '-'
+		if rest[0] == '-' || rest[0] == '+' {
+			rest = rest[1:]
+		}
+		for _, c := range rest {
+			if exp < 1e8 { // saturate: an envelope has at most 1 MiB of digits
+				exp = exp*10 + int(c-'0')
+			}
+		}
+		if eneg {
+			exp = -exp
+		}
+	}
+	// The value is D × 10^(point−nd), where D is the digit string ip+fp of
+	// length nd and point is where the decimal point falls in it.
+	nd := len(ip) + len(fp)
+	digit := func(k int) byte {
+		if k < len(ip) {
+			return ip[k] - '0'
+		}
+		return fp[k-len(ip)] - '0'
+	}
+	lead := 0
+	for lead < nd && digit(lead) == 0 {
+		lead++
+	}
+	if lead == nd {
+		return 0, present // zero, whatever the sign and exponent
+	}
+	point := len(ip) + exp
+	for k := max(point, lead); k < nd; k++ {
+		if digit(k) != 0 {
+			return 0, notInteger
+		}
+	}
+	if point-lead > 19 { // int64 has at most 19 digits
+		return 0, outOfRange
+	}
+	var u uint64 // 19 decimal digits always fit a uint64
+	for k := lead; k < point; k++ {
+		var d byte
+		if k < nd {
+			d = digit(k)
+		}
+		u = u*10 + uint64(d)
+	}
+	switch {
+	case !neg && u <= 1<<63-1:
+		return int64(u), present
+	case neg && u <= 1<<63:
+		return int64(-u), present // -(1<<63) wraps to itself, as wanted
+	}
+	return 0, outOfRange
+}
+
+// skip scans and discards the JSON value at p.i. It is iterative, so deep
+// nesting in an unknown field cannot exhaust the stack.
+func (p *parser) skip() *Error {
+	var small [16]byte
+	stack := small[:0] // open containers, '{' or '['
+	for {
+		// A value.
+		switch c := p.peek(); {
+		case c == '{' || c == '[':
+			p.i++
+			p.ws()
+			if (c == '{' && p.peek() == '}') || (c == '[' && p.peek() == ']') {
+				p.i++
+				break
+			}
+			stack = append(stack, c)
+			if c == '{' {
+				if err := p.key(); err != nil {
+					return err
+				}
+			}
+			p.ws()
+			continue
+		case c == '"':
+			if _, _, err := p.str(); err != nil {
+				return err
+			}
+		case c == '-' || ('0' <= c && c <= '9'):
+			if err := p.number(); err != nil {
+				return err
+			}
+		case c == 't':
+			if err := p.literal("true"); err != nil {
+				return err
+			}
+		case c == 'f':
+			if err := p.literal("false"); err != nil {
+				return err
+			}
+		case c == 'n':
+			if err := p.literal("null"); err != nil {
+				return err
+			}
+		default:
+			return p.syntaxError("want a value")
+		}
+		// After a value: close containers until one continues.
+		for {
+			if len(stack) == 0 {
+				return nil
+			}
+			p.ws()
+			top := stack[len(stack)-1]
+			c := p.peek()
+			if c == ',' {
+				p.i++
+				p.ws()
+				if top == '{' {
+					if err := p.key(); err != nil {
+						return err
+					}
+					p.ws()
+				}
+				break
+			}
+			if (top == '{' && c == '}') || (top == '[' && c == ']') {
+				p.i++
+				stack = stack[:len(stack)-1]
+				continue
+			}
+			return p.syntaxError("want ',' or the end of a container")
+		}
+	}
+}
+
+// key scans an object key and its colon.
+func (p *parser) key() *Error {
+	if p.peek() != '"' {
+		return p.syntaxError("want an object key")
+	}
+	if _, _, err := p.str(); err != nil {
+		return err
+	}
+	p.ws()
+	if p.peek() != ':' {
+		return p.syntaxError("want ':' after an object key")
+	}
+	p.i++
+	return nil
+}
+
+func (p *parser) literal(lit string) *Error {
+	if len(p.b)-p.i < len(lit) || string(p.b[p.i:p.i+len(lit)]) != lit {
+		return p.syntaxError("bad literal")
+	}
+	p.i += len(lit)
+	return nil
+}
+
+func typeName(c byte) string {
+	switch c {
+	case '"':
+		return "string"
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case 't', 'f':
+		return "boolean"
+	}
+	return "number" // '-', digits; anything else fails in skip
+}
+
+// build validates w and turns it into an Envelope. The version is judged
+// first: it decides how everything else would be read.
+func (w *wire) build() (Envelope, bool, error) {
+	switch w.v.state {
+	case present:
+		if w.v.n < 1 {
+			return Envelope{}, false, fieldError("v", "must be >= 1, got "+strconv.FormatInt(w.v.n, 10))
+		}
+		if w.v.n > Version {
 			return Envelope{}, false, &Error{Reason: ReasonUnsupportedVersion, Field: "v",
-				Detail: "version " + strconv.FormatInt(w.V.n, 10) + " is newer than 1"}
+				Detail: "version " + strconv.FormatInt(w.v.n, 10) + " is newer than 1"}
 		}
 	default:
-		return Envelope{}, false, intError("v", w.V.state)
+		return Envelope{}, false, intError("v", w.v)
 	}
-	if typeErr != nil {
-		f := typeErr.Field
-		if f == "" {
-			f = "payload"
-		}
-		return Envelope{}, false, fieldError(f, "must be a JSON "+expected(f)+", got "+typeErr.Value)
+	if err := stringError("kind", w.kind, true); err != nil {
+		return Envelope{}, false, err
 	}
-	switch w.Kind.state {
+	kind := Kind(w.kind.s)
+	if !kind.Valid() {
+		return Envelope{}, false, &Error{Reason: ReasonUnknownKind, Field: "kind", Detail: quote(w.kind.s) + " is not a v1 kind"}
+	}
+	if err := stringError("streamKey", w.streamKey, false); err != nil {
+		return Envelope{}, false, err
+	}
+	if w.seq.state != present {
+		return Envelope{}, false, intError("seq", w.seq)
+	}
+	if err := stringError("status", w.status, true); err != nil {
+		return Envelope{}, false, err
+	}
+	status := Status(w.status.s)
+	if !status.Valid() {
+		return Envelope{}, false, fieldError("status", quote(w.status.s)+" is not running, done or aborted")
+	}
+	switch w.payload.state {
 	case absent:
-		return Envelope{}, false, fieldError("kind", "required")
+		return Envelope{}, false, fieldError("payload", "required (an object)")
 	case wrongType:
-		return Envelope{}, false, fieldError("kind", "must be a string")
+		return Envelope{}, false, fieldError("payload", "must be a JSON object, got "+w.payload.got)
 	}
-	if !w.Kind.k.Valid() {
-		return Envelope{}, false, &Error{Reason: ReasonUnknownKind, Field: "kind", Detail: quote(string(w.Kind.k)) + " is not a v1 kind"}
-	}
-	if w.StreamKey.state == wrongType {
-		return Envelope{}, false, fieldError("streamKey", "must be a string")
-	}
-	if w.Seq.state != present {
-		return Envelope{}, false, intError("seq", w.Seq.state)
-	}
-	switch w.Status.state {
-	case absent:
-		return Envelope{}, false, fieldError("status", "required")
-	case wrongType:
-		return Envelope{}, false, fieldError("status", "must be a string")
-	}
-	if !w.Status.s.Valid() {
-		return Envelope{}, false, fieldError("status", quote(string(w.Status.s))+" is not running, done or aborted")
-	}
-	p, err := w.Payload.build(w.Kind.k)
+	p, err := w.buildPayload(kind)
 	if err != nil {
 		return Envelope{}, false, err
 	}
-	e := Envelope{V: int(w.V.n), Kind: w.Kind.k, StreamKey: w.StreamKey.s, Seq: w.Seq.n, Status: w.Status.s, Payload: p}
-	return e, len(w.Payload.Chunk.s) > SoftChunkLimit, nil
+	e := Envelope{V: int(w.v.n), Kind: kind, StreamKey: w.streamKey.s, Seq: w.seq.n, Status: status, Payload: p}
+	return e, len(w.chunk.s) > SoftChunkLimit, nil
 }
 
-func (w *wirePayload) build(k Kind) (Payload, error) {
-	req := func(name string, o optString) error {
-		switch o.state {
-		case absent:
+func (w *wire) buildPayload(k Kind) (Payload, error) {
+	req := func(name string, f field) error {
+		if f.state == absent {
 			return fieldError("payload."+name, "required for kind "+string(k))
-		case wrongType:
-			return fieldError("payload."+name, "must be a string")
 		}
-		return nil
+		return stringError("payload."+name, f, true)
 	}
-	opt := func(name string, o optString) error {
-		if o.state == wrongType {
-			return fieldError("payload."+name, "must be a string")
-		}
-		return nil
-	}
+	opt := func(name string, f field) error { return stringError("payload."+name, f, false) }
 	var p Payload
 	var err error
 	switch k {
 	case KindThinking:
-		err = req("text", w.Text)
-		p = Thinking{Text: w.Text.s}
+		err = req("text", w.text)
+		p = Thinking{Text: w.text.s}
 	case KindText:
-		err = req("text", w.Text)
-		p = Text{Text: w.Text.s}
+		err = req("text", w.text)
+		p = Text{Text: w.text.s}
 	case KindError:
-		err = req("message", w.Message)
-		p = ErrorPayload{Message: w.Message.s}
+		err = req("message", w.message)
+		p = ErrorPayload{Message: w.message.s}
 	case KindToolCall:
-		if err = req("tool", w.Tool); err == nil {
-			err = opt("tool_call_id", w.ToolCallID)
+		if err = req("tool", w.tool); err == nil {
+			err = opt("tool_call_id", w.toolCallID)
 		}
-		p = ToolCall{Tool: w.Tool.s, ToolCallID: w.ToolCallID.s}
+		p = ToolCall{Tool: w.tool.s, ToolCallID: w.toolCallID.s}
 	case KindToolOutputAppend:
-		if err = req("tool", w.Tool); err == nil {
-			if err = req("chunk", w.Chunk); err == nil {
-				err = opt("tool_call_id", w.ToolCallID)
+		if err = req("tool", w.tool); err == nil {
+			if err = req("chunk", w.chunk); err == nil {
+				err = opt("tool_call_id", w.toolCallID)
 			}
 		}
-		p = ToolOutputAppend{Tool: w.Tool.s, Chunk: w.Chunk.s, ToolCallID: w.ToolCallID.s}
+		p = ToolOutputAppend{Tool: w.tool.s, Chunk: w.chunk.s, ToolCallID: w.toolCallID.s}
 	}
 	if err != nil {
 		return nil, err
@@ -288,22 +707,26 @@ func (w *wirePayload) build(k Kind) (Payload, error) {
 	return p, nil
 }
 
-func intError(field string, state uint8) error {
-	switch state {
-	case absent:
-		return fieldError(field, "required")
-	case notInteger:
-		return fieldError(field, "must be an integer, got a fraction")
-	case outOfRange:
-		return fieldError(field, "out of int64 range")
-	default:
-		return fieldError(field, "must be a JSON number")
+// stringError judges a field that must be a string (required or not).
+func stringError(name string, f field, required bool) error {
+	switch {
+	case f.state == wrongType:
+		return fieldError(name, "must be a JSON string, got "+f.got)
+	case f.state == absent && required:
+		return fieldError(name, "required")
 	}
+	return nil
 }
 
-func expected(field string) string {
-	if field == "payload" {
-		return "object"
+func intError(name string, f field) error {
+	switch f.state {
+	case absent:
+		return fieldError(name, "required")
+	case notInteger:
+		return fieldError(name, "must be an integer, got a fraction")
+	case outOfRange:
+		return fieldError(name, "out of int64 range")
+	default:
+		return fieldError(name, "must be a JSON number, got "+f.got)
 	}
-	return "string"
 }

@@ -150,29 +150,41 @@ func MessageText(m *a2a.Message) string {
 	}
 	n, count := 0, 0
 	for _, p := range m.Parts {
-		if t, ok := p.Content.(a2a.Text); ok {
+		if t, ok := partText(p); ok {
 			n += len(t)
 			count++
 		}
 	}
 	if count == 1 {
 		for _, p := range m.Parts {
-			if t, ok := p.Content.(a2a.Text); ok {
-				return string(t)
+			if t, ok := partText(p); ok {
+				return t
 			}
 		}
 	}
 	var b strings.Builder
 	b.Grow(n + count)
+	first := true
 	for _, p := range m.Parts {
-		if t, ok := p.Content.(a2a.Text); ok {
-			if b.Len() > 0 {
+		if t, ok := partText(p); ok {
+			if !first {
 				b.WriteByte('\n')
 			}
-			b.WriteString(string(t))
+			first = false
+			b.WriteString(t)
 		}
 	}
 	return b.String()
+}
+
+// partText returns the text of a text part. A nil part (JSON "parts":[null]
+// decodes to one) is no text part.
+func partText(p *a2a.Part) (string, bool) {
+	if p == nil {
+		return "", false
+	}
+	t, ok := p.Content.(a2a.Text)
+	return string(t), ok
 }
 
 func fallbackID(m *a2a.Message, text string) string {

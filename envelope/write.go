@@ -2,6 +2,7 @@ package envelope
 
 import (
 	"encoding/json"
+	"errors"
 	"strconv"
 	"unicode/utf8"
 
@@ -13,28 +14,13 @@ import (
 func Marshal(e Envelope) (string, error) {
 	b, err := json.Marshal(e)
 	if err != nil {
-		var ee *Error
-		if asError(err, &ee) {
+		// json.Marshal wraps what MarshalJSON returns; hand back our own.
+		if ee, ok := errors.AsType[*Error](err); ok {
 			return "", ee
 		}
 		return "", err
 	}
 	return string(b), nil
-}
-
-func asError(err error, target **Error) bool {
-	for err != nil {
-		if e, ok := err.(*Error); ok {
-			*target = e
-			return true
-		}
-		u, ok := err.(interface{ Unwrap() error })
-		if !ok {
-			return false
-		}
-		err = u.Unwrap()
-	}
-	return false
 }
 
 // NewPart builds the Part a callee puts into a working status message: text
@@ -90,8 +76,9 @@ func DefaultText(e Envelope) string {
 }
 
 // SplitOutput cuts long tool output into chunks of at most limit bytes
-// (SoftChunkLimit when limit <= 0), for tool_output_append envelopes with
-// consecutive seqs. It cuts after a newline where it can; a single line longer
+// (SoftChunkLimit when limit <= 0; a limit below utf8.UTFMax is raised to it,
+// one above HardChunkLimit is lowered to it, so that every chunk can be sent),
+// for tool_output_append envelopes with consecutive seqs. It cuts after a newline where it can; a single line longer
 // than limit is cut at the limit, but never inside a UTF-8 sequence.
 // Concatenating the chunks gives back s. An empty s gives no chunks.
 func SplitOutput(s string, limit int) []string {
@@ -100,6 +87,9 @@ func SplitOutput(s string, limit int) []string {
 	}
 	if limit < utf8.UTFMax {
 		limit = utf8.UTFMax // a chunk must be able to hold any rune
+	}
+	if limit > HardChunkLimit {
+		limit = HardChunkLimit
 	}
 	var out []string
 	for len(s) > limit {
