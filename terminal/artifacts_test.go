@@ -1,0 +1,238 @@
+package terminal
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestArtifactAssembly(t *testing.T) {
+	withMeta := func(ev *a2a.TaskArtifactUpdateEvent, name string, meta map[string]any) *a2a.TaskArtifactUpdateEvent {
+		ev.Artifact.Name, ev.Artifact.Metadata = name, meta
+		return ev
+	}
+	named := func(a *a2a.Artifact, name string, meta map[string]any) *a2a.Artifact {
+		a.Name, a.Metadata = name, meta
+		return a
+	}
+	tests := []struct {
+		name          string
+		limits        Limits
+		events        []a2a.Event
+		want          []*a2a.Artifact
+		wantTruncated bool
+		wantCounters  Counters
+	}{
+		{
+			name:         "append chunks in order",
+			events:       []a2a.Event{artifact("a", false, false, "1"), artifact("a", true, false, "2", "3"), artifact("a", true, true, "4")},
+			want:         []*a2a.Artifact{art("a", "1", "2", "3", "4")},
+			wantCounters: Counters{Events: 3},
+		},
+		{
+			name:         "append=false replaces in place",
+			events:       []a2a.Event{artifact("a", false, false, "old"), artifact("b", false, false, "b"), artifact("a", false, true, "new")},
+			want:         []*a2a.Artifact{art("a", "new"), art("b", "b")},
+			wantCounters: Counters{Events: 3},
+		},
+		{
+			name: "order of first appearance, interleaved",
+			events: []a2a.Event{artifact("z", false, false, "z1"), artifact("a", false, false, "a1"),
+				artifact("z", true, false, "z2"), artifact("m", false, false, "m1"), artifact("a", true, true, "a2")},
+			want:         []*a2a.Artifact{art("z", "z1", "z2"), art("a", "a1", "a2"), art("m", "m1")},
+			wantCounters: Counters{Events: 5},
+		},
+		{
+			name:         "append to an unknown id creates it",
+			events:       []a2a.Event{artifact("a", true, false, "lost base?"), artifact("a", true, true, "more")},
+			want:         []*a2a.Artifact{art("a", "lost base?", "more")},
+			wantCounters: Counters{Events: 2, OrphanAppends: 1},
+		},
+		{
+			name:         "append after lastChunk is kept and counted",
+			events:       []a2a.Event{artifact("a", false, true, "done"), artifact("a", true, false, "and more")},
+			want:         []*a2a.Artifact{art("a", "done", "and more")},
+			wantCounters: Counters{Events: 2, AppendsAfterLastChunk: 1},
+		},
+		{
+			name:         "replace reopens a closed artifact",
+			events:       []a2a.Event{artifact("a", false, true, "v1"), artifact("a", false, false, "v2"), artifact("a", true, true, "+")},
+			want:         []*a2a.Artifact{art("a", "v2", "+")},
+			wantCounters: Counters{Events: 3},
+		},
+		{
+			name: "append merges metadata and keeps the name; replace takes all",
+			events: []a2a.Event{withMeta(artifact("a", false, false, "1"), "report", map[string]any{"k": "v1", "x": "kept"}),
+				withMeta(artifact("a", true, false, "2"), "ignored", map[string]any{"k": "v2"}),
+				withMeta(artifact("b", false, false, "1"), "first", map[string]any{"x": "y"}),
+				withMeta(artifact("b", false, false, "2"), "second", nil)},
+			want: []*a2a.Artifact{named(art("a", "1", "2"), "report", map[string]any{"k": "v2", "x": "kept"}),
+				named(art("b", "2"), "second", nil)},
+			wantCounters: Counters{Events: 4},
+		},
+		{
+			name: "snapshot replaces what was assembled",
+			events: []a2a.Event{artifact("a", false, false, "streamed"), artifact("b", false, false, "gone"),
+				snapshot(a2a.TaskStateWorking, nil, art("c", "c"), art("a", "whole a")), artifact("a", true, false, "+tail")},
+			want:         []*a2a.Artifact{art("c", "c"), art("a", "whole a", "+tail")},
+			wantCounters: Counters{Events: 4},
+		},
+		{
+			name:         "snapshot without artifacts clears them",
+			events:       []a2a.Event{artifact("a", false, false, "x"), snapshot(a2a.TaskStateWorking, nil)},
+			want:         nil,
+			wantCounters: Counters{Events: 2},
+		},
+		{
+			name:         "nil parts and nil snapshot artifacts are skipped",
+			events:       []a2a.Event{snapshot(a2a.TaskStateWorking, nil, nil, &a2a.Artifact{ID: "a", Parts: a2a.ContentParts{nil, a2a.NewTextPart("x")}})},
+			want:         []*a2a.Artifact{art("a", "x")},
+			wantCounters: Counters{Events: 1},
+		},
+		{
+			name:   "artifact cap drops new ids, keeps appends to known ones",
+			limits: Limits{MaxArtifacts: 2},
+			events: []a2a.Event{artifact("a", false, false, "a"), artifact("b", false, false, "b"), artifact("c", false, false, "c"),
+				artifact("c", true, false, "c2")},
+			want:          []*a2a.Artifact{art("a", "a"), art("b", "b")},
+			wantTruncated: true,
+			wantCounters:  Counters{Events: 4, ArtifactsDropped: 2, OrphanAppends: 1},
+		},
+		{
+			name:   "part cap: once full, nothing more is kept",
+			limits: Limits{MaxParts: 3},
+			events: []a2a.Event{artifact("a", false, false, "1", "2"), artifact("a", true, false, "3", "4", "5"),
+				artifact("b", false, false, "6")},
+			want:          []*a2a.Artifact{art("a", "1", "2", "3"), art("b")},
+			wantTruncated: true,
+			wantCounters:  Counters{Events: 3, PartsDropped: 3},
+		},
+		{
+			name:   "byte cap counts text bytes",
+			limits: Limits{MaxBytes: 10},
+			events: []a2a.Event{artifact("a", false, false, "12345"), artifact("a", true, false, "67890"),
+				artifact("a", true, false, "x")},
+			want:          []*a2a.Artifact{art("a", "12345", "67890")},
+			wantTruncated: true,
+			wantCounters:  Counters{Events: 3, PartsDropped: 1},
+		},
+		{
+			name:   "byte cap counts data, raw and metadata",
+			limits: Limits{MaxBytes: 40},
+			events: []a2a.Event{&a2a.TaskArtifactUpdateEvent{TaskID: taskID, Artifact: &a2a.Artifact{ID: "d", Parts: a2a.ContentParts{
+				a2a.NewDataPart(map[string]any{"key": "0123456789", "n": []any{1.0, true}}), // 3+10 + 1+8+8 = 30
+				a2a.NewRawPart([]byte("raw")), // 33
+				{Content: a2a.Text("t"), Metadata: map[string]any{"m": "12345678901234567890"}}, // +22 = 55 > 40
+			}}}},
+			want: []*a2a.Artifact{{ID: "d", Parts: a2a.ContentParts{
+				a2a.NewDataPart(map[string]any{"key": "0123456789", "n": []any{1.0, true}}), a2a.NewRawPart([]byte("raw"))}}},
+			wantTruncated: true,
+			wantCounters:  Counters{Events: 1, PartsDropped: 1},
+		},
+		{
+			name:         "a snapshot resets a full budget",
+			limits:       Limits{MaxParts: 1},
+			events:       []a2a.Event{artifact("a", false, false, "1", "2"), snapshot(a2a.TaskStateWorking, nil, art("a", "whole"))},
+			want:         []*a2a.Artifact{art("a", "whole")},
+			wantCounters: Counters{Events: 2, PartsDropped: 1},
+		},
+		{
+			name:         "replacing frees the budget of the old parts",
+			limits:       Limits{MaxParts: 2},
+			events:       []a2a.Event{artifact("a", false, false, "1", "2"), artifact("a", false, false, "3"), artifact("a", true, false, "4")},
+			want:         []*a2a.Artifact{art("a", "3", "4")},
+			wantCounters: Counters{Events: 3},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := NewTracker(WithLimits(tt.limits))
+			observeAll(tr, tt.events...)
+			if diff := cmp.Diff(tt.want, tr.Artifacts()); diff != "" {
+				t.Errorf("Artifacts (-want +got):\n%s", diff)
+			}
+			tr.Observe(status(a2a.TaskStateCompleted, nil))
+			out, _ := tr.Outcome()
+			if diff := cmp.Diff(tt.want, out.Artifacts); diff != "" {
+				t.Errorf("Outcome.Artifacts (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantTruncated, out.Truncated); diff != "" {
+				t.Errorf("Outcome.Truncated (-want +got):\n%s", diff)
+			}
+			tt.wantCounters.Events++ // the completed status
+			if diff := cmp.Diff(tt.wantCounters, tr.Counters()); diff != "" {
+				t.Errorf("Counters (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestArtifactsDoNotAlias: assembling never modifies the caller's events,
+// and an Outcome already returned does not change with later events.
+func TestArtifactsDoNotAlias(t *testing.T) {
+	first := artifact("a", false, false, "1")
+	first.Artifact.Metadata = map[string]any{"k": "v"}
+	firstParts := len(first.Artifact.Parts)
+	tr := NewTracker()
+	tr.Observe(first)
+	tr.Observe(statusText(a2a.TaskStateInputRequired, "?"))
+	early, _ := tr.Outcome()
+	second := artifact("a", true, false, "2")
+	second.Artifact.Metadata = map[string]any{"k": "changed"}
+	tr.Observe(statusText(a2a.TaskStateWorking, "resumed"))
+	tr.Observe(second)
+
+	if diff := cmp.Diff(firstParts, len(first.Artifact.Parts)); diff != "" {
+		t.Errorf("the first event's parts changed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]any{"k": "v"}, first.Artifact.Metadata); diff != "" {
+		t.Errorf("the first event's metadata changed (-want +got):\n%s", diff)
+	}
+	want := []*a2a.Artifact{{ID: "a", Parts: a2a.ContentParts{a2a.NewTextPart("1")}, Metadata: map[string]any{"k": "v"}}}
+	if diff := cmp.Diff(want, early.Artifacts); diff != "" {
+		t.Errorf("an earlier Outcome changed (-want +got):\n%s", diff)
+	}
+	early.Artifacts[0].Parts = append(early.Artifacts[0].Parts, a2a.NewTextPart("caller's"))
+	early.Artifacts[0].Metadata["k"] = "caller's"
+	wantNow := []*a2a.Artifact{{ID: "a", Parts: a2a.ContentParts{a2a.NewTextPart("1"), a2a.NewTextPart("2")},
+		Metadata: map[string]any{"k": "changed"}}}
+	if diff := cmp.Diff(wantNow, tr.Artifacts()); diff != "" {
+		t.Errorf("the tracker's artifacts (-want +got):\n%s", diff)
+	}
+}
+
+func TestLimitsDefaults(t *testing.T) {
+	tests := []struct {
+		name string
+		in   Limits
+		want Limits
+	}{
+		{"zero", Limits{}, Limits{DefaultMaxArtifacts, DefaultMaxParts, DefaultMaxBytes}},
+		{"negative", Limits{-1, -1, -1}, Limits{DefaultMaxArtifacts, DefaultMaxParts, DefaultMaxBytes}},
+		{"set", Limits{1, 2, 3}, Limits{1, 2, 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, tt.in.withDefaults()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestValueSizeIsBounded: a deeply nested value costs bounded work and
+// never panics.
+func TestValueSizeIsBounded(t *testing.T) {
+	var v any = "leaf"
+	for range 10000 {
+		v = []any{map[string]any{"k": v}}
+	}
+	if got := valueSize(v, 0); got <= 0 || got > 1000 {
+		t.Errorf("valueSize of a 20000-deep value = %d, want a small positive estimate", got)
+	}
+	if got, want := valueSize(strings.Repeat("x", 100), 0), 100; got != want {
+		t.Errorf("valueSize(100-byte string) = %d, want %d", got, want)
+	}
+}
