@@ -1,0 +1,197 @@
+package terminal_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/tfrs/a2a-progress/terminal"
+)
+
+// events stands in for a2a-go's SendStreamingMessage / SubscribeToTask:
+// it yields the events, then err if not nil.
+func events(err error, evs ...a2a.Event) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		for _, ev := range evs {
+			if !yield(ev, nil) {
+				return
+			}
+		}
+		if err != nil {
+			yield(nil, err)
+		}
+	}
+}
+
+var task = a2a.TaskInfo{TaskID: "task-7", ContextID: "ctx-7"}
+
+func agentText(text string) *a2a.Message {
+	return a2a.NewMessageForTask(a2a.MessageRoleAgent, task, a2a.NewTextPart(text))
+}
+
+// A turn that completes: the reply is the final status message and the
+// assembled artifacts; the working message before it is only progress.
+func Example() {
+	stream := events(nil,
+		&a2a.Task{ID: task.TaskID, ContextID: task.ContextID, Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted}},
+		a2a.NewStatusUpdateEvent(task, a2a.TaskStateWorking, agentText("searching flights…")),
+		&a2a.TaskArtifactUpdateEvent{TaskID: task.TaskID, ContextID: task.ContextID,
+			Artifact: &a2a.Artifact{ID: "itinerary", Parts: a2a.ContentParts{a2a.NewTextPart("PEK→SFO 09:40")}}},
+		&a2a.TaskArtifactUpdateEvent{TaskID: task.TaskID, ContextID: task.ContextID, Append: true, LastChunk: true,
+			Artifact: &a2a.Artifact{ID: "itinerary", Parts: a2a.ContentParts{a2a.NewTextPart("SFO→PEK 13:15")}}},
+		a2a.NewStatusUpdateEvent(task, a2a.TaskStateCompleted, agentText("Booked two flights.")),
+	)
+
+	out, err := terminal.NewTracker().Track(stream)
+	if err != nil {
+		fmt.Println("no answer:", err)
+		return
+	}
+	fmt.Println(out.Class, out.State)
+	fmt.Println("reply:", out.Text)
+	for _, a := range out.Artifacts {
+		for _, p := range a.Parts {
+			fmt.Printf("%s: %s\n", a.ID, p.Text())
+		}
+	}
+	// Output:
+	// terminal TASK_STATE_COMPLETED
+	// reply: Booked two flights.
+	// itinerary: PEK→SFO 09:40
+	// itinerary: SFO→PEK 13:15
+}
+
+// A stream that is cut while the task works has no outcome. The caller
+// resubscribes (here: a second stream starting with the Task snapshot) and
+// keeps the same Tracker.
+func Example_cut() {
+	tr := terminal.NewTracker()
+	out, err := tr.Track(events(io.ErrUnexpectedEOF,
+		a2a.NewStatusUpdateEvent(task, a2a.TaskStateWorking, agentText("Done! (almost)"))))
+	fmt.Println(errors.Is(err, terminal.ErrCut), out.Text == "", out.Err != nil)
+	fmt.Println(err)
+
+	// client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: out.TaskID})
+	out, err = tr.Track(events(nil,
+		&a2a.Task{ID: task.TaskID, ContextID: task.ContextID, Status: a2a.TaskStatus{State: a2a.TaskStateWorking}},
+		a2a.NewStatusUpdateEvent(task, a2a.TaskStateCompleted, agentText("All done."))))
+	fmt.Println(out.State, err, out.Text)
+	// Output:
+	// true true true
+	// terminal: stream ended before the turn settled (task "task-7", last state TASK_STATE_WORKING): unexpected EOF
+	// TASK_STATE_COMPLETED <nil> All done.
+}
+
+// Failed, rejected and canceled turns are errors; errors.Is tells them
+// apart and the verdict error carries the reason.
+func Example_verdict() {
+	for _, st := range []a2a.TaskState{a2a.TaskStateFailed, a2a.TaskStateRejected, a2a.TaskStateCanceled} {
+		tr := terminal.NewTracker()
+		_, err := tr.Track(events(nil, a2a.NewStatusUpdateEvent(task, st, agentText("budget exceeded"))))
+		var verdict *terminal.VerdictError
+		switch {
+		case errors.Is(err, terminal.ErrRejected): // test before ErrFailed: rejected matches both
+			fmt.Println("rejected:", err)
+		case errors.Is(err, terminal.ErrFailed):
+			fmt.Println("failed:", err)
+		case errors.As(err, &verdict) && errors.Is(err, terminal.ErrCanceled):
+			fmt.Println("canceled, reason:", verdict.Reason)
+		}
+	}
+	// Output:
+	// failed: terminal: task "task-7" failed: budget exceeded
+	// rejected: terminal: task "task-7" rejected: budget exceeded
+	// canceled, reason: budget exceeded
+}
+
+// The agent runtime of seeds/004 sends its remote-invocation progress as
+// artifact updates and the question as an input-required status whose
+// message metadata holds _interrupt. The seam keeps the progress frames out
+// of the artifacts; the Interrupt holds what the caller answers.
+func Example_interrupt() {
+	remoteInvocation := func(ev *a2a.TaskArtifactUpdateEvent) bool {
+		for _, p := range ev.Artifact.Parts {
+			if p.Metadata["_remote_invocation"] != nil {
+				return true
+			}
+		}
+		return false
+	}
+	frame := &a2a.TaskArtifactUpdateEvent{TaskID: task.TaskID, ContextID: task.ContextID, Artifact: &a2a.Artifact{ID: "620157e7",
+		Parts: a2a.ContentParts{{Content: a2a.Text("RUNNING"), Metadata: map[string]any{"_remote_invocation": map[string]any{
+			"kind": "remote_agent_invocation", "toolCallId": "call_1", "sequence": 1.0, "phase": "RUNNING"}}}}}}
+	question := agentText("Please approve the expense report.")
+	question.Metadata = map[string]any{"_interrupt": map[string]any{
+		"message": "Please approve the expense report.",
+		"items": []any{map[string]any{"toolCallId": "call_1", "toolName": "expense-review",
+			"message": "Reply 'approved' or give a reason."}}}}
+
+	tr := terminal.NewTracker(terminal.WithProgressArtifact(remoteInvocation))
+	out, err := tr.Track(events(nil, frame, a2a.NewStatusUpdateEvent(task, a2a.TaskStateInputRequired, question)))
+	fmt.Println(out.Class, err, len(out.Artifacts), tr.Counters().ProgressArtifacts)
+	fmt.Println(out.Interrupt.Question)
+	for _, it := range out.Interrupt.Items {
+		fmt.Printf("%s (%s): %s\n", it.ToolCallID, it.ToolName, it.Message)
+	}
+	// The answer goes to the same task.
+	answer := a2a.NewMessageForTask(a2a.MessageRoleUser, a2a.TaskInfo{TaskID: out.TaskID, ContextID: out.ContextID},
+		a2a.NewTextPart("approved"))
+	fmt.Println(answer.TaskID)
+	// Output:
+	// interrupted <nil> 0 1
+	// Please approve the expense report.
+	// call_1 (expense-review): Reply 'approved' or give a reason.
+	// task-7
+}
+
+// Observe takes one event at a time, for callers that render progress
+// while the turn runs. Only the state decides: a working update saying
+// "failed" is progress, and updates after the terminal state are ignored.
+func ExampleTracker_Observe() {
+	tr := terminal.NewTracker()
+	for _, ev := range []a2a.Event{
+		a2a.NewStatusUpdateEvent(task, a2a.TaskStateWorking, agentText("step 2 failed, retrying")),
+		a2a.NewStatusUpdateEvent(task, a2a.TaskStateCompleted, agentText("ok")),
+		a2a.NewStatusUpdateEvent(task, a2a.TaskStateFailed, agentText("late")),
+	} {
+		o := tr.Observe(ev)
+		fmt.Printf("%s settled=%t ignored=%t conflict=%t\n", o.State, o.Settled, o.Ignored, o.Conflict)
+	}
+	out, err := tr.Outcome()
+	fmt.Println(out.State, err, tr.Counters().Conflicts)
+	// Output:
+	// TASK_STATE_WORKING settled=false ignored=false conflict=false
+	// TASK_STATE_COMPLETED settled=true ignored=false conflict=false
+	// TASK_STATE_COMPLETED settled=true ignored=true conflict=true
+	// TASK_STATE_COMPLETED <nil> 1
+}
+
+func ExampleClassify() {
+	for _, s := range []a2a.TaskState{a2a.TaskStateWorking, a2a.TaskStateAuthRequired, a2a.TaskStateRejected,
+		"input-required", a2a.TaskStateUnspecified} {
+		fmt.Println(s, terminal.Classify(s))
+	}
+	// Output:
+	// TASK_STATE_WORKING in-progress
+	// TASK_STATE_AUTH_REQUIRED interrupted
+	// TASK_STATE_REJECTED terminal
+	// input-required interrupted
+	// TASK_STATE_UNSPECIFIED in-progress
+}
+
+// A hostile peer cannot grow the assembled artifacts without end: past a
+// limit, parts are dropped, counted, and the Outcome says Truncated.
+func ExampleWithLimits() {
+	tr := terminal.NewTracker(terminal.WithLimits(terminal.Limits{MaxParts: 2}))
+	for range 5 {
+		tr.Observe(&a2a.TaskArtifactUpdateEvent{TaskID: task.TaskID, Append: true,
+			Artifact: &a2a.Artifact{ID: "flood", Parts: a2a.ContentParts{a2a.NewTextPart("spam")}}})
+	}
+	tr.Observe(a2a.NewStatusUpdateEvent(task, a2a.TaskStateCompleted, nil))
+	out, _ := tr.Outcome()
+	fmt.Println(len(out.Artifacts[0].Parts), out.Truncated, tr.Counters().PartsDropped)
+	// Output:
+	// 2 true 3
+}
