@@ -1,0 +1,114 @@
+package merge_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/merge"
+)
+
+func reading(streamKey string, seq int64, status envelope.Status, p envelope.Payload) envelope.Reading {
+	return envelope.Reading{Envelope: envelope.Envelope{V: 1, Kind: p.Kind(), StreamKey: streamKey, Seq: seq,
+		Status: status, Payload: p}}
+}
+
+// A turn takes envelopes in any order and any number of times; the view is
+// ordered by seq, the tool call's output assembled from its chunks.
+func ExampleTurn() {
+	t := merge.NewTurn("task-1", merge.Caps{})
+	for _, r := range []envelope.Reading{
+		reading("call-1", 10, envelope.StatusRunning, envelope.ToolCall{Tool: "grep"}),
+		reading("call-1", 12, envelope.StatusRunning, envelope.ToolOutputAppend{Tool: "grep", Chunk: "b.go:7\n"}),
+		reading("call-1", 11, envelope.StatusRunning, envelope.ToolOutputAppend{Tool: "grep", Chunk: "a.go:3\n"}),
+		reading("call-1", 11, envelope.StatusRunning, envelope.ToolOutputAppend{Tool: "grep", Chunk: "a.go:3\n"}),
+		reading("call-1", 13, envelope.StatusDone, envelope.Text{Text: "grep finished"}),
+	} {
+		ch := t.Apply(r)
+		fmt.Println(r.Envelope.Seq, ch.Result, "late:", ch.Late)
+	}
+	v := t.View()
+	tc := v.ToolCalls[0]
+	fmt.Printf("%s %s %q\n", tc.Tool, tc.Status, tc.Output)
+	fmt.Println("applied", v.Counters.Applied, "duplicates", v.Counters.Duplicates, "late", v.Counters.Late)
+	// Output:
+	// 10 applied late: false
+	// 12 applied late: false
+	// 11 applied late: true
+	// 11 duplicate late: false
+	// 13 applied late: false
+	// grep done "a.go:3\nb.go:7\n"
+	// applied 4 duplicates 1 late 1
+}
+
+// Missing seqs between two chunks show as a gap marker; sealing the turn
+// marks a call that never finished.
+func ExampleTurn_Seal() {
+	t := merge.NewTurn("task-1", merge.Caps{})
+	t.Apply(reading("call-1", 1, envelope.StatusRunning, envelope.ToolCall{Tool: "tail"}))
+	t.Apply(reading("call-1", 2, envelope.StatusRunning, envelope.ToolOutputAppend{Tool: "tail", Chunk: "line 1\n"}))
+	t.Apply(reading("call-1", 5, envelope.StatusRunning, envelope.ToolOutputAppend{Tool: "tail", Chunk: "line 4\n"}))
+	t.Seal()
+	ch := t.Apply(reading("call-1", 6, envelope.StatusDone, envelope.ToolCall{Tool: "tail"}))
+	tc := t.View().ToolCalls[0]
+	fmt.Println(ch.Result, tc.Status, tc.Gaps)
+	fmt.Print(tc.Output)
+	// Output:
+	// dropped_sealed unfinished 1
+	// line 1
+	// [gap: 2 seqs missing]
+	// line 4
+}
+
+// Ops carry each change to a front end as NDJSON; a Receiver applying them
+// in any order ends with the turn's view.
+func ExampleReceiver() {
+	t := merge.NewTurn("task-1", merge.Caps{})
+	var ops []merge.Op
+	for _, r := range []envelope.Reading{
+		reading("call-1", 41, envelope.StatusRunning, envelope.ToolCall{Tool: "search"}),
+		{Fallback: true, Reason: envelope.ReasonNoEnvelope, ID: "msg:m7", Part: -1,
+			Envelope: envelope.Envelope{V: 1, Kind: envelope.KindText, Status: envelope.StatusRunning,
+				Payload: envelope.Text{Text: "still searching"}}},
+		reading("", 42, envelope.StatusRunning, envelope.Thinking{Text: "found it"}),
+	} {
+		if ch := t.Apply(r); ch.Result == merge.Applied {
+			ops = append(ops, ch.Op)
+		}
+	}
+	ops = append(ops, t.Seal())
+
+	enc := json.NewEncoder(os.Stdout)
+	rcv := merge.NewReceiver("task-1", merge.Caps{})
+	for i := len(ops) - 1; i >= 0; i-- { // the reverse order, for the sake of it
+		enc.Encode(ops[i])
+		rcv.Apply(ops[i])
+	}
+	for _, b := range rcv.View().Blocks {
+		fmt.Printf("%s %s seq=%d id=%q\n", b.Source, b.Kind, b.Key.Seq, b.Key.ID)
+	}
+	// Output:
+	// {"type":"seal","task":"task-1"}
+	// {"type":"block","task":"task-1","streamKey":"","seq":42,"id":"","kind":"thinking","status":"running","payload":{"text":"found it"},"source":"envelope"}
+	// {"type":"block","task":"task-1","streamKey":"","seq":0,"id":"msg:m7","kind":"text","status":"running","payload":{"text":"still searching"},"source":"fallback","reason":"no_envelope","after":41,"ordinal":1}
+	// {"type":"block","task":"task-1","streamKey":"call-1","seq":41,"id":"","kind":"tool_call","status":"running","payload":{"tool":"search"},"source":"envelope"}
+	// envelope tool_call seq=41 id=""
+	// fallback text seq=0 id="msg:m7"
+	// envelope thinking seq=42 id=""
+}
+
+// Turns keeps one turn per task and is safe for concurrent use.
+func ExampleTurns() {
+	ts := merge.NewTurns(merge.Caps{}, 2)
+	ts.Apply("task-a", reading("", 1, envelope.StatusRunning, envelope.Text{Text: "a"}))
+	ts.Apply("task-b", reading("", 1, envelope.StatusRunning, envelope.Text{Text: "b"}))
+	ch := ts.Apply("task-c", reading("", 1, envelope.StatusRunning, envelope.Text{Text: "c"}))
+	fmt.Println("task-c:", ch.Result) // both turns are live: none is forgotten
+	ts.Seal("task-a")
+	ch = ts.Apply("task-c", reading("", 1, envelope.StatusRunning, envelope.Text{Text: "c"}))
+	fmt.Println("task-c:", ch.Result, ts.Tasks()) // the sealed task-a made room
+	// Output:
+	// task-c: dropped_cap
+	// task-c: applied [task-b task-c]
+}

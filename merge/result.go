@@ -1,0 +1,62 @@
+package merge
+
+// Result says what Apply did with one reading.
+type Result int
+
+// The results of Apply. Their String forms are stable lower-case names.
+const (
+	// Applied: the block is new and is now part of the view.
+	Applied Result = iota + 1
+	// Duplicate: a block with the same identity and the same content was
+	// applied before; nothing changed (first wins).
+	Duplicate
+	// Conflict: a block with the same identity but different content was
+	// applied before; nothing changed (first wins). It means a producer bug.
+	Conflict
+	// DroppedSealed: the turn is sealed; the block is counted, not applied.
+	DroppedSealed
+	// DroppedCap: a cap refused the block (see [Caps]).
+	DroppedCap
+	// Invalid: the block is not one the envelope package produces (bad kind,
+	// status, payload or source); it is counted, not applied. It does not
+	// happen for readings from envelope.FromMessage.
+	Invalid
+)
+
+var resultNames = [...]string{
+	Applied:       "applied",
+	Duplicate:     "duplicate",
+	Conflict:      "conflict",
+	DroppedSealed: "dropped_sealed",
+	DroppedCap:    "dropped_cap",
+	Invalid:       "invalid",
+}
+
+// String returns the result's stable name ("applied", "duplicate",
+// "conflict", "dropped_sealed", "dropped_cap", "invalid").
+func (r Result) String() string {
+	if r > 0 && int(r) < len(resultNames) {
+		return resultNames[r]
+	}
+	return "unknown"
+}
+
+// MarshalText encodes the result as its name.
+func (r Result) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// Change reports what one Apply did.
+type Change struct {
+	// Result is what happened to the block.
+	Result Result
+	// Late is true when an envelope was applied although a higher seq had
+	// already been applied: it was inserted in its place, not appended.
+	Late bool
+	// Op is the op to forward to a front end; valid when Result is Applied.
+	Op Op
+	// Tool is the tool call the block touched, after the change, or nil.
+	// Its Output, Truncated and Gaps are left empty: they are assembled
+	// only by View, so that a flood of chunks costs O(1) per chunk.
+	Tool *ToolCall
+	// ToolStatusChanged is true when the block changed Tool.Status.
+	ToolStatusChanged bool
+}

@@ -1,0 +1,226 @@
+package merge
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tfrs/a2a-progress/envelope"
+)
+
+// GapMarker is the line put into a tool call's Output between two chunks
+// where the turn misses n seqs: "[gap: 3 seqs missing]\n" ("1 seq" for one).
+// When the output before it does not end with a newline, a "\n" precedes the
+// marker, so that the marker always stands on a line of its own.
+//
+// A missing seq is one the turn never received from any stream: seqs are
+// shared by all stream keys, so a missing seq may or may not have been a
+// chunk of this call. Seqs of other streams between two chunks are not gaps.
+func GapMarker(n int64) string {
+	if n == 1 {
+		return "[gap: 1 seq missing]\n"
+	}
+	return "[gap: " + strconv.FormatInt(n, 10) + " seqs missing]\n"
+}
+
+// stream is the tool state of one key. Every field is a commutative
+// function of the blocks applied (a minimum by (seq, streamKey), a sum, the
+// newest chunks), so the arrival order never shows.
+type stream struct {
+	key    string
+	isTool bool // a tool_call or chunk was seen
+	first  int64
+
+	started           bool
+	startSeq          int64
+	startSK           string
+	startTool, startID string
+
+	named              bool // a chunk was seen
+	chunkSeq           int64
+	chunkSK            string
+	chunkTool, chunkID string
+
+	closed   bool
+	closeSeq int64
+	closeSK  string
+	closeSt  envelope.Status
+
+	// heap holds the chunk recs kept for the output, a min-heap by
+	// (seq, streamKey); retained is their size. Chunks outside the newest
+	// Caps.MaxOutputBytes are evicted at once (their size goes to evicted),
+	// so the retained set is the smallest seq-suffix of all chunks whose
+	// size reaches the cap — the same whatever the arrival order.
+	heap     []int32
+	retained int64
+	evicted  int64
+	chunks   int
+	bytes    int64
+}
+
+// add applies rec idx, a block with this stream's key.
+func (st *stream) add(c *core, idx int32) {
+	b := &c.recs[idx].b
+	seq, sk := b.Key.Seq, b.Key.StreamKey
+	switch p := b.Payload.(type) {
+	case envelope.ToolCall:
+		st.markTool(seq)
+		if !st.started || before(seq, sk, st.startSeq, st.startSK) {
+			st.started, st.startSeq, st.startSK, st.startTool, st.startID = true, seq, sk, p.Tool, p.ToolCallID
+		}
+	case envelope.ToolOutputAppend:
+		st.markTool(seq)
+		if !st.named || before(seq, sk, st.chunkSeq, st.chunkSK) {
+			st.named, st.chunkSeq, st.chunkSK, st.chunkTool, st.chunkID = true, seq, sk, p.Tool, p.ToolCallID
+		}
+		st.chunks++
+		st.bytes += int64(len(p.Chunk))
+		st.retained += int64(len(p.Chunk))
+		st.push(c, idx)
+		st.evict(c)
+	}
+	if b.Status != envelope.StatusRunning && (!st.closed || before(seq, sk, st.closeSeq, st.closeSK)) {
+		st.closed, st.closeSeq, st.closeSK, st.closeSt = true, seq, sk, b.Status
+	}
+}
+
+func (st *stream) markTool(seq int64) {
+	if !st.isTool || seq < st.first {
+		st.first = seq
+	}
+	st.isTool = true
+}
+
+// evict drops the oldest chunks while the newer ones alone fill the cap.
+func (st *stream) evict(c *core) {
+	max := int64(c.caps.MaxOutputBytes)
+	for len(st.heap) > 1 {
+		top := &c.recs[st.heap[0]]
+		if st.retained-int64(top.size) < max {
+			return
+		}
+		st.pop(c)
+		st.retained -= int64(top.size)
+		st.evicted += int64(top.size)
+		p := top.b.Payload.(envelope.ToolOutputAppend)
+		top.tool, top.callID, top.evicted = p.Tool, p.ToolCallID, true
+		top.b.Payload = nil // releases the chunk text
+	}
+}
+
+func (st *stream) status(sealed bool) ToolStatus {
+	switch {
+	case st.closed:
+		return ToolStatus(st.closeSt)
+	case sealed:
+		return ToolUnfinished
+	}
+	return ToolRunning
+}
+
+// summary is the tool call without its output.
+func (st *stream) summary(sealed bool) ToolCall {
+	tc := ToolCall{Key: st.key, Status: st.status(sealed), Started: st.started, FirstSeq: st.first, Chunks: st.chunks, Bytes: st.bytes}
+	if st.started {
+		tc.Tool, tc.ToolCallID = st.startTool, st.startID
+	} else {
+		tc.Tool, tc.ToolCallID = st.chunkTool, st.chunkID
+	}
+	return tc
+}
+
+// render is the tool call with its output, assembled once per View.
+func (st *stream) render(c *core) ToolCall {
+	tc := st.summary(c.sealed)
+	tc.Truncated = st.evicted
+	if len(st.heap) == 0 {
+		return tc
+	}
+	idx := slices.Clone(st.heap)
+	slices.SortFunc(idx, func(i, j int32) int {
+		a, b := &c.recs[i].b.Key, &c.recs[j].b.Key
+		return compareSeqKey(a.Seq, a.StreamKey, b.Seq, b.StreamKey)
+	})
+	// The cut lies inside the first retained chunk: the others alone are
+	// under the cap (see evict).
+	cut := max(st.retained-int64(c.caps.MaxOutputBytes), 0)
+	first := chunkOf(c, idx[0])[cut:]
+	for len(first) > 0 && !utf8.RuneStart(first[0]) {
+		first, cut = first[1:], cut+1
+	}
+	tc.Truncated += cut
+	var sb strings.Builder
+	sb.Grow(int(st.retained - cut))
+	sb.WriteString(first)
+	prev := c.recs[idx[0]].b.Key.Seq
+	for _, i := range idx[1:] {
+		seq := c.recs[i].b.Key.Seq
+		if n := c.missingBetween(prev, seq); n > 0 {
+			if s := sb.String(); s != "" && s[len(s)-1] != '\n' {
+				sb.WriteByte('\n')
+			}
+			sb.WriteString(GapMarker(n))
+			tc.Gaps++
+		}
+		sb.WriteString(chunkOf(c, i))
+		prev = seq
+	}
+	tc.Output = sb.String()
+	return tc
+}
+
+func chunkOf(c *core, i int32) string {
+	return c.recs[i].b.Payload.(envelope.ToolOutputAppend).Chunk
+}
+
+// missingBetween counts the seqs the turn misses strictly between a and b,
+// both applied seqs (c.seqs is sorted).
+func (c *core) missingBetween(a, b int64) int64 {
+	if a == b {
+		return 0
+	}
+	i, _ := slices.BinarySearch(c.seqs, a)
+	j, _ := slices.BinarySearch(c.seqs, b)
+	return between(c.seqs, i, j)
+}
+
+func (st *stream) less(c *core, i, j int32) bool {
+	a, b := &c.recs[i].b.Key, &c.recs[j].b.Key
+	return before(a.Seq, a.StreamKey, b.Seq, b.StreamKey)
+}
+
+func (st *stream) push(c *core, idx int32) {
+	h := append(st.heap, idx)
+	for k := len(h) - 1; k > 0; {
+		parent := (k - 1) / 2
+		if !st.less(c, h[k], h[parent]) {
+			break
+		}
+		h[k], h[parent] = h[parent], h[k]
+		k = parent
+	}
+	st.heap = h
+}
+
+func (st *stream) pop(c *core) {
+	h := st.heap
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for k := 0; ; {
+		l, r, m := 2*k+1, 2*k+2, k
+		if l < n && st.less(c, h[l], h[m]) {
+			m = l
+		}
+		if r < n && st.less(c, h[r], h[m]) {
+			m = r
+		}
+		if m == k {
+			break
+		}
+		h[k], h[m] = h[m], h[k]
+		k = m
+	}
+	st.heap = h
+}

@@ -1,0 +1,108 @@
+package merge
+
+import (
+	"maps"
+
+	"github.com/tfrs/a2a-progress/envelope"
+)
+
+// View is an immutable snapshot of a turn: blocks in order, tool calls,
+// counters. A View shares nothing mutable with its Turn; later Applies never
+// change it. It marshals to JSON and back.
+type View struct {
+	// Task is the A2A taskId of the turn.
+	Task string `json:"task"`
+	// Blocks are the applied blocks in order (see [Block] for the rule).
+	// tool_output_append blocks are not listed: their chunks are folded
+	// into ToolCalls[i].Output.
+	Blocks []Block `json:"blocks"`
+	// ToolCalls are the tool calls of the turn, ordered by FirstSeq, then
+	// Key.
+	ToolCalls []ToolCall `json:"toolCalls"`
+	// Counters count what the turn saw.
+	Counters Counters `json:"counters"`
+	// Sealed is true once the turn's verdict arrived.
+	Sealed bool `json:"sealed"`
+}
+
+// ToolStatus is the state of a tool call.
+type ToolStatus string
+
+// The states of a tool call.
+const (
+	// ToolRunning: started (or seen through its output), not closed yet.
+	ToolRunning ToolStatus = "running"
+	// ToolDone: a block with status done closed the call.
+	ToolDone ToolStatus = "done"
+	// ToolAborted: a block with status aborted closed the call.
+	ToolAborted ToolStatus = "aborted"
+	// ToolUnfinished: the turn was sealed while the call was running.
+	ToolUnfinished ToolStatus = "unfinished"
+)
+
+// ToolCall is one tool call of a turn: every tool_call and
+// tool_output_append block with the same key, and the done/aborted blocks of
+// any kind with that key.
+type ToolCall struct {
+	// Key is the streamKey, or the tool_call_id when the streamKey is empty.
+	Key string `json:"key"`
+	// Tool is the tool name of the lowest-seq tool_call block, or of the
+	// lowest-seq chunk while no tool_call block has been seen.
+	Tool string `json:"tool"`
+	// ToolCallID is taken from the same block as Tool.
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// Status is running, done, aborted or unfinished. The lowest-seq
+	// done/aborted block of the key decides, whatever its kind.
+	Status ToolStatus `json:"status"`
+	// Started is true when a tool_call block was seen (false: only output
+	// or a close so far).
+	Started bool `json:"started"`
+	// FirstSeq is the lowest seq of the call's tool_call and chunk blocks:
+	// where the call begins among the turn's blocks.
+	FirstSeq int64 `json:"firstSeq"`
+	// Output is the call's chunks concatenated in seq order, with a
+	// [GapMarker] between two chunks where the turn misses seqs, cut to the
+	// newest Caps.MaxOutputBytes bytes of chunk text. Only View fills it.
+	Output string `json:"output"`
+	// Truncated counts the chunk bytes dropped from the head by
+	// Caps.MaxOutputBytes. Only View fills it.
+	Truncated int64 `json:"truncated,omitempty"`
+	// Gaps counts the gap markers in Output. Only View fills it.
+	Gaps int `json:"gaps,omitempty"`
+	// Chunks counts the chunks applied to the call.
+	Chunks int `json:"chunks"`
+	// Bytes counts the chunk bytes applied to the call, truncated or not.
+	Bytes int64 `json:"bytes"`
+}
+
+// Counters count what a turn saw. A [Receiver] computes Applied, Gaps and
+// Fallbacks from its blocks, exactly as the Turn does; the other counters are
+// the receiver's own observations of the ops it got (ops do not carry the
+// Turn's).
+type Counters struct {
+	// Applied counts the blocks applied (chunks and fallbacks included).
+	Applied int64 `json:"applied"`
+	// Duplicates counts arrivals of an applied identity with equal content.
+	Duplicates int64 `json:"duplicates"`
+	// Conflicts counts arrivals of an applied identity with different
+	// content.
+	Conflicts int64 `json:"conflicts"`
+	// Late counts envelopes applied after a higher seq.
+	Late int64 `json:"late"`
+	// Gaps counts the seqs missing inside the range of applied seqs.
+	Gaps int64 `json:"gaps"`
+	// DroppedAfterSeal counts readings that arrived after the seal.
+	DroppedAfterSeal int64 `json:"droppedAfterSeal"`
+	// DroppedByCap counts blocks refused by a cap.
+	DroppedByCap int64 `json:"droppedByCap"`
+	// Invalid counts blocks that were not valid (see [Invalid]).
+	Invalid int64 `json:"invalid,omitempty"`
+	// Fallbacks counts the applied fallbacks by reason; nil when there is
+	// none.
+	Fallbacks map[envelope.Reason]int64 `json:"fallbacks,omitempty"`
+}
+
+func (c Counters) clone() Counters {
+	c.Fallbacks = maps.Clone(c.Fallbacks)
+	return c
+}
