@@ -32,9 +32,9 @@ type stream struct {
 	isTool bool // a tool_call or chunk was seen
 	first  int64
 
-	started           bool
-	startSeq          int64
-	startSK           string
+	started            bool
+	startSeq           int64
+	startSK            string
 	startTool, startID string
 
 	named              bool // a chunk was seen
