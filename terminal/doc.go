@@ -80,13 +80,21 @@
 // turn settles; [Tracker.Observe] takes one event at a time for callers
 // that also render progress. [Tracker.Outcome] gives the verdict.
 //
-//	tr := terminal.NewTracker()
+//	tr, zero := terminal.NewTracker(), 0
 //	out, err := tr.Track(client.SendStreamingMessage(ctx, req))
-//	if errors.Is(err, terminal.ErrCut) {
+//	if errors.Is(err, terminal.ErrCut) && out.TaskID != "" {
 //		out, err = tr.Track(client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: out.TaskID}))
 //	}
+//	if errors.Is(err, terminal.ErrCut) && out.TaskID != "" {
+//		// Subscribing to a task that is already over is refused (a2a-go:
+//		// ErrTaskNotFound); its snapshot still tells the outcome.
+//		if task, gerr := client.GetTask(ctx, &a2a.GetTaskRequest{ID: out.TaskID, HistoryLength: &zero}); gerr == nil {
+//			tr.Observe(task)
+//			out, err = tr.Outcome()
+//		}
+//	}
 //	switch {
-//	case err != nil: // failed, rejected, canceled, or still cut
+//	case err != nil: // failed, rejected, canceled — or still cut: "incomplete"
 //	case out.Interrupt != nil: // ask the user, answer on out.TaskID
 //	default: // out.Text, out.Artifacts
 //	}

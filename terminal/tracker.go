@@ -133,9 +133,9 @@ func NewTracker(opts ...Option) *Tracker {
 // fails: an event it cannot use is ignored and counted.
 //
 // The rules, in order:
+//   - An event naming a task other than the first task id seen is ignored.
 //   - After a terminal state every event is ignored; a different terminal
 //     state is a conflict (the first stands).
-//   - An event naming a task other than the first task id seen is ignored.
 //   - A status update or snapshot sets the state and its status message,
 //     whatever the message says; a snapshot also replaces the artifacts.
 //   - An interrupted state is superseded by any later state.
