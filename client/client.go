@@ -1,0 +1,237 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+)
+
+// Client calls one A2A agent and turns its progress into [Stream]s. It is
+// safe for concurrent use: each call returns its own Stream.
+type Client struct {
+	a2a   *a2aclient.Client
+	cfg   config
+	owned bool
+	// callTimeout bounds non-streaming calls: the whole-request Timeout
+	// removed from a caller's http.Client, or 0.
+	callTimeout time.Duration
+}
+
+// ErrNoTask is returned by [Client.Dispatch] when the agent answered with
+// a Message instead of creating a task: there is nothing to follow.
+var ErrNoTask = errors.New("client: agent answered with a message, not a task")
+
+// New resolves the agent card at agentURL (/.well-known/agent-card.json),
+// reading v1.0 and v0.3 cards, and builds a client on the best interface
+// the card lists. JSON-RPC, HTTP+JSON (REST) and gRPC are all registered,
+// each for protocol v1.0 and v0.3 (a2acompat); a2a-go picks the newest
+// version the card offers. [WithTransport] skips the card and uses agentURL
+// as the single endpoint of the forced transport.
+//
+// The HTTP transports never carry a whole-request timeout (see
+// [WithHTTPClient]). The card request is bounded by [DefaultCardTimeout]
+// and ctx. Call [Client.Close] to release the connections.
+func New(ctx context.Context, agentURL string, opts ...Option) (*Client, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	hc, removed := streamingHTTPClient(cfg.httpClient)
+	fopts := append(factoryOptions(hc, cfg.grpcOpts), cfg.factoryOpts...)
+
+	var (
+		ac  *a2aclient.Client
+		err error
+	)
+	if cfg.transport != "" {
+		endpoint := agentURL
+		if cfg.transport == a2a.TransportProtocolGRPC {
+			endpoint = grpcTarget(agentURL)
+		}
+		version := cfg.version
+		if version == "" {
+			version = a2a.Version
+		}
+		iface := &a2a.AgentInterface{URL: endpoint, ProtocolBinding: cfg.transport, ProtocolVersion: version, Tenant: cfg.tenant}
+		ac, err = a2aclient.NewFromEndpoints(ctx, []*a2a.AgentInterface{iface}, fopts...)
+		if err != nil {
+			return nil, fmt.Errorf("client: %s %s at %s: %w", cfg.transport, version, agentURL, err)
+		}
+	} else {
+		resolver := &agentcard.Resolver{Client: hc, CardParser: parseCard}
+		var ropts []agentcard.ResolveOption
+		for k, vs := range cfg.params {
+			ropts = append(ropts, agentcard.WithRequestHeader(k, strings.Join(vs, ", ")))
+		}
+		rctx, cancel := context.WithTimeout(ctx, DefaultCardTimeout)
+		card, rerr := resolver.Resolve(rctx, agentURL, ropts...)
+		cancel()
+		if rerr != nil {
+			return nil, fmt.Errorf("client: agent card of %s: %w", agentURL, rerr)
+		}
+		ac, err = a2aclient.NewFromCard(ctx, card, fopts...)
+		if err != nil {
+			return nil, fmt.Errorf("client: agent %q: %w", card.Name, err)
+		}
+	}
+	c := newClient(ac, cfg)
+	c.owned = true
+	c.callTimeout = removed
+	return c, nil
+}
+
+// Wrap builds a Client on an a2aclient.Client the caller built and keeps
+// owning ([Client.Close] does not destroy it). The transport options of
+// [New] do not apply; the idle timeout then counts events, not bytes. The
+// caller must not have built c on an HTTP client with a whole-request
+// timeout, or every stream dies at it (a2a-go's default is 3 minutes).
+func Wrap(c *a2aclient.Client, opts ...Option) *Client {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return newClient(c, cfg)
+}
+
+func newClient(ac *a2aclient.Client, cfg config) *Client {
+	return &Client{a2a: ac, cfg: cfg}
+}
+
+// A2A returns the underlying a2a-go client, for the calls this package
+// does not wrap (CancelTask, ListTasks, push configs).
+func (c *Client) A2A() *a2aclient.Client { return c.a2a }
+
+// Close releases the connections of a client built by [New]; for a client
+// from [Wrap] it does nothing. Streams in flight fail.
+func (c *Client) Close() error {
+	if !c.owned {
+		return nil
+	}
+	return c.a2a.Destroy()
+}
+
+// callCtx attaches the configured service parameters.
+func (c *Client) callCtx(ctx context.Context) context.Context {
+	if len(c.cfg.params) == 0 {
+		return ctx
+	}
+	return a2aclient.AttachServiceParams(ctx, c.cfg.params)
+}
+
+// Send sends msg with SendStreamingMessage and returns the stream of the
+// turn. Nothing is sent until the stream is iterated (as with a2a-go's
+// iterators); a transport failure surfaces there. msg is not modified: a
+// copy gets a message id and the user role when they are missing.
+//
+// The message is sent exactly once. When the stream is cut, the client
+// resumes with SubscribeToTask and GetTask on the task the first event
+// named — it never sends the message again.
+func (c *Client) Send(ctx context.Context, msg *a2a.Message) (*Stream, error) {
+	m, err := prepare(msg)
+	if err != nil {
+		return nil, err
+	}
+	req := &a2a.SendMessageRequest{Message: m, Tenant: c.cfg.tenant}
+	return c.newStream(ctx, modeSend, a2a.TaskID(m.TaskID), req, 0), nil
+}
+
+// SendText sends a user message with one text part; see [Client.Send].
+func (c *Client) SendText(ctx context.Context, text string) (*Stream, error) {
+	return c.Send(ctx, a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text)))
+}
+
+// Dispatch sends msg with SendMessage and return-immediately (v0.3:
+// blocking=false) and returns the id of the task it created, to be
+// followed with [Client.Follow] or [Client.Poll]. An agent that answers
+// with a Message creates no task: Dispatch returns [ErrNoTask].
+func (c *Client) Dispatch(ctx context.Context, msg *a2a.Message) (a2a.TaskID, error) {
+	m, err := prepare(msg)
+	if err != nil {
+		return "", err
+	}
+	req := &a2a.SendMessageRequest{Message: m, Tenant: c.cfg.tenant, Config: &a2a.SendMessageConfig{ReturnImmediately: true}}
+	ctx, cancel := c.unaryCtx(ctx)
+	defer cancel()
+	res, err := c.a2a.SendMessage(ctx, req)
+	if err != nil {
+		return "", fmt.Errorf("client: dispatch: %w", err)
+	}
+	switch r := res.(type) {
+	case *a2a.Task:
+		if r.ID == "" {
+			return "", fmt.Errorf("client: dispatch: the agent returned a task without an id")
+		}
+		return r.ID, nil
+	default:
+		return "", ErrNoTask
+	}
+}
+
+// Follow subscribes to a task (SubscribeToTask) and returns the stream of
+// its current turn: the same [Stream], with the same parsing, as [Send]
+// (SPEC §4). The subscription starts with the task's snapshot, whose
+// history is scanned for the envelopes sent before it (backfill). A task
+// that has already settled cannot be subscribed to; Follow then resolves
+// it with GetTask.
+func (c *Client) Follow(ctx context.Context, taskID a2a.TaskID) (*Stream, error) {
+	if taskID == "" {
+		return nil, errors.New("client: follow: empty task id")
+	}
+	return c.newStream(ctx, modeFollow, taskID, nil, 0), nil
+}
+
+// DefaultPollInterval is the interval of [Client.Poll] when it is given
+// one ≤ 0.
+const DefaultPollInterval = time.Second
+
+// Poll follows a task without a subscription, for peers that offer none:
+// GetTask with history every interval until the task settles. Envelopes
+// come from the agent messages of the history and the current status
+// message, merged idempotently — repeated polls report each block once.
+// Progress is as coarse as the interval, and a bounded history
+// ([WithHistoryLength]) may lose blocks between two polls.
+func (c *Client) Poll(ctx context.Context, taskID a2a.TaskID, interval time.Duration) (*Stream, error) {
+	if taskID == "" {
+		return nil, errors.New("client: poll: empty task id")
+	}
+	if interval <= 0 {
+		interval = DefaultPollInterval
+	}
+	return c.newStream(ctx, modePoll, taskID, nil, interval), nil
+}
+
+// unaryCtx bounds a non-streaming call: by the removed whole-request
+// timeout of the caller's http.Client when there was one, and by the idle
+// timeout's watchdog (silence, not length).
+func (c *Client) unaryCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx = c.callCtx(ctx)
+	var cancelT context.CancelFunc = func() {}
+	if c.callTimeout > 0 {
+		ctx, cancelT = context.WithTimeout(ctx, c.callTimeout)
+	}
+	ctx, _, cancelW := withWatchdog(ctx, c.cfg.idle)
+	return ctx, func() { cancelW(); cancelT() }
+}
+
+func prepare(msg *a2a.Message) (*a2a.Message, error) {
+	if msg == nil {
+		return nil, errors.New("client: nil message")
+	}
+	if len(msg.Parts) == 0 {
+		return nil, errors.New("client: message without parts")
+	}
+	m := *msg
+	if m.ID == "" {
+		m.ID = a2a.NewMessageID()
+	}
+	if m.Role == "" {
+		m.Role = a2a.MessageRoleUser
+	}
+	return &m, nil
+}

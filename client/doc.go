@@ -1,0 +1,85 @@
+// Package client is the caller side of A2A progress: it sends a message to
+// an agent (or follows a task) and turns the agent's stream into updates
+// you can render, a merged view, and one authoritative outcome — over any
+// transport, either protocol version, across cuts.
+//
+// # The model
+//
+// A turn is one request to an agent: from the message a caller sends (or
+// the task it follows) to the task's next terminal or interrupted state.
+// While the agent works, it streams working status updates; each one
+// carries a structured progress envelope or, from older agents, plain
+// text (package envelope reads both). The client:
+//
+//   - reads every working update — none is discarded — and merges its
+//     envelope into the turn's view by (streamKey, seq), so replays and
+//     duplicates are applied once (package merge);
+//   - tracks the task's state, and takes the verdict from the terminal
+//     state only: completed gives the reply, failed, rejected and canceled
+//     an error, input-required and auth-required an interrupt to answer
+//     (package terminal). No envelope — not an error block, not a status
+//     "aborted" — changes it;
+//   - treats a stream that ends before a terminal or interrupted state as
+//     cut, never as a result, and resumes it.
+//
+// A [Stream] is one turn. It yields [Update]s as they arrive (the
+// envelope or fallback with the merge's verdict on it, state changes,
+// artifacts, and reconnect diagnostics), then gives the [Stream.Outcome]
+// and the final [Stream.View].
+//
+//	c, err := client.New(ctx, "https://agent.example")
+//	s, err := c.SendText(ctx, "summarise the incident")
+//	for u, err := range s.Updates() {
+//		if err != nil {
+//			break // an *IncompleteError, or ctx's error
+//		}
+//		if u.Type == client.UpdateProgress && u.Change.Result == merge.Applied {
+//			render(u.Change.Op)
+//		}
+//	}
+//	out, err := s.Outcome() // the verdict, from the terminal state only
+//
+// # Three ways to follow a task
+//
+// [Client.Send] streams the turn of a new message (SendStreamingMessage).
+// [Client.Dispatch] sends with return-immediately and returns the task id;
+// [Client.Follow] subscribes to a task (SubscribeToTask) and yields the
+// same Stream with the same parsing — the subscription starts with a Task
+// snapshot whose history holds the envelopes sent before it, which are
+// backfilled. [Client.Poll] is for peers without subscriptions: GetTask
+// with history at an interval.
+//
+// # Cuts and reconnects
+//
+// a2a-go ends an event stream silently when the server closes it, and
+// with an error on a reset or a truncated body; there is no replay cursor.
+// The client treats as a cut: a clean close before the turn settled, a
+// transport error, and silence longer than the idle timeout
+// ([WithIdleTimeout]; bytes on HTTP, so SSE keep-alives count). After a
+// cut it resubscribes to the task with exponential backoff and jitter,
+// bounded by [WithRetry]. The new subscription's snapshot is backfilled
+// into the merge, which drops what was already seen, so the view after
+// any number of cuts equals the view of an uncut stream. A subscription
+// refused before its first event — a task that settled meanwhile cannot be
+// subscribed to — is resolved with GetTask, whose history is backfilled
+// the same way. The message is never sent twice. When nothing resolves the
+// turn, the stream ends with an [*IncompleteError] that carries the last
+// known state: never a fake success.
+//
+// # Transports and versions
+//
+// [New] reads the agent card (v1.0 and v0.3 formats) and registers
+// JSON-RPC, HTTP+JSON and gRPC for both protocol v1.0 and v0.3;
+// [WithTransport] forces one. The HTTP transports run on a client with no
+// whole-request timeout, because a2a-go's default (3 minutes) kills long
+// streams; deadlines come from the context, stalls from the idle timeout.
+// [Wrap] adopts an a2aclient.Client built elsewhere.
+//
+// # Concurrency and resources
+//
+// A Client is safe for concurrent use. A Stream is iterated by one
+// goroutine, on which it pulls the events — no goroutine or channel per
+// stream or per event; [Stream.View] may be called from any goroutine.
+// Breaking out of the iteration, or canceling its context, closes the
+// connection promptly and leaves nothing running.
+package client

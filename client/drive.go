@@ -1,0 +1,263 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// attemptResult says how one stream attempt (a send or a subscription)
+// ended.
+type attemptResult struct {
+	// events is how many events the attempt delivered.
+	events int
+	// err is the cause of a cut: the transport error, errIdle, or
+	// errCleanClose.
+	err error
+	// done: the stream is over — settled, stopped by the caller, or its
+	// context ended; final is then the stream's error (nil when settled).
+	done  bool
+	final error
+}
+
+type emitFunc func(Update) bool
+
+// drive runs the turn to its end and returns nil when it settled.
+func (s *Stream) drive(emit emitFunc) error {
+	switch s.mode {
+	case modePoll:
+		return s.poll(emit)
+	case modeFollow:
+		return s.resume(nil, emit)
+	}
+	res := s.attempt(func(ctx context.Context) iter.Seq2[a2a.Event, error] {
+		return s.c.a2a.SendStreamingMessage(ctx, s.req)
+	}, emit)
+	if res.done {
+		return res.final
+	}
+	if s.TaskID() == "" {
+		// No event named a task: there is nothing to resume, and the
+		// message must not be sent again.
+		if res.events == 0 && !errors.Is(res.err, errCleanClose) && !errors.Is(res.err, errIdle) {
+			return fmt.Errorf("client: send: %w", res.err)
+		}
+		return &IncompleteError{Err: res.err}
+	}
+	return s.resume(res.err, emit)
+}
+
+// resume brings a cut turn to its end: SubscribeToTask with exponential
+// backoff and jitter, at most maxAttempts times in a row without new
+// events; a subscription refused before its first event (the task has
+// settled: a2a-go answers ErrTaskNotFound, others UnsupportedOperation or
+// InvalidParams — the client does not rely on which) is followed by a
+// GetTask. cause is nil when following: the first subscription is not a
+// retry.
+func (s *Stream) resume(cause error, emit emitFunc) error {
+	cfg := &s.c.cfg
+	attempt := 0
+	for {
+		if cause != nil {
+			attempt++
+			s.attempts++
+			if attempt > cfg.maxAttempts {
+				return s.lastResort(cause, emit)
+			}
+			cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a stream cut, resubscribing",
+				slog.String("task", string(s.TaskID())), slog.String("state", s.state.String()),
+				slog.Int("attempt", attempt), slog.String("cause", cause.Error()))
+			if !emit(Update{Type: UpdateReconnect, TaskID: s.TaskID(), ContextID: s.contextID, Timestamp: time.Now(),
+				State: s.state, Attempt: attempt, Err: cause}) {
+				return errStopped
+			}
+			if err := s.sleep(backoff(attempt, cfg.baseBackoff, cfg.maxBackoff)); err != nil {
+				return err
+			}
+		}
+		id := s.TaskID()
+		res := s.attempt(func(ctx context.Context) iter.Seq2[a2a.Event, error] {
+			return s.c.a2a.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id, Tenant: cfg.tenant})
+		}, emit)
+		if res.done {
+			return res.final
+		}
+		if res.events == 0 {
+			// Refused or failed before the snapshot: has the task settled?
+			done, final, gerr := s.resolve(emit)
+			if done {
+				return final
+			}
+			if errors.Is(gerr, a2a.ErrTaskNotFound) {
+				return &IncompleteError{TaskID: id, State: s.state, Attempts: s.attempts, Err: gerr}
+			}
+			if gerr != nil {
+				cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a GetTask after a refused subscription failed",
+					slog.String("task", string(id)), slog.String("error", gerr.Error()))
+			}
+		} else if res.events > 1 {
+			// New events beyond the snapshot: the peer is making progress,
+			// so a later cut starts a fresh count.
+			attempt = 0
+		}
+		cause = res.err
+		if cause == nil {
+			cause = errCleanClose
+		}
+	}
+}
+
+// lastResort asks GetTask once more after the attempts ran out; a task
+// that is still in progress, or unreachable, ends the stream incomplete.
+func (s *Stream) lastResort(cause error, emit emitFunc) error {
+	done, final, gerr := s.resolve(emit)
+	if done {
+		return final
+	}
+	if gerr != nil {
+		cause = errors.Join(cause, gerr)
+	}
+	return &IncompleteError{TaskID: s.TaskID(), State: s.state, Attempts: s.attempts, Err: cause}
+}
+
+// resolve asks GetTask (with history) and feeds the task in like a
+// snapshot: its history backfills the merge, its state may settle the turn.
+func (s *Stream) resolve(emit emitFunc) (done bool, final error, err error) {
+	task, err := s.getTask()
+	if err != nil {
+		if s.ctx.Err() != nil {
+			return true, s.ctxErr(), err
+		}
+		return false, nil, err
+	}
+	if !s.handle(task, emit) {
+		return true, errStopped, nil
+	}
+	if s.settled {
+		return true, nil, nil
+	}
+	return false, nil, nil
+}
+
+func (s *Stream) getTask() (*a2a.Task, error) {
+	ctx, cancel := s.c.unaryCtx(s.ctx)
+	defer cancel()
+	return s.c.a2a.GetTask(ctx, &a2a.GetTaskRequest{ID: s.TaskID(), HistoryLength: s.c.cfg.historyLength, Tenant: s.c.cfg.tenant})
+}
+
+// attempt pulls one event stream until it settles the turn, ends, fails,
+// or goes silent for the idle timeout. The stream is pulled on the
+// caller's goroutine: no goroutine, no channel, no copy per event.
+func (s *Stream) attempt(open func(context.Context) iter.Seq2[a2a.Event, error], emit emitFunc) attemptResult {
+	ctx, w, cancel := withWatchdog(s.c.callCtx(s.ctx), s.c.cfg.idle)
+	defer cancel()
+	var res attemptResult
+	for ev, err := range open(ctx) {
+		if err != nil {
+			res.err = err
+			break
+		}
+		res.events++
+		// The consumer's time is not the peer's silence.
+		w.pause()
+		ok := s.handle(ev, emit)
+		w.resume()
+		if !ok {
+			return attemptResult{events: res.events, done: true, final: errStopped}
+		}
+		if s.settled {
+			return attemptResult{events: res.events, done: true}
+		}
+	}
+	switch {
+	case s.ctx.Err() != nil:
+		return attemptResult{events: res.events, done: true, final: s.ctxErr()}
+	case w.Fired():
+		res.err = errIdle
+	case res.err == nil:
+		res.err = errCleanClose
+	}
+	return res
+}
+
+// poll asks GetTask every interval until the task settles.
+func (s *Stream) poll(emit emitFunc) error {
+	cfg := &s.c.cfg
+	fails := 0
+	for {
+		task, err := s.getTask()
+		switch {
+		case err == nil:
+			fails = 0
+			if !s.handle(task, emit) {
+				return errStopped
+			}
+			if s.settled {
+				return nil
+			}
+		case s.ctx.Err() != nil:
+			return s.ctxErr()
+		case errors.Is(err, a2a.ErrTaskNotFound):
+			return &IncompleteError{TaskID: s.TaskID(), State: s.state, Attempts: s.attempts, Err: err}
+		default:
+			fails++
+			s.attempts++
+			if fails > cfg.maxAttempts {
+				return &IncompleteError{TaskID: s.TaskID(), State: s.state, Attempts: s.attempts, Err: err}
+			}
+			cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a poll failed, retrying",
+				slog.String("task", string(s.TaskID())), slog.Int("attempt", fails), slog.String("error", err.Error()))
+			if !emit(Update{Type: UpdateReconnect, TaskID: s.TaskID(), ContextID: s.contextID, Timestamp: time.Now(),
+				State: s.state, Attempt: fails, Err: err}) {
+				return errStopped
+			}
+			if err := s.sleep(backoff(fails, cfg.baseBackoff, cfg.maxBackoff)); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := s.sleep(s.interval); err != nil {
+			return err
+		}
+	}
+}
+
+// sleep waits d or until the stream's context ends.
+func (s *Stream) sleep(d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-s.ctx.Done():
+		return s.ctxErr()
+	}
+}
+
+func (s *Stream) ctxErr() error {
+	return fmt.Errorf("client: task %q: %w", s.TaskID(), context.Cause(s.ctx))
+}
+
+// backoff is base·2^(attempt-1) capped at max, with jitter: a uniform
+// draw in [d/2, d], so that callers cut at the same moment do not
+// resubscribe in lockstep.
+func backoff(attempt int, base, max time.Duration) time.Duration {
+	d := base
+	for i := 1; i < attempt && d < max; i++ {
+		d *= 2
+	}
+	if d > max {
+		d = max
+	}
+	half := d / 2
+	if half <= 0 {
+		return d
+	}
+	return half + rand.N(d-half+1)
+}

@@ -1,0 +1,71 @@
+package client
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// ErrIncomplete is matched (errors.Is) by the error of a stream whose turn
+// could not be brought to an end: the events stopped before a terminal or
+// interrupted state, and neither resubscribing nor GetTask could resolve
+// the task. It is never a success, whatever progress was seen. The
+// concrete error is an [*IncompleteError] carrying the last known state.
+var ErrIncomplete = errors.New("client: turn incomplete")
+
+// ErrStreamUsed is returned when a [Stream] is iterated a second time. A
+// Stream is a single pass over one turn.
+var ErrStreamUsed = errors.New("client: stream already consumed")
+
+// ErrNotFinished is returned by [Stream.Outcome] before the stream's
+// iteration has ended.
+var ErrNotFinished = errors.New("client: stream not finished")
+
+// errCleanClose is the cause of a cut where the server closed the stream
+// cleanly before the turn settled (the silent cut of a2a-go: the event
+// iterator just ends, without an error).
+var errCleanClose = errors.New("stream closed before a terminal or interrupted state")
+
+// errIdle is the cause of a cut where nothing arrived for the idle timeout.
+var errIdle = errors.New("no data for the idle timeout")
+
+// IncompleteError says that a turn ended without a verdict. It matches
+// [ErrIncomplete] with errors.Is, and whatever Err matches (the last
+// transport error, [a2a.ErrTaskNotFound], …).
+type IncompleteError struct {
+	// TaskID is the task the turn belongs to; "" when no event named one
+	// (a send whose stream failed before the first event).
+	TaskID a2a.TaskID
+	// State is the last state observed: submitted, working, or unspecified
+	// ("") when no state was observed. Never a terminal state.
+	State a2a.TaskState
+	// Attempts is how many times the client tried to resume (subscriptions
+	// and GetTask calls after the first cut).
+	Attempts int
+	// Err is the last cause: the transport error, the subscription's
+	// refusal, or the reason the stream ended.
+	Err error
+}
+
+// Error implements error:
+// `client: turn incomplete (task "t-1", last state TASK_STATE_WORKING, 5 attempts): <cause>`.
+func (e *IncompleteError) Error() string {
+	s := ErrIncomplete.Error() + " ("
+	if e.TaskID != "" {
+		s += "task " + strconv.Quote(string(e.TaskID)) + ", "
+	}
+	s += "last state " + e.State.String() + ", " + strconv.Itoa(e.Attempts) + " attempts)"
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Unwrap returns ErrIncomplete and the cause.
+func (e *IncompleteError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrIncomplete}
+	}
+	return []error{ErrIncomplete, e.Err}
+}

@@ -1,0 +1,199 @@
+package client
+
+import (
+	"errors"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/terminal"
+)
+
+// Reasons of an UpdateIgnored.
+var (
+	errOtherTask   = errors.New("event for another task")
+	errStray       = errors.New("a Message after a task is not a reply")
+	errConflict    = errors.New("a second, different terminal state (the first stands)")
+	errIgnoredByTk = errors.New("event ignored by the verdict (after a terminal state, or invalid)")
+)
+
+// handle folds one event into the turn — verdict tracker first, then the
+// merge — and emits its updates. It returns false when the consumer
+// stopped. The per-event path allocates nothing beyond what the envelope
+// reader and the merge need: no view copy, no goroutine.
+func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
+	now := time.Now()
+	info := ev.TaskInfo()
+	if id := s.taskID; id != "" && info.TaskID != "" && info.TaskID != id {
+		return emit(Update{Type: UpdateIgnored, TaskID: info.TaskID, ContextID: info.ContextID, Timestamp: now,
+			State: s.state, Event: ev, Err: errOtherTask})
+	}
+	prev := s.state
+	s.pending = s.pending[:0]
+	obs := s.tracker.Observe(ev)
+	if obs.Ignored {
+		reason := errIgnoredByTk
+		switch {
+		case obs.Conflict:
+			reason = errConflict
+		case isMessage(ev):
+			reason = errStray
+		}
+		return emit(Update{Type: UpdateIgnored, TaskID: s.taskID, ContextID: s.contextID, Timestamp: now,
+			State: s.state, Event: ev, Err: reason})
+	}
+	s.pin(info)
+	s.state = obs.State
+	base := Update{TaskID: s.taskID, ContextID: s.contextID, Timestamp: statusTime(ev, now), State: obs.State, Event: ev}
+
+	if obs.State != prev && !obs.Settled {
+		u := base
+		u.Type = UpdateState
+		if !emit(u) {
+			return false
+		}
+	}
+	switch e := ev.(type) {
+	case *a2a.TaskStatusUpdateEvent:
+		// No working update is discarded: its envelope, or its text as a
+		// fallback, goes to the merge. A settling state's message is the
+		// verdict, not progress.
+		if m := e.Status.Message; m != nil && terminal.Classify(e.Status.State) == terminal.ClassInProgress {
+			if !s.progress(base, envelope.FromMessage(m), false, emit) {
+				return false
+			}
+		}
+	case *a2a.Task:
+		if !s.backfill(base, e, emit) {
+			return false
+		}
+	case *a2a.TaskArtifactUpdateEvent:
+		if !obs.Progress {
+			u := base
+			u.Type = UpdateArtifact
+			if !emit(u) {
+				return false
+			}
+		}
+	case *a2a.Message:
+		u := base
+		u.Type = UpdateMessage
+		if !emit(u) {
+			return false
+		}
+	}
+	// Artifacts the progress seam routed away during Observe: a live
+	// update, or the artifacts of a snapshot (a backfill).
+	_, snapshot := ev.(*a2a.Task)
+	for i := range s.pending {
+		u := base
+		u.Event = s.pending[i].ev
+		if !s.progress(u, s.pending[i].r, snapshot, emit) {
+			return false
+		}
+	}
+	if obs.Settled {
+		s.settled = true
+		s.mu.Lock()
+		op := s.turnLocked().Seal()
+		s.mu.Unlock()
+		u := base
+		u.Type = UpdateState
+		u.Change = merge.Change{Op: op}
+		return emit(u)
+	}
+	return true
+}
+
+// progress merges one reading and reports it. A backfill reports only
+// what the merge did not already have: replaying a history is expected to
+// be mostly duplicates.
+func (s *Stream) progress(base Update, r envelope.Reading, backfill bool, emit emitFunc) bool {
+	s.mu.Lock()
+	ch := s.turnLocked().Apply(r)
+	s.mu.Unlock()
+	if backfill && ch.Result == merge.Duplicate {
+		return true
+	}
+	u := base
+	u.Type = UpdateProgress
+	u.Reading = r
+	u.Change = ch
+	u.Backfill = backfill
+	return emit(u)
+}
+
+// backfill scans a Task — a resubscription's snapshot, a GetTask result —
+// for the envelopes of this turn: the agent messages of its history after
+// the last user message (earlier ones belong to earlier turns on the same
+// task), then its current status message while the task is in progress.
+// a2a-go moves each working status message into the history when the next
+// status replaces it, so this recovers what a cut made us miss; the merge
+// makes the replay duplicate-free.
+func (s *Stream) backfill(base Update, t *a2a.Task, emit emitFunc) bool {
+	h := t.History
+	start := 0
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i] != nil && h[i].Role == a2a.MessageRoleUser {
+			start = i + 1
+			break
+		}
+	}
+	for _, m := range h[start:] {
+		if m == nil || m.Role != a2a.MessageRoleAgent {
+			continue
+		}
+		if !s.progress(base, envelope.FromMessage(m), true, emit) {
+			return false
+		}
+	}
+	if m := t.Status.Message; m != nil && terminal.Classify(t.Status.State) == terminal.ClassInProgress {
+		return s.progress(base, envelope.FromMessage(m), true, emit)
+	}
+	return true
+}
+
+// pin records the task and context the events name, and opens the merge
+// turn, which is keyed by the task: the seq scope is one turn.
+func (s *Stream) pin(info a2a.TaskInfo) {
+	if (s.taskID != "" || info.TaskID == "") && (s.contextID != "" || info.ContextID == "") {
+		return
+	}
+	s.mu.Lock()
+	if s.taskID == "" {
+		s.taskID = info.TaskID
+	}
+	if s.contextID == "" {
+		s.contextID = info.ContextID
+	}
+	s.mu.Unlock()
+}
+
+// turnLocked returns the merge turn, opening it on first use. s.mu held.
+func (s *Stream) turnLocked() *merge.Turn {
+	if s.turn == nil {
+		s.turn = merge.NewTurn(string(s.taskID), s.caps)
+	}
+	return s.turn
+}
+
+func statusTime(ev a2a.Event, now time.Time) time.Time {
+	var ts *time.Time
+	switch e := ev.(type) {
+	case *a2a.TaskStatusUpdateEvent:
+		ts = e.Status.Timestamp
+	case *a2a.Task:
+		ts = e.Status.Timestamp
+	}
+	if ts != nil && !ts.IsZero() {
+		return *ts
+	}
+	return now
+}
+
+func isMessage(ev a2a.Event) bool {
+	_, ok := ev.(*a2a.Message)
+	return ok
+}

@@ -1,0 +1,212 @@
+package client
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"google.golang.org/grpc"
+
+	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/merge"
+)
+
+// Defaults of the options.
+const (
+	// DefaultIdleTimeout is how long a stream may stay silent (no bytes on
+	// HTTP transports, no event on gRPC) before it is treated as cut and
+	// resumed. A false alarm costs one resubscription, which is lossless,
+	// so the default errs on the short side of a dead TCP connection.
+	DefaultIdleTimeout = 2 * time.Minute
+	// DefaultMaxAttempts bounds the resume attempts after one cut; an
+	// attempt that brings new events resets the count.
+	DefaultMaxAttempts = 6
+	// DefaultBaseBackoff is the wait before the first resume attempt; it
+	// doubles per attempt, with jitter, up to DefaultMaxBackoff.
+	DefaultBaseBackoff = 100 * time.Millisecond
+	// DefaultMaxBackoff caps the wait between resume attempts.
+	DefaultMaxBackoff = 5 * time.Second
+	// DefaultCardTimeout bounds the agent card request of [New].
+	DefaultCardTimeout = 30 * time.Second
+)
+
+// Option configures a [Client].
+type Option func(*config)
+
+type config struct {
+	transport     a2a.TransportProtocol // forced transport, "" = from the card
+	version       a2a.ProtocolVersion   // with transport: the endpoint's version
+	httpClient    *http.Client
+	grpcOpts      []grpc.DialOption
+	params        a2aclient.ServiceParams
+	tenant        string
+	logger        *slog.Logger
+	caps          merge.Caps
+	capsSet       bool
+	idle          time.Duration
+	maxAttempts   int
+	baseBackoff   time.Duration
+	maxBackoff    time.Duration
+	historyLength *int
+	artifact      func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)
+	factoryOpts   []a2aclient.FactoryOption
+}
+
+func defaultConfig() config {
+	return config{
+		idle:        DefaultIdleTimeout,
+		maxAttempts: DefaultMaxAttempts,
+		baseBackoff: DefaultBaseBackoff,
+		maxBackoff:  DefaultMaxBackoff,
+		logger:      slog.New(slog.DiscardHandler),
+	}
+}
+
+// WithTransport forces one transport (JSON-RPC, HTTP+JSON or gRPC): [New]
+// skips the agent card and builds the client from the single endpoint
+// agentURL (for gRPC, "http://host:port" is reduced to "host:port"). Its
+// protocol version is v1.0 unless [WithProtocolVersion] says otherwise.
+// Forcing is the only way to choose: a2a-go picks the newest protocol
+// version before any preference, and never falls back between transports.
+func WithTransport(p a2a.TransportProtocol) Option {
+	return func(c *config) { c.transport = p }
+}
+
+// WithProtocolVersion sets the protocol version of the endpoint forced by
+// [WithTransport]: "1.0" (the default) or "0.3" for the a2acompat wire.
+// Without WithTransport the card says which versions an agent speaks.
+func WithProtocolVersion(v a2a.ProtocolVersion) Option {
+	return func(c *config) { c.version = v }
+}
+
+// WithHTTPClient sets the HTTP client of the card request and of the
+// JSON-RPC and REST transports (both protocol versions).
+//
+// The client is copied, never modified. A whole-request Timeout is
+// removed from the copy: it would end every stream after that time (the
+// a2a-go default client does so at 3 minutes), so streams are bounded by
+// their context and by the idle timeout instead; a non-streaming call
+// (GetTask, SendMessage) gets the removed Timeout back as a context
+// deadline. The copy's Transport is wrapped to observe the bytes that
+// arrive, which is what the idle timeout measures.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *config) { c.httpClient = hc }
+}
+
+// WithGRPCDialOptions sets the dial options of the gRPC transports (both
+// protocol versions). Without them, gRPC connections use TLS with the
+// system roots; pass grpc.WithTransportCredentials(insecure.NewCredentials())
+// for a plaintext peer.
+func WithGRPCDialOptions(opts ...grpc.DialOption) Option {
+	return func(c *config) { c.grpcOpts = append(c.grpcOpts, opts...) }
+}
+
+// WithAuth sends credentials as the Authorization service parameter (an
+// HTTP header, gRPC metadata) on every call and on the card request, like
+// the --auth flag of a2a-go's CLI. cred is the whole value, e.g.
+// "Bearer xyz".
+func WithAuth(cred string) Option {
+	return WithServiceParam("Authorization", cred)
+}
+
+// WithServiceParam adds a service parameter sent on every call, like the
+// --svc-param k=v flag of a2a-go's CLI. It may be repeated.
+func WithServiceParam(key, value string) Option {
+	return func(c *config) {
+		if c.params == nil {
+			c.params = a2aclient.ServiceParams{}
+		}
+		c.params.Append(key, value)
+	}
+}
+
+// WithServiceParams adds several service parameters; see [WithServiceParam].
+func WithServiceParams(p a2aclient.ServiceParams) Option {
+	return func(c *config) {
+		if c.params == nil {
+			c.params = a2aclient.ServiceParams{}
+		}
+		for k, vs := range p {
+			c.params.Append(k, vs...)
+		}
+	}
+}
+
+// WithTenant sets the tenant of every request, like the --tenant flag of
+// a2a-go's CLI.
+func WithTenant(tenant string) Option {
+	return func(c *config) { c.tenant = tenant }
+}
+
+// WithLogger sets the logger. Reconnects are logged at debug level;
+// envelope contents are never logged above debug. The default discards.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) {
+		if l != nil {
+			c.logger = l
+		}
+	}
+}
+
+// WithCaps sets the merge caps of every stream's turn (default
+// merge.DefaultCaps()).
+func WithCaps(caps merge.Caps) Option {
+	return func(c *config) { c.caps, c.capsSet = caps, true }
+}
+
+// WithIdleTimeout sets how long a stream may stay silent before it is
+// treated as cut (default [DefaultIdleTimeout]). On the HTTP transports
+// built by [New] any byte counts, SSE keep-alive comments included; on gRPC
+// and on clients passed to [Wrap], an event. d ≤ 0 disables it.
+func WithIdleTimeout(d time.Duration) Option {
+	return func(c *config) { c.idle = d }
+}
+
+// WithRetry bounds the resumption after a cut: at most maxAttempts
+// subscriptions (each followed, when refused, by a GetTask), waiting
+// baseBackoff before the first and doubling up to maxBackoff, with jitter.
+// An attempt that brings new events resets the count. Values ≤ 0 keep the
+// defaults.
+func WithRetry(maxAttempts int, baseBackoff, maxBackoff time.Duration) Option {
+	return func(c *config) {
+		if maxAttempts > 0 {
+			c.maxAttempts = maxAttempts
+		}
+		if baseBackoff > 0 {
+			c.baseBackoff = baseBackoff
+		}
+		if maxBackoff > 0 {
+			c.maxBackoff = maxBackoff
+		}
+	}
+}
+
+// WithHistoryLength bounds the history GetTask asks for when it resolves
+// a cut or polls: the last n messages (n ≥ 1). By default the whole history
+// is asked for, which is what makes a backfill lossless; a bound trades
+// that for a smaller response from a callee with a huge history.
+func WithHistoryLength(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.historyLength = &n
+		}
+	}
+}
+
+// WithArtifactProgress installs the one place where an artifact update is
+// classified: when f returns true, the update is progress, not output
+// (SPEC §6, a runtime that sends its progress frames in the artifact
+// channel). Its Reading is merged like a working update's envelope and
+// the artifact never reaches the Outcome's artifacts. f must not modify
+// the event and is called for the artifacts of Task snapshots too.
+func WithArtifactProgress(f func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)) Option {
+	return func(c *config) { c.artifact = f }
+}
+
+// WithFactoryOptions passes extra options to the a2aclient factory of
+// [New] (a2aclient.WithConfig, interceptors, another transport).
+func WithFactoryOptions(opts ...a2aclient.FactoryOption) Option {
+	return func(c *config) { c.factoryOpts = append(c.factoryOpts, opts...) }
+}

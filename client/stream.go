@@ -1,0 +1,277 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/terminal"
+)
+
+// UpdateType says what an [Update] reports.
+type UpdateType int
+
+// The kinds of updates.
+const (
+	// UpdateProgress: one envelope, or its text fallback, from a working
+	// status update (or, with Backfill, from a Task's history), and what
+	// the merge did with it. Every working update with a message yields
+	// one, duplicates included; a backfill yields only what was new.
+	UpdateProgress UpdateType = iota + 1
+	// UpdateState: the task's state changed. When the turn settles
+	// (terminal or interrupted state), Change.Op is the merge's seal op and
+	// the stream ends after this update.
+	UpdateState
+	// UpdateArtifact: an artifact update that is output (see
+	// [WithArtifactProgress] for those that are progress).
+	UpdateArtifact
+	// UpdateMessage: a Message event — a direct reply that completes the
+	// turn, or a stray message after a task (ignored by the verdict).
+	UpdateMessage
+	// UpdateReconnect: a diagnostic. The stream was cut (Err says how) and
+	// the client is about to resume: Attempt counts from 1.
+	UpdateReconnect
+	// UpdateIgnored: a diagnostic. An event the turn cannot use — another
+	// task's, or one after a terminal state; Err says why.
+	UpdateIgnored
+)
+
+// String returns the lower-case name of t ("progress", "state", …).
+func (t UpdateType) String() string {
+	switch t {
+	case UpdateProgress:
+		return "progress"
+	case UpdateState:
+		return "state"
+	case UpdateArtifact:
+		return "artifact"
+	case UpdateMessage:
+		return "message"
+	case UpdateReconnect:
+		return "reconnect"
+	case UpdateIgnored:
+		return "ignored"
+	}
+	return "unknown"
+}
+
+// Update is one thing a [Stream] reports. Fields that do not apply to its
+// Type are zero.
+type Update struct {
+	// Type says what the update reports.
+	Type UpdateType
+	// TaskID and ContextID are the A2A context of the update ("" before
+	// any event named them).
+	TaskID    a2a.TaskID
+	ContextID string
+	// Timestamp is the status timestamp of the event when it has one,
+	// otherwise the time the event was received.
+	Timestamp time.Time
+	// State is the task's state after the update (canonical A2A 1.0 names).
+	State a2a.TaskState
+	// Reading is the envelope or text fallback of an UpdateProgress.
+	Reading envelope.Reading
+	// Change is what the merge did with Reading (UpdateProgress), or the
+	// seal op of a settling UpdateState (in Change.Op).
+	Change merge.Change
+	// Backfill reports an UpdateProgress recovered from a Task's history
+	// or current status (a resubscription's snapshot, GetTask), not from a
+	// live event.
+	Backfill bool
+	// Event is the raw a2a-go event the update came from (nil for an
+	// UpdateReconnect). It is shared: do not modify it.
+	Event a2a.Event
+	// Attempt numbers the resume attempts of an UpdateReconnect.
+	Attempt int
+	// Err is the cause of an UpdateReconnect or the reason of an
+	// UpdateIgnored.
+	Err error
+}
+
+type mode int
+
+const (
+	modeSend mode = iota
+	modeFollow
+	modePoll
+)
+
+// Stream is one turn of one task: its updates as they arrive, then its
+// outcome and its merged view. It is a single pass: iterate it once, with
+// [Stream.Updates] or [Stream.Run]. [Stream.View] may be called from any
+// goroutine at any time; the other methods belong to the iterating one.
+type Stream struct {
+	c        *Client
+	ctx      context.Context
+	mode     mode
+	req      *a2a.SendMessageRequest
+	interval time.Duration
+	caps     merge.Caps
+
+	tracker *terminal.Tracker
+	// pending collects the readings of artifacts the progress seam routed
+	// away during one Observe call.
+	pending []pendingArtifact
+
+	mu        sync.Mutex // guards turn, taskID, contextID, finished, err
+	turn      *merge.Turn
+	taskID    a2a.TaskID
+	contextID string
+	finished  bool
+	err       error
+
+	state    a2a.TaskState // last state, canonical
+	settled  bool
+	attempts int
+	used     atomic.Bool
+}
+
+type pendingArtifact struct {
+	ev *a2a.TaskArtifactUpdateEvent
+	r  envelope.Reading
+}
+
+func (c *Client) newStream(ctx context.Context, m mode, taskID a2a.TaskID, req *a2a.SendMessageRequest, interval time.Duration) *Stream {
+	s := &Stream{c: c, ctx: ctx, mode: m, req: req, interval: interval, taskID: taskID}
+	s.caps = merge.DefaultCaps()
+	if c.cfg.capsSet {
+		s.caps = c.cfg.caps
+	}
+	var topts []terminal.Option
+	if f := c.cfg.artifact; f != nil {
+		// The one place where an artifact update is classified: the
+		// tracker asks for every update and every snapshot artifact, and
+		// keeps those that are progress out of the outcome.
+		topts = append(topts, terminal.WithProgressArtifact(func(ev *a2a.TaskArtifactUpdateEvent) bool {
+			r, ok := f(ev)
+			if ok {
+				s.pending = append(s.pending, pendingArtifact{ev, r})
+			}
+			return ok
+		}))
+	}
+	s.tracker = terminal.NewTracker(topts...)
+	if taskID != "" {
+		s.turn = merge.NewTurn(string(taskID), s.caps)
+	}
+	return s
+}
+
+// TaskID returns the task of the stream: the one followed or polled, or
+// for [Client.Send] the one the first event named ("" before it).
+func (s *Stream) TaskID() a2a.TaskID {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.taskID
+}
+
+// View returns a snapshot of the merged progress so far. It is safe to
+// call from any goroutine, during and after the iteration; each call
+// copies the view, so call it when you render, not per update.
+func (s *Stream) View() merge.View {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.turn == nil {
+		return merge.NewTurn(string(s.taskID), s.caps).View()
+	}
+	return s.turn.View()
+}
+
+// Updates returns the updates of the turn as they arrive. The sequence
+// ends after the settling UpdateState (terminal or interrupted state), or
+// with a non-nil error as its last element when the turn cannot be
+// brought to an end: an [*IncompleteError] (errors.Is [ErrIncomplete]),
+// or the context's error. A failed, rejected or canceled task is not a
+// stream error: the sequence ends normally and [Stream.Outcome] returns
+// the verdict.
+//
+// Breaking out of the loop stops the stream: the connection is closed and
+// no goroutine is left behind. The sequence can be iterated once; a second
+// iteration yields [ErrStreamUsed].
+func (s *Stream) Updates() iter.Seq2[Update, error] {
+	return func(yield func(Update, error) bool) {
+		if !s.used.CompareAndSwap(false, true) {
+			yield(Update{}, ErrStreamUsed)
+			return
+		}
+		stopped := false
+		emit := func(u Update) bool {
+			if !yield(u, nil) {
+				stopped = true
+				return false
+			}
+			return true
+		}
+		err := s.drive(emit)
+		if stopped {
+			err = errStopped
+		}
+		s.mu.Lock()
+		s.finished, s.err = true, err
+		s.mu.Unlock()
+		if err != nil && !stopped {
+			yield(Update{TaskID: s.TaskID(), State: s.state, Timestamp: time.Now()}, err)
+		}
+	}
+}
+
+// errStopped records that the consumer stopped the iteration.
+var errStopped = errors.New("client: the caller stopped the stream before the turn settled")
+
+// Run iterates the stream, calling fn for each update, and returns the
+// outcome — the callback style for orchestrators. An error from fn stops
+// the stream; Run returns it.
+func (s *Stream) Run(fn func(Update) error) (terminal.Outcome, error) {
+	var ferr error
+	for u, err := range s.Updates() {
+		if err != nil {
+			break
+		}
+		if ferr = fn(u); ferr != nil {
+			break
+		}
+	}
+	if ferr != nil {
+		o, _ := s.Outcome()
+		return o, ferr
+	}
+	return s.Outcome()
+}
+
+// Outcome returns the verdict of the turn once the iteration is over. It
+// comes from the terminal state only (package terminal): the reply for
+// completed, an Interrupt for input-required and auth-required, and a
+// *terminal.VerdictError for failed, rejected and canceled. When the turn
+// did not settle, it returns the stream's error — an [*IncompleteError],
+// the context's error, or, when the caller stopped the iteration early,
+// [ErrNotFinished] — never a success. Before the iteration ends it returns
+// [ErrNotFinished].
+func (s *Stream) Outcome() (terminal.Outcome, error) {
+	s.mu.Lock()
+	finished, err := s.finished, s.err
+	s.mu.Unlock()
+	o, terr := s.tracker.Outcome()
+	switch {
+	case !finished:
+		o.Err = ErrNotFinished
+		return o, ErrNotFinished
+	case s.settled:
+		return o, terr
+	case errors.Is(err, errStopped):
+		o.Err = ErrNotFinished
+		return o, ErrNotFinished
+	case err != nil:
+		o.Err = err
+		return o, err
+	}
+	// Unreachable: drive ends settled or with an error. Never a success.
+	o.Err = &IncompleteError{TaskID: o.TaskID, State: o.State, Err: terr}
+	return o, o.Err
+}

@@ -1,0 +1,201 @@
+package client
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	a2agrpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
+	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+)
+
+// streamingHTTPClient returns the client the transports use: a copy of hc
+// (or of a zero client) whose whole-request Timeout is removed — every
+// stream would die at it (NOTES: the 3-minute trap) — and whose Transport
+// reports received bytes to the watchdog of the request's context. It also
+// returns the removed Timeout, which non-streaming calls get back as a
+// deadline.
+func streamingHTTPClient(hc *http.Client) (*http.Client, time.Duration) {
+	var c http.Client
+	if hc != nil {
+		c = *hc
+	}
+	removed := c.Timeout
+	c.Timeout = 0
+	base := c.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	c.Transport = &watchTransport{base: base}
+	return &c, removed
+}
+
+// factoryOptions registers every transport a2a-go offers, for both
+// protocol versions, on the given HTTP client and gRPC dial options.
+func factoryOptions(hc *http.Client, grpcOpts []grpc.DialOption) []a2aclient.FactoryOption {
+	if len(grpcOpts) == 0 {
+		// grpc.NewClient refuses to dial without credentials; TLS with the
+		// system roots is the safe default.
+		grpcOpts = []grpc.DialOption{grpc.WithTransportCredentials(credentials.NewClientTLSFromCert(nil, ""))}
+	}
+	return []a2aclient.FactoryOption{
+		// a2aclient's defaults would build JSON-RPC and REST on a client
+		// with Timeout: 3m; ours replace them (same keys).
+		a2aclient.WithJSONRPCTransport(hc),
+		a2aclient.WithRESTTransport(hc),
+		a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{Client: hc}),
+		a2av0.WithRESTTransport(a2av0.RESTTransportConfig{Client: hc}),
+		a2agrpc.WithGRPCTransport(grpcOpts...),
+		a2agrpcv0.WithGRPCTransport(grpcOpts...),
+	}
+}
+
+// parseCard reads a v1.0 card with a2a-go's own parser and, when that
+// finds no supportedInterfaces (a v0.3 card: url, preferredTransport,
+// additionalInterfaces), with the a2acompat parser. The compat parser
+// would read most v1.0 cards too, but through a v0.3 shape; a v1.0 card is
+// read exactly as a2a-go reads it.
+func parseCard(body []byte) (*a2a.AgentCard, error) {
+	card, err := agentcard.DefaultCardParser(body)
+	if err == nil && len(card.SupportedInterfaces) > 0 {
+		return card, nil
+	}
+	compat, cerr := a2av0.NewAgentCardParser()(body)
+	if cerr != nil {
+		if err != nil {
+			return nil, err
+		}
+		return nil, cerr
+	}
+	return compat, nil
+}
+
+// grpcTarget turns "http://host:port" into the "host:port" grpc.NewClient
+// expects; other strings are returned unchanged.
+func grpcTarget(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return raw
+	}
+	return u.Host
+}
+
+// watchdog cancels a call's context when nothing has arrived for d. Each
+// received chunk (or event) only stores a timestamp; the timer re-arms
+// itself for the remaining time, so the hot path costs one atomic store.
+type watchdog struct {
+	d      time.Duration
+	cancel context.CancelFunc
+	last   atomic.Int64 // unix nanos of the last activity
+	fired  atomic.Bool
+	busy   atomic.Bool // the consumer holds the event: not the peer's silence
+
+	mu      sync.Mutex
+	t       *time.Timer
+	stopped bool
+}
+
+type watchdogKey struct{}
+
+// withWatchdog returns a context canceled by cancel or by the watchdog,
+// and the watchdog (nil when d ≤ 0). The caller must call stop.
+func withWatchdog(ctx context.Context, d time.Duration) (context.Context, *watchdog, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	if d <= 0 {
+		return ctx, nil, cancel
+	}
+	w := &watchdog{d: d, cancel: cancel}
+	w.kick()
+	w.t = time.AfterFunc(d, w.check)
+	ctx = context.WithValue(ctx, watchdogKey{}, w)
+	return ctx, w, func() { w.stop(); cancel() }
+}
+
+func (w *watchdog) kick() {
+	if w != nil {
+		w.last.Store(time.Now().UnixNano())
+	}
+}
+
+// pause suspends the watchdog while the consumer handles an event.
+func (w *watchdog) pause() {
+	if w != nil {
+		w.busy.Store(true)
+	}
+}
+
+// resume restarts the silence count after pause.
+func (w *watchdog) resume() {
+	if w != nil {
+		w.kick()
+		w.busy.Store(false)
+	}
+}
+
+func (w *watchdog) check() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped {
+		return
+	}
+	idle := time.Duration(time.Now().UnixNano() - w.last.Load())
+	if w.busy.Load() {
+		idle = 0
+	}
+	if idle < w.d {
+		w.t.Reset(w.d - idle)
+		return
+	}
+	w.fired.Store(true)
+	w.cancel()
+}
+
+func (w *watchdog) stop() {
+	w.mu.Lock()
+	w.stopped = true
+	w.t.Stop()
+	w.mu.Unlock()
+}
+
+// Fired reports whether the watchdog canceled the call.
+func (w *watchdog) Fired() bool { return w != nil && w.fired.Load() }
+
+// watchTransport wraps response bodies so that every read that returns
+// bytes kicks the watchdog of the request's context: SSE keep-alive
+// comments, which a2a-go's parser swallows, keep a quiet stream alive.
+type watchTransport struct{ base http.RoundTripper }
+
+func (t *watchTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err != nil || resp == nil || resp.Body == nil {
+		return resp, err
+	}
+	if w, ok := req.Context().Value(watchdogKey{}).(*watchdog); ok {
+		w.kick()
+		resp.Body = &watchedBody{ReadCloser: resp.Body, w: w}
+	}
+	return resp, nil
+}
+
+type watchedBody struct {
+	io.ReadCloser
+	w *watchdog
+}
+
+func (b *watchedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.w.kick()
+	}
+	return n, err
+}
