@@ -26,17 +26,18 @@ var errStopped = errors.New("callee: execution stopped")
 // executor is the a2asrv.AgentExecutor that plays scripts.
 type executor struct{ s *Server }
 
-var _ a2asrv.AgentExecutor = executor{}
+var (
+	_ a2asrv.AgentExecutor         = executor{}
+	_ a2asrv.AgentExecutionCleaner = executor{}
+)
 
 // Execute plays the script named by the message text.
 func (x executor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
-		done, ok := x.s.track()
-		if !ok {
-			yield(nil, errors.New("callee: server is closing"))
+		if !x.s.track(ec) {
+			yield(nil, errClosing)
 			return
 		}
-		defer done()
 		x.play(ctx, ec, x.s.script(envelope.MessageText(ec.Message)), yield)
 	}
 }
@@ -106,6 +107,13 @@ func (x executor) play(ctx context.Context, ec *a2asrv.ExecutorContext, sc Scrip
 		// has closed the streams. Hold the task there until the end.
 		fail(x.s.park(ctx))
 	}
+}
+
+// Cleanup implements a2asrv.AgentExecutionCleaner. a2asrv calls it once
+// the execution's events have all been processed and broadcast, which is
+// the moment Close may tear the queues down.
+func (x executor) Cleanup(_ context.Context, ec *a2asrv.ExecutorContext, _ a2a.SendMessageResult, _ error) {
+	x.s.untrack(ec)
 }
 
 // Cancel answers a CancelTask with the canceled state.

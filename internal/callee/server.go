@@ -44,6 +44,7 @@ type Server struct {
 	grpcSrv  map[a2a.ProtocolVersion]*grpc.Server
 	grpcAddr map[a2a.ProtocolVersion]string
 	serving  sync.WaitGroup
+	queues   *queueManager
 
 	mu       sync.Mutex
 	scripts  map[string]Script
@@ -53,7 +54,9 @@ type Server struct {
 	cuts     []cutPlan
 	closed   bool
 	closing  chan struct{}
-	running  sync.WaitGroup
+	// running counts the executions between track and untrack.
+	running    sync.WaitGroup
+	executions map[*a2asrv.ExecutorContext]bool
 }
 
 // A ServerOption configures [Start].
@@ -93,20 +96,22 @@ func Start(opts ...ServerOption) (*Server, error) {
 		o(&cfg)
 	}
 	s := &Server{
-		scripts:  map[string]Script{RealisticName: Realistic()},
-		fallback: Realistic(),
-		gates:    make(map[string]chan struct{}),
-		silent:   make(map[a2a.TaskID]bool),
-		closing:  make(chan struct{}),
-		grpcSrv:  make(map[a2a.ProtocolVersion]*grpc.Server),
-		grpcAddr: make(map[a2a.ProtocolVersion]string),
+		scripts:    map[string]Script{RealisticName: Realistic()},
+		fallback:   Realistic(),
+		gates:      make(map[string]chan struct{}),
+		silent:     make(map[a2a.TaskID]bool),
+		closing:    make(chan struct{}),
+		executions: make(map[*a2asrv.ExecutorContext]bool),
+		grpcSrv:    make(map[a2a.ProtocolVersion]*grpc.Server),
+		grpcAddr:   make(map[a2a.ProtocolVersion]string),
+		queues:     newQueueManager(),
 	}
 
 	var store taskstore.Store = taskstore.NewInMemory(nil)
 	if cfg.historyLimit > 0 {
 		store = boundedStore{Store: store, keep: cfg.historyLimit}
 	}
-	hopts := append([]a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(store), a2asrv.WithLogger(cfg.logger)}, cfg.handlerOpts...)
+	hopts := append([]a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(store), a2asrv.WithEventQueueManager(s.queues), a2asrv.WithLogger(cfg.logger)}, cfg.handlerOpts...)
 	handler := streamFilter{RequestHandler: a2asrv.NewHandler(executor{s: s}, hopts...), s: s}
 
 	var lns []net.Listener
@@ -198,6 +203,7 @@ func (s *Server) Close() error {
 		}
 	}
 	s.serving.Wait()
+	err = errors.Join(err, s.queues.destroyAll(ctx))
 	if err != nil {
 		return fmt.Errorf("callee: close: %w", err)
 	}
@@ -362,16 +368,27 @@ func (s *Server) script(name string) Script {
 	return s.fallback
 }
 
-// track registers a running execution, so that Close can wait for it. It
+// track registers a running execution, so that Close can wait for it
+// until a2asrv has finished with it ([Server.untrack], from Cleanup). It
 // fails once the server is closing.
-func (s *Server) track() (done func(), ok bool) {
+func (s *Server) track(ec *a2asrv.ExecutorContext) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return nil, false
+		return false
 	}
+	s.executions[ec] = true
 	s.running.Add(1)
-	return s.running.Done, true
+	return true
+}
+
+func (s *Server) untrack(ec *a2asrv.ExecutorContext) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.executions[ec] {
+		delete(s.executions, ec)
+		s.running.Done()
+	}
 }
 
 // gate returns the channel of a gate, closed once released.

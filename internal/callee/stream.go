@@ -22,6 +22,11 @@ import (
 //   - auth-required: a2asrv does not end the execution there, so the filter
 //     ends the stream right after that status (A2A 1.0: a stream closes at
 //     an interrupted state).
+//   - A snapshot (a Task event) in a settled state ends the stream too.
+//     a2asrv only does that for terminal states: a SubscribeToTask that
+//     lands on an input-required task while a2asrv is still tearing the
+//     execution down can otherwise hang forever (it reads a queue that was
+//     already destroyed and is recreated empty).
 type streamFilter struct {
 	a2asrv.RequestHandler
 	s *Server
@@ -57,7 +62,7 @@ func (s *Server) filter(events iter.Seq2[a2a.Event, error]) iter.Seq2[a2a.Event,
 					return
 				}
 				st := e.Status
-				if st.State == a2a.TaskStateAuthRequired ||
+				if st.State.Terminal() || st.State == a2a.TaskStateInputRequired || st.State == a2a.TaskStateAuthRequired ||
 					st.State == a2a.TaskStateWorking && st.Message == nil && s.isSilent(e.ID) {
 					return
 				}
