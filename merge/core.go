@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"math"
 	"slices"
 
 	"github.com/tfrs/a2a-progress/envelope"
@@ -150,12 +151,12 @@ func (c *core) apply(b Block, place bool) Change {
 
 	ch := Change{Result: Applied, Late: late, Op: op}
 	if st != nil {
-		was := st.status(c.sealed)
+		was, wasTool := st.status(c.sealed), st.isTool
 		st.add(c, idx)
 		if st.isTool {
 			tc := st.summary(c.sealed)
 			ch.Tool = &tc
-			ch.ToolStatusChanged = tc.Status != was
+			ch.ToolStatusChanged = !wasTool || tc.Status != was
 		}
 	}
 	return ch
@@ -257,9 +258,5 @@ func missing(seqs []int64) int64 {
 // range.
 func between(seqs []int64, i, j int) int64 {
 	span := uint64(seqs[j]) - uint64(seqs[i])
-	n := span - uint64(j-i)
-	if n > 1<<62 {
-		return 1 << 62
-	}
-	return int64(n)
+	return int64(min(span-uint64(j-i), math.MaxInt64))
 }

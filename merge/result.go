@@ -57,6 +57,7 @@ type Change struct {
 	// Its Output, Truncated and Gaps are left empty: they are assembled
 	// only by View, so that a flood of chunks costs O(1) per chunk.
 	Tool *ToolCall
-	// ToolStatusChanged is true when the block changed Tool.Status.
+	// ToolStatusChanged is true when the block made Tool appear or changed
+	// its Status.
 	ToolStatusChanged bool
 }
