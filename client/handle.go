@@ -66,7 +66,9 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 			}
 		}
 	case *a2a.Task:
-		if !s.backfill(base, e, emit) {
+		u := base
+		u.Type = UpdateSnapshot
+		if !emit(u) || !s.backfill(base, e, emit) {
 			return false
 		}
 	case *a2a.TaskArtifactUpdateEvent:

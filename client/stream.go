@@ -41,6 +41,11 @@ const (
 	// UpdateIgnored: a diagnostic. An event the turn cannot use — another
 	// task's, or one after a terminal state; Err says why.
 	UpdateIgnored
+	// UpdateSnapshot: a Task arrived whole — the first event of a send or
+	// a subscription (after a cut: the stream is live again), a GetTask
+	// result, a poll. Event is the *a2a.Task; the envelopes of its history
+	// that were new follow as UpdateProgress with Backfill set.
+	UpdateSnapshot
 )
 
 // String returns the lower-case name of t ("progress", "state", …).
@@ -58,6 +63,8 @@ func (t UpdateType) String() string {
 		return "reconnect"
 	case UpdateIgnored:
 		return "ignored"
+	case UpdateSnapshot:
+		return "snapshot"
 	}
 	return "unknown"
 }
