@@ -9,6 +9,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	grpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
 	grpcv1 "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
@@ -148,4 +149,12 @@ func taskID(t *testing.T, events []a2a.Event) a2a.TaskID {
 		t.Fatal("no events")
 	}
 	return events[0].TaskInfo().TaskID
+}
+
+// agentcardResolver reads v1.0 cards, or v0.3 ones with the a2av0 parser.
+func agentcardResolver(v a2a.ProtocolVersion) agentcard.Resolver {
+	if v == V0 {
+		return agentcard.Resolver{CardParser: a2av0.NewAgentCardParser()}
+	}
+	return agentcard.Resolver{}
 }
