@@ -96,7 +96,8 @@ func place(b *Block) (int64, int) {
 
 // valid reports whether b is something the envelope package can produce.
 func (b *Block) valid() bool {
-	if !b.Kind.Valid() || !b.Status.Valid() || b.Payload == nil || b.Payload.Kind() != b.Kind {
+	e := envelope.Envelope{V: envelope.Version, Kind: b.Kind, Status: b.Status, Payload: b.Payload}
+	if e.Validate() != nil {
 		return false
 	}
 	switch b.Source {
