@@ -207,5 +207,7 @@ func rawEnvelopeMessage(e envelope.Envelope, text string) *a2a.Message {
 	}
 	p := a2a.NewTextPart(text)
 	p.Metadata = map[string]any{envelope.MetadataKey: string(b)}
-	return a2a.NewMessage(a2a.MessageRoleAgent, p)
+	// No messageId: the executor gives each execution its own, and the
+	// script stays deterministic.
+	return &a2a.Message{Role: a2a.MessageRoleAgent, Parts: a2a.ContentParts{p}}
 }
