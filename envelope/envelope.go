@@ -154,7 +154,8 @@ type Envelope struct {
 	Seq int64
 	// Status is running, done or aborted.
 	Status Status
-	// Payload is the per-kind payload.
+	// Payload is the per-kind payload, a value of the type that matches
+	// Kind (ToolCall, not *ToolCall).
 	Payload Payload
 }
 

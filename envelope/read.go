@@ -143,7 +143,8 @@ func FromMessage(m *a2a.Message) Reading {
 }
 
 // MessageText joins the text parts of m with "\n" (what a pre-upgrade
-// caller displays). It returns "" for a nil message.
+// caller displays); an empty text part keeps its place, other parts and nil
+// parts are skipped. It returns "" for a nil message.
 func MessageText(m *a2a.Message) string {
 	if m == nil {
 		return ""

@@ -10,7 +10,8 @@ import (
 )
 
 // Marshal validates e and returns its wire form: the JSON text that goes,
-// as a string, under metadata["tfrs"].
+// as a string, under metadata["tfrs"]. As with encoding/json, bytes of a
+// string that are not valid UTF-8 are written as U+FFFD.
 func Marshal(e Envelope) (string, error) {
 	b, err := json.Marshal(e)
 	if err != nil {
