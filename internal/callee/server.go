@@ -253,9 +253,13 @@ func (s *Server) Release(gate string) {
 // Over HTTP (JSON-RPC, REST) an abrupt cut hijacks the connection and
 // closes it mid-body (a2a-go clients see "unexpected EOF"); a clean cut
 // ends the response properly, so the caller's loop just ends with no
-// error. Over gRPC an abrupt cut ends the RPC with codes.Unavailable, a
-// clean one with OK. Either way the execution goes on server-side (a2asrv
-// detaches it from the request), so the caller can resubscribe.
+// error. Over gRPC an abrupt cut ends the RPC with codes.Unavailable (the
+// a2a-go client yields an *a2a.Error "callee: stream cut"), a clean one
+// with OK. Either way the execution goes on server-side (a2asrv detaches
+// it from the request), so the caller can resubscribe.
+//
+// Cuts are server-wide: a test that arms one should not share the server
+// with tests that stream concurrently.
 func (s *Server) CutAfter(k int, abrupt bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
