@@ -11,6 +11,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/internal/callee"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/terminal"
 )
 
 // reference runs sc uncut over JSON-RPC 1.0 and returns what a caller
@@ -166,7 +167,16 @@ func checkSame(t *testing.T, want, got result, opts cmp.Options) {
 	if d := cmp.Diff(want.out, got.out, outcomeOpts); d != "" {
 		t.Errorf("outcome (-uncut +this):\n%s", d)
 	}
-	if fmt.Sprint(want.outErr) != fmt.Sprint(got.outErr) {
+	if verdict(want.outErr) != verdict(got.outErr) {
 		t.Errorf("outcome error = %v, want %v", got.outErr, want.outErr)
 	}
+}
+
+// verdict describes an outcome error without its task id.
+func verdict(err error) string {
+	var ve *terminal.VerdictError
+	if errors.As(err, &ve) {
+		return fmt.Sprintf("verdict %s: %s", ve.State, ve.Reason)
+	}
+	return fmt.Sprint(err)
 }

@@ -44,8 +44,9 @@ func (s *Stream) drive(emit emitFunc) error {
 	}
 	if s.TaskID() == "" {
 		// No event named a task: there is nothing to resume, and the
-		// message must not be sent again.
-		if res.events == 0 && !errors.Is(res.err, errCleanClose) && !errors.Is(res.err, errIdle) {
+		// message must not be sent again. An A2A error is the agent's
+		// refusal; anything else leaves the message's fate unknown.
+		if res.events == 0 && refused(res.err) {
 			return fmt.Errorf("client: send: %w", res.err)
 		}
 		return &IncompleteError{Err: res.err}
@@ -260,4 +261,23 @@ func backoff(attempt int, base, max time.Duration) time.Duration {
 		return d
 	}
 	return half + rand.N(d-half+1)
+}
+
+// refusals are the A2A errors with which an agent turns a request down.
+var refusals = []error{
+	a2a.ErrParseError, a2a.ErrInvalidRequest, a2a.ErrMethodNotFound, a2a.ErrInvalidParams,
+	a2a.ErrTaskNotFound, a2a.ErrUnsupportedOperation, a2a.ErrUnsupportedContentType,
+	a2a.ErrVersionNotSupported, a2a.ErrUnauthenticated, a2a.ErrUnauthorized,
+	a2a.ErrExtensionSupportRequired, a2a.ErrPushNotificationNotSupported,
+}
+
+// refused reports whether err is the agent's answer, not a transport
+// failure.
+func refused(err error) bool {
+	for _, r := range refusals {
+		if errors.Is(err, r) {
+			return true
+		}
+	}
+	return false
 }

@@ -127,6 +127,7 @@ var cutViewOpts = cmp.Options{cmpopts.IgnoreFields(merge.View{}, "Task"), cmpopt
 // outcomeOpts compares outcomes of different runs: ids and shared pointers differ.
 var outcomeOpts = cmp.Options{
 	cmpopts.IgnoreFields(terminal.Outcome{}, "TaskID", "ContextID", "Message", "Err"),
+	cmpopts.IgnoreFields(terminal.Interrupt{}, "Message"),
 	cmpopts.IgnoreFields(a2a.Artifact{}, "ID"),
 	cmpopts.EquateEmpty(),
 }
