@@ -666,34 +666,35 @@ func (w *wire) build() (Envelope, bool, error) {
 }
 
 func (w *wire) buildPayload(k Kind) (Payload, error) {
+	// Field names are whole literals: building "payload."+name on every
+	// call cost three allocations per envelope.
 	req := func(name string, f field) error {
 		if f.state == absent {
-			return fieldError("payload."+name, "required for kind "+string(k))
+			return fieldError(name, "required for kind "+string(k))
 		}
-		return stringError("payload."+name, f, true)
+		return stringError(name, f, true)
 	}
-	opt := func(name string, f field) error { return stringError("payload."+name, f, false) }
 	var p Payload
 	var err error
 	switch k {
 	case KindThinking:
-		err = req("text", w.text)
+		err = req("payload.text", w.text)
 		p = Thinking{Text: w.text.s}
 	case KindText:
-		err = req("text", w.text)
+		err = req("payload.text", w.text)
 		p = Text{Text: w.text.s}
 	case KindError:
-		err = req("message", w.message)
+		err = req("payload.message", w.message)
 		p = ErrorPayload{Message: w.message.s}
 	case KindToolCall:
-		if err = req("tool", w.tool); err == nil {
-			err = opt("tool_call_id", w.toolCallID)
+		if err = req("payload.tool", w.tool); err == nil {
+			err = stringError("payload.tool_call_id", w.toolCallID, false)
 		}
 		p = ToolCall{Tool: w.tool.s, ToolCallID: w.toolCallID.s}
 	case KindToolOutputAppend:
-		if err = req("tool", w.tool); err == nil {
-			if err = req("chunk", w.chunk); err == nil {
-				err = opt("tool_call_id", w.toolCallID)
+		if err = req("payload.tool", w.tool); err == nil {
+			if err = req("payload.chunk", w.chunk); err == nil {
+				err = stringError("payload.tool_call_id", w.toolCallID, false)
 			}
 		}
 		p = ToolOutputAppend{Tool: w.tool.s, Chunk: w.chunk.s, ToolCallID: w.toolCallID.s}
