@@ -97,7 +97,7 @@ func place(b *Block) (int64, int) {
 // valid reports whether b is something the envelope package can produce.
 func (b *Block) valid() bool {
 	e := envelope.Envelope{V: envelope.Version, Kind: b.Kind, Status: b.Status, Payload: b.Payload}
-	if e.Validate() != nil {
+	if e.Validate() != nil || b.Truncated < 0 || b.Truncated > envelope.MaxEnvelopeBytes {
 		return false
 	}
 	switch b.Source {

@@ -86,8 +86,8 @@ func TestCaps(t *testing.T) {
 		},
 		{
 			// The evicted text is gone, so a copy of an evicted chunk is
-			// compared by tool, tool_call_id and length: "AAAA\n" passes
-			// for a duplicate, "AAA\n" is a conflict.
+			// compared by status and length: "AAAA\n" passes for a
+			// duplicate, "AAA\n" is a conflict.
 			name: "MaxOutputBytes: a late chunk older than the window only adds to Truncated",
 			caps: Caps{MaxOutputBytes: 5},
 			in: []envelope.Reading{run("c1", 2, chunk("t", "bbbb\n")), run("c1", 3, chunk("t", "cccc\n")),
@@ -169,8 +169,8 @@ func TestOutputCapBoundsMemory(t *testing.T) {
 		t.Errorf("%d chunks retained, want at most 5 (4 KiB window of 1 KiB chunks)", len(st.heap))
 	}
 	held := 0
-	for _, r := range turn.recs {
-		if r.b.Payload != nil {
+	for i := range int32(turn.recs.n) {
+		if turn.recs.at(i).payload != nil {
 			held++
 		}
 	}

@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"cmp"
 	"math"
 	"slices"
 
@@ -16,28 +17,35 @@ type core struct {
 	caps   Caps
 	sealed bool
 
-	// recs holds every applied block in arrival order; indices are stable.
-	recs []rec
-	// bySeq and byID are the identity set: bySeq maps a seq to the first
-	// rec with it (recs with the same seq and another streamKey are chained
-	// through rec.next), byID a fallback's ID to its rec. Both hold applied
-	// blocks only, so Caps.MaxBlocks bounds them.
-	bySeq map[int64]int32
-	byID  map[string]int32
+	// recs holds the applied envelopes, fbs the applied fallbacks, each in
+	// arrival order; indices are stable. A ref names either: i >= 0 is
+	// recs.at(i), i < 0 is fbs[^i].
+	recs recs
+	fbs  []Block
 
-	// order lists the recs shown in View.Blocks (all but chunks). It is in
+	// The identity set, split so that the common case costs no hashing: an
+	// envelope that arrives in order (seq >= every seq before it) is
+	// appended to inOrder, which is therefore sorted by seq and searched by
+	// bisection; a late one goes into late, which maps a seq to the last
+	// late rec with it (others with that seq are chained through rec.next).
+	// byID maps a fallback's ID to its ref. All hold applied blocks only,
+	// so Caps.MaxBlocks bounds them.
+	inOrder []int32
+	late    map[int64]int32
+	byID    map[string]int32
+
+	// order lists the refs shown in View.Blocks (all but chunks). It is in
 	// view order while sorted is true; an out-of-order append clears sorted
 	// and View sorts it once, in place.
 	order  []int32
 	sorted bool
 
-	// seqs holds each applied seq once; sorted like order.
-	seqs       []int64
-	seqsSorted bool
-	hasSeq     bool
-	maxSeq     int64
-
-	fallbacks int64 // fallbacks applied: the ordinal source
+	// seqs holds each seq of the first seqsOf recs once, sorted: the gap
+	// counts need it, so View brings it up to date, off the hot path.
+	seqs   []int64
+	seqsOf int
+	hasSeq bool
+	maxSeq int64
 
 	streams []*stream
 	byKey   map[string]int32
@@ -45,28 +53,55 @@ type core struct {
 	counters Counters
 }
 
-// rec is one applied block.
+// rec is one applied envelope, kept compact: it is the bulk of a turn's
+// memory and of the per-event cost.
 type rec struct {
-	b    Block
-	next int32 // next rec with the same seq, or -1
-	// For a chunk: its size, and whether the output cap evicted its text
-	// (then b.Payload is nil and tool/callID keep what a duplicate is
-	// compared with).
-	size    int32
-	evicted bool
-	tool    string
-	callID  string
+	payload  envelope.Payload // nil once the output cap evicted a chunk's text
+	key      string           // streamKey
+	seq      int64
+	next     int32 // for a late rec, the late rec before it with the same seq, or -1
+	n        int32 // a chunk's size; for other kinds the bytes cut by MaxTextBytes
+	status   envelope.Status
+	chunk    bool
+	overSoft bool
+}
+
+// recs is a list of recs stored in pages, so that growing it never copies
+// what it holds (a plain slice grown by append copies each element about
+// five times over its life).
+type recs struct {
+	pages [][]rec
+	n     int
+}
+
+const pageBits = 9 // 512 recs, 28 KiB a page
+
+func (rs *recs) at(i int32) *rec { return &rs.pages[i>>pageBits][i&(1<<pageBits-1)] }
+
+func (rs *recs) add(r rec) {
+	last := len(rs.pages) - 1
+	if last < 0 || len(rs.pages[last]) == 1<<pageBits {
+		// The first page grows from small, for the many short turns; the
+		// next ones are allocated whole.
+		size := 1 << pageBits
+		if last < 0 {
+			size = 16
+		}
+		rs.pages = append(rs.pages, make([]rec, 0, size))
+		last++
+	}
+	rs.pages[last] = append(rs.pages[last], r)
+	rs.n++
 }
 
 func newCore(task string, caps Caps) core {
 	return core{
-		task:       task,
-		caps:       caps.withDefaults(),
-		bySeq:      make(map[int64]int32),
-		byID:       make(map[string]int32),
-		byKey:      make(map[string]int32),
-		sorted:     true,
-		seqsSorted: true,
+		task:   task,
+		caps:   caps.withDefaults(),
+		late:   make(map[int64]int32),
+		byID:   make(map[string]int32),
+		byKey:  make(map[string]int32),
+		sorted: true,
 	}
 }
 
@@ -80,20 +115,16 @@ func (c *core) apply(b Block, place bool) Change {
 	b.capText(c.caps.MaxTextBytes)
 	// Identity first: a duplicate of an applied block is a duplicate even
 	// when a cap is full.
-	var chain int32 = -1
 	if b.Source == SourceFallback {
 		if i, ok := c.byID[b.Key.ID]; ok {
-			return c.duplicate(i, &b)
+			return c.duplicate(c.fbs[^i].Payload == b.Payload && c.fbs[^i].Reason == b.Reason)
 		}
-	} else if i, ok := c.bySeq[b.Key.Seq]; ok {
-		chain = i
-		for j := i; j >= 0; j = c.recs[j].next {
-			if c.recs[j].b.Key.StreamKey == b.Key.StreamKey {
-				return c.duplicate(j, &b)
-			}
+	} else if c.hasSeq && b.Key.Seq <= c.maxSeq {
+		if r := c.lookup(b.Key.Seq, b.Key.StreamKey); r != nil {
+			return c.duplicate(r.same(&b))
 		}
 	}
-	if len(c.recs) >= c.caps.MaxBlocks || b.identTooLong() {
+	if c.recs.n+len(c.fbs) >= c.caps.MaxBlocks || b.identTooLong() {
 		c.counters.DroppedByCap++
 		return Change{Result: DroppedCap}
 	}
@@ -105,66 +136,96 @@ func (c *core) apply(b Block, place bool) Change {
 		}
 	}
 
-	idx := int32(len(c.recs))
-	late := false
+	ch := Change{Result: Applied}
+	var ref int32
 	if b.Source == SourceFallback {
 		if place {
-			b.Anchored, b.After, b.Ordinal = c.hasSeq, c.maxSeq, c.fallbacks+1
+			b.Anchored, b.After, b.Ordinal = c.hasSeq, c.maxSeq, int64(len(c.fbs))+1
 		}
-		c.fallbacks++
-		c.byID[b.Key.ID] = idx
+		ref = ^int32(len(c.fbs))
+		c.fbs = append(c.fbs, b)
+		c.byID[b.Key.ID] = ref
 		if c.counters.Fallbacks == nil {
 			c.counters.Fallbacks = make(map[envelope.Reason]int64)
 		}
 		c.counters.Fallbacks[b.Reason]++
 	} else {
 		seq := b.Key.Seq
-		late = c.hasSeq && seq < c.maxSeq
-		if late {
+		if c.hasSeq && seq < c.maxSeq {
+			ch.Late = true
 			c.counters.Late++
 		}
 		if !c.hasSeq || seq > c.maxSeq {
 			c.hasSeq, c.maxSeq = true, seq
 		}
-		if chain < 0 {
-			if len(c.seqs) > 0 && seq < c.seqs[len(c.seqs)-1] {
-				c.seqsSorted = false
-			}
-			c.seqs = append(c.seqs, seq)
+		ref = int32(c.recs.n)
+		r := rec{payload: b.Payload, key: b.Key.StreamKey, seq: seq, next: -1, n: int32(b.Truncated),
+			status: b.Status, overSoft: b.OverSoftLimit}
+		if p, ok := b.Payload.(envelope.ToolOutputAppend); ok {
+			r.chunk, r.n = true, int32(len(p.Chunk))
 		}
-		// The new rec heads the chain of recs with this seq.
-		c.bySeq[seq] = idx
+		if ch.Late {
+			if head, ok := c.late[seq]; ok {
+				r.next = head
+			}
+			c.late[seq] = ref
+		} else {
+			c.inOrder = append(c.inOrder, ref)
+		}
+		c.recs.add(r)
 	}
-
-	op := Op{Type: OpBlock, Task: c.task, Block: b}
-	r := rec{b: b, next: chain}
-	if p, ok := b.Payload.(envelope.ToolOutputAppend); ok {
-		r.size = int32(len(p.Chunk))
-	} else {
-		if c.sorted && len(c.order) > 0 && comparePlace(&c.recs[c.order[len(c.order)-1]].b, &b) > 0 {
+	if b.Kind != envelope.KindToolOutputAppend {
+		if c.sorted && len(c.order) > 0 && c.compareRefBlock(c.order[len(c.order)-1], &b) > 0 {
 			c.sorted = false
 		}
-		c.order = append(c.order, idx)
+		c.order = append(c.order, ref)
 	}
-	c.recs = append(c.recs, r)
 	c.counters.Applied++
+	ch.Op = Op{Type: OpBlock, Task: c.task, Block: b}
 
-	ch := Change{Result: Applied, Late: late, Op: op}
 	if st != nil {
-		was, wasTool := st.status(c.sealed), st.isTool
-		st.add(c, idx)
+		was := st.last
+		st.add(c, ref)
 		if st.isTool {
-			tc := st.summary(c.sealed)
-			ch.Tool = &tc
-			ch.ToolStatusChanged = !wasTool || tc.Status != was
+			// Most blocks (chunks) leave the summary as it was: share it
+			// rather than allocate one per event.
+			if tc := st.summary(c.sealed); was == nil || tc != *was {
+				st.last = new(ToolCall)
+				*st.last = tc
+			}
+			ch.Tool = st.last
+			ch.ToolStatusChanged = was == nil || was.Status != st.last.Status
 		}
 	}
 	return ch
 }
 
-// duplicate reports a second arrival of rec i's identity.
-func (c *core) duplicate(i int32, b *Block) Change {
-	if c.recs[i].same(b) {
+// lookup returns the applied envelope (seq, key), or nil.
+func (c *core) lookup(seq int64, key string) *rec {
+	i, _ := slices.BinarySearchFunc(c.inOrder, seq, func(ref int32, seq int64) int {
+		return cmp.Compare(c.recs.at(ref).seq, seq)
+	})
+	for ; i < len(c.inOrder); i++ {
+		r := c.recs.at(c.inOrder[i])
+		if r.seq != seq {
+			break
+		}
+		if r.key == key {
+			return r
+		}
+	}
+	head, ok := c.late[seq]
+	for j := head; ok && j >= 0; j = c.recs.at(j).next {
+		if r := c.recs.at(j); r.key == key {
+			return r
+		}
+	}
+	return nil
+}
+
+// duplicate reports a second arrival of an applied identity.
+func (c *core) duplicate(same bool) Change {
+	if same {
 		c.counters.Duplicates++
 		return Change{Result: Duplicate}
 	}
@@ -172,18 +233,50 @@ func (c *core) duplicate(i int32, b *Block) Change {
 	return Change{Result: Conflict}
 }
 
-// same reports whether b has the content of r. The placement of a fallback
-// is not content: it depends on when the copy arrived.
+// same reports whether envelope b has the content of r.
 func (r *rec) same(b *Block) bool {
-	a := &r.b
-	if a.Kind != b.Kind || a.Status != b.Status || a.Reason != b.Reason {
+	if r.status != b.Status || r.overSoft != b.OverSoftLimit {
 		return false
 	}
-	if p, ok := b.Payload.(envelope.ToolOutputAppend); ok && r.evicted {
-		// The text is gone; compare what is left.
-		return p.Tool == r.tool && p.ToolCallID == r.callID && len(p.Chunk) == int(r.size)
+	if r.payload == nil {
+		// An evicted chunk: its text is gone, its size is what is left.
+		p, ok := b.Payload.(envelope.ToolOutputAppend)
+		return ok && len(p.Chunk) == int(r.n)
 	}
-	return a.Payload == b.Payload
+	return r.payload == b.Payload
+}
+
+// block returns the block a ref names.
+func (c *core) block(ref int32) Block {
+	if ref < 0 {
+		return c.fbs[^ref]
+	}
+	r := c.recs.at(ref)
+	b := Block{Key: Key{StreamKey: r.key, Seq: r.seq}, Status: r.status, Payload: r.payload,
+		Source: SourceEnvelope, OverSoftLimit: r.overSoft}
+	if r.chunk {
+		b.Kind = envelope.KindToolOutputAppend
+	} else {
+		b.Kind, b.Truncated = r.payload.Kind(), int64(r.n)
+	}
+	return b
+}
+
+// compareRefBlock orders the block of ref against b (see [Block]).
+func (c *core) compareRefBlock(ref int32, b *Block) int {
+	if ref < 0 {
+		return comparePlace(&c.fbs[^ref], b)
+	}
+	r := c.recs.at(ref)
+	return comparePlace(&Block{Key: Key{StreamKey: r.key, Seq: r.seq}, Source: SourceEnvelope}, b)
+}
+
+func (c *core) compareRefs(i, j int32) int {
+	if j < 0 {
+		return c.compareRefBlock(i, &c.fbs[^j])
+	}
+	r := c.recs.at(j)
+	return c.compareRefBlock(i, &Block{Key: Key{StreamKey: r.key, Seq: r.seq}, Source: SourceEnvelope})
 }
 
 // stream returns the tool state of key, creating it unless that would go
@@ -206,19 +299,23 @@ func (c *core) stream(key string) *stream {
 // in-order arrivals after it stay cheap.
 func (c *core) view() View {
 	if !c.sorted {
-		slices.SortFunc(c.order, func(i, j int32) int { return comparePlace(&c.recs[i].b, &c.recs[j].b) })
+		slices.SortFunc(c.order, c.compareRefs)
 		c.sorted = true
 	}
-	if !c.seqsSorted {
-		slices.Sort(c.seqs)
-		c.seqsSorted = true
+	if c.seqsOf < c.recs.n {
+		for i := int32(c.seqsOf); i < int32(c.recs.n); i++ {
+			c.seqs = append(c.seqs, c.recs.at(i).seq)
+		}
+		c.seqsOf = c.recs.n
+		slices.Sort(c.seqs) // mostly sorted already: cheap for pdqsort
+		c.seqs = slices.Compact(c.seqs)
 	}
 	v := View{Task: c.task, Sealed: c.sealed, Counters: c.counters.clone()}
 	v.Counters.Gaps = missing(c.seqs)
 	if len(c.order) > 0 {
 		v.Blocks = make([]Block, len(c.order))
-		for k, i := range c.order {
-			v.Blocks[k] = c.recs[i].b
+		for k, ref := range c.order {
+			v.Blocks[k] = c.block(ref)
 		}
 	}
 	for _, st := range c.streams {
@@ -226,21 +323,7 @@ func (c *core) view() View {
 			v.ToolCalls = append(v.ToolCalls, st.render(c))
 		}
 	}
-	slices.SortFunc(v.ToolCalls, func(a, b ToolCall) int {
-		if a.FirstSeq != b.FirstSeq {
-			if a.FirstSeq < b.FirstSeq {
-				return -1
-			}
-			return 1
-		}
-		if a.Key < b.Key {
-			return -1
-		}
-		if a.Key > b.Key {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(v.ToolCalls, func(a, b ToolCall) int { return compareSeqKey(a.FirstSeq, a.Key, b.FirstSeq, b.Key) })
 	return v
 }
 
@@ -254,8 +337,8 @@ func missing(seqs []int64) int64 {
 }
 
 // between counts the seqs absent strictly between seqs[i] and seqs[j]
-// (i < j). uint64 arithmetic keeps the span exact across the whole int64
-// range.
+// (i < j), saturating at MaxInt64. uint64 arithmetic keeps the span exact
+// across the whole int64 range.
 func between(seqs []int64, i, j int) int64 {
 	span := uint64(seqs[j]) - uint64(seqs[i])
 	return int64(min(span-uint64(j-i), math.MaxInt64))

@@ -54,8 +54,10 @@ type Change struct {
 	// Op is the op to forward to a front end; valid when Result is Applied.
 	Op Op
 	// Tool is the tool call the block touched, after the change, or nil.
-	// Its Output, Truncated and Gaps are left empty: they are assembled
-	// only by View, so that a flood of chunks costs O(1) per chunk.
+	// It is a summary: Output, Truncated, Gaps, Chunks and Bytes are left
+	// zero (View assembles them), so that a flood of chunks costs O(1) and
+	// no allocation per chunk. Changes that leave the summary as it was
+	// share one *ToolCall: read it, never modify it.
 	Tool *ToolCall
 	// ToolStatusChanged is true when the block made Tool appear or changed
 	// its Status.

@@ -57,13 +57,17 @@ type stream struct {
 	evicted  int64
 	chunks   int
 	bytes    int64
+
+	// last is the summary the latest Change reported; shared, never
+	// modified.
+	last *ToolCall
 }
 
-// add applies rec idx, a block with this stream's key.
+// add applies rec idx, an envelope with this stream's key.
 func (st *stream) add(c *core, idx int32) {
-	b := &c.recs[idx].b
-	seq, sk := b.Key.Seq, b.Key.StreamKey
-	switch p := b.Payload.(type) {
+	r := c.recs.at(idx)
+	seq, sk := r.seq, r.key
+	switch p := r.payload.(type) {
 	case envelope.ToolCall:
 		st.markTool(seq)
 		if !st.started || before(seq, sk, st.startSeq, st.startSK) {
@@ -80,8 +84,8 @@ func (st *stream) add(c *core, idx int32) {
 		st.push(c, idx)
 		st.evict(c)
 	}
-	if b.Status != envelope.StatusRunning && (!st.closed || before(seq, sk, st.closeSeq, st.closeSK)) {
-		st.closed, st.closeSeq, st.closeSK, st.closeSt = true, seq, sk, b.Status
+	if r.status != envelope.StatusRunning && (!st.closed || before(seq, sk, st.closeSeq, st.closeSK)) {
+		st.closed, st.closeSeq, st.closeSK, st.closeSt = true, seq, sk, r.status
 	}
 }
 
@@ -96,16 +100,14 @@ func (st *stream) markTool(seq int64) {
 func (st *stream) evict(c *core) {
 	max := int64(c.caps.MaxOutputBytes)
 	for len(st.heap) > 1 {
-		top := &c.recs[st.heap[0]]
-		if st.retained-int64(top.size) < max {
+		top := c.recs.at(st.heap[0])
+		if st.retained-int64(top.n) < max {
 			return
 		}
 		st.pop(c)
-		st.retained -= int64(top.size)
-		st.evicted += int64(top.size)
-		p := top.b.Payload.(envelope.ToolOutputAppend)
-		top.tool, top.callID, top.evicted = p.Tool, p.ToolCallID, true
-		top.b.Payload = nil // releases the chunk text
+		st.retained -= int64(top.n)
+		st.evicted += int64(top.n)
+		top.payload = nil // releases the chunk text
 	}
 }
 
@@ -119,9 +121,9 @@ func (st *stream) status(sealed bool) ToolStatus {
 	return ToolRunning
 }
 
-// summary is the tool call without its output.
+// summary is the tool call without what View assembles.
 func (st *stream) summary(sealed bool) ToolCall {
-	tc := ToolCall{Key: st.key, Status: st.status(sealed), Started: st.started, FirstSeq: st.first, Chunks: st.chunks, Bytes: st.bytes}
+	tc := ToolCall{Key: st.key, Status: st.status(sealed), Started: st.started, FirstSeq: st.first}
 	if st.started {
 		tc.Tool, tc.ToolCallID = st.startTool, st.startID
 	} else {
@@ -133,14 +135,14 @@ func (st *stream) summary(sealed bool) ToolCall {
 // render is the tool call with its output, assembled once per View.
 func (st *stream) render(c *core) ToolCall {
 	tc := st.summary(c.sealed)
-	tc.Truncated = st.evicted
+	tc.Chunks, tc.Bytes, tc.Truncated = st.chunks, st.bytes, st.evicted
 	if len(st.heap) == 0 {
 		return tc
 	}
 	idx := slices.Clone(st.heap)
 	slices.SortFunc(idx, func(i, j int32) int {
-		a, b := &c.recs[i].b.Key, &c.recs[j].b.Key
-		return compareSeqKey(a.Seq, a.StreamKey, b.Seq, b.StreamKey)
+		a, b := c.recs.at(i), c.recs.at(j)
+		return compareSeqKey(a.seq, a.key, b.seq, b.key)
 	})
 	// The cut lies inside the first retained chunk: the others alone are
 	// under the cap (see evict).
@@ -153,9 +155,9 @@ func (st *stream) render(c *core) ToolCall {
 	var sb strings.Builder
 	sb.Grow(int(st.retained - cut))
 	sb.WriteString(first)
-	prev := c.recs[idx[0]].b.Key.Seq
+	prev := c.recs.at(idx[0]).seq
 	for _, i := range idx[1:] {
-		seq := c.recs[i].b.Key.Seq
+		seq := c.recs.at(i).seq
 		if n := c.missingBetween(prev, seq); n > 0 {
 			if s := sb.String(); s != "" && s[len(s)-1] != '\n' {
 				sb.WriteByte('\n')
@@ -171,7 +173,7 @@ func (st *stream) render(c *core) ToolCall {
 }
 
 func chunkOf(c *core, i int32) string {
-	return c.recs[i].b.Payload.(envelope.ToolOutputAppend).Chunk
+	return c.recs.at(i).payload.(envelope.ToolOutputAppend).Chunk
 }
 
 // missingBetween counts the seqs the turn misses strictly between a and b,
@@ -186,8 +188,8 @@ func (c *core) missingBetween(a, b int64) int64 {
 }
 
 func (st *stream) less(c *core, i, j int32) bool {
-	a, b := &c.recs[i].b.Key, &c.recs[j].b.Key
-	return before(a.Seq, a.StreamKey, b.Seq, b.StreamKey)
+	a, b := c.recs.at(i), c.recs.at(j)
+	return before(a.seq, a.key, b.seq, b.key)
 }
 
 func (st *stream) push(c *core, idx int32) {

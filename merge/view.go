@@ -69,9 +69,10 @@ type ToolCall struct {
 	Truncated int64 `json:"truncated,omitempty"`
 	// Gaps counts the gap markers in Output. Only View fills it.
 	Gaps int `json:"gaps,omitempty"`
-	// Chunks counts the chunks applied to the call.
+	// Chunks counts the chunks applied to the call. Only View fills it.
 	Chunks int `json:"chunks"`
 	// Bytes counts the chunk bytes applied to the call, truncated or not.
+	// Only View fills it.
 	Bytes int64 `json:"bytes"`
 }
 
