@@ -1,0 +1,151 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/merge"
+)
+
+// agent starts the reference callee; a real caller has an agent URL.
+func agent() (*callee.Server, string) {
+	s, err := callee.Start()
+	if err != nil {
+		log.Fatal(err)
+	}
+	return s, s.CardURL(callee.V1)
+}
+
+// Send a message and render the progress as it arrives; the answer comes
+// from the terminal state only.
+func ExampleClient_Send() {
+	srv, url := agent()
+	defer srv.Close()
+	ctx := context.Background()
+
+	c, err := client.New(ctx, url)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	s, err := c.SendText(ctx, "what about order 42?")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for u, err := range s.Updates() {
+		if err != nil {
+			log.Fatal(err) // an *IncompleteError, or ctx's error
+		}
+		if u.Type == client.UpdateProgress && u.Change.Result == merge.Applied && u.Change.Tool != nil && u.Change.ToolStatusChanged {
+			fmt.Printf("tool %s: %s\n", u.Change.Tool.Tool, u.Change.Tool.Status)
+		}
+	}
+	out, err := s.Outcome()
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(out.State, "-", out.Text)
+	v := s.View()
+	fmt.Printf("%d blocks, %d tool calls, %d duplicate, %d late\n", len(v.Blocks), len(v.ToolCalls), v.Counters.Duplicates, v.Counters.Late)
+	// Output:
+	// tool search_orders: running
+	// tool search_orders: done
+	// tool check_stock: running
+	// tool check_stock: done
+	// TASK_STATE_COMPLETED - Order 42 has shipped; all 3 items are in stock.
+	// 8 blocks, 2 tool calls, 1 duplicate, 1 late
+}
+
+// Dispatch with return-immediately, then follow the task: the same stream,
+// the same parsing, whether the subscription starts early or late.
+func ExampleClient_Follow() {
+	srv, _ := agent()
+	defer srv.Close()
+	ctx := context.Background()
+
+	// Force one transport: gRPC, protocol v0.3.
+	c, err := client.New(ctx, srv.Endpoint(a2a.TransportProtocolGRPC, callee.V0).URL,
+		client.WithTransport(a2a.TransportProtocolGRPC), client.WithProtocolVersion("0.3"),
+		client.WithGRPCDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials())))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	id, err := c.Dispatch(ctx, a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("order 42")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	s, _ := c.Follow(ctx, id)
+	out, err := s.Run(func(u client.Update) error {
+		return nil // render u
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(out.State, len(s.View().ToolCalls), "tool calls")
+	// Output:
+	// TASK_STATE_COMPLETED 2 tool calls
+}
+
+// A stream cut mid-turn is resumed with SubscribeToTask; the message is
+// not sent again, and the view is the one an uncut stream gives.
+func ExampleStream_Updates_reconnect() {
+	srv, url := agent()
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.New(ctx, url, client.WithRetry(5, time.Millisecond, 50*time.Millisecond))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	srv.CutAfter(4, true) // the callee drops the connection after 4 events
+	s, _ := c.SendText(ctx, "order 42")
+	for u, err := range s.Updates() {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if u.Type == client.UpdateReconnect {
+			fmt.Println("cut; resuming, attempt", u.Attempt)
+		}
+	}
+	out, err := s.Outcome()
+	v := s.View()
+	fmt.Println(out.State, err, len(v.Blocks), "blocks")
+	// Output:
+	// cut; resuming, attempt 1
+	// TASK_STATE_COMPLETED <nil> 8 blocks
+}
+
+// A turn that cannot be resolved is never a success.
+func ExampleIncompleteError() {
+	srv, url := agent()
+	defer srv.Close()
+	silent := callee.Trajectory(3, callee.Named("silent"))
+	silent.Final = "" // the callee closes the stream without a terminal state
+	srv.Register(silent)
+
+	ctx := context.Background()
+	c, err := client.New(ctx, url, client.WithRetry(2, time.Millisecond, 5*time.Millisecond))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	s, _ := c.SendText(ctx, "silent")
+	_, err = s.Run(func(client.Update) error { return nil })
+	var ie *client.IncompleteError
+	fmt.Println(errors.Is(err, client.ErrIncomplete), errors.As(err, &ie) && ie.State == a2a.TaskStateWorking)
+	// Output:
+	// true true
+}
