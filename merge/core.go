@@ -49,6 +49,7 @@ type core struct {
 
 	streams []*stream
 	byKey   map[string]int32
+	lastSt  *stream // the stream of the latest lookup: floods hit it
 
 	counters Counters
 }
@@ -268,6 +269,9 @@ func (c *core) compareRefBlock(ref int32, b *Block) int {
 		return comparePlace(&c.fbs[^ref], b)
 	}
 	r := c.recs.at(ref)
+	if b.Source == SourceEnvelope { // the common case, without a Block
+		return compareSeqKey(r.seq, r.key, b.Key.Seq, b.Key.StreamKey)
+	}
 	return comparePlace(&Block{Key: Key{StreamKey: r.key, Seq: r.seq}, Source: SourceEnvelope}, b)
 }
 
@@ -282,8 +286,12 @@ func (c *core) compareRefs(i, j int32) int {
 // stream returns the tool state of key, creating it unless that would go
 // over Caps.MaxStreamKeys (then nil).
 func (c *core) stream(key string) *stream {
+	if c.lastSt != nil && c.lastSt.key == key {
+		return c.lastSt
+	}
 	if i, ok := c.byKey[key]; ok {
-		return c.streams[i]
+		c.lastSt = c.streams[i]
+		return c.lastSt
 	}
 	if len(c.streams) >= c.caps.MaxStreamKeys {
 		return nil

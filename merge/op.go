@@ -99,6 +99,10 @@ func (w *wireBlock) block() (Block, error) {
 	if b.Payload, err = decodePayload(w.Kind, w.Payload); err != nil {
 		return Block{}, err
 	}
+	e := envelope.Envelope{V: envelope.Version, Kind: b.Kind, Status: b.Status, Payload: b.Payload}
+	if err := e.Validate(); err != nil {
+		return Block{}, fmt.Errorf("%w: %w", ErrBadOp, err)
+	}
 	if !b.valid() {
 		return Block{}, fmt.Errorf("%w: block %q/%d/%q is not a valid %s block", ErrBadOp, w.StreamKey, w.Seq, w.ID, w.Source)
 	}
