@@ -104,9 +104,9 @@ func (b *Block) valid() bool {
 	}
 	switch b.Source {
 	case SourceEnvelope:
-		return b.Key.ID == ""
+		return b.Key.ID == "" && b.Reason == "" && !b.Anchored && b.After == 0 && b.Ordinal == 0
 	case SourceFallback:
-		return b.Kind == envelope.KindText && b.Key.StreamKey == "" && b.Key.Seq == 0
+		return b.Kind == envelope.KindText && b.Key.StreamKey == "" && b.Key.Seq == 0 && (b.Anchored || b.After == 0)
 	}
 	return false
 }

@@ -9,10 +9,11 @@ package merge
 // output cut by MaxOutputBytes shows in ToolCall.Truncated; text cut by
 // MaxTextBytes shows in Block.Truncated.
 //
-// With the defaults a turn holds at most about MaxBlocks × (MaxTextBytes +
-// 3 × MaxIdentBytes + 300 B) + MaxStreamKeys × (MaxOutputBytes + 64 KiB):
-// roughly 110 MiB + 80 MiB in the worst case, and far less for real turns
-// (see the 1M benchmark in merge_bench_test.go).
+// A turn holds at most about MaxBlocks × (MaxTextBytes + 3 × MaxIdentBytes +
+// 200 B) + MaxStreamKeys × (MaxOutputBytes + 64 KiB) (64 KiB: the hard
+// chunk limit, by which the output window may overshoot before its cut).
+// With the defaults that is roughly 110 MiB + 80 MiB in the worst case;
+// a real turn of 10000 blocks holds about 1.3 MiB (BenchmarkApply1M).
 type Caps struct {
 	// MaxBlocks caps the blocks applied per turn, of every kind, envelopes
 	// and fallbacks alike (default 10000). The identity set used to detect

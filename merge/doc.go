@@ -1,3 +1,76 @@
-// Package merge merges a turn's progress envelopes, idempotently by
-// (streamKey, seq), into a live view and into ops for a front end.
+// Package merge merges the progress envelopes of a turn into a live view for
+// a caller's front end, and into ops that carry the view to it.
+//
+// # The model
+//
+// A turn is one send request: one A2A taskId. While the callee works, the
+// caller reads each working update with envelope.FromMessage and hands the
+// [envelope.Reading] to [Turn.Apply]. Readings arrive best effort — cut off,
+// lost, reordered, duplicated (SPEC §3) — so the view is defined by the SET
+// of blocks received, never by the order in which they came:
+//
+//   - Identity. An envelope is (streamKey, seq); a fallback (an update with
+//     no usable envelope, turned into a text pseudo envelope) is its
+//     Reading.ID. The first arrival of an identity wins. A later arrival
+//     with the same content is a [Duplicate]; with other content, a
+//     [Conflict] (a producer bug), counted apart. Neither changes the view.
+//   - Order. Blocks are ordered by seq, across all stream keys (ties, a
+//     producer bug, by streamKey). An in-order arrival is delivered at once —
+//     nothing ever waits for a missing seq; a late one is inserted in its
+//     place and reported with Change.Late. Missing seqs are gaps, counted.
+//   - Fallbacks have no seq, so they are placed by arrival: a fallback goes
+//     right after the highest seq applied before it arrived (its anchor,
+//     Block.After), before any higher seq, and after earlier fallbacks with
+//     the same anchor (Block.Ordinal, its arrival number). A fallback that
+//     arrived before any envelope goes first. Placement is stamped once, on
+//     first arrival, and travels in the op. So a fallback's position is the
+//     one thing arrival decides: the tests shuffle envelopes freely but keep
+//     each fallback after its anchor and before the seqs that followed it.
+//   - Tool calls. Blocks are grouped by key — the streamKey, or the
+//     tool_call_id when the streamKey is empty — into [ToolCall]s: a name,
+//     a status running → done | aborted, and an output made of the key's
+//     tool_output_append chunks in seq order. Chunks are folded into their
+//     call and are not listed in View.Blocks. Between two chunks where the
+//     turn misses seqs, the output has a [GapMarker] line,
+//     "[gap: N seqs missing]". Each field is a function of the set: the name
+//     comes from the lowest-seq tool_call (else the lowest-seq chunk), the
+//     status from the lowest-seq done or aborted block of the key, whatever
+//     its kind.
+//   - Seal. The terminal state, not progress, decides the turn. When it
+//     arrives, [Turn.Seal] freezes the view: calls still running become
+//     [ToolUnfinished], and later readings are counted as DroppedAfterSeal.
+//
+// The tolerance cases of the spec follow from these rules, without errors:
+// output before the tool_call opens the call (named by its chunk until the
+// start names it); done before the start leaves the call done (the start
+// still names it); a repeated done changes nothing (the lowest seq
+// decides); chunks after done are still output (a queue may flush late),
+// and the call stays done.
+//
+// # Bounds
+//
+// A peer may be hostile or broken, so memory is bounded whatever it sends
+// ([Caps]): blocks per turn (which also bounds the identity set), stream
+// keys holding tool state, output bytes per tool call (the newest are kept;
+// ToolCall.Truncated counts the rest), text bytes per block, identifier
+// length. A cap refuses or cuts, and counts what it did. Within the block
+// and stream-key caps the view stays independent of arrival order; the
+// output cap too, since it keeps the newest chunks by seq.
+//
+// # Ops and receivers
+//
+// Each applied block yields an [Op] (Change.Op), and Seal yields one more.
+// An op is self-contained and idempotent, with a stable flat JSON form (see
+// [Op]); a front end that applies the ops to a [Receiver], in whatever order
+// and however many times they reach it, ends with the Turn's view. [Turns]
+// keeps one Turn per taskId for a caller that follows several tasks, and
+// is safe for concurrent use; Turn and Receiver are not.
+//
+// # Cost
+//
+// Apply is O(1) amortised for an in-order envelope and O(log n) for a late
+// one or a chunk (a bisection, a heap), never O(n); per event it allocates
+// nothing beyond amortised growth (and a new tool summary when one changes). [Turn.View] pays for order (a sort
+// after late arrivals) and assembles each call's output once: call it to
+// render, and forward ops per event.
 package merge
