@@ -16,6 +16,8 @@ func TestReceiver(t *testing.T) {
 	badFallback.Block.Ordinal = 0
 	badBlock := a
 	badBlock.Block.Kind = envelope.KindText
+	placedEnvelope := a
+	placedEnvelope.Block.Ordinal = 3
 
 	tests := []struct {
 		name string
@@ -31,8 +33,8 @@ func TestReceiver(t *testing.T) {
 		},
 		{
 			name: "ops of another task, unknown types and bad blocks are counted, not applied",
-			ops:  []Op{{Type: OpSeal, Task: "t2"}, {Type: "rewind", Task: "t1"}, badFallback, badBlock},
-			want: View{Task: "t1", Counters: Counters{Invalid: 4}},
+			ops:  []Op{{Type: OpSeal, Task: "t2"}, {Type: "rewind", Task: "t1"}, badFallback, badBlock, placedEnvelope},
+			want: View{Task: "t1", Counters: Counters{Invalid: 5}},
 		},
 	}
 	for _, tt := range tests {
