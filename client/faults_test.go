@@ -119,7 +119,7 @@ func TestMalformedFrames(t *testing.T) {
 			w.raw(`{not json`)
 		},
 		func(w *sseWriter) {
-			w.raw(`{"jsonrpc":"2.0","id":1,"result":{"bogusUpdate":{}}}`)
+			w.raw(`{"jsonrpc":"2.0","id":"1","result":{"bogusUpdate":{}}}`)
 		},
 		func(w *sseWriter) {
 			w.event(taskEv(a2a.TaskStateWorking, userMsg(), envMsg(1, "one"), envMsg(2, "two")))
@@ -413,5 +413,26 @@ func TestStreamUsedTwice(t *testing.T) {
 		if !errors.Is(err, ErrStreamUsed) {
 			t.Fatalf("err = %v", err)
 		}
+	}
+}
+
+// Dispatch to an agent that answers with a Message: there is no task.
+func TestDispatchMessageReply(t *testing.T) {
+	a := newRawAgent(t)
+	_, err := a.client(t).Dispatch(testCtx(t), a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hi")))
+	if !errors.Is(err, ErrNoTask) {
+		t.Fatalf("err = %v, want ErrNoTask", err)
+	}
+}
+
+// A direct Message reply on a stream completes the turn.
+func TestSendMessageReply(t *testing.T) {
+	a := newRawAgent(t, func(w *sseWriter) {
+		w.event(&a2a.Message{ID: "r1", Role: a2a.MessageRoleAgent, Parts: a2a.ContentParts{a2a.NewTextPart("hi there")}})
+	})
+	st, _ := a.client(t).SendText(testCtx(t), "hi")
+	r := collect(t, st)
+	if r.err != nil || r.outErr != nil || r.out.Text != "hi there" || r.count(UpdateMessage) != 1 || !r.view.Sealed {
+		t.Fatalf("stream %v, outcome %q %v, %d message updates", r.err, r.out.Text, r.outErr, r.count(UpdateMessage))
 	}
 }

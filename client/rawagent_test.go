@@ -87,6 +87,9 @@ func (a *rawAgent) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		script(sw)
+	case "SendMessage":
+		// An agent that answers at once with a Message: no task.
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"message":{"messageId":"r1","role":"ROLE_AGENT","parts":[{"text":"hi"}]}}}`, req.ID)
 	case "GetTask":
 		w.Header().Set("Content-Type", "application/json")
 		if task == nil {
@@ -134,7 +137,7 @@ func renderFrame(ev a2a.Event) []byte {
 	if err != nil {
 		panic(err)
 	}
-	return []byte(fmt.Sprintf("data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":%s}\n\n", b))
+	return []byte(fmt.Sprintf("data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":%s}\n\n", b))
 }
 
 // comment writes an SSE comment (a keep-alive).
