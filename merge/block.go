@@ -102,6 +102,9 @@ func (b *Block) valid() bool {
 		b.Truncated < 0 || b.Truncated > envelope.MaxEnvelopeBytes {
 		return false
 	}
+	if p, ok := b.Payload.(envelope.ToolOutputAppend); ok && len(p.Chunk) > envelope.HardChunkLimit {
+		return false
+	}
 	switch b.Source {
 	case SourceEnvelope:
 		return b.Key.ID == "" && b.Reason == "" && !b.Anchored && b.After == 0 && b.Ordinal == 0

@@ -1,5 +1,7 @@
 package merge
 
+import "math"
+
 // Caps bounds what one turn retains, so that memory stays bounded whatever a
 // hostile or buggy peer sends. A zero field means its default
 // ([DefaultCaps]); a negative field too.
@@ -65,6 +67,7 @@ func (c Caps) withDefaults() Caps {
 	if c.MaxBlocks <= 0 {
 		c.MaxBlocks = d.MaxBlocks
 	}
+	c.MaxBlocks = min(c.MaxBlocks, math.MaxInt32) // blocks are indexed by int32
 	if c.MaxStreamKeys <= 0 {
 		c.MaxStreamKeys = d.MaxStreamKeys
 	}
