@@ -108,7 +108,7 @@ func newCore(task string, caps Caps) core {
 
 // apply merges one block. place is true on the Turn, which stamps a
 // fallback's placement from its arrival; a Receiver keeps the op's.
-func (c *core) apply(b Block, place bool) Change {
+func (c *core) apply(b *Block, place bool) Change {
 	if !b.valid() {
 		c.counters.Invalid++
 		return Change{Result: Invalid}
@@ -122,7 +122,7 @@ func (c *core) apply(b Block, place bool) Change {
 		}
 	} else if c.hasSeq && b.Key.Seq <= c.maxSeq {
 		if r := c.lookup(b.Key.Seq, b.Key.StreamKey); r != nil {
-			return c.duplicate(r.same(&b))
+			return c.duplicate(r.same(b))
 		}
 	}
 	if c.recs.n+len(c.fbs) >= c.caps.MaxBlocks || b.identTooLong() {
@@ -144,7 +144,7 @@ func (c *core) apply(b Block, place bool) Change {
 			b.Anchored, b.After, b.Ordinal = c.hasSeq, c.maxSeq, int64(len(c.fbs))+1
 		}
 		ref = ^int32(len(c.fbs))
-		c.fbs = append(c.fbs, b)
+		c.fbs = append(c.fbs, *b)
 		c.byID[b.Key.ID] = ref
 		if c.counters.Fallbacks == nil {
 			c.counters.Fallbacks = make(map[envelope.Reason]int64)
@@ -176,24 +176,24 @@ func (c *core) apply(b Block, place bool) Change {
 		c.recs.add(r)
 	}
 	if b.Kind != envelope.KindToolOutputAppend {
-		if c.sorted && len(c.order) > 0 && c.compareRefBlock(c.order[len(c.order)-1], &b) > 0 {
+		if c.sorted && len(c.order) > 0 && c.compareRefBlock(c.order[len(c.order)-1], b) > 0 {
 			c.sorted = false
 		}
 		c.order = append(c.order, ref)
 	}
 	c.counters.Applied++
-	ch.Op = Op{Type: OpBlock, Task: c.task, Block: b}
+	ch.Op = Op{Type: OpBlock, Task: c.task, Block: *b}
 
 	if st != nil {
 		was := st.last
-		st.add(c, ref)
+		changed := st.add(c, ref)
+		if st.isTool && (changed || was == nil || was.Status != st.status(c.sealed)) {
+			// Most blocks (chunks) leave the summary as it was: it is
+			// shared rather than allocated per event.
+			st.last = new(ToolCall)
+			*st.last = st.summary(c.sealed)
+		}
 		if st.isTool {
-			// Most blocks (chunks) leave the summary as it was: share it
-			// rather than allocate one per event.
-			if tc := st.summary(c.sealed); was == nil || tc != *was {
-				st.last = new(ToolCall)
-				*st.last = tc
-			}
 			ch.Tool = st.last
 			ch.ToolStatusChanged = was == nil || was.Status != st.last.Status
 		}

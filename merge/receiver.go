@@ -29,7 +29,7 @@ func (r *Receiver) Apply(op Op) {
 		r.sealed = true
 		return
 	case op.Type == OpBlock && (op.Block.Source != SourceFallback || op.Block.Ordinal >= 1):
-		r.apply(op.Block, false)
+		r.apply(&op.Block, false)
 		return
 	}
 	r.counters.Invalid++

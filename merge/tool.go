@@ -63,20 +63,23 @@ type stream struct {
 	last *ToolCall
 }
 
-// add applies rec idx, an envelope with this stream's key.
-func (st *stream) add(c *core, idx int32) {
+// add applies rec idx, an envelope with this stream's key, and reports
+// whether the summary may have changed.
+func (st *stream) add(c *core, idx int32) (changed bool) {
 	r := c.recs.at(idx)
 	seq, sk := r.seq, r.key
 	switch p := r.payload.(type) {
 	case envelope.ToolCall:
-		st.markTool(seq)
+		changed = st.markTool(seq)
 		if !st.started || before(seq, sk, st.startSeq, st.startSK) {
 			st.started, st.startSeq, st.startSK, st.startTool, st.startID = true, seq, sk, p.Tool, p.ToolCallID
+			changed = true
 		}
 	case envelope.ToolOutputAppend:
-		st.markTool(seq)
+		changed = st.markTool(seq)
 		if !st.named || before(seq, sk, st.chunkSeq, st.chunkSK) {
 			st.named, st.chunkSeq, st.chunkSK, st.chunkTool, st.chunkID = true, seq, sk, p.Tool, p.ToolCallID
+			changed = true
 		}
 		st.chunks++
 		st.bytes += int64(len(p.Chunk))
@@ -86,14 +89,17 @@ func (st *stream) add(c *core, idx int32) {
 	}
 	if r.status != envelope.StatusRunning && (!st.closed || before(seq, sk, st.closeSeq, st.closeSK)) {
 		st.closed, st.closeSeq, st.closeSK, st.closeSt = true, seq, sk, r.status
+		changed = true
 	}
+	return changed
 }
 
-func (st *stream) markTool(seq int64) {
-	if !st.isTool || seq < st.first {
-		st.first = seq
+func (st *stream) markTool(seq int64) bool {
+	if st.isTool && seq >= st.first {
+		return false
 	}
-	st.isTool = true
+	st.isTool, st.first = true, seq
+	return true
 }
 
 // evict drops the oldest chunks while the newer ones alone fill the cap.

@@ -36,7 +36,7 @@ func (t *Turn) Apply(r envelope.Reading) Change {
 	} else {
 		b.Key.StreamKey, b.Key.Seq, b.Source = e.StreamKey, e.Seq, SourceEnvelope
 	}
-	return t.apply(b, true)
+	return t.apply(&b, true)
 }
 
 // Seal marks that the turn's verdict arrived (the terminal state decides the
