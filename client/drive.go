@@ -35,6 +35,8 @@ func (s *Stream) drive(emit emitFunc) error {
 		return s.poll(emit)
 	case modeFollow:
 		return s.resume(nil, emit)
+	case modeReplay:
+		return s.replay(emit)
 	}
 	res := s.attempt(func(ctx context.Context) iter.Seq2[a2a.Event, error] {
 		return s.c.a2a.SendStreamingMessage(ctx, s.req)

@@ -108,6 +108,7 @@ const (
 	modeSend mode = iota
 	modeFollow
 	modePoll
+	modeReplay
 )
 
 // Stream is one turn of one task: its updates as they arrive, then its
@@ -121,6 +122,8 @@ type Stream struct {
 	req      *a2a.SendMessageRequest
 	interval time.Duration
 	caps     merge.Caps
+	// events is what a Replay stream plays.
+	events iter.Seq2[a2a.Event, error]
 
 	tracker *terminal.Tracker
 	// pending collects the readings of artifacts the progress seam routed

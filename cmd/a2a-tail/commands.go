@@ -1,0 +1,194 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/spf13/cobra"
+
+	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/internal/sseframe"
+	"github.com/tfrs/a2a-progress/internal/wire"
+)
+
+// follow is the root command: follow a task that already exists.
+func (a *app) follow(ctx context.Context, agentURL string, task a2a.TaskID) error {
+	c, err := client.New(ctx, agentURL, a.clientOptions()...)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	st, err := c.Follow(ctx, task)
+	if err != nil {
+		return err
+	}
+	return a.consume(ctx, st)
+}
+
+func (a *app) sendCommand() *cobra.Command {
+	var async bool
+	cmd := &cobra.Command{
+		Use:   "send <agent-url> <text…>",
+		Short: "Send a message and follow the turn",
+		Long: `send sends a text message (SendStreamingMessage) and follows the turn it starts.
+With --async it dispatches the message with return-immediately, prints the task id
+on stderr, then follows the task with SubscribeToTask — the same view either way.
+
+` + exitCodesHelp,
+		Args: cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			c, err := client.New(ctx, args[0], a.clientOptions()...)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(strings.Join(args[1:], " ")))
+			if !async {
+				st, err := c.Send(ctx, msg)
+				if err != nil {
+					return err
+				}
+				return a.consume(ctx, st)
+			}
+			id, err := c.Dispatch(ctx, msg)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stderr, "task %s\n", id)
+			st, err := c.Follow(ctx, id)
+			if err != nil {
+				return err
+			}
+			return a.consume(ctx, st)
+		},
+	}
+	cmd.Flags().BoolVar(&async, "async", false, "dispatch with return-immediately, print the task id, then follow the task")
+	return cmd
+}
+
+func (a *app) replayCommand() *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "replay <file|->",
+		Short: "Replay a recorded SSE stream through the same pipeline",
+		Long: `replay reads a recorded A2A SSE stream (v1.0 or v0.3, JSON-RPC or REST frames;
+the format is detected per frame unless --wire says otherwise) and renders it exactly
+as a live stream. A recording that ends before a terminal state is reported as
+incomplete; a truncated last frame is reported, not applied.
+
+` + exitCodesHelp,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var f wire.Format
+			switch format {
+			case "auto":
+			case string(wire.FormatV1), string(wire.FormatV03JSON), string(wire.FormatV03ProtoJS):
+				f = wire.Format(format)
+			default:
+				return usageError{fmt.Errorf("--wire %q: want auto, v1.0, v0.3-jsonrpc or v0.3-rest", format)}
+			}
+			var r io.Reader = a.stdin
+			if args[0] != "-" {
+				file, err := os.Open(args[0])
+				if err != nil {
+					return err
+				}
+				defer file.Close()
+				r = file
+			}
+			st := client.Replay(cmd.Context(), recordedEvents(r, f), client.WithLogger(a.logger()))
+			return a.consume(cmd.Context(), st)
+		},
+	}
+	cmd.Flags().StringVar(&format, "wire", "auto", "frame format: auto, v1.0, v0.3-jsonrpc or v0.3-rest")
+	return cmd
+}
+
+// recordedEvents frames an SSE body and decodes each frame into an event.
+// A frame that cannot be decoded ends the sequence with its error: a
+// recording is not a live peer, and applying what follows a broken frame
+// would hide the break.
+func recordedEvents(r io.Reader, f wire.Format) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		fr := sseframe.NewReader(r, sseframe.DefaultMaxEventBytes)
+		dec := wire.Decoder{Format: f}
+		for n := 1; ; n++ {
+			ev, err := fr.Next()
+			if errors.Is(err, io.EOF) {
+				return
+			}
+			if err != nil {
+				yield(nil, fmt.Errorf("frame %d: %w", n, err))
+				return
+			}
+			if !ev.HasData {
+				continue
+			}
+			e, _, err := dec.Decode(ev.Data)
+			if err != nil {
+				yield(nil, fmt.Errorf("frame %d: %w", n, err))
+				return
+			}
+			if !yield(e, nil) {
+				return
+			}
+		}
+	}
+}
+
+// consume renders a stream and turns its outcome into the exit code.
+func (a *app) consume(ctx context.Context, st *client.Stream) error {
+	sk := a.newSink()
+	for u, err := range st.Updates() {
+		if err != nil {
+			break // the stream's error is the outcome's; finish reports it
+		}
+		a.diagnose(u)
+		if werr := sk.update(u); werr != nil {
+			return werr // leaving the loop stops the stream
+		}
+	}
+	out, err := st.Outcome()
+	if ctx.Err() != nil && err != nil {
+		_ = sk.finish(st.View(), out, err)
+		return ctx.Err()
+	}
+	if werr := sk.finish(st.View(), out, err); werr != nil {
+		return werr
+	}
+	return &verdict{code: codeFor(out, err), err: errReported}
+}
+
+// diagnose writes what a user should know about the stream's health to
+// stderr: reconnects, envelopes that could not be used, and with -v
+// duplicates and late arrivals.
+func (a *app) diagnose(u client.Update) {
+	switch u.Type {
+	case client.UpdateReconnect:
+		fmt.Fprintf(a.stderr, "a2a-tail: stream cut (%v); resuming, attempt %d\n", u.Err, u.Attempt)
+	case client.UpdateIgnored:
+		if a.verbose > 0 {
+			fmt.Fprintf(a.stderr, "a2a-tail: ignored event: %v\n", u.Err)
+		}
+	case client.UpdateProgress:
+		r := u.Reading
+		if r.Fallback && r.Reason != "" && r.Reason != "no_envelope" {
+			fmt.Fprintf(a.stderr, "a2a-tail: envelope dropped (%s): %v; showing its text\n", r.Reason, r.Err)
+		}
+		for _, ig := range r.Ignored {
+			if !r.Fallback || ig.Err != r.Err {
+				fmt.Fprintf(a.stderr, "a2a-tail: part %d: envelope ignored (%s): %v\n", ig.Part, ig.Reason, ig.Err)
+			}
+		}
+		if a.verbose > 0 && u.Change.Result.String() != "applied" {
+			fmt.Fprintf(a.stderr, "a2a-tail: %s envelope %s/%d\n", u.Change.Result, r.Envelope.StreamKey, r.Envelope.Seq)
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/spf13/cobra"
+
+	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/internal/callee"
+)
+
+func (a *app) demoCommand() *cobra.Command {
+	var pace time.Duration
+	var version string
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Follow a realistic turn of an embedded reference agent",
+		Long: `demo starts the project's reference A2A agent on 127.0.0.1 and sends it a message.
+The agent streams a realistic turn — thinking, two tool calls with output, progress
+text, an error block, one envelope out of order and one duplicated — and completes
+with a reply. It ends by itself within a few seconds. Every global flag applies
+(--transport, -o, --color, …).
+
+` + exitCodesHelp,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var v a2a.ProtocolVersion
+			switch version {
+			case "1.0":
+				v = callee.V1
+			case "0.3":
+				v = callee.V0
+			default:
+				return usageError{fmt.Errorf("--protocol %q: want 1.0 or 0.3", version)}
+			}
+			srv, err := callee.Start(callee.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+			if err != nil {
+				return err
+			}
+			defer srv.Close()
+			srv.Register(callee.Realistic().WithPause(pace))
+			url := srv.CardURL(v)
+			if t := a.forcedTransport(); t != "" {
+				url = srv.CardURLFor(t, v) // a card that lists only that transport
+			}
+			ctx := cmd.Context()
+			c, err := client.New(ctx, url, a.connectionOptions()...)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			fmt.Fprintf(a.stderr, "a2a-tail: demo agent on %s (A2A %s)\n", strings.TrimSuffix(url, "/"), v)
+			st, err := c.SendText(ctx, callee.RealisticName)
+			if err != nil {
+				return err
+			}
+			return a.consume(ctx, st)
+		},
+	}
+	cmd.Flags().DurationVar(&pace, "pace", 150*time.Millisecond, "pause of the demo agent before each update")
+	cmd.Flags().StringVar(&version, "protocol", "1.0", "A2A protocol version the demo agent is reached with: 1.0 or 0.3")
+	return cmd
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"syscall"
+
+	"github.com/tfrs/a2a-progress/terminal"
+)
+
+// Exit codes, documented in --help.
+const (
+	exitOK          = 0
+	exitRuntime     = 1
+	exitUsage       = 2
+	exitFailed      = 3
+	exitInterrupted = 4
+	exitCtrlC       = 130
+)
+
+const exitCodesHelp = `Exit codes:
+  0    the turn completed
+  3    the task failed, was rejected or was canceled
+  4    the task needs input (input-required) or authentication (auth-required)
+  1    runtime or transport error, including a turn that could not be resolved
+  2    usage error (bad flags or arguments)
+  130  interrupted (Ctrl-C)
+A closed stdout (a2a-tail … | head) ends the command quietly with 0.`
+
+// errReported marks an error already told to the user (the verdict line);
+// run does not print it again.
+var errReported = errors.New("reported")
+
+// usageError is a bad flag or argument.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// verdict carries the outcome's exit code out of a command.
+type verdict struct {
+	code int
+	err  error
+}
+
+func (v *verdict) Error() string {
+	if v.err != nil {
+		return v.err.Error()
+	}
+	return "verdict"
+}
+func (v *verdict) Unwrap() error { return v.err }
+
+func (a *app) exitCode(ctx context.Context, err error) int {
+	var v *verdict
+	var u usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, syscall.EPIPE):
+		return exitOK
+	case errors.As(err, &v):
+		return v.code
+	case ctx.Err() != nil:
+		return exitCtrlC
+	case errors.As(err, &u):
+		return exitUsage
+	}
+	return exitRuntime
+}
+
+// codeFor maps a turn's outcome to the exit code.
+func codeFor(out terminal.Outcome, err error) int {
+	switch {
+	case err == nil && out.Interrupt != nil:
+		return exitInterrupted
+	case err == nil:
+		return exitOK
+	case errors.Is(err, terminal.ErrFailed), errors.Is(err, terminal.ErrRejected), errors.Is(err, terminal.ErrCanceled):
+		return exitFailed
+	}
+	return exitRuntime
+}

@@ -1,0 +1,316 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"golang.org/x/term"
+
+	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/terminal"
+)
+
+// liveSink is the text output on a terminal: a frame that is redrawn in
+// place, like a front end's tool-call detail area. Each tool call holds one
+// line with its status (a spinner and the elapsed time while running) and
+// the tail of its output beneath; thinking is folded to one line; error
+// blocks are highlighted. The frame is rebuilt from a merge.Receiver fed
+// with the stream's ops — the same model a remote front end keeps.
+type liveSink struct {
+	w          io.Writer
+	color      bool
+	timestamps bool
+	now        func() time.Time
+	size       func() (w, h int)
+
+	mu      sync.Mutex
+	recv    *merge.Receiver
+	state   a2a.TaskState
+	started map[string]time.Time // tool key → first seen
+	ended   map[string]time.Time // tool key → left running
+	lines   int                  // lines of the frame on screen
+	tick    int
+	dirty   bool
+	err     error // first write error
+	stop    chan struct{}
+	stopped chan struct{}
+}
+
+// outputTailLines is how many lines of a tool call's output the live view
+// keeps under it.
+const outputTailLines = 3
+
+var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+func newLiveSink(w io.Writer, color, timestamps bool, now func() time.Time, size func() (int, int)) *liveSink {
+	s := &liveSink{w: w, color: color, timestamps: timestamps, now: now, size: size,
+		started: map[string]time.Time{}, ended: map[string]time.Time{},
+		stop: make(chan struct{}), stopped: make(chan struct{})}
+	go s.animate(100 * time.Millisecond)
+	return s
+}
+
+// termHeight is the size of the terminal on stdout (80×24 when unknown).
+func (a *app) termHeight() (int, int) {
+	if f, ok := a.stdout.(*os.File); ok {
+		if w, h, err := term.GetSize(int(f.Fd())); err == nil && w > 0 && h > 0 {
+			return w, h
+		}
+	}
+	return 80, 24
+}
+
+// animate redraws the frame for the spinner and the elapsed times.
+func (s *liveSink) animate(every time.Duration) {
+	defer close(s.stopped)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			s.mu.Lock()
+			s.tick++
+			if s.recv != nil && s.hasRunning() {
+				s.draw(false)
+			}
+			s.mu.Unlock()
+		}
+	}
+}
+
+func (s *liveSink) hasRunning() bool {
+	for k := range s.started {
+		if _, ok := s.ended[k]; !ok {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *liveSink) update(u client.Update) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if u.State != "" {
+		s.state = u.State
+	}
+	if u.Type != client.UpdateProgress || u.Change.Result != merge.Applied {
+		return s.err
+	}
+	if s.recv == nil {
+		s.recv = merge.NewReceiver(u.Change.Op.Task, merge.DefaultCaps())
+	}
+	s.recv.Apply(u.Change.Op)
+	if t := u.Change.Tool; t != nil {
+		now := s.now()
+		if _, ok := s.started[t.Key]; !ok {
+			s.started[t.Key] = now
+		}
+		if t.Status != merge.ToolRunning {
+			if _, ok := s.ended[t.Key]; !ok {
+				s.ended[t.Key] = now
+			}
+		}
+	}
+	s.draw(false)
+	return s.err
+}
+
+func (s *liveSink) finish(v merge.View, out terminal.Outcome, err error) error {
+	close(s.stop)
+	<-s.stopped
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	for _, t := range v.ToolCalls {
+		if _, ok := s.ended[t.Key]; !ok && t.Status != merge.ToolRunning {
+			s.ended[t.Key] = now
+		}
+	}
+	s.writeFrame(s.frame(v, true)+verdictLine(out, err, s.color), true)
+	return s.err
+}
+
+// draw renders the current view; the caller holds s.mu.
+func (s *liveSink) draw(final bool) {
+	if s.recv == nil {
+		return
+	}
+	s.writeFrame(s.frame(s.recv.View(), final), final)
+}
+
+// writeFrame replaces the frame on screen with f. While live, only the last
+// lines that fit the terminal are shown (the cursor cannot move above the
+// screen); the final frame is written whole.
+func (s *liveSink) writeFrame(f string, final bool) {
+	if s.err != nil {
+		return
+	}
+	width, height := s.size()
+	lines := strings.Split(strings.TrimSuffix(f, "\n"), "\n")
+	if !final && len(lines) > height-1 {
+		lines = lines[len(lines)-(height-1):]
+	}
+	var b strings.Builder
+	if s.lines > 0 {
+		fmt.Fprintf(&b, "\x1b[%dF", s.lines) // to the start of the frame
+	}
+	b.WriteString("\x1b[J") // clear it
+	for _, l := range lines {
+		b.WriteString(clip(l, width))
+		b.WriteString("\x1b[K\n")
+	}
+	s.lines = len(lines)
+	_, s.err = io.WriteString(s.w, b.String())
+}
+
+// frame renders a view. Lines are built plain and painted last, so that
+// clip counts visible characters only.
+func (s *liveSink) frame(v merge.View, final bool) string {
+	tools := make(map[string]merge.ToolCall, len(v.ToolCalls))
+	for _, t := range v.ToolCalls {
+		tools[t.Key] = t
+	}
+	shown := make(map[string]bool, len(tools))
+	var b strings.Builder
+	for _, blk := range v.Blocks {
+		if key := toolKeyOf(blk); key != "" {
+			if t, ok := tools[key]; ok && (blk.Kind == envelope.KindToolCall || blk.Kind == envelope.KindToolOutputAppend) {
+				if !shown[key] {
+					shown[key] = true
+					s.toolLines(&b, t)
+				}
+				continue
+			}
+		}
+		switch p := blk.Payload.(type) {
+		case envelope.Thinking:
+			b.WriteString(paint(s.color, dim, "💭 "+oneLine(p.Text, 200)) + "\n")
+		case envelope.Text:
+			for i, l := range strings.Split(strings.TrimRight(p.Text, "\n"), "\n") {
+				if i == outputTailLines {
+					b.WriteString("   …\n")
+					break
+				}
+				prefix := "   "
+				if i == 0 {
+					prefix = "·  "
+					if blk.Source == merge.SourceFallback {
+						prefix = "~  "
+					}
+				}
+				b.WriteString(prefix + l + "\n")
+			}
+		case envelope.ErrorPayload:
+			b.WriteString(paint(s.color, red, "✗  error: "+oneLine(p.Message, 200)) + "\n")
+		}
+	}
+	// Tool calls whose blocks were all dropped by caps still have a line.
+	for _, t := range v.ToolCalls {
+		if !shown[t.Key] {
+			s.toolLines(&b, t)
+		}
+	}
+	c := v.Counters
+	status := fmt.Sprintf("%s · %d blocks", stateWord(s.state), c.Applied)
+	if c.Late > 0 {
+		status += fmt.Sprintf(" · %d late", c.Late)
+	}
+	if c.Duplicates > 0 {
+		status += fmt.Sprintf(" · %d duplicate", c.Duplicates)
+	}
+	if c.Gaps > 0 {
+		status += fmt.Sprintf(" · %d gaps", c.Gaps)
+	}
+	if !final {
+		b.WriteString(paint(s.color, dim, status) + "\n")
+	}
+	return b.String()
+}
+
+func (s *liveSink) toolLines(b *strings.Builder, t merge.ToolCall) {
+	icon := map[merge.ToolStatus]string{merge.ToolDone: "✓", merge.ToolAborted: "✗", merge.ToolUnfinished: "⚠"}[t.Status]
+	if icon == "" {
+		icon = spinner[s.tick%len(spinner)]
+	}
+	line := fmt.Sprintf("%s  %s", icon, t.Tool)
+	if t.Key != "" && t.Key != t.Tool {
+		line += " [" + t.Key + "]"
+	}
+	line = paint(s.color, toolColor(t.Status), line) + " " + string(t.Status)
+	if start, ok := s.started[t.Key]; ok {
+		end, done := s.ended[t.Key]
+		if !done {
+			end = s.now()
+		}
+		line += " " + paint(s.color, dim, end.Sub(start).Round(100*time.Millisecond).String())
+	}
+	b.WriteString(line + "\n")
+	out := strings.TrimRight(t.Output, "\n")
+	if out == "" {
+		return
+	}
+	ls := strings.Split(out, "\n")
+	if len(ls) > outputTailLines {
+		ls = ls[len(ls)-outputTailLines:]
+	}
+	for _, l := range ls {
+		b.WriteString(paint(s.color, dim, "   │ ") + l + "\n")
+	}
+}
+
+// toolKeyOf is the tool-call key a block belongs to (merge's rule: the
+// streamKey, or tool_call_id when the streamKey is empty).
+func toolKeyOf(b merge.Block) string {
+	if b.Key.StreamKey != "" {
+		return b.Key.StreamKey
+	}
+	switch p := b.Payload.(type) {
+	case envelope.ToolCall:
+		return p.ToolCallID
+	case envelope.ToolOutputAppend:
+		return p.ToolCallID
+	}
+	return ""
+}
+
+func stateWord(s a2a.TaskState) string {
+	if s == "" {
+		return "connecting"
+	}
+	return strings.ToLower(strings.TrimPrefix(string(s), "TASK_STATE_"))
+}
+
+// clip cuts a line to width visible columns, skipping ANSI sequences (each
+// rune counts as one column).
+func clip(s string, width int) string {
+	if width <= 0 {
+		return s
+	}
+	n := 0
+	for i := 0; i < len(s); {
+		if s[i] == 0x1b {
+			j := strings.IndexByte(s[i:], 'm')
+			if j < 0 {
+				return s[:i]
+			}
+			i += j + 1
+			continue
+		}
+		_, size := decodeRune(s[i:])
+		if n == width-1 && i+size < len(s) && hasVisible(s[i+size:]) {
+			return s[:i] + "…\x1b[0m"
+		}
+		n++
+		i += size
+	}
+	return s
+}

@@ -1,0 +1,48 @@
+// Command a2a-tail follows what a remote A2A agent is doing: its thinking,
+// tool calls with their output, progress text and errors, streamed as
+// structured progress envelopes in working status updates — then the
+// verdict, which only the task's terminal state decides.
+//
+//	a2a-tail <agent-url> <task-id>        follow a task (reconnects on cuts)
+//	a2a-tail send <agent-url> <text…>     send a message and follow the turn
+//	a2a-tail replay <file|->              replay a recorded SSE stream
+//	a2a-tail demo                         run against an embedded reference agent
+//
+// Exit codes: 0 completed; 3 failed, rejected or canceled; 4 input-required
+// or auth-required; 1 runtime or transport error (including an incomplete
+// turn); 2 usage; 130 interrupted by Ctrl-C. A closed stdout (| head) ends
+// the command quietly with 0.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// With SIGPIPE delivered to us, writes to a closed stdout return EPIPE
+	// instead of killing the process, and `| head` ends quietly.
+	signal.Ignore(syscall.SIGPIPE)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the command line and returns the exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := newApp(stdin, stdout, stderr)
+	root := app.rootCommand()
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	code := app.exitCode(ctx, err)
+	if err != nil && code != exitOK && !errors.Is(err, errReported) {
+		fmt.Fprintf(stderr, "a2a-tail: %v\n", err)
+	}
+	return code
+}
