@@ -34,10 +34,14 @@ type app struct {
 	isTTY func(w io.Writer) bool
 	// now is the clock of the live view (tests).
 	now func() time.Time
+	// size is the terminal's width and height (tests).
+	size func() (int, int)
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
-	return &app{stdin: stdin, stdout: stdout, stderr: stderr, isTTY: isTerminal, now: time.Now}
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, isTTY: isTerminal, now: time.Now}
+	a.size = a.termSize
+	return a
 }
 
 func isTerminal(w io.Writer) bool {

@@ -57,8 +57,8 @@ func newLiveSink(w io.Writer, color, timestamps bool, now func() time.Time, size
 	return s
 }
 
-// termHeight is the size of the terminal on stdout (80×24 when unknown).
-func (a *app) termHeight() (int, int) {
+// termSize is the size of the terminal on stdout (80×24 when unknown).
+func (a *app) termSize() (int, int) {
 	if f, ok := a.stdout.(*os.File); ok {
 		if w, h, err := term.GetSize(int(f.Fd())); err == nil && w > 0 && h > 0 {
 			return w, h

@@ -36,8 +36,15 @@ func main() {
 
 // run executes the command line and returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := newApp(stdin, stdout, stderr)
+	return newApp(stdin, stdout, stderr).run(ctx, args)
+}
+
+func (app *app) run(ctx context.Context, args []string) int {
+	stderr := app.stderr
 	root := app.rootCommand()
+	if args == nil {
+		args = []string{} // cobra reads os.Args for a nil slice
+	}
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	code := app.exitCode(ctx, err)

@@ -33,7 +33,7 @@ func (a *app) newSink() sink {
 		return &jsonSink{w: a.stdout}
 	}
 	if a.isTTY(a.stdout) {
-		return newLiveSink(a.stdout, a.useColor(), a.timestamps, a.now, a.termHeight)
+		return newLiveSink(a.stdout, a.useColor(), a.timestamps, a.now, a.size)
 	}
 	return &lineSink{w: a.stdout, color: a.useColor(), timestamps: a.timestamps}
 }

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/callee"
+)
+
+// screenWriter is a vt that signals when a line of its screen contains a
+// string.
+type screenWriter struct {
+	mu      sync.Mutex
+	vt      vt
+	want    string
+	matched chan int // the screen row, once
+	once    sync.Once
+}
+
+func (w *screenWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.vt.Write(p)
+	for i, l := range w.vt.screen() {
+		if w.want != "" && strings.Contains(l, w.want) {
+			w.once.Do(func() { w.matched <- i })
+		}
+	}
+	return n, err
+}
+
+func (w *screenWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return strings.Join(w.vt.screen(), "\n")
+}
+
+func (w *screenWriter) screen() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.vt.screen()
+}
+
+// TestLiveViewToolTurnsDoneInPlace drives the TTY renderer against a fake
+// terminal: a running tool call is drawn with a spinner, then the same
+// screen line turns "done" once the callee finishes the call.
+func TestLiveViewToolTurnsDoneInPlace(t *testing.T) {
+	env := func(kind envelope.Kind, seq int64, status envelope.Status, p envelope.Payload) *envelope.Envelope {
+		return &envelope.Envelope{V: 1, Kind: kind, StreamKey: "call-1", Seq: seq, Status: status, Payload: p}
+	}
+	script := callee.Script{
+		Name: "live",
+		Steps: []callee.Step{
+			{Envelope: &envelope.Envelope{V: 1, Kind: envelope.KindThinking, Seq: 1, Status: envelope.StatusRunning,
+				Payload: envelope.Thinking{Text: "first the logs\nthen the fix"}}},
+			{Envelope: env(envelope.KindToolCall, 2, envelope.StatusRunning, envelope.ToolCall{Tool: "grep_logs", ToolCallID: "call-1"})},
+			{Envelope: env(envelope.KindToolOutputAppend, 3, envelope.StatusRunning,
+				envelope.ToolOutputAppend{Tool: "grep_logs", ToolCallID: "call-1", Chunk: "line 1\nline 2\nline 3\nline 4\n"})},
+			{Gate: "finish"},
+			{Envelope: env(envelope.KindToolCall, 4, envelope.StatusDone, envelope.ToolCall{Tool: "grep_logs", ToolCallID: "call-1"})},
+			{Envelope: &envelope.Envelope{V: 1, Kind: envelope.KindError, Seq: 5, Status: envelope.StatusRunning,
+				Payload: envelope.ErrorPayload{Message: "retrying the upload"}}},
+		},
+		Final:     a2a.TaskStateCompleted,
+		FinalText: "fixed",
+	}
+	srv := startCallee(t, script)
+	out := &screenWriter{want: "grep_logs [call-1] running", matched: make(chan int, 1)}
+	a := newApp(strings.NewReader(""), out, &lockedBuffer{})
+	a.isTTY = func(io.Writer) bool { return true }
+	a.size = func() (int, int) { return 60, 40 }
+	var clock sync.Mutex
+	now := time.Date(2026, 11, 30, 5, 0, 0, 0, time.UTC)
+	a.now = func() time.Time {
+		clock.Lock()
+		defer clock.Unlock()
+		now = now.Add(500 * time.Millisecond)
+		return now
+	}
+	a.color = "never"
+
+	done := make(chan int, 1)
+	go func() { done <- a.run(context.Background(), []string{"send", srv.CardURL(callee.V1), "live"}) }()
+	var row int
+	select {
+	case row = <-out.matched:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the running tool call never showed; screen:\n%s", out.String())
+	}
+	running := out.screen()
+	if !strings.HasPrefix(running[row], "⠋") && !strings.ContainsAny(running[row][:3], strings.Join(spinner, "")) {
+		t.Errorf("running line %q does not start with a spinner", running[row])
+	}
+	srv.Release("finish")
+	if code := <-done; code != exitOK {
+		t.Fatalf("exit %d; stderr: %s", code, a.stderr.(*lockedBuffer).String())
+	}
+	final := out.screen()
+	if !strings.HasPrefix(final[row], "✓  grep_logs [call-1] done") {
+		t.Errorf("row %d is %q after the call finished, want it done in place\nscreen:\n%s", row, final[row], strings.Join(final, "\n"))
+	}
+	// The whole final screen, elapsed times excluded (they come from the
+	// fake clock, but the spinner ticker reads it too).
+	for i := range final {
+		if j := strings.Index(final[i], " done "); j >= 0 {
+			final[i] = final[i][:j+len(" done")]
+		}
+	}
+	want := []string{
+		"💭 first the logs…",
+		"✓  grep_logs [call-1] done",
+		"   │ line 2",
+		"   │ line 3",
+		"   │ line 4",
+		"✗  error: retrying the upload",
+		"✓ completed: fixed",
+	}
+	if diff := cmp.Diff(want, final); diff != "" {
+		t.Errorf("final screen (-want +got):\n%s", diff)
+	}
+	if len(out.vt.unknown) > 0 {
+		t.Errorf("escape sequences the test terminal does not know: %q", out.vt.unknown)
+	}
+}
+
+func TestClip(t *testing.T) {
+	tests := []struct {
+		in    string
+		width int
+		want  string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"eleven chars", 10, "eleven ch…\x1b[0m"},
+		{"\x1b[31mred text here\x1b[0m", 5, "\x1b[31mred …\x1b[0m"},
+		{"ünïcödé wörds", 5, "ünïc…\x1b[0m"},
+	}
+	for _, tc := range tests {
+		if got := clip(tc.in, tc.width); got != tc.want {
+			t.Errorf("clip(%q, %d) = %q, want %q", tc.in, tc.width, got, tc.want)
+		}
+	}
+}
