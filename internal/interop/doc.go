@@ -7,7 +7,14 @@
 // for every interface the card lists (JSON-RPC and HTTP+JSON, A2A 1.0 and
 // the SDK's v0.3 compatibility layer) sends each scripted scenario with
 // [github.com/tfrs/a2a-progress/client], then compares the merged view and
-// the outcome with values written out in the test.
+// the outcome with values written out in the test. It also follows and
+// polls each task once it has settled, which rebuilds the view from the
+// JS SDK's Task.history.
+//
+// Differences of the JS SDK's wire that the test pins: its v0.3 HTTP+JSON
+// layer drops Part.metadata (no envelope survives; every update degrades
+// to its text), and its Task.history holds every status message on
+// arrival, the terminal one included, once per messageId.
 //
 // Running it needs Node.js ≥ 20 and the SDK installed once:
 //

@@ -445,7 +445,10 @@ func TestJSAgentSettledTask(t *testing.T) {
 						t.Run(mode, func(t *testing.T) {
 							tctx, cancel := context.WithTimeout(context.Background(), turnTimeout)
 							defer cancel()
-							var st *client.Stream
+							var (
+								st  *client.Stream
+								err error
+							)
 							if mode == "follow" {
 								st, err = cl.Follow(tctx, live.taskID)
 							} else {
