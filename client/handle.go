@@ -143,8 +143,15 @@ func (s *Stream) backfill(base Update, t *a2a.Task, emit emitFunc) bool {
 			break
 		}
 	}
+	// The status message of a settled task is the verdict's (the reply, the
+	// reason, the question), not progress. a2a-go keeps it out of the
+	// history, but other servers (the JS SDK) store it there too.
+	var verdictID string
+	if m := t.Status.Message; m != nil && terminal.Classify(t.Status.State) != terminal.ClassInProgress {
+		verdictID = m.ID
+	}
 	for _, m := range h[start:] {
-		if m == nil || m.Role != a2a.MessageRoleAgent {
+		if m == nil || m.Role != a2a.MessageRoleAgent || (verdictID != "" && m.ID == verdictID) {
 			continue
 		}
 		if !s.progress(base, envelope.FromMessage(m), true, emit) {

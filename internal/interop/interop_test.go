@@ -463,7 +463,7 @@ func TestJSAgentSettledTask(t *testing.T) {
 								}
 							}
 							o, err := st.Outcome()
-							got := withoutReply(t, st.View(), sc.name+"-reply")
+							got := st.View()
 							if d := cmp.Diff(want, got, viewOpts); d != "" {
 								t.Errorf("view (-want +got):\n%s", d)
 							}
@@ -476,38 +476,4 @@ func TestJSAgentSettledTask(t *testing.T) {
 			}
 		})
 	}
-}
-
-// withoutReply works around a client bug that the JS SDK brings out: its
-// Task.history holds every status message on arrival, the terminal one
-// included (a2a-go's holds only the replaced ones), and the client's
-// backfill takes every agent message of the history as progress — so the
-// verdict's reply comes back as a text fallback block. withoutReply
-// removes that block (the message id replyID) and its counts, and fails
-// the test when there is none, so that the workaround goes when the client
-// is fixed.
-func withoutReply(t *testing.T, v merge.View, replyID string) merge.View {
-	t.Helper()
-	blocks := v.Blocks[:0:0]
-	found := false
-	for _, b := range v.Blocks {
-		if b.Source == merge.SourceFallback && b.Key.ID == "msg:"+replyID {
-			found = true
-			continue
-		}
-		blocks = append(blocks, b)
-	}
-	if !found {
-		t.Errorf("no fallback block for the reply %q: has the client stopped backfilling the terminal status message? Remove withoutReply.", replyID)
-		return v
-	}
-	v.Blocks = blocks
-	v.Counters.Applied--
-	if v.Counters.Fallbacks[envelope.ReasonNoEnvelope]--; v.Counters.Fallbacks[envelope.ReasonNoEnvelope] == 0 {
-		delete(v.Counters.Fallbacks, envelope.ReasonNoEnvelope)
-	}
-	if len(v.Counters.Fallbacks) == 0 {
-		v.Counters.Fallbacks = nil
-	}
-	return v
 }
