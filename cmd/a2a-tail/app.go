@@ -11,6 +11,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/tfrs/a2a-progress/client"
 )
@@ -30,6 +32,7 @@ type app struct {
 	maxRetries  int
 	timestamps  bool
 	verbose     int
+	plaintext   bool
 	// isTTY overrides terminal detection (tests).
 	isTTY func(w io.Writer) bool
 	// now is the clock of the live view (tests).
@@ -84,6 +87,7 @@ has already settled is resolved with GetTask and its history.
 	f.DurationVar(&a.idleTimeout, "idle-timeout", 2*time.Minute, "treat a stream silent this long as cut and resubscribe (0: never)")
 	f.IntVar(&a.maxRetries, "max-retries", 5, "reconnect attempts after a cut before giving up")
 	f.BoolVar(&a.timestamps, "timestamps", false, "prefix every line with the update's timestamp")
+	f.BoolVar(&a.plaintext, "grpc-plaintext", false, "speak gRPC without TLS (loopback or a trusted network only)")
 	f.CountVarP(&a.verbose, "verbose", "v", "more diagnostics on stderr (repeat for debug logs)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return a.validate() }
 	// cobra's own errors for wrong argument counts are usage errors too.
@@ -178,6 +182,9 @@ func (a *app) connectionOptions() []client.Option {
 	}
 	if a.tenant != "" {
 		opts = append(opts, client.WithTenant(a.tenant))
+	}
+	if a.plaintext {
+		opts = append(opts, client.WithGRPCDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials())))
 	}
 	return opts
 }

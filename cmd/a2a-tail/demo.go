@@ -48,6 +48,7 @@ with a reply. It ends by itself within a few seconds. Every global flag applies
 			if t := a.forcedTransport(); t != "" {
 				url = srv.CardURLFor(t, v) // a card that lists only that transport
 			}
+			a.plaintext = true // the demo agent's gRPC listens on loopback without TLS
 			ctx := cmd.Context()
 			c, err := client.New(ctx, url, a.connectionOptions()...)
 			if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"io"
 	"os"
@@ -16,10 +17,12 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"go.uber.org/goleak"
 
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/merge"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/a2a-tail")
@@ -134,11 +137,11 @@ func TestEveryTransportSameOutput(t *testing.T) {
 	srv := startCallee(t)
 	var first string
 	for _, v := range callee.Versions {
-		for _, tr := range []string{"jsonrpc", "rest"} {
+		for _, tr := range []string{"jsonrpc", "rest", "grpc"} {
 			t.Run(string(v)+"/"+tr, func(t *testing.T) {
 				a := testApp("")
-				p := map[string]a2a.TransportProtocol{"jsonrpc": a2a.TransportProtocolJSONRPC, "rest": a2a.TransportProtocolHTTPJSON}[tr]
-				res := runCLI(t.Context(), a, "send", srv.CardURLFor(p, v), callee.RealisticName)
+				p := map[string]a2a.TransportProtocol{"jsonrpc": a2a.TransportProtocolJSONRPC, "rest": a2a.TransportProtocolHTTPJSON, "grpc": a2a.TransportProtocolGRPC}[tr]
+				res := runCLI(t.Context(), a, "send", "--grpc-plaintext", srv.CardURLFor(p, v), callee.RealisticName)
 				if res.Code != exitOK {
 					t.Fatalf("exit %d, stderr:\n%s", res.Code, res.Stderr)
 				}
@@ -274,5 +277,81 @@ func TestBrokenPipeIsQuiet(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want 0 and nothing", res.Code, res.Stderr)
 			}
 		})
+	}
+}
+
+// TestAsyncAndFollow: send --async prints the task id and follows it; a
+// later follow of the settled task rebuilds the same view from its history
+// and exits with its verdict.
+func TestAsyncAndFollow(t *testing.T) {
+	srv := startCallee(t)
+	url := srv.CardURL(callee.V1)
+	streamedText := runCLI(t.Context(), testApp(""), "send", url, callee.RealisticName)
+	async := runCLI(t.Context(), testApp(""), "send", "--async", url, callee.RealisticName)
+	if async.Code != exitOK {
+		t.Fatalf("send --async: exit %d, stderr %s", async.Code, async.Stderr)
+	}
+	id := strings.TrimPrefix(strings.TrimSpace(async.Stderr), "task ")
+	if !uuidRE.MatchString(id) {
+		t.Fatalf("send --async printed %q on stderr, want the task id", async.Stderr)
+	}
+	if diff := cmp.Diff(normalise(streamedText.Stdout), normalise(async.Stdout)); diff != "" {
+		t.Errorf("async output differs from the streamed one (-send +send --async):\n%s", diff)
+	}
+	// The task has settled: the subscription is refused, GetTask resolves it.
+	// Its history holds every envelope, the duplicate once, in seq order.
+	follow := runCLI(t.Context(), testApp(""), url, id, "-o", "json")
+	if follow.Code != exitOK {
+		t.Fatalf("follow: exit %d, stderr %s", follow.Code, follow.Stderr)
+	}
+	streamed := runCLI(t.Context(), testApp(""), "send", "-o", "json", url, callee.RealisticName)
+	var a, b struct {
+		View    merge.View
+		Outcome map[string]any
+	}
+	if err := json.Unmarshal([]byte(streamed.Stdout), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(follow.Stdout), &b); err != nil {
+		t.Fatal(err)
+	}
+	ignore := cmpopts.IgnoreFields(merge.View{}, "Task", "Counters")
+	if diff := cmp.Diff(a.View, b.View, ignore); diff != "" {
+		t.Errorf("view of the followed settled task (-streamed +followed):\n%s", diff)
+	}
+	if b.Outcome["verdict"] != "completed" || b.Outcome["reply"] != callee.RealisticReply {
+		t.Errorf("followed outcome = %v", b.Outcome)
+	}
+}
+
+func TestTimestampsAndColor(t *testing.T) {
+	srv := startCallee(t)
+	url := srv.CardURL(callee.V1)
+	res := runCLI(t.Context(), testApp(""), "send", "--timestamps", url, callee.RealisticName)
+	stamp := regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ `)
+	for _, l := range strings.Split(strings.TrimSpace(res.Stdout), "\n") {
+		if strings.HasPrefix(l, "✓") || strings.HasPrefix(l, "  artifact") || strings.HasPrefix(l, "    ") {
+			continue
+		}
+		if !stamp.MatchString(l) {
+			t.Errorf("line without a timestamp: %q", l)
+		}
+	}
+	if strings.Contains(res.Stdout, "\x1b[") {
+		t.Errorf("ANSI codes in output to a non-terminal")
+	}
+	res = runCLI(t.Context(), testApp(""), "send", "--color", "always", url, callee.RealisticName)
+	if !strings.Contains(res.Stdout, "\x1b[32m✓ completed\x1b[0m") || !strings.Contains(res.Stdout, "\x1b[31merror: warehouse") {
+		t.Errorf("--color always: no colour in\n%q", res.Stdout)
+	}
+	t.Setenv("NO_COLOR", "1")
+	a := testApp("")
+	a.isTTY = func(io.Writer) bool { return true }
+	if a.useColor() {
+		t.Errorf("NO_COLOR set: colour on a terminal with --color auto")
+	}
+	a.color = "always"
+	if !a.useColor() {
+		t.Errorf("--color always must win over NO_COLOR")
 	}
 }
