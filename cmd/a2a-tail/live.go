@@ -37,7 +37,8 @@ type liveSink struct {
 	ended   map[string]time.Time // tool key → left running
 	lines   int                  // lines of the frame on screen
 	tick    int
-	dirty   bool
+	dirty   bool      // the view changed since the last frame
+	drawn   time.Time // wall time of the last frame
 	err     error // first write error
 	stop    chan struct{}
 	stopped chan struct{}
@@ -79,7 +80,7 @@ func (s *liveSink) animate(every time.Duration) {
 		case <-t.C:
 			s.mu.Lock()
 			s.tick++
-			if s.recv != nil && s.hasRunning() {
+			if s.recv != nil && (s.dirty || s.hasRunning()) {
 				s.draw(false)
 			}
 			s.mu.Unlock()
@@ -120,9 +121,18 @@ func (s *liveSink) update(u client.Update) error {
 			}
 		}
 	}
-	s.draw(false)
+	// A frame costs O(view): on a fast stream, draw at most every
+	// minFrameInterval and let the ticker pick up the rest.
+	if time.Since(s.drawn) >= minFrameInterval {
+		s.draw(false)
+	} else {
+		s.dirty = true
+	}
 	return s.err
 }
+
+// minFrameInterval bounds how often the live view redraws on updates.
+const minFrameInterval = 50 * time.Millisecond
 
 func (s *liveSink) finish(v merge.View, out terminal.Outcome, err error) error {
 	close(s.stop)
@@ -145,6 +155,7 @@ func (s *liveSink) draw(final bool) {
 		return
 	}
 	s.writeFrame(s.frame(s.recv.View(), final), final)
+	s.dirty, s.drawn = false, time.Now()
 }
 
 // writeFrame replaces the frame on screen with f. While live, only the last
