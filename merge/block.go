@@ -10,7 +10,8 @@ import (
 
 // Key is a block's identity within a turn: (StreamKey, Seq) for an envelope,
 // ID (envelope.Reading.ID) for a fallback pseudo block, whose StreamKey and
-// Seq are then zero.
+// Seq are then zero, and ID for a projection block, whose StreamKey and Seq
+// are then its own seq space (see [SourceProjection]).
 type Key struct {
 	StreamKey string `json:"streamKey"`
 	Seq       int64  `json:"seq"`
@@ -27,6 +28,16 @@ const (
 	// SourceFallback: the text pseudo envelope of an update without a usable
 	// envelope.
 	SourceFallback Source = "fallback"
+	// SourceProjection: progress of a producer with a seq space of its own,
+	// e.g. a remote-invocation projection frame of seeds/004, whose
+	// sequence counts per member, not per turn. It comes from a Reading
+	// that is not a fallback yet has an ID (envelope.FromMessage never
+	// makes one). Its identity is the ID; its Seq counts only within its
+	// StreamKey, which names one tool call of that space (never one of the
+	// envelopes' stream keys, even when the strings are equal). It is
+	// placed by arrival like a fallback and stays out of the turn's seq
+	// order, gaps and lateness. It may be any kind but tool_output_append.
+	SourceProjection Source = "projection"
 )
 
 // Block is one applied block of a turn.
@@ -71,6 +82,13 @@ func comparePlace(a, b *Block) int {
 	if c := cmp.Compare(ca, cb); c != 0 {
 		return c
 	}
+	if ca != 1 {
+		// Blocks placed by arrival (fallbacks, projections) keep their
+		// arrival order at one anchor.
+		if c := cmp.Compare(a.Ordinal, b.Ordinal); c != 0 {
+			return c
+		}
+	}
 	if c := cmp.Compare(a.Key.StreamKey, b.Key.StreamKey); c != 0 {
 		return c
 	}
@@ -82,10 +100,10 @@ func comparePlace(a, b *Block) int {
 
 // place returns a block's position and a class that breaks ties at that
 // position: an unanchored fallback (0) precedes an envelope (1) precedes a
-// fallback anchored at its seq (2).
+// fallback anchored at its seq (2). Projections are placed like fallbacks.
 func place(b *Block) (int64, int) {
 	switch {
-	case b.Source != SourceFallback:
+	case b.Source == SourceEnvelope:
 		return b.Key.Seq, 1
 	case b.Anchored:
 		return b.After, 2
@@ -110,9 +128,16 @@ func (b *Block) valid() bool {
 		return b.Key.ID == "" && b.Reason == "" && !b.Anchored && b.After == 0 && b.Ordinal == 0
 	case SourceFallback:
 		return b.Kind == envelope.KindText && b.Key.StreamKey == "" && b.Key.Seq == 0 && (b.Anchored || b.After == 0)
+	case SourceProjection:
+		return b.Key.ID != "" && b.Key.StreamKey != "" && b.Reason == "" && b.Kind != envelope.KindToolOutputAppend &&
+			(b.Anchored || b.After == 0)
 	}
 	return false
 }
+
+// placed reports whether b is placed by arrival (a fallback or a
+// projection), identified by its ID.
+func (b *Block) placed() bool { return b.Source != SourceEnvelope }
 
 // identTooLong reports whether an identifier of b is over MaxIdentBytes.
 func (b *Block) identTooLong() bool {
@@ -158,9 +183,9 @@ func (b *Block) capText(max int) {
 	}
 }
 
-// toolKey is the key of the tool call a block belongs to: its streamKey, or
-// the payload's tool_call_id when the streamKey is empty.
-func (b *Block) toolKey() string {
+// ToolKey is the key of the tool call a block belongs to ([ToolCall.Key]):
+// its streamKey, or the payload's tool_call_id when the streamKey is empty.
+func (b *Block) ToolKey() string {
 	if b.Key.StreamKey != "" {
 		return b.Key.StreamKey
 	}

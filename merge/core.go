@@ -17,9 +17,10 @@ type core struct {
 	caps   Caps
 	sealed bool
 
-	// recs holds the applied envelopes, fbs the applied fallbacks, each in
-	// arrival order; indices are stable. A ref names either: i >= 0 is
-	// recs.at(i), i < 0 is fbs[^i].
+	// recs holds the applied envelopes, fbs the applied blocks placed by
+	// arrival (fallbacks and projections), each in arrival order; indices
+	// are stable. A ref names either: i >= 0 is recs.at(i), i < 0 is
+	// fbs[^i].
 	recs recs
 	fbs  []Block
 
@@ -28,8 +29,8 @@ type core struct {
 	// appended to inOrder, which is therefore sorted by seq and searched by
 	// bisection; a late one goes into late, which maps a seq to the last
 	// late rec with it (others with that seq are chained through rec.next).
-	// byID maps a fallback's ID to its ref. All hold applied blocks only,
-	// so Caps.MaxBlocks bounds them.
+	// byID maps the ID of a fallback or projection to its ref. All hold
+	// applied blocks only, so Caps.MaxBlocks bounds them.
 	inOrder []int32
 	late    map[int64]int32
 	byID    map[string]int32
@@ -49,7 +50,8 @@ type core struct {
 
 	streams []*stream
 	byKey   map[string]int32
-	lastSt  *stream // the stream of the latest lookup: floods hit it
+	byPKey  map[string]int32 // the projections' tool keys: a space of their own
+	lastSt  *stream          // the envelope stream of the latest lookup: floods hit it
 
 	counters Counters
 }
@@ -116,9 +118,9 @@ func (c *core) apply(b *Block, place bool) Change {
 	b.capText(c.caps.MaxTextBytes)
 	// Identity first: a duplicate of an applied block is a duplicate even
 	// when a cap is full.
-	if b.Source == SourceFallback {
+	if b.placed() {
 		if i, ok := c.byID[b.Key.ID]; ok {
-			return c.duplicate(c.fbs[^i].Payload == b.Payload && c.fbs[^i].Reason == b.Reason)
+			return c.duplicate(samePlaced(&c.fbs[^i], b))
 		}
 	} else if c.hasSeq && b.Key.Seq <= c.maxSeq {
 		if r := c.lookup(b.Key.Seq, b.Key.StreamKey); r != nil {
@@ -131,7 +133,7 @@ func (c *core) apply(b *Block, place bool) Change {
 	}
 	var st *stream
 	if b.touchesTool() {
-		if st = c.stream(b.toolKey()); st == nil {
+		if st = c.stream(b.ToolKey(), b.Source == SourceProjection); st == nil {
 			c.counters.DroppedByCap++
 			return Change{Result: DroppedCap}
 		}
@@ -139,17 +141,19 @@ func (c *core) apply(b *Block, place bool) Change {
 
 	ch := Change{Result: Applied}
 	var ref int32
-	if b.Source == SourceFallback {
+	if b.placed() {
 		if place {
 			b.Anchored, b.After, b.Ordinal = c.hasSeq, c.maxSeq, int64(len(c.fbs))+1
 		}
 		ref = ^int32(len(c.fbs))
 		c.fbs = append(c.fbs, *b)
 		c.byID[b.Key.ID] = ref
-		if c.counters.Fallbacks == nil {
-			c.counters.Fallbacks = make(map[envelope.Reason]int64)
+		if b.Source == SourceFallback {
+			if c.counters.Fallbacks == nil {
+				c.counters.Fallbacks = make(map[envelope.Reason]int64)
+			}
+			c.counters.Fallbacks[b.Reason]++
 		}
-		c.counters.Fallbacks[b.Reason]++
 	} else {
 		seq := b.Key.Seq
 		if c.hasSeq && seq < c.maxSeq {
@@ -186,7 +190,12 @@ func (c *core) apply(b *Block, place bool) Change {
 
 	if st != nil {
 		was := st.last
-		changed := st.add(c, ref)
+		var changed bool
+		if ref < 0 {
+			changed = st.addPlaced(b)
+		} else {
+			changed = st.add(c, ref)
+		}
 		if st.isTool && (changed || was == nil || was.Status != st.status(c.sealed)) {
 			// Most blocks (chunks) leave the summary as it was: it is
 			// shared rather than allocated per event.
@@ -232,6 +241,14 @@ func (c *core) duplicate(same bool) Change {
 	}
 	c.counters.Conflicts++
 	return Change{Result: Conflict}
+}
+
+// samePlaced reports whether two placed blocks with one ID have the same
+// content. (A fallback and a projection never share an ID in a Turn: their
+// IDs have different prefixes.)
+func samePlaced(a, b *Block) bool {
+	return a.Source == b.Source && a.Key.StreamKey == b.Key.StreamKey && a.Key.Seq == b.Key.Seq &&
+		a.Kind == b.Kind && a.Status == b.Status && a.Payload == b.Payload && a.Reason == b.Reason
 }
 
 // same reports whether envelope b has the content of r.
@@ -283,9 +300,25 @@ func (c *core) compareRefs(i, j int32) int {
 	return c.compareRefBlock(i, &Block{Key: Key{StreamKey: r.key, Seq: r.seq}, Source: SourceEnvelope})
 }
 
-// stream returns the tool state of key, creating it unless that would go
-// over Caps.MaxStreamKeys (then nil).
-func (c *core) stream(key string) *stream {
+// stream returns the tool state of key — in the projections' key space
+// when proj is true — creating it unless that would go over
+// Caps.MaxStreamKeys (then nil).
+func (c *core) stream(key string, proj bool) *stream {
+	if proj {
+		if i, ok := c.byPKey[key]; ok {
+			return c.streams[i]
+		}
+		if len(c.streams) >= c.caps.MaxStreamKeys {
+			return nil
+		}
+		if c.byPKey == nil {
+			c.byPKey = make(map[string]int32)
+		}
+		st := &stream{key: key, proj: true}
+		c.byPKey[key] = int32(len(c.streams))
+		c.streams = append(c.streams, st)
+		return st
+	}
 	if c.lastSt != nil && c.lastSt.key == key {
 		return c.lastSt
 	}
@@ -326,13 +359,28 @@ func (c *core) view() View {
 			v.Blocks[k] = c.block(ref)
 		}
 	}
+	var tools []*stream
 	for _, st := range c.streams {
 		if st.isTool {
-			v.ToolCalls = append(v.ToolCalls, st.render(c))
+			tools = append(tools, st)
 		}
 	}
-	slices.SortFunc(v.ToolCalls, func(a, b ToolCall) int { return compareSeqKey(a.FirstSeq, a.Key, b.FirstSeq, b.Key) })
+	slices.SortFunc(tools, compareStreams)
+	for _, st := range tools {
+		v.ToolCalls = append(v.ToolCalls, st.render(c))
+	}
 	return v
+}
+
+// compareStreams orders tool calls: by FirstSeq, then Key, among the
+// envelopes' calls; a projection's call stands where its first tool_call
+// block was placed (its seq counts in another space).
+func compareStreams(a, b *stream) int {
+	if !a.proj && !b.proj {
+		return compareSeqKey(a.first, a.key, b.first, b.key)
+	}
+	pa, pb := a.placeBlock(), b.placeBlock()
+	return comparePlace(&pa, &pb)
 }
 
 // missing counts the seqs absent from the range of the sorted, distinct

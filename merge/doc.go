@@ -36,6 +36,17 @@
 //     comes from the lowest-seq tool_call (else the lowest-seq chunk), the
 //     status from the lowest-seq done or aborted block of the key, whatever
 //     its kind.
+//   - Projections. Some peers report progress in a seq space of their own
+//     (seeds/004: a remote invocation's frames count "sequence" per member,
+//     1, 2, 3…, next to envelope seqs 100…). A Reading that is not a
+//     fallback yet carries an ID (envelope.FromMessage never makes one) is
+//     such a [SourceProjection] block: its identity is the ID, it is placed
+//     by arrival exactly like a fallback, and its seq orders it only within
+//     its streamKey — which is a key space of its own, one tool call per
+//     key. So a projection never orders, delays or anchors envelopes, never
+//     counts as late and never makes or fills a gap; its tool call follows
+//     the tool rules below with its own seqs, and stands in View.ToolCalls
+//     where its first tool_call block was placed.
 //   - Seal. The terminal state, not progress, decides the turn. When it
 //     arrives, [Turn.Seal] freezes the view: calls still running become
 //     [ToolUnfinished], and later readings are counted as DroppedAfterSeal.

@@ -30,14 +30,18 @@ const (
 //	{"type":"block","task":"t1","streamKey":"","seq":0,"id":"msg:m7","kind":"text",
 //	 "status":"running","payload":{"text":"working…"},"source":"fallback",
 //	 "reason":"no_envelope","after":42,"ordinal":1}
+//	{"type":"block","task":"t1","streamKey":"ri:b1:call-9","seq":2,"id":"ri:b1:call-9:2",
+//	 "kind":"tool_call","status":"done","payload":{"tool":"expense-review","tool_call_id":"call-9"},
+//	 "source":"projection","after":42,"ordinal":2}
 //	{"type":"seal","task":"t1"}
 //
 // A block op always has type, task, streamKey, seq, id, kind, status,
 // payload (the envelope payload, per kind) and source; it has reason,
 // overSoftLimit and truncated only when they are set (non-empty, true,
-// non-zero), and, for a fallback, ordinal and — when it is anchored — after
-// (see [Block]: seq means nothing for a fallback, id is its identity). A seal
-// op has only type and task.
+// non-zero), and, for a fallback or a projection, ordinal and — when it is
+// anchored — after (see [Block]: seq means nothing for a fallback, id is its
+// identity; a projection's seq counts within its streamKey only). A seal op
+// has only type and task.
 type Op struct {
 	Type OpType
 	Task string

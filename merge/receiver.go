@@ -28,7 +28,7 @@ func (r *Receiver) Apply(op Op) {
 	case op.Type == OpSeal:
 		r.sealed = true
 		return
-	case op.Type == OpBlock && (op.Block.Source != SourceFallback || op.Block.Ordinal >= 1):
+	case op.Type == OpBlock && (op.Block.Source == SourceEnvelope || op.Block.Ordinal >= 1):
 		r.apply(&op.Block, false)
 		return
 	}

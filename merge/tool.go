@@ -32,6 +32,14 @@ type stream struct {
 	isTool bool // a tool_call or chunk was seen
 	first  int64
 
+	// proj: a projection's call (its own key space and seq space);
+	// anchored, after and ordinal are the placement of its tool_call block
+	// that arrived first (the lowest Ordinal).
+	proj     bool
+	anchored bool
+	after    int64
+	ordinal  int64
+
 	started            bool
 	startSeq           int64
 	startSK            string
@@ -92,6 +100,36 @@ func (st *stream) add(c *core, idx int32) (changed bool) {
 		changed = true
 	}
 	return changed
+}
+
+// addPlaced applies a projection block (never a chunk) with this stream's
+// key and reports whether the summary may have changed. Its seq orders it
+// within the stream only.
+func (st *stream) addPlaced(b *Block) (changed bool) {
+	seq, sk := b.Key.Seq, b.Key.StreamKey
+	if p, ok := b.Payload.(envelope.ToolCall); ok {
+		changed = st.markTool(seq)
+		if !st.started || before(seq, sk, st.startSeq, st.startSK) {
+			st.started, st.startSeq, st.startSK, st.startTool, st.startID = true, seq, sk, p.Tool, p.ToolCallID
+			changed = true
+		}
+		if st.ordinal == 0 || b.Ordinal < st.ordinal {
+			st.anchored, st.after, st.ordinal = b.Anchored, b.After, b.Ordinal
+		}
+	}
+	if b.Status != envelope.StatusRunning && (!st.closed || before(seq, sk, st.closeSeq, st.closeSK)) {
+		st.closed, st.closeSeq, st.closeSK, st.closeSt = true, seq, sk, b.Status
+		changed = true
+	}
+	return changed
+}
+
+// placeBlock is where the stream's call stands among the turn's blocks.
+func (st *stream) placeBlock() Block {
+	if st.proj {
+		return Block{Key: Key{StreamKey: st.key}, Source: SourceProjection, Anchored: st.anchored, After: st.after, Ordinal: st.ordinal}
+	}
+	return Block{Key: Key{StreamKey: st.key, Seq: st.first}, Source: SourceEnvelope}
 }
 
 func (st *stream) markTool(seq int64) bool {

@@ -31,9 +31,15 @@ func (t *Turn) Apply(r envelope.Reading) Change {
 	}
 	e := &r.Envelope
 	b := Block{Kind: e.Kind, Status: e.Status, Payload: e.Payload, OverSoftLimit: r.OverSoftLimit}
-	if r.Fallback {
+	switch {
+	case r.Fallback:
 		b.Key.ID, b.Source, b.Reason = r.ID, SourceFallback, r.Reason
-	} else {
+	case r.ID != "":
+		// Not from envelope.FromMessage: progress with a seq space of its
+		// own (SourceProjection).
+		b.Key = Key{StreamKey: e.StreamKey, Seq: e.Seq, ID: r.ID}
+		b.Source = SourceProjection
+	default:
 		b.Key.StreamKey, b.Key.Seq, b.Source = e.StreamKey, e.Seq, SourceEnvelope
 	}
 	return t.apply(&b, true)

@@ -17,7 +17,8 @@ type View struct {
 	// into ToolCalls[i].Output.
 	Blocks []Block `json:"blocks"`
 	// ToolCalls are the tool calls of the turn, ordered by FirstSeq, then
-	// Key.
+	// Key; a projection's call (SourceProjection) stands where its first
+	// tool_call block was placed.
 	ToolCalls []ToolCall `json:"toolCalls"`
 	// Counters count what the turn saw.
 	Counters Counters `json:"counters"`
@@ -58,7 +59,8 @@ type ToolCall struct {
 	// or a close so far).
 	Started bool `json:"started"`
 	// FirstSeq is the lowest seq of the call's tool_call and chunk blocks:
-	// where the call begins among the turn's blocks.
+	// where the call begins among the turn's blocks. For a projection's
+	// call it is a seq of the projection's own space.
 	FirstSeq int64 `json:"firstSeq"`
 	// Output is the call's chunks concatenated in seq order, with a
 	// [GapMarker] between two chunks where the turn misses seqs, cut to the

@@ -193,7 +193,7 @@ func (s *liveSink) frame(v merge.View, final bool) string {
 	shown := make(map[string]bool, len(tools))
 	var b strings.Builder
 	for _, blk := range v.Blocks {
-		if key := toolKeyOf(blk); key != "" {
+		if key := blk.ToolKey(); key != "" {
 			if t, ok := tools[key]; ok && (blk.Kind == envelope.KindToolCall || blk.Kind == envelope.KindToolOutputAppend) {
 				if !shown[key] {
 					shown[key] = true
@@ -276,21 +276,6 @@ func (s *liveSink) toolLines(b *strings.Builder, t merge.ToolCall) {
 	for _, l := range ls {
 		b.WriteString(paint(s.color, dim, "   │ ") + l + "\n")
 	}
-}
-
-// toolKeyOf is the tool-call key a block belongs to (merge's rule: the
-// streamKey, or tool_call_id when the streamKey is empty).
-func toolKeyOf(b merge.Block) string {
-	if b.Key.StreamKey != "" {
-		return b.Key.StreamKey
-	}
-	switch p := b.Payload.(type) {
-	case envelope.ToolCall:
-		return p.ToolCallID
-	case envelope.ToolOutputAppend:
-		return p.ToolCallID
-	}
-	return ""
 }
 
 func stateWord(s a2a.TaskState) string {
