@@ -1,0 +1,155 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/merge"
+)
+
+var (
+	e2eN    = flag.Int("e2e.n", 2000, "working updates per stream in BenchmarkEndToEnd")
+	e2eCaps = flag.String("e2e.caps", "default", "merge caps in BenchmarkEndToEnd: default, or open (every block applied)")
+	latN    = flag.Int("lat.n", 200, "working updates per stream in BenchmarkLatency")
+	latPace = flag.Duration("lat.pace", 500*time.Microsecond, "interval between frames in BenchmarkLatency")
+)
+
+// BenchmarkEndToEnd streams e2e.n working updates from a FrameServer over
+// loopback, on JSON-RPC and REST, read alternately by plain a2a-go (raw)
+// and by the client pipeline (sdk): each iteration is one stream of each,
+// in turn first, so that both see the same load. It reports both rates and
+// their ratio sdk/raw (goal ≥ 0.95); -count gives benchstat its samples:
+//
+//	go test ./internal/bench -run '^$' -bench EndToEnd -e2e.n 100000 -benchtime 3x -count 6
+func BenchmarkEndToEnd(b *testing.B) {
+	srv := httptest.NewServer(NewFrameServer(0))
+	defer srv.Close()
+	ctx := context.Background()
+	text := SendText(*e2eN, 0)
+	var opts []client.Option
+	if *e2eCaps == "open" {
+		opts = append(opts, client.WithCaps(OpenCaps(*e2eN)))
+	}
+	for _, t := range Targets(srv.URL) {
+		b.Run("transport="+t.Name(), func(b *testing.B) {
+			ac, err := NewRaw(ctx, t, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer ac.Destroy()
+			c, err := NewSDK(ctx, t, nil, opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			var raw, sdk Result
+			runRaw := func() {
+				r, err := RawSend(ctx, ac, text, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				raw.Events += r.Events
+				raw.Elapsed += r.Elapsed
+			}
+			runSDK := func() {
+				r, err := SDKSend(ctx, c, text, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sdk.Events += r.Events
+				sdk.Elapsed += r.Elapsed
+			}
+			for i := 0; b.Loop(); i++ {
+				if i%2 == 0 {
+					runRaw()
+					runSDK()
+				} else {
+					runSDK()
+					runRaw()
+				}
+			}
+			b.ReportMetric(raw.PerSecond(), "raw-events/s")
+			b.ReportMetric(sdk.PerSecond(), "sdk-events/s")
+			b.ReportMetric(sdk.PerSecond()/raw.PerSecond(), "sdk/raw")
+			b.ReportMetric(0, "ns/op") // a stream's length is a flag: the rates compare
+		})
+	}
+}
+
+// BenchmarkLatency paces lat.n frames (one per lat.pace, flushed) and
+// reports the delay from a frame's arrival at the client (the read that
+// brought it returned) to its delivery: the a2a-go event with its text
+// touched (raw), the Update (sdk).
+//
+//	go test ./internal/bench -run '^$' -bench Latency -lat.n 2000 -benchtime 1x -count 3
+func BenchmarkLatency(b *testing.B) {
+	srv := httptest.NewServer(NewFrameServer(0))
+	defer srv.Close()
+	ctx := context.Background()
+	text := SendText(*latN, *latPace)
+	for _, t := range Targets(srv.URL) {
+		for _, impl := range []string{"raw", "sdk"} {
+			b.Run(fmt.Sprintf("transport=%s/impl=%s", t.Name(), impl), func(b *testing.B) {
+				var lat []time.Duration
+				for b.Loop() {
+					d, err := Latency(ctx, t, impl, text, *latN)
+					if err != nil {
+						b.Fatal(err)
+					}
+					lat = append(lat, d...)
+				}
+				p := Percentiles(lat, 0.5, 0.99)
+				b.ReportMetric(float64(p[0].Nanoseconds())/1e3, "p50-µs")
+				b.ReportMetric(float64(p[1].Nanoseconds())/1e3, "p99-µs")
+				b.ReportMetric(0, "ns/op")
+			})
+		}
+	}
+}
+
+// BenchmarkOpMarshal is the serialisation of one merge op (json.Marshal
+// of merge.Op), as a front end that forwards ops pays it per event: the
+// ops of callee.Trajectory(1000), in turn.
+func BenchmarkOpMarshal(b *testing.B) {
+	ops := trajectoryOps(b, 1000)
+	var size int
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		out, err := json.Marshal(ops[i%len(ops)])
+		if err != nil {
+			b.Fatal(err)
+		}
+		size += len(out)
+	}
+	b.ReportMetric(float64(size)/float64(b.N), "bytes/op")
+}
+
+// trajectoryOps parses the envelopes of callee.Trajectory(n) from their
+// status updates and merges them; it returns the ops, the seal's last.
+func trajectoryOps(tb testing.TB, n int) []merge.Op {
+	turn := merge.NewTurn("task-1", merge.DefaultCaps())
+	info := a2a.TaskInfo{TaskID: "task-1", ContextID: "ctx-1"}
+	var ops []merge.Op
+	for _, st := range callee.Trajectory(n).Steps {
+		ev, err := envelope.NewStatusUpdate(info, *st.Envelope, st.Text)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		ch := turn.Apply(envelope.FromMessage(ev.Status.Message))
+		if ch.Result != merge.Applied {
+			tb.Fatalf("%+v", ch)
+		}
+		ops = append(ops, ch.Op)
+	}
+	return append(ops, turn.Seal())
+}
