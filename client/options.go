@@ -167,11 +167,12 @@ func WithIdleTimeout(d time.Duration) Option {
 // WithRetry bounds the resumption after a cut: at most maxAttempts
 // subscriptions (each followed, when refused, by a GetTask), waiting
 // baseBackoff before the first and doubling up to maxBackoff, with jitter.
-// An attempt that brings new events resets the count. Values ≤ 0 keep the
-// defaults.
+// An attempt that brings new events resets the count. maxAttempts 0 means
+// no resubscription: a cut is resolved by one GetTask or ends incomplete.
+// A negative maxAttempts, and durations ≤ 0, keep the defaults.
 func WithRetry(maxAttempts int, baseBackoff, maxBackoff time.Duration) Option {
 	return func(c *config) {
-		if maxAttempts > 0 {
+		if maxAttempts >= 0 {
 			c.maxAttempts = maxAttempts
 		}
 		if baseBackoff > 0 {

@@ -85,7 +85,7 @@ has already settled is resolved with GetTask and its history.
 	f.StringVarP(&a.output, "output", "o", "text", "output format: text, ndjson or json")
 	f.StringVar(&a.color, "color", "auto", "color: auto, always or never (NO_COLOR is honoured)")
 	f.DurationVar(&a.idleTimeout, "idle-timeout", 2*time.Minute, "treat a stream silent this long as cut and resubscribe (0: never)")
-	f.IntVar(&a.maxRetries, "max-retries", 5, "reconnect attempts after a cut before giving up")
+	f.IntVar(&a.maxRetries, "max-retries", 5, "resubscriptions after a cut before giving up (0: resolve with one GetTask only)")
 	f.BoolVar(&a.timestamps, "timestamps", false, "prefix every line with the update's timestamp")
 	f.BoolVar(&a.plaintext, "grpc-plaintext", false, "speak gRPC without TLS (loopback or a trusted network only)")
 	f.CountVarP(&a.verbose, "verbose", "v", "more diagnostics on stderr (repeat for debug logs)")
