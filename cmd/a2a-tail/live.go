@@ -39,7 +39,7 @@ type liveSink struct {
 	tick    int
 	dirty   bool      // the view changed since the last frame
 	drawn   time.Time // wall time of the last frame
-	err     error // first write error
+	err     error     // first write error
 	stop    chan struct{}
 	stopped chan struct{}
 }
