@@ -188,7 +188,7 @@ func TestExitCodes(t *testing.T) {
 		{name: "silent end is incomplete", args: []string{"send", "--max-retries", "1", url, "silent"}, code: 1,
 			verdict: `✗ incomplete: client: turn incomplete (task "<id>", last state TASK_STATE_WORKING, 2 attempts): stream closed before a terminal or interrupted state`},
 		{name: "no reconnect with --max-retries 0", args: []string{"send", "--max-retries", "0", url, "silent"}, code: 1,
-			verdict:  `✗ incomplete: client: turn incomplete (task "<id>", last state TASK_STATE_WORKING, 1 attempts): stream closed before a terminal or interrupted state`,
+			verdict: `✗ incomplete: client: turn incomplete (task "<id>", last state TASK_STATE_WORKING, 1 attempts): stream closed before a terminal or interrupted state`,
 		},
 		{name: "no args", args: nil, code: 2, inStderr: "accepts 2 arg(s), received 0"},
 		{name: "bad output", args: []string{"-o", "xml", "demo"}, code: 2, inStderr: `--output "xml": want text, ndjson or json`},
