@@ -51,6 +51,8 @@ type config struct {
 	maxBackoff    time.Duration
 	historyLength *int
 	artifact      func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)
+	noCompat      bool   // WithCompat(false): no seeds/004 projection recognition
+	conversation  string // WithConversationID, for Query
 	factoryOpts   []a2aclient.FactoryOption
 }
 
@@ -201,7 +203,9 @@ func WithHistoryLength(n int) Option {
 // (SPEC §6, a runtime that sends its progress frames in the artifact
 // channel). Its Reading is merged like a working update's envelope and
 // the artifact never reaches the Outcome's artifacts. f must not modify
-// the event and is called for the artifacts of Task snapshots too.
+// the event and is called for the artifacts of Task snapshots too. The
+// compatibility layer ([WithCompat], on by default) classifies first: f
+// sees the artifacts it did not claim.
 func WithArtifactProgress(f func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)) Option {
 	return func(c *config) { c.artifact = f }
 }

@@ -155,7 +155,7 @@ func (c *Client) newStream(ctx context.Context, m mode, taskID a2a.TaskID, req *
 		s.caps = c.cfg.caps
 	}
 	var topts []terminal.Option
-	if f := c.cfg.artifact; f != nil {
+	if f := c.cfg.artifactHook(); f != nil {
 		// The one place where an artifact update is classified: the
 		// tracker asks for every update and every snapshot artifact, and
 		// keeps those that are progress out of the outcome.
