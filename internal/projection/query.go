@@ -7,6 +7,7 @@ import (
 	"io"
 	"iter"
 	"strconv"
+	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -98,23 +99,38 @@ const ReplyArtifactID = "reply"
 //     the first chunk and appended to by the next ones: one text part per
 //     chunk (its "content", or the frame's data when it has none and is not
 //     a JSON object), or a data part (an object without "content");
-//   - the clean end of the body: a completed status update without a
-//     message — the plain stream has no other end signal, so the reply is
-//     the reply artifact.
+//   - the clean end of the body: a completed status update — the plain
+//     stream has no other end signal — whose message (id "reply") holds the
+//     text parts of the reply artifact joined without a separator, as the
+//     deltas of a streamed reply are (no message when there is no text).
 //
 // A framing error (a truncated last frame, an event over the cap, a read
-// error) ends the sequence with that error: the turn did not end. The body
+// error — context.Canceled included, which r3labs alone would report as a
+// clean end) ends the sequence with that error: the turn did not end. The body
 // is read lazily and not closed.
 func QueryEvents(body io.Reader, conversationID string) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
 		task := a2a.TaskID(conversationID)
-		fr := sseframe.NewReader(body, sseframe.DefaultMaxEventBytes)
+		er := &errReader{r: body}
+		fr := sseframe.NewReader(er, sseframe.DefaultMaxEventBytes)
 		projections, chunks := 0, 0
+		var reply strings.Builder
 		for n := 1; ; n++ {
 			ev, err := fr.Next()
+			if errors.Is(err, io.EOF) && er.err != nil {
+				// r3labs reports a read that failed with context.Canceled
+				// (a canceled request, an idle timeout) as a clean EOF; the
+				// body did not end.
+				err = er.err
+			}
 			if errors.Is(err, io.EOF) {
-				yield(&a2a.TaskStatusUpdateEvent{TaskID: task, ContextID: conversationID,
-					Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}}, nil)
+				end := &a2a.TaskStatusUpdateEvent{TaskID: task, ContextID: conversationID,
+					Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}}
+				if reply.Len() > 0 {
+					end.Status.Message = &a2a.Message{ID: ReplyArtifactID, Role: a2a.MessageRoleAgent, TaskID: task,
+						ContextID: conversationID, Parts: a2a.ContentParts{a2a.NewTextPart(reply.String())}}
+				}
+				yield(end, nil)
 				return
 			}
 			if err != nil {
@@ -149,6 +165,7 @@ func QueryEvents(body io.Reader, conversationID string) iter.Seq2[a2a.Event, err
 				default:
 					p = a2a.NewTextPart(string(ev.Data))
 				}
+				reply.WriteString(p.Text())
 				out = &a2a.TaskArtifactUpdateEvent{TaskID: task, ContextID: conversationID, Append: chunks > 1,
 					Artifact: &a2a.Artifact{ID: ReplyArtifactID, Parts: a2a.ContentParts{p}}}
 			}
@@ -157,4 +174,18 @@ func QueryEvents(body io.Reader, conversationID string) iter.Seq2[a2a.Event, err
 			}
 		}
 	}
+}
+
+// errReader remembers the first read error other than io.EOF.
+type errReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *errReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }

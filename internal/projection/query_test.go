@@ -1,8 +1,10 @@
 package projection
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -144,7 +146,7 @@ func TestQueryEvents(t *testing.T) {
 				{Type: "artifact", Task: "conv", Artifact: "reply", Append: true, Text: `data:{"usage":{"tokens":3}}`},
 				{Type: "artifact", Task: "conv", Artifact: "reply", Append: true, Text: "plain"},
 				{Type: "artifact", Task: "conv", Artifact: "reply", Append: true, Text: "!"},
-				{Type: "status", Task: "conv", State: a2a.TaskStateCompleted},
+				{Type: "status", Task: "conv", State: a2a.TaskStateCompleted, Text: "Hello, world.plain!"},
 			},
 		},
 		{
@@ -171,3 +173,24 @@ func TestQueryEvents(t *testing.T) {
 		})
 	}
 }
+
+// r3labs turns a read failing with context.Canceled into a clean EOF; a
+// canceled body must not complete the turn.
+func TestQueryEventsCanceledIsNotAnEnd(t *testing.T) {
+	body := io.MultiReader(strings.NewReader("data: {\"content\":\"partial\"}\n\n"), failingReader{context.Canceled})
+	var got []eventSummary
+	for ev, err := range QueryEvents(body, "conv") {
+		got = append(got, summarize(ev, err))
+	}
+	want := []eventSummary{
+		{Type: "artifact", Task: "conv", Artifact: "reply", Text: "partial"},
+		{Type: "error", Err: "projection: /v1/query frame 2: context canceled"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+type failingReader struct{ err error }
+
+func (f failingReader) Read([]byte) (int, error) { return 0, f.err }

@@ -1,0 +1,218 @@
+package client
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/sseframe"
+	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/terminal"
+)
+
+// seedQueryBody is the /v1/query stream of seeds/004 §2.1, frame for frame
+// as the seed shows it.
+const seedQueryBody = `data: {"content":"RUNNING","projection":{"kind":"remote_agent_invocation","batchId":"333a9f5f-...","toolCallId":"call_00_JIhiVhnvjabn7DCjgY2D1744","sequence":1,"target":"expense-review","phase":"RUNNING","latencyMs":0}}
+
+data: {"content":"INPUT_REQUIRED","projection":{"kind":"remote_agent_invocation","batchId":"333a9f5f-...","toolCallId":"call_00_JIhiVhnvjabn7DCjgY2D1744","sequence":2,"target":"expense-review","phase":"INPUT_REQUIRED","resultCategory":"INPUT_REQUIRED","latencyMs":11900}}
+
+data: {"message":"费用报销审核需要您的审批。请审核后输入 'approved' 通过，或说明拒绝理由。","items":[{"toolCallId":"call_00_JIhiVhnvjabn7DCjgY2D1744","toolName":"expense-review","message":"费用报销审核需要您的审批。请审核后输入 'approved' 通过，或说明拒绝理由。"}]}
+
+`
+
+// queryServer serves POST /v1/query: it checks the request, then writes
+// body (hang: then waits for the client to go away).
+type queryServer struct {
+	t           *testing.T
+	status      int
+	contentType string
+	body        string
+	hang        bool
+	got         chan queryRequest
+}
+
+type queryRequest struct {
+	Method, Path, Auth, ContentType string
+	Body                            map[string]any
+}
+
+func (q *queryServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var body map[string]any
+	b, _ := io.ReadAll(r.Body)
+	_ = json.Unmarshal(b, &body)
+	q.got <- queryRequest{Method: r.Method, Path: r.URL.Path, Auth: r.Header.Get("Authorization"), ContentType: r.Header.Get("Content-Type"), Body: body}
+	ct := q.contentType
+	if ct == "" {
+		ct = "text/event-stream"
+	}
+	w.Header().Set("Content-Type", ct)
+	if q.status != 0 {
+		w.WriteHeader(q.status)
+	}
+	_, _ = io.WriteString(w, q.body)
+	w.(http.Flusher).Flush()
+	if q.hang {
+		<-r.Context().Done()
+	}
+}
+
+func startQuery(t *testing.T, q *queryServer) string {
+	q.t, q.got = t, make(chan queryRequest, 1)
+	srv := httptest.NewServer(q)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func TestQuerySeedFrames(t *testing.T) {
+	q := &queryServer{body: seedQueryBody}
+	base := startQuery(t, q)
+	st, err := Query(testCtx(t), base+"/", "帮我审核这笔报销", WithConversationID("6d72bcf8-..."), WithAuth("Bearer k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := st.TaskID(); got != "6d72bcf8-..." {
+		t.Errorf("TaskID before the iteration = %q", got)
+	}
+	r := collect(t, st)
+	if r.err != nil || r.outErr != nil {
+		t.Fatal(r.err, r.outErr)
+	}
+	wantReq := queryRequest{Method: "POST", Path: "/v1/query", Auth: "Bearer k", ContentType: "application/json",
+		Body: map[string]any{"conversation_id": "6d72bcf8-...", "message": "帮我审核这笔报销", "stream": true}}
+	if diff := cmp.Diff(wantReq, <-q.got); diff != "" {
+		t.Errorf("request (-want +got):\n%s", diff)
+	}
+
+	const key = "ri:333a9f5f-...:call_00_JIhiVhnvjabn7DCjgY2D1744"
+	question := "费用报销审核需要您的审批。请审核后输入 'approved' 通过，或说明拒绝理由。"
+	wantView := merge.View{Task: "6d72bcf8-...", Sealed: true,
+		Blocks: []merge.Block{
+			{Key: merge.Key{StreamKey: key, Seq: 1, ID: key + ":1"}, Kind: envelope.KindToolCall, Status: envelope.StatusRunning,
+				Payload: envelope.ToolCall{Tool: "expense-review", ToolCallID: "call_00_JIhiVhnvjabn7DCjgY2D1744"}, Source: merge.SourceProjection, Ordinal: 1},
+			{Key: merge.Key{StreamKey: key, Seq: 2, ID: key + ":2"}, Kind: envelope.KindText, Status: envelope.StatusRunning,
+				Payload: envelope.Text{Text: "expense-review: awaiting input"}, Source: merge.SourceProjection, Ordinal: 2},
+		},
+		ToolCalls: []merge.ToolCall{{Key: key, Tool: "expense-review", ToolCallID: "call_00_JIhiVhnvjabn7DCjgY2D1744",
+			Status: merge.ToolUnfinished, Started: true, FirstSeq: 1}},
+		Counters: merge.Counters{Applied: 2},
+	}
+	if diff := cmp.Diff(wantView, r.view); diff != "" {
+		t.Errorf("view (-want +got):\n%s", diff)
+	}
+	wantOut := terminal.Outcome{TaskID: "6d72bcf8-...", ContextID: "6d72bcf8-...", State: a2a.TaskStateInputRequired,
+		Class: terminal.ClassInterrupted, Text: question,
+		Interrupt: &terminal.Interrupt{State: a2a.TaskStateInputRequired, Text: question, Question: question,
+			Items: []terminal.InterruptItem{{ToolCallID: "call_00_JIhiVhnvjabn7DCjgY2D1744", ToolName: "expense-review", Message: question}}}}
+	if diff := cmp.Diff(wantOut, r.out, cmpopts.IgnoreFields(terminal.Outcome{}, "Message"), cmpopts.IgnoreFields(terminal.Interrupt{}, "Message")); diff != "" {
+		t.Errorf("outcome (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[UpdateType]int{UpdateProgress: 2, UpdateState: 1}, countTypes(r)); diff != "" {
+		t.Errorf("updates (-want +got):\n%s", diff)
+	}
+}
+
+func countTypes(r result) map[UpdateType]int {
+	m := map[UpdateType]int{}
+	for _, u := range r.updates {
+		m[u.Type]++
+	}
+	return m
+}
+
+func TestQueryReplyAndEnds(t *testing.T) {
+	const running = `data: {"content":"RUNNING","projection":{"kind":"remote_agent_invocation","batchId":"b","toolCallId":"c","sequence":1,"target":"expense-review","phase":"RUNNING","latencyMs":0}}` + "\n\n"
+	const done = `data: {"content":"COMPLETED","projection":{"kind":"remote_agent_invocation","batchId":"b","toolCallId":"c","sequence":2,"target":"expense-review","phase":"COMPLETED","resultCategory":"SUCCESS","latencyMs":900}}` + "\n\n"
+	tests := []struct {
+		name      string
+		srv       queryServer
+		opts      []Option
+		wantErr   error // from Query
+		wantSErr  error // from the stream
+		wantState a2a.TaskState
+		wantReply []string
+		wantTools []merge.ToolStatus
+	}{
+		{
+			name:      "business chunks are the reply; the body's end completes the turn",
+			srv:       queryServer{body: running + "data: {\"content\":\"The expense \"}\n\n" + done + "data: {\"content\":\"is approved.\"}\n\n"},
+			wantState: a2a.TaskStateCompleted,
+			wantReply: []string{"The expense ", "is approved."},
+			wantTools: []merge.ToolStatus{merge.ToolDone},
+		},
+		{
+			name:     "a body cut inside a frame is incomplete, never a reply",
+			srv:      queryServer{body: running + "data: {\"content\":\"The exp"},
+			wantSErr: sseframe.ErrTruncated,
+		},
+		{
+			name:     "silence past the idle timeout is incomplete",
+			srv:      queryServer{body: running, hang: true},
+			opts:     []Option{WithIdleTimeout(50 * time.Millisecond)},
+			wantSErr: errIdle,
+		},
+		{
+			name:    "a refusal is Query's error",
+			srv:     queryServer{status: http.StatusNotFound, contentType: "application/json", body: `{"error":"no such route"}`},
+			wantErr: ErrQueryStatus,
+		},
+		{
+			name:    "a JSON answer is not a stream",
+			srv:     queryServer{contentType: "application/json", body: `{"content":"hi"}`},
+			wantErr: ErrQueryStatus,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			base := startQuery(t, &tt.srv)
+			st, err := Query(testCtx(t), base, "review", tt.opts...)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("err = %v, want %v", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := collect(t, st)
+			if tt.wantSErr != nil {
+				if !errors.Is(r.err, ErrIncomplete) || !errors.Is(r.err, tt.wantSErr) || !errors.Is(r.outErr, ErrIncomplete) {
+					t.Fatalf("stream err = %v, outcome err = %v, want ErrIncomplete and %v", r.err, r.outErr, tt.wantSErr)
+				}
+				if r.out.Artifacts != nil || r.out.Text != "" {
+					t.Errorf("an incomplete turn has a reply: %+v", r.out)
+				}
+				return
+			}
+			if r.err != nil || r.outErr != nil {
+				t.Fatal(r.err, r.outErr)
+			}
+			var reply []string
+			for _, a := range r.out.Artifacts {
+				for _, p := range a.Parts {
+					reply = append(reply, string(a.ID)+":"+p.Text())
+				}
+			}
+			var tools []merge.ToolStatus
+			for _, tc := range r.view.ToolCalls {
+				tools = append(tools, tc.Status)
+			}
+			var wantReply []string
+			for _, s := range tt.wantReply {
+				wantReply = append(wantReply, "reply:"+s)
+			}
+			if diff := cmp.Diff([]any{tt.wantState, wantReply, tt.wantTools}, []any{r.out.State, reply, tools}); diff != "" {
+				t.Errorf("state, reply, tools (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
