@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -124,5 +125,42 @@ func TestReplay(t *testing.T) {
 				t.Errorf("stderr = %q, want it to contain %q", res.Stderr, tc.inStderr)
 			}
 		})
+	}
+}
+
+// TestReplayCaptures replays the recorded captures (testdata/captures) and
+// compares the rendering with golden files: text for every capture, ndjson
+// and json for the realistic turn and the seeds/004 frames. The text of one
+// trajectory must not depend on the wire format it was recorded in.
+func TestReplayCaptures(t *testing.T) {
+	captures, err := filepath.Glob(filepath.Join("..", "..", "testdata", "captures", "v*", "*.sse"))
+	if err != nil || len(captures) == 0 {
+		t.Fatalf("no captures found (%v)", err)
+	}
+	captures = append(captures, filepath.Join("..", "..", "testdata", "captures", "seed004", "a2a.sse"))
+	byTrajectory := map[string]string{}
+	for _, path := range captures {
+		dir := filepath.Base(filepath.Dir(path))
+		name := strings.TrimSuffix(filepath.Base(path), ".sse")
+		formats := []string{"text"}
+		if name == "realistic" && dir == "v1.0-jsonrpc" || dir == "seed004" {
+			formats = append(formats, "ndjson", "json")
+		}
+		for _, o := range formats {
+			t.Run(dir+"/"+name+"/"+o, func(t *testing.T) {
+				res := runCLI(t.Context(), testApp(""), "replay", "-o", o, path)
+				ext := map[string]string{"text": "txt", "ndjson": "ndjson", "json": "json"}[o]
+				golden(t, "replay-"+dir+"-"+name+"."+ext, fmt.Sprintf("exit %d\n%s", res.Code, res.Stdout))
+				if o != "text" || dir == "seed004" {
+					return
+				}
+				got := normalise(res.Stdout) // the recordings number their ids apart
+				if first, ok := byTrajectory[name]; !ok {
+					byTrajectory[name] = got
+				} else if diff := cmp.Diff(first, got); diff != "" {
+					t.Errorf("%s renders differently from the first wire format (-first +%s):\n%s", name, dir, diff)
+				}
+			})
+		}
 	}
 }
