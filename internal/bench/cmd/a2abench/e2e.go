@@ -1,0 +1,176 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"runtime/pprof"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+
+	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/internal/bench"
+)
+
+// gcTime is the CPU time the runtime estimates it spent on garbage
+// collection so far (marking, assists, pauses, scavenging excluded).
+func gcTime() time.Duration {
+	s := []metrics.Sample{{Name: "/cpu/classes/gc/total:cpu-seconds"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindFloat64 {
+		return 0
+	}
+	return time.Duration(s[0].Value.Float64() * 1e9)
+}
+
+// cpuTime is the CPU time (user + system) of this process so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// e2e: one stream of n working updates per run, raw a2a-go and the SDK
+// alternately (the order flips every repetition), reps times per
+// transport. It prints each run, then per transport the median and range
+// of events/s, of the CPU per event of this process (the server is
+// another), and of the per-repetition ratio sdk/raw.
+func e2e(args []string) error {
+	fl := flag.NewFlagSet("e2e", flag.ExitOnError)
+	n := fl.Int("n", 100_000, "working updates per stream")
+	reps := fl.Int("reps", 5, "repetitions (each: one raw and one SDK stream per transport)")
+	capsName := fl.String("caps", "default", "merge caps: default, or open (every block applied)")
+	transports := fl.String("transports", "jsonrpc,rest", "transports, comma-separated")
+	only := fl.String("only", "", "run only this reader (raw or sdk), for a profile of one side")
+	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile of the measured runs to `file`")
+	_ = fl.Parse(args)
+
+	url, srv, err := startServer()
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	targets, err := pickTargets(url, *transports)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := background()
+	defer cancel()
+	var opts []client.Option
+	if *capsName == "open" {
+		opts = append(opts, client.WithCaps(bench.OpenCaps(*n)))
+	}
+
+	type pair struct {
+		ac *a2aclient.Client
+		c  *client.Client
+	}
+	clients := make([]pair, len(targets))
+	for i, t := range targets {
+		if clients[i].ac, err = bench.NewRaw(ctx, t, nil); err != nil {
+			return err
+		}
+		defer clients[i].ac.Destroy()
+		if clients[i].c, err = bench.NewSDK(ctx, t, nil, opts...); err != nil {
+			return err
+		}
+		defer clients[i].c.Close()
+	}
+	type run struct {
+		rate, cpu, gc float64 // events/s, µs CPU per event, µs GC CPU per event
+	}
+	one := func(i int, impl, text string) (run, error) {
+		runtime.GC()
+		c0, g0 := cpuTime(), gcTime()
+		var r bench.Result
+		var err error
+		if impl == "raw" {
+			r, err = bench.RawSend(ctx, clients[i].ac, text, nil)
+		} else {
+			r, err = bench.SDKSend(ctx, clients[i].c, text, nil)
+		}
+		cpu, gc := cpuTime()-c0, gcTime()-g0
+		if err != nil {
+			return run{}, err
+		}
+		if r.Progress != *n {
+			return run{}, fmt.Errorf("%s: %d updates of %d", impl, r.Progress, *n)
+		}
+		return run{r.PerSecond(), float64(cpu.Nanoseconds()) / 1e3 / float64(r.Events), float64(gc.Nanoseconds()) / 1e3 / float64(r.Events)}, nil
+	}
+	// Warm up: connections, lazily built state, the heap's size.
+	warm := bench.SendText(min(*n, 5000), 0)
+	for i := range targets {
+		for _, impl := range []string{"raw", "sdk"} {
+			if _, err := one(i, impl, warm); err != nil && !strings.Contains(err.Error(), "updates of") {
+				return err
+			}
+		}
+	}
+
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	fmt.Printf("# e2e: %d working updates per stream, caps %s, %d reps, GOMAXPROCS %d\n", *n, *capsName, *reps, runtime.GOMAXPROCS(0))
+	text := bench.SendText(*n, 0)
+	rate := map[string][]float64{}
+	cpu := map[string][]float64{}
+	gcs := map[string][]float64{}
+	ratio := map[string][]float64{}
+	cpuRatio := map[string][]float64{}
+	for rep := range *reps {
+		for i, t := range targets {
+			order := []string{"raw", "sdk"}
+			if rep%2 == 1 {
+				order = []string{"sdk", "raw"}
+			}
+			if *only != "" {
+				order = []string{*only}
+			}
+			got := map[string]run{}
+			for _, impl := range order {
+				r, err := one(i, impl, text)
+				if err != nil {
+					return err
+				}
+				got[impl] = r
+				key := t.Name() + "/" + impl
+				rate[key] = append(rate[key], r.rate)
+				cpu[key] = append(cpu[key], r.cpu)
+				gcs[key] = append(gcs[key], r.gc)
+				fmt.Printf("rep %d  %-7s %-3s  %8.0f events/s  %6.2f µs CPU/event (GC %5.2f)\n", rep+1, t.Name(), impl, r.rate, r.cpu, r.gc)
+			}
+			ratio[t.Name()] = append(ratio[t.Name()], got["sdk"].rate/got["raw"].rate)
+			cpuRatio[t.Name()] = append(cpuRatio[t.Name()], got["sdk"].cpu/got["raw"].cpu)
+		}
+	}
+	fmt.Println()
+	fmt.Println("| transport | raw a2a-go events/s | SDK events/s | ratio SDK/raw (per rep) | raw µs CPU/event (GC) | SDK µs CPU/event (GC) | CPU ratio SDK/raw |")
+	fmt.Println("|---|---|---|---|---|---|---|")
+	for _, t := range targets {
+		k := t.Name()
+		fmt.Printf("| %s | %s | %s | **%s** | %s | %s | %s |\n", k,
+			spreadOf(rate[k+"/raw"]).format("%.0f"), spreadOf(rate[k+"/sdk"]).format("%.0f"),
+			spreadOf(ratio[k]).format("%.3f"),
+			spreadOf(cpu[k+"/raw"]).format("%.1f")+fmt.Sprintf(" (%.1f)", spreadOf(gcs[k+"/raw"]).med),
+			spreadOf(cpu[k+"/sdk"]).format("%.1f")+fmt.Sprintf(" (%.1f)", spreadOf(gcs[k+"/sdk"]).med),
+			spreadOf(cpuRatio[k]).format("%.3f"))
+	}
+	fmt.Println("\n(median, then min and max relative to it)")
+	return nil
+}

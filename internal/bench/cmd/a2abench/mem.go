@@ -1,0 +1,151 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+
+	"github.com/tfrs/a2a-progress/internal/bench"
+)
+
+// memResult is what one mem-one child measured.
+type memResult struct {
+	Impl        string  `json:"impl"`
+	Events      int     `json:"events"`
+	Applied     int     `json:"applied"`
+	Rate        float64 `json:"eventsPerSecond"`
+	HeapBase    uint64  `json:"heapBase"`  // HeapInuse before the stream, after a GC
+	HeapPeak    uint64  `json:"heapPeak"`  // highest HeapInuse sampled during the stream
+	HeapAfter   uint64  `json:"heapAfter"` // HeapInuse after the stream, after a GC
+	RSSBase     uint64  `json:"rssBase"`   // VmRSS before the stream
+	HWM         uint64  `json:"hwm"`       // VmHWM at the end: peak RSS of the process
+	AllocPerEv  float64 `json:"allocPerEvent"`
+	NumGC       uint32  `json:"numGC"`
+	Samples     int     `json:"samples"`
+	SampleEvery int     `json:"sampleEvery"`
+}
+
+// mem: one stream of n working updates (default caps), in a fresh process
+// per measurement, raw and SDK alternately; the heap is sampled while the
+// stream runs, the peak RSS read at its end.
+func mem(args []string) error {
+	fl := flag.NewFlagSet("mem", flag.ExitOnError)
+	n := fl.Int("n", 1_000_000, "working updates in the stream")
+	reps := fl.Int("reps", 1, "repetitions (each: one raw and one SDK process)")
+	transport := fl.String("transport", "jsonrpc", "jsonrpc or rest")
+	_ = fl.Parse(args)
+	url, srv, err := startServer()
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	var rs []memResult
+	for rep := range *reps {
+		order := []string{"raw", "sdk"}
+		if rep%2 == 1 {
+			order = []string{"sdk", "raw"}
+		}
+		for _, impl := range order {
+			var r memResult
+			if err := runChild(&r, "mem-one", "-impl", impl, "-server", url, "-n", strconv.Itoa(*n), "-transport", *transport); err != nil {
+				return err
+			}
+			rs = append(rs, r)
+		}
+	}
+	fmt.Printf("# mem: one stream of %d working updates over %s, default merge caps; one process per row, GOGC=%s\n\n", *n, *transport, os.Getenv("GOGC"))
+	fmt.Println("| reader | events/s | heap before | peak heap in use (sampled) | heap after (GC) | peak RSS (VmHWM) | RSS before | allocated/event | GCs |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|")
+	for _, r := range rs {
+		name := map[string]string{"raw": "raw a2a-go", "sdk": "SDK"}[r.Impl]
+		fmt.Printf("| %s | %.0f | %s MiB | %s MiB | %s MiB | %s MiB | %s MiB | %.0f B | %d |\n", name, r.Rate,
+			bench.MiB(r.HeapBase), bench.MiB(r.HeapPeak), bench.MiB(r.HeapAfter), bench.MiB(r.HWM), bench.MiB(r.RSSBase), r.AllocPerEv, r.NumGC)
+	}
+	return nil
+}
+
+func memOne(args []string) error {
+	fl := flag.NewFlagSet("mem-one", flag.ExitOnError)
+	impl := fl.String("impl", "sdk", "raw or sdk")
+	url := fl.String("server", "", "FrameServer URL")
+	n := fl.Int("n", 1_000_000, "working updates")
+	transport := fl.String("transport", "jsonrpc", "jsonrpc or rest")
+	every := fl.Int("every", 20_000, "sample the heap every this many updates")
+	_ = fl.Parse(args)
+	targets, err := pickTargets(*url, *transport)
+	if err != nil {
+		return err
+	}
+	t := targets[0]
+	ctx, cancel := background()
+	defer cancel()
+
+	var hp bench.HeapPeak
+	samples := 0
+	on := func(i int64) {
+		if i%int64(*every) == 0 {
+			hp.Sample()
+			samples++
+		}
+	}
+	var ms runtime.MemStats
+	var res bench.Result
+	r := memResult{Impl: *impl, SampleEvery: *every}
+	var base runtime.MemStats
+	measure := func() error {
+		runtime.GC()
+		runtime.ReadMemStats(&base)
+		pm, err := bench.ReadProcMemory()
+		if err != nil {
+			return err
+		}
+		r.HeapBase, r.RSSBase = base.HeapInuse, pm.RSS
+		hp.Peak = base.HeapInuse
+		return nil
+	}
+	text := bench.SendText(*n, 0)
+	switch *impl {
+	case "raw":
+		ac, err := bench.NewRaw(ctx, t, nil)
+		if err != nil {
+			return err
+		}
+		if err := measure(); err != nil {
+			return err
+		}
+		res, err = bench.RawSend(ctx, ac, text, on)
+		if err != nil {
+			return err
+		}
+	case "sdk":
+		c, err := bench.NewSDK(ctx, t, nil)
+		if err != nil {
+			return err
+		}
+		if err := measure(); err != nil {
+			return err
+		}
+		res, err = bench.SDKSend(ctx, c, text, on)
+		if err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("unknown impl %q", *impl)
+	}
+	runtime.ReadMemStats(&ms)
+	pm, err := bench.ReadProcMemory()
+	if err != nil {
+		return err
+	}
+	r.Events, r.Applied, r.Rate = res.Events, res.Applied, res.PerSecond()
+	r.HeapPeak, r.HWM, r.Samples = hp.Peak, pm.HWM, samples
+	r.AllocPerEv = float64(ms.TotalAlloc-base.TotalAlloc) / float64(res.Events)
+	r.NumGC = ms.NumGC - base.NumGC
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	r.HeapAfter = ms.HeapInuse
+	return json.NewEncoder(os.Stdout).Encode(r)
+}
