@@ -24,10 +24,9 @@ var (
 // stopped. The per-event path allocates nothing beyond what the envelope
 // reader and the merge need: no view copy, no goroutine.
 func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
-	now := time.Now()
 	info := ev.TaskInfo()
 	if id := s.taskID; id != "" && info.TaskID != "" && info.TaskID != id {
-		return emit(Update{Type: UpdateIgnored, TaskID: info.TaskID, ContextID: info.ContextID, Timestamp: now,
+		return emit(Update{Type: UpdateIgnored, TaskID: info.TaskID, ContextID: info.ContextID, Timestamp: time.Now(),
 			State: s.state, Event: ev, Err: errOtherTask})
 	}
 	prev := s.state
@@ -41,12 +40,12 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 		case isMessage(ev):
 			reason = errStray
 		}
-		return emit(Update{Type: UpdateIgnored, TaskID: s.taskID, ContextID: s.contextID, Timestamp: now,
+		return emit(Update{Type: UpdateIgnored, TaskID: s.taskID, ContextID: s.contextID, Timestamp: time.Now(),
 			State: s.state, Event: ev, Err: reason})
 	}
 	s.pin(info)
 	s.state = obs.State
-	base := Update{TaskID: s.taskID, ContextID: s.contextID, Timestamp: statusTime(ev, now), State: obs.State, Event: ev}
+	base := Update{TaskID: s.taskID, ContextID: s.contextID, Timestamp: statusTime(ev), State: obs.State, Event: ev}
 
 	if obs.State != prev && !obs.Settled {
 		u := base
@@ -188,7 +187,10 @@ func (s *Stream) turnLocked() *merge.Turn {
 	return s.turn
 }
 
-func statusTime(ev a2a.Event, now time.Time) time.Time {
+// statusTime reads the clock only for events without a status timestamp:
+// a working update carries one, and time.Now is a measurable share of the
+// per-event cost (BENCHMARKS.md, pipeline).
+func statusTime(ev a2a.Event) time.Time {
 	var ts *time.Time
 	switch e := ev.(type) {
 	case *a2a.TaskStatusUpdateEvent:
@@ -199,7 +201,7 @@ func statusTime(ev a2a.Event, now time.Time) time.Time {
 	if ts != nil && !ts.IsZero() {
 		return *ts
 	}
-	return now
+	return time.Now()
 }
 
 func isMessage(ev a2a.Event) bool {
