@@ -105,24 +105,16 @@ const ReplyArtifactID = "reply"
 //     deltas of a streamed reply are (no message when there is no text).
 //
 // A framing error (a truncated last frame, an event over the cap, a read
-// error — context.Canceled included, which r3labs alone would report as a
-// clean end) ends the sequence with that error: the turn did not end. The body
+// error — context.Canceled included, which sseframe reports as such) ends the sequence with that error: the turn did not end. The body
 // is read lazily and not closed.
 func QueryEvents(body io.Reader, conversationID string) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
 		task := a2a.TaskID(conversationID)
-		er := &errReader{r: body}
-		fr := sseframe.NewReader(er, sseframe.DefaultMaxEventBytes)
+		fr := sseframe.NewReader(body, sseframe.DefaultMaxEventBytes)
 		projections, chunks := 0, 0
 		var reply strings.Builder
 		for n := 1; ; n++ {
 			ev, err := fr.Next()
-			if errors.Is(err, io.EOF) && er.err != nil {
-				// r3labs reports a read that failed with context.Canceled
-				// (a canceled request, an idle timeout) as a clean EOF; the
-				// body did not end.
-				err = er.err
-			}
 			if errors.Is(err, io.EOF) {
 				end := &a2a.TaskStatusUpdateEvent{TaskID: task, ContextID: conversationID,
 					Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}}
@@ -174,18 +166,4 @@ func QueryEvents(body io.Reader, conversationID string) iter.Seq2[a2a.Event, err
 			}
 		}
 	}
-}
-
-// errReader remembers the first read error other than io.EOF.
-type errReader struct {
-	r   io.Reader
-	err error
-}
-
-func (e *errReader) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err != nil && err != io.EOF && e.err == nil {
-		e.err = err
-	}
-	return n, err
 }

@@ -141,6 +141,11 @@ func (r *Reader) read() ([]byte, error) {
 			return nil, fmt.Errorf("%w of %d bytes", ErrEventTooLarge, r.max)
 		}
 		if err == io.EOF {
+			// r3labs reports a body that failed with context.Canceled as a
+			// clean EOF; a canceled read must not look like a complete stream.
+			if r.tail.err != nil {
+				return nil, fmt.Errorf("sseframe: reading body: %w", r.tail.err)
+			}
 			return nil, io.EOF
 		}
 		return nil, fmt.Errorf("sseframe: reading body: %w", err)
@@ -153,6 +158,7 @@ func (r *Reader) read() ([]byte, error) {
 type tailReader struct {
 	r    io.Reader
 	eof  bool
+	err  error // the first read error other than io.EOF
 	last [4]byte
 	n    int
 }
@@ -164,8 +170,11 @@ func (t *tailReader) Read(p []byte) (int, error) {
 		t.last[3] = c
 		t.n++
 	}
-	if err == io.EOF {
+	switch {
+	case err == io.EOF:
 		t.eof = true
+	case err != nil && t.err == nil:
+		t.err = err
 	}
 	return n, err
 }

@@ -1,6 +1,7 @@
 package sseframe
 
 import (
+	"context"
 	"errors"
 	"io"
 	"strings"
@@ -92,6 +93,20 @@ func TestErrorsAreSentinels(t *testing.T) {
 	_, err = NewReader(iotest.ErrReader(errors.New("boom")), 0).Next()
 	if err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("err = %v, want the body's error", err)
+	}
+}
+
+// r3labs turns a body that fails with context.Canceled into io.EOF; the
+// reader must report the cancellation, not a clean end.
+func TestCanceledBodyIsNotAnEnd(t *testing.T) {
+	body := io.MultiReader(strings.NewReader("data: x\n\n"), iotest.ErrReader(context.Canceled))
+	fr := NewReader(body, 0)
+	if ev, err := fr.Next(); err != nil || string(ev.Data) != "x" {
+		t.Fatalf("first Next = %q, %v", ev.Data, err)
+	}
+	_, err := fr.Next()
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled, not a clean end", err)
 	}
 }
 
