@@ -28,7 +28,7 @@ type sink interface {
 func (a *app) newSink() sink {
 	switch a.output {
 	case "ndjson":
-		return &ndjsonSink{w: a.stdout, timestamps: a.timestamps}
+		return &ndjsonSink{w: a.stdout}
 	case "json":
 		return &jsonSink{w: a.stdout}
 	}
@@ -217,10 +217,11 @@ func oneLine(s string, max int) string {
 // ---- NDJSON ----
 
 // ndjsonSink prints one JSON object per applied op, then a result line.
-// The schema is documented in README.md (“NDJSON output”).
+// The schema is documented in README.md (“NDJSON output”). Every op line
+// carries "ts", whatever --timestamps says: a script can ignore a field,
+// not recover one.
 type ndjsonSink struct {
-	w          io.Writer
-	timestamps bool
+	w io.Writer
 }
 
 // forwarded reports whether u carries an op for a front end: an applied
@@ -235,21 +236,37 @@ func forwarded(u client.Update) bool {
 	return false
 }
 
-// ndjsonOp is a merge op plus the A2A context of the update that caused it.
-type ndjsonOp struct {
-	merge.Op
-	TS string `json:"ts,omitempty"`
+// ndjsonLine is a merge op's JSON plus the timestamp of the update that
+// caused it. merge.Op has its own MarshalJSON, so embedding it in a struct
+// would promote that method and silently drop every other field: the "ts"
+// member is spliced into the op's object instead.
+func ndjsonLine(u client.Update) ([]byte, error) {
+	b, err := json.Marshal(u.Change.Op)
+	if err != nil {
+		return nil, err
+	}
+	if u.Timestamp.IsZero() || len(b) < 2 || b[len(b)-1] != '}' {
+		return b, nil
+	}
+	ts, err := json.Marshal(u.Timestamp.UTC().Format(time.RFC3339Nano))
+	if err != nil {
+		return nil, err
+	}
+	b = append(b[:len(b)-1], `,"ts":`...)
+	b = append(b, ts...)
+	return append(b, '}'), nil
 }
 
 func (s *ndjsonSink) update(u client.Update) error {
 	if !forwarded(u) {
 		return nil
 	}
-	line := ndjsonOp{Op: u.Change.Op}
-	if !u.Timestamp.IsZero() {
-		line.TS = u.Timestamp.UTC().Format(time.RFC3339Nano)
+	b, err := ndjsonLine(u)
+	if err != nil {
+		return err
 	}
-	return writeJSONLine(s.w, line)
+	_, err = s.w.Write(append(b, '\n'))
+	return err
 }
 
 func (s *ndjsonSink) finish(v merge.View, out terminal.Outcome, err error) error {

@@ -82,11 +82,13 @@ func testApp(stdin string) *app {
 var (
 	uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	urlRE  = regexp.MustCompile(`http://127\.0\.0\.1:\d+`)
+	tsRE   = regexp.MustCompile(`"ts":"[^"]*"`)
 )
 
 // normalise replaces what differs between runs: task, context and message
-// ids, and the callee's port.
+// ids, the callee's port and the ndjson timestamps.
 func normalise(s string) string {
+	s = tsRE.ReplaceAllString(s, `"ts":"<ts>"`)
 	return urlRE.ReplaceAllString(uuidRE.ReplaceAllString(s, "<id>"), "http://<callee>")
 }
 

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/merge"
+)
+
+// TestNDJSONBlockLine pins the block line of the README's schema, "ts"
+// included: merge.Op marshals itself, which once hid every field added
+// beside it.
+func TestNDJSONBlockLine(t *testing.T) {
+	ts := time.Date(2026, 11, 30, 5, 0, 0, 123, time.FixedZone("CET", 3600))
+	blk := merge.Block{Key: merge.Key{StreamKey: "call-1", Seq: 101}, Kind: envelope.KindToolCall, Status: envelope.StatusRunning,
+		Payload: envelope.ToolCall{Tool: "search_orders", ToolCallID: "call-1"}, Source: merge.SourceEnvelope}
+	tests := []struct {
+		name string
+		u    client.Update
+		want map[string]any
+	}{
+		{
+			name: "block with a timestamp",
+			u: client.Update{Type: client.UpdateProgress, Timestamp: ts,
+				Change: merge.Change{Result: merge.Applied, Op: merge.Op{Type: merge.OpBlock, Task: "task-1", Block: blk}}},
+			want: map[string]any{"type": "block", "task": "task-1", "streamKey": "call-1", "seq": 101.0, "id": "",
+				"kind": "tool_call", "status": "running", "payload": map[string]any{"tool": "search_orders", "tool_call_id": "call-1"},
+				"source": "envelope", "ts": "2026-11-30T04:00:00.000000123Z"},
+		},
+		{
+			name: "no timestamp, no ts",
+			u: client.Update{Type: client.UpdateProgress,
+				Change: merge.Change{Result: merge.Applied, Op: merge.Op{Type: merge.OpBlock, Task: "task-1", Block: blk}}},
+			want: map[string]any{"type": "block", "task": "task-1", "streamKey": "call-1", "seq": 101.0, "id": "",
+				"kind": "tool_call", "status": "running", "payload": map[string]any{"tool": "search_orders", "tool_call_id": "call-1"},
+				"source": "envelope"},
+		},
+		{
+			name: "seal",
+			u:    client.Update{Type: client.UpdateState, Timestamp: ts, Change: merge.Change{Op: merge.Op{Type: merge.OpSeal, Task: "task-1"}}},
+			want: map[string]any{"type": "seal", "task": "task-1", "ts": "2026-11-30T04:00:00.000000123Z"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out strings.Builder
+			if err := (&ndjsonSink{w: &out}).update(tc.u); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasSuffix(out.String(), "}\n") || strings.Count(out.String(), "\n") != 1 {
+				t.Fatalf("not one JSON line: %q", out.String())
+			}
+			var got map[string]any
+			if err := json.Unmarshal([]byte(out.String()), &got); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("line (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
