@@ -137,8 +137,13 @@ func (s *artifactSet) add(sl *slot, parts []*a2a.Part) (dropped int) {
 		if p == nil {
 			continue
 		}
-		n := partSize(p)
-		if s.full || s.parts+1 > s.limits.MaxParts || s.bytes+n > s.limits.MaxBytes {
+		if s.full || s.parts+1 > s.limits.MaxParts {
+			s.full = true
+			dropped++
+			continue
+		}
+		n := partSize(p, s.limits.MaxBytes-s.bytes)
+		if s.bytes+n > s.limits.MaxBytes {
 			s.full = true
 			dropped++
 			continue
@@ -170,9 +175,10 @@ func (s *artifactSet) snapshot() []*a2a.Artifact {
 	return out
 }
 
-// partSize estimates the bytes a part holds.
-func partSize(p *a2a.Part) int {
-	n := len(p.Filename) + len(p.MediaType) + valueSize(p.Metadata, 0)
+// partSize estimates the bytes a part holds; once the estimate is over
+// limit it stops and returns it (the part does not fit anyway).
+func partSize(p *a2a.Part, limit int) int {
+	n := len(p.Filename) + len(p.MediaType)
 	switch c := p.Content.(type) {
 	case a2a.Text:
 		n += len(c)
@@ -181,37 +187,71 @@ func partSize(p *a2a.Part) int {
 	case a2a.URL:
 		n += len(c)
 	case a2a.Data:
-		n += valueSize(c.Value, 0)
+		n += valueSize(c.Value, limit-n)
+	}
+	if n <= limit {
+		n += valueSize(p.Metadata, limit-n)
 	}
 	return n
 }
 
-// valueSize estimates the size of a JSON-like value; below a fixed depth it
-// stops descending and counts a constant, so a deep value costs bounded work.
-func valueSize(v any, depth int) int {
+// valueSize estimates the size of a JSON-like value: the bytes of its
+// strings and keys, a word per other scalar, two bytes per non-empty
+// container. It walks the whole value, however deep — a bound on depth
+// would let a peer hide megabytes below it — with an explicit stack, so
+// depth cannot exhaust the goroutine stack. It stops as soon as the
+// estimate is over limit, which also ends the walk of a value that is not
+// a tree (a map that holds itself, built in the same process).
+func valueSize(v any, limit int) int {
 	const word = 8
-	if depth > 32 {
-		return word
-	}
-	switch x := v.(type) {
-	case nil:
-		return 0
-	case string:
-		return len(x)
-	case map[string]any:
-		n := 0
-		for k, e := range x {
-			n += len(k) + valueSize(e, depth+1)
+	n := 0
+	stack := []any{v}
+	for len(stack) > 0 && n <= limit {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch x := v.(type) {
+		case nil:
+		case string:
+			n += len(x)
+		case []byte:
+			n += len(x)
+		case map[string]any:
+			if len(x) > 0 {
+				n += 2
+			}
+			for k, e := range x {
+				n += len(k)
+				stack = append(stack, e)
+			}
+		case []any:
+			if len(x) > 0 {
+				n += 2
+			}
+			stack = append(stack, x...)
+		case map[string]string: // a Go producer in the same process
+			if len(x) > 0 {
+				n += 2
+			}
+			for k, e := range x {
+				n += len(k) + len(e)
+			}
+		case []string:
+			if len(x) > 0 {
+				n += 2
+			}
+			for _, e := range x {
+				n += len(e)
+			}
+		case []map[string]any:
+			if len(x) > 0 {
+				n += 2
+			}
+			for _, e := range x {
+				stack = append(stack, e)
+			}
+		default:
+			n += word
 		}
-		return n
-	case []any:
-		n := 0
-		for _, e := range x {
-			n += valueSize(e, depth+1)
-		}
-		return n
-	case []byte:
-		return len(x)
 	}
-	return word
+	return n
 }

@@ -1,6 +1,7 @@
 package terminal
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -122,9 +123,9 @@ func TestArtifactAssembly(t *testing.T) {
 			name:   "byte cap counts data, raw and metadata",
 			limits: Limits{MaxBytes: 40},
 			events: []a2a.Event{&a2a.TaskArtifactUpdateEvent{TaskID: taskID, Artifact: &a2a.Artifact{ID: "d", Parts: a2a.ContentParts{
-				a2a.NewDataPart(map[string]any{"key": "0123456789", "n": []any{1.0, true}}), // 3+10 + 1+8+8 = 30
-				a2a.NewRawPart([]byte("raw")), // 33
-				{Content: a2a.Text("t"), Metadata: map[string]any{"m": "12345678901234567890"}}, // +22 = 55 > 40
+				a2a.NewDataPart(map[string]any{"key": "0123456789", "n": []any{1.0, true}}), // 2 + 3+10 + 1+2+8+8 = 34
+				a2a.NewRawPart([]byte("raw")), // 37
+				{Content: a2a.Text("t"), Metadata: map[string]any{"m": "12345678901234567890"}}, // +1 +2+1+20 = 61 > 40
 			}}}},
 			want: []*a2a.Artifact{{ID: "d", Parts: a2a.ContentParts{
 				a2a.NewDataPart(map[string]any{"key": "0123456789", "n": []any{1.0, true}}), a2a.NewRawPart([]byte("raw"))}}},
@@ -224,15 +225,45 @@ func TestLimitsDefaults(t *testing.T) {
 
 // TestValueSizeIsBounded: a deeply nested value costs bounded work and
 // never panics.
-func TestValueSizeIsBounded(t *testing.T) {
-	var v any = "leaf"
+// TestValueSizeCountsDeepValues: the estimate walks a value however deep
+// it is nested (a peer must not hide megabytes below a depth bound), yet
+// stays bounded work: it stops once over its limit, even for a value that
+// holds itself.
+func TestValueSizeCountsDeepValues(t *testing.T) {
+	leaf := strings.Repeat("x", 1<<20)
+	var v any = leaf
 	for range 10000 {
 		v = []any{map[string]any{"k": v}}
 	}
-	if got := valueSize(v, 0); got <= 0 || got > 1000 {
-		t.Errorf("valueSize of a 20000-deep value = %d, want a small positive estimate", got)
+	if got := valueSize(v, math.MaxInt); got < len(leaf) {
+		t.Errorf("valueSize of a 1 MiB string 20000 levels deep = %d, want >= %d", got, len(leaf))
 	}
-	if got, want := valueSize(strings.Repeat("x", 100), 0), 100; got != want {
+	if got, want := valueSize(strings.Repeat("x", 100), math.MaxInt), 100; got != want {
 		t.Errorf("valueSize(100-byte string) = %d, want %d", got, want)
+	}
+	cyclic := map[string]any{"k": "v"}
+	cyclic["self"] = cyclic
+	if got := valueSize(cyclic, 1000); got <= 1000 {
+		t.Errorf("valueSize of a map holding itself = %d, want it to stop just over the limit 1000", got)
+	}
+}
+
+// TestByteCapSeesDeepData: data nested past any depth still counts against
+// Limits.MaxBytes, so the part is dropped and the outcome truncated.
+func TestByteCapSeesDeepData(t *testing.T) {
+	var v any = strings.Repeat("x", 1<<20)
+	for range 40 {
+		v = map[string]any{"k": v}
+	}
+	tr := NewTracker(WithLimits(Limits{MaxBytes: 64 << 10}))
+	tr.Observe(&a2a.TaskArtifactUpdateEvent{TaskID: taskID, Artifact: &a2a.Artifact{ID: "a",
+		Parts: a2a.ContentParts{a2a.NewDataPart(v), {Content: a2a.Text("t"), Metadata: map[string]any{"m": v}}}}})
+	tr.Observe(status(a2a.TaskStateCompleted, nil))
+	out, _ := tr.Outcome()
+	if !out.Truncated || len(out.Artifacts) != 1 || len(out.Artifacts[0].Parts) != 0 {
+		t.Errorf("Outcome: Truncated=%v, artifacts %+v; want truncated, one artifact without parts", out.Truncated, out.Artifacts)
+	}
+	if got := tr.Counters().PartsDropped; got != 2 {
+		t.Errorf("PartsDropped = %d, want 2", got)
 	}
 }
