@@ -21,9 +21,10 @@ type Limits struct {
 	// MaxParts is the number of parts kept across all artifacts.
 	// Default [DefaultMaxParts].
 	MaxParts int
-	// MaxBytes is the size of the parts kept across all artifacts: text,
-	// raw bytes, URL, filename, media type, and an estimate of data and
-	// metadata values. Default [DefaultMaxBytes].
+	// MaxBytes is the size kept across all artifacts: of their parts
+	// (text, raw bytes, URL, filename, media type, an estimate of data and
+	// metadata values) and of their own id, name, description, extensions
+	// and metadata. Default [DefaultMaxBytes].
 	MaxBytes int
 }
 
@@ -69,6 +70,7 @@ type slot struct {
 // applyResult says what apply did, for the counters.
 type applyResult struct {
 	droppedArtifact    bool
+	droppedMetadata    bool
 	droppedParts       int
 	orphanAppend       bool
 	appendAfterClosing bool
@@ -83,6 +85,11 @@ func (s *artifactSet) reset() {
 // (keeping its position); append=true appends the parts to it and merges
 // its metadata. An append for an unknown id creates the artifact (a2a-go's
 // server would refuse it; a caller keeps the data) and is reported.
+//
+// The artifact's own fields (id, name, description, extensions, metadata)
+// count against MaxBytes like its parts: an artifact whose fields do not
+// fit is not created (or, for a replacement, the old one stays), and a
+// metadata merge that does not fit is dropped.
 func (s *artifactSet) apply(ev *a2a.TaskArtifactUpdateEvent) applyResult {
 	var r applyResult
 	in := ev.Artifact
@@ -94,10 +101,14 @@ func (s *artifactSet) apply(ev *a2a.TaskArtifactUpdateEvent) applyResult {
 			r.droppedArtifact = true
 			return r
 		}
-		sl := &slot{a: &a2a.Artifact{
-			ID: in.ID, Name: in.Name, Description: in.Description,
-			Extensions: slices.Clone(in.Extensions), Metadata: maps.Clone(in.Metadata),
-		}}
+		h := headerSize(in, s.limits.MaxBytes-s.bytes)
+		if s.bytes+h > s.limits.MaxBytes {
+			s.full = true
+			r.droppedArtifact = true
+			return r
+		}
+		sl := newSlot(in, h)
+		s.bytes += h
 		r.droppedParts = s.add(sl, in.Parts)
 		sl.closed = ev.LastChunk
 		if s.index == nil {
@@ -109,26 +120,70 @@ func (s *artifactSet) apply(ev *a2a.TaskArtifactUpdateEvent) applyResult {
 	}
 	sl := s.list[i]
 	if !ev.Append {
+		h := headerSize(in, s.limits.MaxBytes-(s.bytes-sl.bytes))
+		if s.bytes-sl.bytes+h > s.limits.MaxBytes {
+			s.full = true
+			r.droppedArtifact = true
+			return r
+		}
 		s.parts -= sl.parts
 		s.bytes -= sl.bytes
-		*sl = slot{a: &a2a.Artifact{
-			ID: in.ID, Name: in.Name, Description: in.Description,
-			Extensions: slices.Clone(in.Extensions), Metadata: maps.Clone(in.Metadata),
-		}}
+		*sl = *newSlot(in, h)
+		s.bytes += h
 		r.droppedParts = s.add(sl, in.Parts)
 		sl.closed = ev.LastChunk
 		return r
 	}
 	r.appendAfterClosing = sl.closed
 	if len(in.Metadata) > 0 {
-		if sl.a.Metadata == nil {
-			sl.a.Metadata = make(map[string]any, len(in.Metadata))
+		// The growth of the merged map: new keys and changed values count,
+		// overwritten ones give their old size back.
+		delta := 0
+		for k, v := range in.Metadata {
+			if old, ok := sl.a.Metadata[k]; ok {
+				delta -= len(k) + valueSize(old, s.limits.MaxBytes)
+			}
+			delta += len(k) + valueSize(v, s.limits.MaxBytes-s.bytes-delta)
+			if s.bytes+delta > s.limits.MaxBytes {
+				break
+			}
 		}
-		maps.Copy(sl.a.Metadata, in.Metadata)
+		if s.bytes+delta > s.limits.MaxBytes {
+			s.full = true
+			r.droppedMetadata = true
+		} else {
+			if sl.a.Metadata == nil {
+				sl.a.Metadata = make(map[string]any, len(in.Metadata))
+			}
+			maps.Copy(sl.a.Metadata, in.Metadata)
+			sl.bytes += delta
+			s.bytes += delta
+		}
 	}
 	r.droppedParts = s.add(sl, in.Parts)
 	sl.closed = sl.closed || ev.LastChunk
 	return r
+}
+
+// newSlot holds a copy of in's own fields, of size h, and no parts yet.
+func newSlot(in *a2a.Artifact, h int) *slot {
+	return &slot{bytes: h, a: &a2a.Artifact{
+		ID: in.ID, Name: in.Name, Description: in.Description,
+		Extensions: slices.Clone(in.Extensions), Metadata: maps.Clone(in.Metadata),
+	}}
+}
+
+// headerSize estimates the bytes of an artifact's own fields (not its
+// parts); like valueSize it stops once over limit.
+func headerSize(a *a2a.Artifact, limit int) int {
+	n := len(a.ID) + len(a.Name) + len(a.Description)
+	for _, e := range a.Extensions {
+		n += len(e)
+	}
+	if n <= limit {
+		n += valueSize(a.Metadata, limit-n)
+	}
+	return n
 }
 
 // add appends parts to sl within the limits and returns how many it dropped.

@@ -111,8 +111,8 @@ func TestArtifactAssembly(t *testing.T) {
 			wantCounters:  Counters{Events: 3, PartsDropped: 3},
 		},
 		{
-			name:   "byte cap counts text bytes",
-			limits: Limits{MaxBytes: 10},
+			name:   "byte cap counts text bytes (and the artifact id)",
+			limits: Limits{MaxBytes: 11},
 			events: []a2a.Event{artifact("a", false, false, "12345"), artifact("a", true, false, "67890"),
 				artifact("a", true, false, "x")},
 			want:          []*a2a.Artifact{art("a", "12345", "67890")},
@@ -131,6 +131,20 @@ func TestArtifactAssembly(t *testing.T) {
 				a2a.NewDataPart(map[string]any{"key": "0123456789", "n": []any{1.0, true}}), a2a.NewRawPart([]byte("raw"))}}},
 			wantTruncated: true,
 			wantCounters:  Counters{Events: 1, PartsDropped: 1},
+		},
+		{
+			name:   "byte cap counts the artifact's own fields",
+			limits: Limits{MaxBytes: 20},
+			events: []a2a.Event{
+				withMeta(artifact("a", false, false, "1"), "name", map[string]any{"k": "v"}), // 1+4+1+1+2 + 1 = 10
+				withMeta(artifact("b", false, false), strings.Repeat("n", 20), nil),          // 21 > 10 left: not created
+				withMeta(artifact("a", true, false), "", map[string]any{"k": "vv"}),          // 11, fits
+				withMeta(artifact("a", true, false), "", map[string]any{"k2": "123456789"}),  // 11+2+9 > 20: not merged
+				withMeta(artifact("a", false, false, "2"), strings.Repeat("n", 30), nil),     // replacement too big: the old stays
+			},
+			want:          []*a2a.Artifact{named(art("a", "1"), "name", map[string]any{"k": "vv"})},
+			wantTruncated: true,
+			wantCounters:  Counters{Events: 5, ArtifactsDropped: 2, MetadataDropped: 1},
 		},
 		{
 			name:         "a snapshot resets a full budget",

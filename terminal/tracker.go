@@ -63,8 +63,13 @@ type Counters struct {
 	// lastChunk was already seen (the parts are kept).
 	AppendsAfterLastChunk int
 	// ArtifactsDropped counts artifact updates not kept because
-	// Limits.MaxArtifacts was reached.
+	// Limits.MaxArtifacts was reached, or because the artifact's own fields
+	// (name, description, metadata, …) did not fit Limits.MaxBytes.
 	ArtifactsDropped int
+	// MetadataDropped counts append updates whose artifact metadata was not
+	// merged because it did not fit Limits.MaxBytes (their parts are
+	// judged on their own).
+	MetadataDropped int
 	// PartsDropped counts parts not kept because Limits.MaxParts or
 	// Limits.MaxBytes was reached.
 	PartsDropped int
@@ -251,6 +256,9 @@ func (t *Tracker) applyArtifact(e *a2a.TaskArtifactUpdateEvent) {
 	r := t.arts.apply(e)
 	if r.droppedArtifact {
 		t.c.ArtifactsDropped++
+	}
+	if r.droppedMetadata {
+		t.c.MetadataDropped++
 	}
 	if r.orphanAppend {
 		t.c.OrphanAppends++
