@@ -6,11 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/terminal"
 )
 
 // TestNDJSONBlockLine pins the block line of the README's schema, "ts"
@@ -64,5 +66,31 @@ func TestNDJSONBlockLine(t *testing.T) {
 				t.Errorf("line (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestResultInterrupt pins the result line of an interrupted turn: the
+// question and items under camelCase names, no reply (a question is not
+// an answer).
+func TestResultInterrupt(t *testing.T) {
+	out := terminal.Outcome{TaskID: "task-1", State: a2a.TaskStateInputRequired, Class: terminal.ClassInterrupted,
+		Text: "which region?", Interrupt: &terminal.Interrupt{State: a2a.TaskStateInputRequired,
+			Message: a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart("which region?")), Text: "which region?",
+			Items: []terminal.InterruptItem{{ToolCallID: "call-1", ToolName: "deploy", Message: "which region?"}}}}
+	var b strings.Builder
+	if err := (&ndjsonSink{w: &b}).finish(merge.View{}, out, nil); err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal([]byte(b.String()), &got); err != nil {
+		t.Fatal(err)
+	}
+	delete(got, "counters")
+	want := map[string]any{"type": "result", "task": "task-1", "state": "TASK_STATE_INPUT_REQUIRED", "verdict": "interrupted",
+		"interrupt": map[string]any{"question": "which region?",
+			"items": []any{map[string]any{"toolCallId": "call-1", "toolName": "deploy", "message": "which region?"}}},
+		"exitCode": 4.0}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("result (-want +got):\n%s", diff)
 	}
 }

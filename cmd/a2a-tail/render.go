@@ -285,17 +285,43 @@ func writeJSONLine(w io.Writer, v any) error {
 
 // result is the final line of -o ndjson and the "outcome" of -o json.
 type result struct {
-	Type      string              `json:"type"`
-	Task      string              `json:"task"`
-	Context   string              `json:"context,omitempty"`
-	State     string              `json:"state"`
-	Verdict   string              `json:"verdict"`
-	Reply     string              `json:"reply,omitempty"`
-	Error     string              `json:"error,omitempty"`
-	Artifacts []resultArtifact    `json:"artifacts,omitempty"`
-	Interrupt *terminal.Interrupt `json:"interrupt,omitempty"`
-	Counters  merge.Counters      `json:"counters"`
-	ExitCode  int                 `json:"exitCode"`
+	Type      string           `json:"type"`
+	Task      string           `json:"task"`
+	Context   string           `json:"context,omitempty"`
+	State     string           `json:"state"`
+	Verdict   string           `json:"verdict"`
+	Reply     string           `json:"reply,omitempty"`
+	Error     string           `json:"error,omitempty"`
+	Artifacts []resultArtifact `json:"artifacts,omitempty"`
+	Interrupt *resultInterrupt `json:"interrupt,omitempty"`
+	Counters  merge.Counters   `json:"counters"`
+	ExitCode  int              `json:"exitCode"`
+}
+
+// resultInterrupt is what an interrupted turn asks: the question (the
+// runtime's _interrupt.message, else the status message's text) and the
+// tool calls waiting for the answer. Its own type, not terminal.Interrupt,
+// so that the schema is camelCase and stable, without the raw message.
+type resultInterrupt struct {
+	Question string                `json:"question"`
+	Items    []resultInterruptItem `json:"items,omitempty"`
+}
+
+type resultInterruptItem struct {
+	ToolCallID string `json:"toolCallId"`
+	ToolName   string `json:"toolName"`
+	Message    string `json:"message"`
+}
+
+func newResultInterrupt(in *terminal.Interrupt) *resultInterrupt {
+	r := &resultInterrupt{Question: in.Question}
+	if r.Question == "" {
+		r.Question = in.Text
+	}
+	for _, it := range in.Items {
+		r.Items = append(r.Items, resultInterruptItem{ToolCallID: it.ToolCallID, ToolName: it.ToolName, Message: it.Message})
+	}
+	return r
 }
 
 type resultArtifact struct {
@@ -317,8 +343,12 @@ func newResult(v merge.View, out terminal.Outcome, err error) result {
 	case exitOK:
 		r.Verdict = "completed"
 	case exitInterrupted:
+		// The status message of an interrupt is a question, not a reply.
 		r.Verdict = "interrupted"
-		r.Interrupt = out.Interrupt
+		r.Reply = ""
+		if out.Interrupt != nil {
+			r.Interrupt = newResultInterrupt(out.Interrupt)
+		}
 	case exitFailed:
 		r.Verdict = strings.ToLower(strings.TrimPrefix(string(out.State), "TASK_STATE_"))
 	default:
