@@ -157,8 +157,11 @@ func (a *app) consume(ctx context.Context, st *client.Stream) error {
 	}
 	out, err := st.Outcome()
 	if ctx.Err() != nil && err != nil {
+		// Ctrl-C: the result says so (exit code 130 in every output), and
+		// a closed stdout does not turn it into a quiet 0.
+		err = &stoppedError{err}
 		_ = sk.finish(st.View(), out, err)
-		return ctx.Err()
+		return &verdict{code: exitCtrlC, err: errReported}
 	}
 	if werr := sk.finish(st.View(), out, err); werr != nil {
 		return werr

@@ -69,9 +69,19 @@ func (a *app) exitCode(ctx context.Context, err error) int {
 	return exitRuntime
 }
 
+// stoppedError is the error of a turn the user stopped (Ctrl-C) before it
+// settled.
+type stoppedError struct{ err error }
+
+func (e *stoppedError) Error() string { return e.err.Error() }
+func (e *stoppedError) Unwrap() error { return e.err }
+
 // codeFor maps a turn's outcome to the exit code.
 func codeFor(out terminal.Outcome, err error) int {
+	var stopped *stoppedError
 	switch {
+	case errors.As(err, &stopped):
+		return exitCtrlC
 	case err == nil && out.Interrupt != nil:
 		return exitInterrupted
 	case err == nil:

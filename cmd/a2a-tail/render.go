@@ -153,6 +153,8 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 		return s
 	case asIncomplete(err, &ie):
 		return paint(color, red, "✗ incomplete") + ": " + err.Error() + "\n"
+	case codeFor(out, err) == exitCtrlC:
+		return paint(color, red, "✗ stopped") + " before the turn ended: " + err.Error() + "\n"
 	}
 	label := "failed"
 	switch out.State {

@@ -249,20 +249,49 @@ func (w *signalWriter) wait(t *testing.T) {
 	}
 }
 
+// TestCtrlC: Ctrl-C exits 130, says so once (the verdict line, or the
+// ndjson result's exitCode), and adds nothing on stderr.
 func TestCtrlC(t *testing.T) {
 	first := envelope.Envelope{V: 1, Kind: envelope.KindText, Seq: 1, Status: envelope.StatusRunning, Payload: envelope.Text{Text: "first"}}
 	srv := startCallee(t, callee.Script{Name: "held", Steps: []callee.Step{{Envelope: &first}, {Gate: "never"}}, Final: a2a.TaskStateCompleted})
-	out := newSignalWriter("first")
-	a := newApp(strings.NewReader(""), out, &lockedBuffer{})
-	a.isTTY = func(io.Writer) bool { return false }
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	done := make(chan int)
-	go func() { done <- a.run(ctx, []string{"send", srv.CardURL(callee.V1), "held"}) }()
-	out.wait(t)
-	cancel() // what SIGINT does through signal.NotifyContext
-	if code := <-done; code != exitCtrlC {
-		t.Errorf("exit code = %d, want %d", code, exitCtrlC)
+	for _, o := range []string{"text", "ndjson"} {
+		t.Run(o, func(t *testing.T) {
+			out := newSignalWriter("first")
+			stderr := &lockedBuffer{}
+			a := newApp(strings.NewReader(""), out, stderr)
+			a.isTTY = func(io.Writer) bool { return false }
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			done := make(chan int)
+			go func() { done <- a.run(ctx, []string{"send", "-o", o, srv.CardURL(callee.V1), "held"}) }()
+			out.wait(t)
+			cancel() // what SIGINT does through signal.NotifyContext
+			if code := <-done; code != exitCtrlC {
+				t.Errorf("exit code = %d, want %d", code, exitCtrlC)
+			}
+			if got := stderr.String(); got != "" {
+				t.Errorf("stderr = %q, want nothing (the verdict says it)", got)
+			}
+			lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+			last := lines[len(lines)-1]
+			switch o {
+			case "text":
+				if !strings.HasPrefix(last, "✗ stopped before the turn ended: ") {
+					t.Errorf("verdict line = %q", last)
+				}
+			case "ndjson":
+				var res struct {
+					Verdict  string
+					ExitCode int
+				}
+				if err := json.Unmarshal([]byte(last), &res); err != nil {
+					t.Fatal(err)
+				}
+				if res.Verdict != "incomplete" || res.ExitCode != exitCtrlC {
+					t.Errorf("result = %+v, want verdict incomplete and exitCode %d", res, exitCtrlC)
+				}
+			}
+		})
 	}
 }
 
