@@ -25,14 +25,15 @@ type core struct {
 	fbs  []Block
 
 	// The identity set, split so that the common case costs no hashing: an
-	// envelope that arrives in order (seq >= every seq before it) is
-	// appended to inOrder, which is therefore sorted by seq and searched by
-	// bisection; a late one goes into late, which maps a seq to the last
-	// late rec with it (others with that seq are chained through rec.next).
-	// byID maps the ID of a fallback or projection to its ref. All hold
-	// applied blocks only, so Caps.MaxBlocks bounds them.
+	// envelope that arrives in order (seq > every seq before it) is
+	// appended to inOrder, which therefore holds distinct seqs, sorted, and
+	// is searched by bisection; every other one — late, or a tie with the
+	// highest seq (a producer bug) — goes into others, keyed by its whole
+	// identity. So a lookup costs O(log n) plus one hash, however many
+	// blocks share a seq. byID maps the ID of a fallback or projection to
+	// its ref. All hold applied blocks only, so Caps.MaxBlocks bounds them.
 	inOrder []int32
-	late    map[int64]int32
+	others  map[seqKey]int32
 	byID    map[string]int32
 
 	// order lists the refs shown in View.Blocks (all but chunks). It is in
@@ -56,13 +57,18 @@ type core struct {
 	counters Counters
 }
 
+// seqKey is an envelope's identity (seq, streamKey).
+type seqKey struct {
+	seq int64
+	key string
+}
+
 // rec is one applied envelope, kept compact: it is the bulk of a turn's
 // memory and of the per-event cost.
 type rec struct {
 	payload  envelope.Payload // nil once the output cap evicted a chunk's text
 	key      string           // streamKey
 	seq      int64
-	next     int32 // for a late rec, the late rec before it with the same seq, or -1
 	n        int32 // a chunk's size; for other kinds the bytes cut by MaxTextBytes
 	status   envelope.Status
 	chunk    bool
@@ -101,7 +107,7 @@ func newCore(task string, caps Caps) core {
 	return core{
 		task:   task,
 		caps:   caps.withDefaults(),
-		late:   make(map[int64]int32),
+		others: make(map[seqKey]int32),
 		byID:   make(map[string]int32),
 		byKey:  make(map[string]int32),
 		sorted: true,
@@ -156,26 +162,24 @@ func (c *core) apply(b *Block, place bool) Change {
 		}
 	} else {
 		seq := b.Key.Seq
+		inOrder := !c.hasSeq || seq > c.maxSeq
 		if c.hasSeq && seq < c.maxSeq {
 			ch.Late = true
 			c.counters.Late++
 		}
-		if !c.hasSeq || seq > c.maxSeq {
+		if inOrder {
 			c.hasSeq, c.maxSeq = true, seq
 		}
 		ref = int32(c.recs.n)
-		r := rec{payload: b.Payload, key: b.Key.StreamKey, seq: seq, next: -1, n: int32(b.Truncated),
+		r := rec{payload: b.Payload, key: b.Key.StreamKey, seq: seq, n: int32(b.Truncated),
 			status: b.Status, overSoft: b.OverSoftLimit}
 		if p, ok := b.Payload.(envelope.ToolOutputAppend); ok {
 			r.chunk, r.n = true, int32(len(p.Chunk))
 		}
-		if ch.Late {
-			if head, ok := c.late[seq]; ok {
-				r.next = head
-			}
-			c.late[seq] = ref
-		} else {
+		if inOrder {
 			c.inOrder = append(c.inOrder, ref)
+		} else {
+			c.others[seqKey{seq, r.key}] = ref
 		}
 		c.recs.add(r)
 	}
@@ -215,19 +219,14 @@ func (c *core) lookup(seq int64, key string) *rec {
 	i, _ := slices.BinarySearchFunc(c.inOrder, seq, func(ref int32, seq int64) int {
 		return cmp.Compare(c.recs.at(ref).seq, seq)
 	})
-	for ; i < len(c.inOrder); i++ {
-		r := c.recs.at(c.inOrder[i])
-		if r.seq != seq {
-			break
-		}
-		if r.key == key {
+	if i < len(c.inOrder) {
+		if r := c.recs.at(c.inOrder[i]); r.seq == seq && r.key == key {
 			return r
 		}
 	}
-	head, ok := c.late[seq]
-	for j := head; ok && j >= 0; j = c.recs.at(j).next {
-		if r := c.recs.at(j); r.key == key {
-			return r
+	if len(c.others) > 0 {
+		if j, ok := c.others[seqKey{seq, key}]; ok {
+			return c.recs.at(j)
 		}
 	}
 	return nil

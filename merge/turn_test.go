@@ -250,3 +250,37 @@ func TestViewIsASnapshot(t *testing.T) {
 		t.Errorf("changing a view changed the turn: %+v", again)
 	}
 }
+
+// TestSameSeqTiesStayCheap: many envelopes sharing one seq (a producer
+// bug, or a hostile peer) are still found in O(log n) plus one hash: the
+// bisected index holds one rec per seq, so a lookup never scans the ties.
+// Duplicates among the ties, in order and late, are still recognised.
+func TestSameSeqTiesStayCheap(t *testing.T) {
+	const n = 2000
+	turn := NewTurn("t1", Caps{MaxBlocks: 2*n + 2})
+	for i := range n {
+		if r := turn.Apply(run(fmt.Sprintf("k%d", i), 5, text("x"))).Result; r != Applied {
+			t.Fatalf("tie %d: %v, want applied", i, r)
+		}
+	}
+	turn.Apply(run("z", 9, text("y")))
+	for i := range n {
+		if ch := turn.Apply(run(fmt.Sprintf("late%d", i), 7, text("x"))); ch.Result != Applied || !ch.Late {
+			t.Fatalf("late tie %d: %+v, want applied late", i, ch)
+		}
+	}
+	if got := len(turn.inOrder); got != 2 {
+		t.Errorf("the bisected index holds %d recs, want 2 (one per distinct in-order seq)", got)
+	}
+	for i := range n {
+		if r := turn.Apply(run(fmt.Sprintf("k%d", i), 5, text("x"))).Result; r != Duplicate {
+			t.Fatalf("again tie %d: %v, want duplicate", i, r)
+		}
+		if r := turn.Apply(run(fmt.Sprintf("late%d", i), 7, text("other"))).Result; r != Conflict {
+			t.Fatalf("again late tie %d: %v, want conflict", i, r)
+		}
+	}
+	if r := turn.Apply(run("k0", 7, text("x"))).Result; r != Applied {
+		t.Errorf("a known key at another seq: %v, want applied", r)
+	}
+}
