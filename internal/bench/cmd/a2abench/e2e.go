@@ -49,8 +49,15 @@ func e2e(args []string) error {
 	capsName := fl.String("caps", "default", "merge caps: default, or open (every block applied)")
 	transports := fl.String("transports", "jsonrpc,rest", "transports, comma-separated")
 	only := fl.String("only", "", "run only this reader (raw or sdk), for a profile of one side")
+	ballast := fl.Int("ballast", 0, "MiB of pointer-free live heap to hold, as an application would (it raises the GC's heap goal, not its marking work)")
 	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile of the measured runs to `file`")
 	_ = fl.Parse(args)
+
+	keep := make([]byte, *ballast<<20)
+	for i := 0; i < len(keep); i += 4096 {
+		keep[i] = 1 // resident, as real data would be
+	}
+	defer runtime.KeepAlive(keep)
 
 	url, srv, err := startServer()
 	if err != nil {
@@ -126,7 +133,7 @@ func e2e(args []string) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	fmt.Printf("# e2e: %d working updates per stream, caps %s, %d reps, GOMAXPROCS %d\n", *n, *capsName, *reps, runtime.GOMAXPROCS(0))
+	fmt.Printf("# e2e: %d working updates per stream, caps %s, %d reps, ballast %d MiB, GOMAXPROCS %d\n", *n, *capsName, *reps, *ballast, runtime.GOMAXPROCS(0))
 	text := bench.SendText(*n, 0)
 	rate := map[string][]float64{}
 	cpu := map[string][]float64{}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -111,6 +112,7 @@ func followOne(args []string) error {
 	k := fl.Int("k", 10, "working updates per stream before it is held (the server's -k)")
 	transport := fl.String("transport", "jsonrpc", "jsonrpc or rest")
 	connecting := fl.Int("connecting", 256, "streams opening at once")
+	memprofile := fl.String("memprofile", "", "write a heap profile to `file` while the streams are held")
 	_ = fl.Parse(args)
 	targets, err := pickTargets(*url, *transport)
 	if err != nil {
@@ -205,6 +207,19 @@ func followOne(args []string) error {
 	r.OpenSecs = time.Since(start).Seconds()
 	if err := snapshot(&r.HeapHeld, &r.StackHeld, &r.RSSHeld, &r.GoHeld); err != nil {
 		return err
+	}
+	if *memprofile != "" {
+		f, err := os.Create(*memprofile)
+		if err != nil {
+			return err
+		}
+		err = pprof.Lookup("heap").WriteTo(f, 0)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
 	}
 	resp, err := http.Post(*url+"/release", "text/plain", nil)
 	if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -56,7 +57,7 @@ func mem(args []string) error {
 			rs = append(rs, r)
 		}
 	}
-	fmt.Printf("# mem: one stream of %d working updates over %s, default merge caps; one process per row, GOGC=%s\n\n", *n, *transport, os.Getenv("GOGC"))
+	fmt.Printf("# mem: one stream of %d working updates over %s, default merge caps; one process per row, GOGC=%s\n\n", *n, *transport, cmp.Or(os.Getenv("GOGC"), "100 (default)"))
 	fmt.Println("| reader | events/s | heap before | peak heap in use (sampled) | heap after (GC) | peak RSS (VmHWM) | RSS before | allocated/event | GCs |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rs {
