@@ -3,6 +3,7 @@ package envelope
 import (
 	"errors"
 	"strconv"
+	"unicode/utf8"
 )
 
 // Reason says why an update has no usable envelope (or why an extra envelope
@@ -113,9 +114,15 @@ func fieldError(field, detail string) *Error {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// quote quotes s for an error message, cut to 64 bytes on a rune boundary
+// (a cut inside a UTF-8 sequence would show as \x escapes).
 func quote(s string) string {
 	if len(s) > 64 {
-		s = s[:64] + "…"
+		n := 64
+		for n > 0 && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		s = s[:n] + "…"
 	}
 	return strconv.Quote(s)
 }

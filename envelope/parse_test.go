@@ -295,6 +295,11 @@ func TestErrorString(t *testing.T) {
 		{"field and detail", fieldError("seq", "must be an integer, got a fraction"), "envelope: seq: must be an integer, got a fraction (bad_field)"},
 		{"wrapped", &Error{Reason: ReasonBadJSON, Err: errors.New("eof")}, "envelope: bad_json: eof"},
 		{"detail and wrapped", &Error{Reason: ReasonBadJSON, Detail: "object form cannot be encoded", Err: errors.New("x")}, "envelope: object form cannot be encoded: x (bad_json)"},
+		{"a long value is cut on a rune boundary", func() *Error {
+			_, err := Parse(`{"v":1,"kind":"` + strings.Repeat("a", 63) + `é"}`)
+			return err.(*Error)
+		}(),
+			`envelope: kind: "` + strings.Repeat("a", 63) + `…" is not a v1 kind (unknown_kind)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, tc.err.Error()); diff != "" {
