@@ -145,7 +145,13 @@ func (s *liveSink) finish(v merge.View, out terminal.Outcome, err error) error {
 			s.ended[t.Key] = now
 		}
 	}
-	s.writeFrame(s.frame(v, true)+verdictLine(out, err, s.color), true)
+	s.writeFrame(s.frame(v, true), true)
+	// The verdict is written whole, after the frame: nothing is redrawn
+	// once it is out, and the reply is the one thing that must never be
+	// clipped to the terminal's width.
+	if s.err == nil {
+		_, s.err = io.WriteString(s.w, verdictLine(out, err, s.color))
+	}
 	return s.err
 }
 
@@ -166,7 +172,10 @@ func (s *liveSink) writeFrame(f string, final bool) {
 		return
 	}
 	width, height := s.size()
-	lines := strings.Split(strings.TrimSuffix(f, "\n"), "\n")
+	var lines []string
+	if f != "" {
+		lines = strings.Split(strings.TrimSuffix(f, "\n"), "\n")
+	}
 	if !final && len(lines) > height-1 {
 		lines = lines[len(lines)-(height-1):]
 	}

@@ -11,8 +11,11 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/terminal"
 )
 
 // screenWriter is a vt that signals when a line of its screen contains a
@@ -147,5 +150,27 @@ func TestClip(t *testing.T) {
 		if got := clip(tc.in, tc.width); got != tc.want {
 			t.Errorf("clip(%q, %d) = %q, want %q", tc.in, tc.width, got, tc.want)
 		}
+	}
+}
+
+// TestLiveViewReplyNotClipped: the live view clips its lines to the
+// terminal, but the verdict — the authoritative reply — is written whole.
+func TestLiveViewReplyNotClipped(t *testing.T) {
+	var out lockedBuffer
+	now := time.Date(2026, 11, 30, 5, 0, 0, 0, time.UTC)
+	s := newLiveSink(&out, false, false, func() time.Time { return now }, func() (int, int) { return 20, 10 })
+	turn := merge.NewTurn("task-1", merge.DefaultCaps())
+	ch := turn.Apply(envelope.Reading{Envelope: envelope.Envelope{V: 1, Kind: envelope.KindText, Seq: 1, Status: envelope.StatusRunning,
+		Payload: envelope.Text{Text: "working on a long answer"}}})
+	if err := s.update(client.Update{Type: client.UpdateProgress, State: a2a.TaskStateWorking, Change: ch}); err != nil {
+		t.Fatal(err)
+	}
+	turn.Seal()
+	reply := "Order 42 has shipped; all 3 items are in stock.\nSecond line of the reply."
+	if err := s.finish(turn.View(), terminal.Outcome{TaskID: "task-1", State: a2a.TaskStateCompleted, Class: terminal.ClassTerminal, Text: reply}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "✓ completed: "+reply+"\n") {
+		t.Errorf("the reply was not written whole:\n%q", out.String())
 	}
 }
