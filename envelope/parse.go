@@ -1,6 +1,7 @@
 package envelope
 
 import (
+	"math"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -425,7 +426,8 @@ func (p *parser) digits() int {
 
 // exactInt judges a syntactically valid JSON number by its exact decimal
 // value: an integer within int64 is present (42, 42.0, 4.2e1, -0), anything
-// else is notInteger (1.5, 1e-400) or outOfRange (2^63, 1e19).
+// else is notInteger (1.5, 1e-400) or outOfRange (2^63, 1e19; then the
+// int64 is the bound on its side, MaxInt64 or MinInt64).
 func exactInt(num []byte) (int64, uint8) {
 	neg := num[0] == '-'
 	if neg {
@@ -484,7 +486,7 @@ func exactInt(num []byte) (int64, uint8) {
 		}
 	}
 	if point-lead > 19 { // int64 has at most 19 digits
-		return 0, outOfRange
+		return saturate(neg), outOfRange
 	}
 	var u uint64 // 19 decimal digits always fit a uint64
 	for k := lead; k < point; k++ {
@@ -500,7 +502,16 @@ func exactInt(num []byte) (int64, uint8) {
 	case neg && u <= 1<<63:
 		return int64(-u), present // -(1<<63) wraps to itself, as wanted
 	}
-	return 0, outOfRange
+	return saturate(neg), outOfRange
+}
+
+// saturate is the int64 bound on the side of an out-of-range integer: its
+// sign is all that build needs (a huge v is still a newer version).
+func saturate(neg bool) int64 {
+	if neg {
+		return math.MinInt64
+	}
+	return math.MaxInt64
 }
 
 // skip scans and discards the JSON value at p.i. It is iterative, so deep
@@ -620,6 +631,14 @@ func typeName(c byte) string {
 // first: it decides how everything else would be read.
 func (w *wire) build() (Envelope, bool, error) {
 	switch w.v.state {
+	case outOfRange:
+		// An integer beyond int64 is still an integer: > 1 is a newer
+		// version, as the spec says, and < 1 is no version at all.
+		if w.v.n > 0 {
+			return Envelope{}, false, &Error{Reason: ReasonUnsupportedVersion, Field: "v",
+				Detail: "version beyond int64 is newer than 1"}
+		}
+		return Envelope{}, false, fieldError("v", "must be >= 1, got a negative integer beyond int64")
 	case present:
 		if w.v.n < 1 {
 			return Envelope{}, false, fieldError("v", "must be >= 1, got "+strconv.FormatInt(w.v.n, 10))

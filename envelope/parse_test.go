@@ -88,6 +88,8 @@ var parseCases = []parseCase{
 	{name: "v=0", in: `{"v":0,"kind":"text","seq":1,"status":"running","payload":{"text":"hi"}}`, reason: ReasonBadField, field: "v"},
 	{name: "v=-1", in: `{"v":-1,"kind":"text","seq":1,"status":"running","payload":{"text":"hi"}}`, reason: ReasonBadField, field: "v"},
 	{name: "v=2", in: `{"v":2,"kind":"text","seq":1,"status":"running","payload":{"text":"hi"}}`, reason: ReasonUnsupportedVersion, field: "v"},
+	{name: "v beyond int64 is a newer version", in: `{"v":1e20,"kind":"text","seq":1,"status":"running","payload":{"text":"hi"}}`, reason: ReasonUnsupportedVersion, field: "v"},
+	{name: "v below int64 is no version", in: `{"v":-99999999999999999999,"kind":"text","seq":1,"status":"running","payload":{"text":"hi"}}`, reason: ReasonBadField, field: "v"},
 	{name: "v=2 is judged before the rest", in: `{"v":2,"kind":"hologram","seq":"x","payload":[]}`, reason: ReasonUnsupportedVersion, field: "v"},
 	{name: `v="1"`, in: `{"v":"1","kind":"text","seq":1,"status":"running","payload":{"text":"hi"}}`, reason: ReasonBadField, field: "v"},
 	{name: "v=1.5", in: `{"v":1.5,"kind":"text","seq":1,"status":"running","payload":{"text":"hi"}}`, reason: ReasonBadField, field: "v"},
