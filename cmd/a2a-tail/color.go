@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/tfrs/a2a-progress/envelope"
@@ -50,19 +49,3 @@ func statusColor(s envelope.Status) string {
 func errorsAs[T any](err error, target *T) bool { return errors.As(err, target) }
 
 func decodeRune(s string) (rune, int) { return utf8.DecodeRuneInString(s) }
-
-// hasVisible reports whether s holds a character outside ANSI sequences.
-func hasVisible(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] == 0x1b {
-			j := strings.IndexByte(s[i:], 'm')
-			if j < 0 {
-				return false
-			}
-			i += j
-			continue
-		}
-		return true
-	}
-	return false
-}

@@ -171,27 +171,33 @@ func (a *app) consume(ctx context.Context, st *client.Stream) error {
 
 // diagnose writes what a user should know about the stream's health to
 // stderr: reconnects, envelopes that could not be used, and with -v
-// duplicates and late arrivals.
+// duplicates and late arrivals. The errors quote the peer's bytes, so
+// they go through printable like stdout.
 func (a *app) diagnose(u client.Update) {
 	switch u.Type {
 	case client.UpdateReconnect:
-		fmt.Fprintf(a.stderr, "a2a-tail: stream cut (%v); resuming, attempt %d\n", u.Err, u.Attempt)
+		a.warnf("a2a-tail: stream cut (%v); resuming, attempt %d\n", u.Err, u.Attempt)
 	case client.UpdateIgnored:
 		if a.verbose > 0 {
-			fmt.Fprintf(a.stderr, "a2a-tail: ignored event: %v\n", u.Err)
+			a.warnf("a2a-tail: ignored event: %v\n", u.Err)
 		}
 	case client.UpdateProgress:
 		r := u.Reading
 		if r.Fallback && r.Reason != "" && r.Reason != "no_envelope" {
-			fmt.Fprintf(a.stderr, "a2a-tail: envelope dropped (%s): %v; showing its text\n", r.Reason, r.Err)
+			a.warnf("a2a-tail: envelope dropped (%s): %v; showing its text\n", r.Reason, r.Err)
 		}
 		for _, ig := range r.Ignored {
 			if !r.Fallback || ig.Err != r.Err {
-				fmt.Fprintf(a.stderr, "a2a-tail: part %d: envelope ignored (%s): %v\n", ig.Part, ig.Reason, ig.Err)
+				a.warnf("a2a-tail: part %d: envelope ignored (%s): %v\n", ig.Part, ig.Reason, ig.Err)
 			}
 		}
 		if a.verbose > 0 && u.Change.Result.String() != "applied" {
-			fmt.Fprintf(a.stderr, "a2a-tail: %s envelope %s/%d\n", u.Change.Result, r.Envelope.StreamKey, r.Envelope.Seq)
+			a.warnf("a2a-tail: %s envelope %s/%d\n", u.Change.Result, r.Envelope.StreamKey, r.Envelope.Seq)
 		}
 	}
+}
+
+// warnf writes one diagnostic line to stderr, made printable.
+func (a *app) warnf(format string, args ...any) {
+	_, _ = io.WriteString(a.stderr, printable(fmt.Sprintf(format, args...)))
 }

@@ -193,7 +193,7 @@ func (s *liveSink) writeFrame(f string, final bool) {
 }
 
 // frame renders a view. Lines are built plain and painted last, so that
-// clip counts visible characters only.
+// clip counts visible columns only.
 func (s *liveSink) frame(v merge.View, final bool) string {
 	tools := make(map[string]merge.ToolCall, len(v.ToolCalls))
 	for _, t := range v.ToolCalls {
@@ -215,7 +215,7 @@ func (s *liveSink) frame(v merge.View, final bool) string {
 		case envelope.Thinking:
 			b.WriteString(paint(s.color, dim, "💭 "+oneLine(p.Text, 200)) + "\n")
 		case envelope.Text:
-			for i, l := range strings.Split(strings.TrimRight(p.Text, "\n"), "\n") {
+			for i, l := range strings.Split(strings.TrimRight(printable(p.Text), "\n"), "\n") {
 				if i == outputTailLines {
 					b.WriteString("   …\n")
 					break
@@ -261,9 +261,9 @@ func (s *liveSink) toolLines(b *strings.Builder, t merge.ToolCall) {
 	if icon == "" {
 		icon = spinner[s.tick%len(spinner)]
 	}
-	line := fmt.Sprintf("%s  %s", icon, t.Tool)
+	line := fmt.Sprintf("%s  %s", icon, printable(t.Tool))
 	if t.Key != "" && t.Key != t.Tool {
-		line += " [" + t.Key + "]"
+		line += " [" + printable(t.Key) + "]"
 	}
 	line = paint(s.color, toolColor(t.Status), line) + " " + string(t.Status)
 	if start, ok := s.started[t.Key]; ok {
@@ -274,7 +274,7 @@ func (s *liveSink) toolLines(b *strings.Builder, t merge.ToolCall) {
 		line += " " + paint(s.color, dim, end.Sub(start).Round(100*time.Millisecond).String())
 	}
 	b.WriteString(line + "\n")
-	out := strings.TrimRight(t.Output, "\n")
+	out := strings.TrimRight(printable(t.Output), "\n")
 	if out == "" {
 		return
 	}
@@ -292,30 +292,4 @@ func stateWord(s a2a.TaskState) string {
 		return "connecting"
 	}
 	return strings.ToLower(strings.TrimPrefix(string(s), "TASK_STATE_"))
-}
-
-// clip cuts a line to width visible columns, skipping ANSI sequences (each
-// rune counts as one column).
-func clip(s string, width int) string {
-	if width <= 0 {
-		return s
-	}
-	n := 0
-	for i := 0; i < len(s); {
-		if s[i] == 0x1b {
-			j := strings.IndexByte(s[i:], 'm')
-			if j < 0 {
-				return s[:i]
-			}
-			i += j + 1
-			continue
-		}
-		_, size := decodeRune(s[i:])
-		if n == width-1 && i+size < len(s) && hasVisible(s[i+size:]) {
-			return s[:i] + "…\x1b[0m"
-		}
-		n++
-		i += size
-	}
-	return s
 }

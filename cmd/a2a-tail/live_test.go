@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -142,9 +143,18 @@ func TestClip(t *testing.T) {
 	}{
 		{"short", 10, "short"},
 		{"exactly10!", 10, "exactly10!"},
-		{"eleven chars", 10, "eleven ch…\x1b[0m"},
+		{"eleven chars", 10, "eleven ch…"},
 		{"\x1b[31mred text here\x1b[0m", 5, "\x1b[31mred …\x1b[0m"},
-		{"ünïcödé wörds", 5, "ünïc…\x1b[0m"},
+		{"\x1b[31mred\x1b[0m", 3, "\x1b[31mred\x1b[0m"},
+		{"ünïcödé wörds", 5, "ünïc…"},
+		// Wide runes take two columns: the cut leaves room for "…".
+		{"中文字符很宽", 12, "中文字符很宽"},
+		{"中文字符很宽", 11, "中文字符很…"},
+		{"中文字符很宽", 10, "中文字符…"},
+		{"💭 thinking", 6, "💭 th…"},
+		// Combining marks take none.
+		{"e\u0301e\u0301e\u0301", 3, "e\u0301e\u0301e\u0301"},
+		{"ab", 1, "…"},
 	}
 	for _, tc := range tests {
 		if got := clip(tc.in, tc.width); got != tc.want {
@@ -153,23 +163,119 @@ func TestClip(t *testing.T) {
 	}
 }
 
+func TestPrintable(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain text\nsecond line", "plain text\nsecond line"},
+		{"中文 and ü", "中文 and ü"},
+		{"\x1b[2Jclear", "^[[2Jclear"},
+		{"title\x1b]0;pwned\x07", "title^[]0;pwned^G"},
+		{"crlf\r\nline", "crlf\nline"},
+		{"a\tb", "a       b"},
+		{"中\tb", "中      b"},
+		{"del\x7f", "del^?"},
+		{"c1\u009b2J", "c1\ufffd2J"},
+		{"bad\xffutf8", "bad\ufffdutf8"},
+	}
+	for _, tc := range tests {
+		if got := printable(tc.in); got != tc.want {
+			t.Errorf("printable(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// liveFeed drives a liveSink with envelopes through a merge.Turn, as the
+// client does.
+type liveFeed struct {
+	t    *testing.T
+	turn *merge.Turn
+	sink *liveSink
+}
+
+func newLiveFeed(t *testing.T, term io.Writer, cols, rows int) *liveFeed {
+	now := time.Date(2026, 11, 30, 5, 0, 0, 0, time.UTC)
+	s := newLiveSink(term, false, false, func() time.Time { return now }, func() (int, int) { return cols, rows })
+	return &liveFeed{t: t, turn: merge.NewTurn("task-1", merge.DefaultCaps()), sink: s}
+}
+
+func (f *liveFeed) send(e envelope.Envelope) {
+	f.t.Helper()
+	e.V = envelope.Version
+	if e.Status == "" {
+		e.Status = envelope.StatusRunning
+	}
+	ch := f.turn.Apply(envelope.Reading{Envelope: e})
+	if err := f.sink.update(client.Update{Type: client.UpdateProgress, State: a2a.TaskStateWorking, Change: ch}); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+func (f *liveFeed) finish(reply string) {
+	f.t.Helper()
+	f.turn.Seal()
+	out := terminal.Outcome{TaskID: "task-1", State: a2a.TaskStateCompleted, Class: terminal.ClassTerminal, Text: reply}
+	if err := f.sink.finish(f.turn.View(), out, nil); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// TestLiveViewNarrowTerminal: wide runes (CJK, emoji), tabs and the peer's
+// escape sequences on a 24-column terminal. The live view counts one screen
+// row per line when it moves the cursor back up, so no line may wrap:
+// otherwise every redraw leaves the top of the previous frame behind.
+func TestLiveViewNarrowTerminal(t *testing.T) {
+	term := &vt{cols: 24, rows: 40}
+	f := newLiveFeed(t, term, 24, 40)
+	f.send(envelope.Envelope{Kind: envelope.KindThinking, Seq: 1, Payload: envelope.Thinking{Text: "先查日志，再检查库存，然后回答用户"}})
+	f.send(envelope.Envelope{Kind: envelope.KindToolCall, StreamKey: "c1", Seq: 2, Payload: envelope.ToolCall{Tool: "查询订单"}})
+	f.send(envelope.Envelope{Kind: envelope.KindToolOutputAppend, StreamKey: "c1", Seq: 3,
+		Payload: envelope.ToolOutputAppend{Tool: "查询订单", Chunk: "订单\t42\t已发货，共三件商品，全部有货\n\x1b[2J\x1b]0;pwned\x07ok\n"}})
+	f.send(envelope.Envelope{Kind: envelope.KindText, Seq: 4, Payload: envelope.Text{Text: "🚚🚚🚚🚚🚚🚚🚚🚚🚚🚚🚚🚚🚚"}})
+	f.send(envelope.Envelope{Kind: envelope.KindToolCall, StreamKey: "c1", Seq: 5, Status: envelope.StatusDone, Payload: envelope.ToolCall{Tool: "查询订单"}})
+	f.finish("已发货")
+	want := []string{
+		"💭 先查日志，再检查库存…",
+		"✓  查询订单 [c1] done 0s",
+		"   │ 订单    42      已…",
+		"   │ ^[[2J^[]0;pwned^Gok",
+		"·  🚚🚚🚚🚚🚚🚚🚚🚚🚚🚚…",
+		"✓ completed: 已发货",
+	}
+	if diff := cmp.Diff(want, term.screen()); diff != "" {
+		t.Errorf("screen (-want +got):\n%s", diff)
+	}
+	if len(term.unknown) > 0 {
+		t.Errorf("escape sequences the test terminal does not know: %q", term.unknown)
+	}
+}
+
+// TestLiveViewTallFrame: a frame taller than the terminal shows its last
+// lines while live (the cursor cannot move above the screen), and the
+// final frame is written whole.
+func TestLiveViewTallFrame(t *testing.T) {
+	term := &vt{cols: 40, rows: 5}
+	f := newLiveFeed(t, term, 40, 5)
+	for i := range int64(8) {
+		f.send(envelope.Envelope{Kind: envelope.KindText, Seq: i + 1, Payload: envelope.Text{Text: fmt.Sprintf("step %d", i+1)}})
+	}
+	f.finish("done")
+	screen := term.screen()
+	want := []string{"·  step 1", "·  step 2", "·  step 3", "·  step 4", "·  step 5", "·  step 6", "·  step 7", "·  step 8", "✓ completed: done"}
+	if len(screen) < len(want) {
+		t.Fatalf("screen too short:\n%s", strings.Join(screen, "\n"))
+	}
+	if diff := cmp.Diff(want, screen[len(screen)-len(want):]); diff != "" {
+		t.Errorf("last lines (-want +got):\n%s", diff)
+	}
+}
+
 // TestLiveViewReplyNotClipped: the live view clips its lines to the
 // terminal, but the verdict — the authoritative reply — is written whole.
 func TestLiveViewReplyNotClipped(t *testing.T) {
 	var out lockedBuffer
-	now := time.Date(2026, 11, 30, 5, 0, 0, 0, time.UTC)
-	s := newLiveSink(&out, false, false, func() time.Time { return now }, func() (int, int) { return 20, 10 })
-	turn := merge.NewTurn("task-1", merge.DefaultCaps())
-	ch := turn.Apply(envelope.Reading{Envelope: envelope.Envelope{V: 1, Kind: envelope.KindText, Seq: 1, Status: envelope.StatusRunning,
-		Payload: envelope.Text{Text: "working on a long answer"}}})
-	if err := s.update(client.Update{Type: client.UpdateProgress, State: a2a.TaskStateWorking, Change: ch}); err != nil {
-		t.Fatal(err)
-	}
-	turn.Seal()
+	f := newLiveFeed(t, &out, 20, 10)
+	f.send(envelope.Envelope{Kind: envelope.KindText, Seq: 1, Payload: envelope.Text{Text: "working on a long answer"}})
 	reply := "Order 42 has shipped; all 3 items are in stock.\nSecond line of the reply."
-	if err := s.finish(turn.View(), terminal.Outcome{TaskID: "task-1", State: a2a.TaskStateCompleted, Class: terminal.ClassTerminal, Text: reply}, nil); err != nil {
-		t.Fatal(err)
-	}
+	f.finish(reply)
 	if !strings.Contains(out.String(), "✓ completed: "+reply+"\n") {
 		t.Errorf("the reply was not written whole:\n%q", out.String())
 	}

@@ -94,3 +94,32 @@ func TestResultInterrupt(t *testing.T) {
 		t.Errorf("result (-want +got):\n%s", diff)
 	}
 }
+
+// TestAppendOnlyIsPrintable: the peer's escape sequences never reach the
+// terminal through the append-only output either.
+func TestAppendOnlyIsPrintable(t *testing.T) {
+	turn := merge.NewTurn("task-1", merge.DefaultCaps())
+	var out strings.Builder
+	s := &lineSink{w: &out}
+	for _, e := range []envelope.Envelope{
+		{V: 1, Kind: envelope.KindText, Seq: 1, Status: envelope.StatusRunning, Payload: envelope.Text{Text: "\x1b[2J\x1b]52;c;cHduZWQ=\x07hi"}},
+		{V: 1, Kind: envelope.KindToolCall, StreamKey: "k\x1b[1A", Seq: 2, Status: envelope.StatusRunning, Payload: envelope.ToolCall{Tool: "t\x1b[31m"}},
+		{V: 1, Kind: envelope.KindToolOutputAppend, StreamKey: "k\x1b[1A", Seq: 3, Status: envelope.StatusRunning,
+			Payload: envelope.ToolOutputAppend{Tool: "t\x1b[31m", Chunk: "a\x1b[Kb\r\n"}},
+	} {
+		ch := turn.Apply(envelope.Reading{Envelope: e})
+		if err := s.update(client.Update{Type: client.UpdateProgress, Change: ch, Reading: envelope.Reading{Envelope: e}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.finish(turn.View(), terminal.Outcome{State: a2a.TaskStateCompleted, Class: terminal.ClassTerminal, Text: "bye\x1b[0m"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := "  1 ^[[2J^[]52;c;cHduZWQ=^Ghi\n" +
+		"  2 tool_call t^[[31m [k^[[1A] running\n" +
+		"  3 t^[[31m | a^[[Kb\n" +
+		"✓ completed: bye^[[0m\n"
+	if diff := cmp.Diff(want, out.String()); diff != "" {
+		t.Errorf("output (-want +got):\n%s", diff)
+	}
+}

@@ -64,7 +64,7 @@ func (s *lineSink) update(u client.Update) error {
 			b.WriteString(stamp(u.Timestamp))
 			b.WriteByte(' ')
 		}
-		fmt.Fprintf(&b, "tool %s %s: %s\n", t.Tool, t.Key, paint(s.color, toolColor(t.Status), string(t.Status)))
+		fmt.Fprintf(&b, "tool %s %s: %s\n", printable(t.Tool), printable(t.Key), paint(s.color, toolColor(t.Status), string(t.Status)))
 	}
 	_, err := io.WriteString(s.w, b.String())
 	return err
@@ -74,7 +74,7 @@ func (s *lineSink) finish(v merge.View, out terminal.Outcome, err error) error {
 	var b strings.Builder
 	for _, t := range v.ToolCalls {
 		if t.Status == merge.ToolUnfinished {
-			fmt.Fprintf(&b, "tool %s %s: %s\n", t.Tool, t.Key, paint(s.color, toolColor(t.Status), string(t.Status)))
+			fmt.Fprintf(&b, "tool %s %s: %s\n", printable(t.Tool), printable(t.Key), paint(s.color, toolColor(t.Status), string(t.Status)))
 		}
 	}
 	b.WriteString(verdictLine(out, err, s.color))
@@ -95,9 +95,9 @@ func blockLine(c merge.Change, r envelope.Reading, color bool) string {
 	case envelope.Thinking:
 		b.WriteString(paint(color, dim, "thinking: "+oneLine(p.Text, 160)))
 	case envelope.ToolCall:
-		fmt.Fprintf(&b, "tool_call %s", p.Tool)
+		fmt.Fprintf(&b, "tool_call %s", printable(p.Tool))
 		if e.StreamKey != "" {
-			fmt.Fprintf(&b, " [%s]", e.StreamKey)
+			fmt.Fprintf(&b, " [%s]", printable(e.StreamKey))
 		}
 		fmt.Fprintf(&b, " %s", paint(color, statusColor(e.Status), string(e.Status)))
 	case envelope.ToolOutputAppend:
@@ -107,7 +107,7 @@ func blockLine(c merge.Change, r envelope.Reading, color bool) string {
 			if i > 0 {
 				b.WriteString("\n    ")
 			}
-			fmt.Fprintf(&b, "%s | %s", p.Tool, oneLine(l, 400))
+			fmt.Fprintf(&b, "%s | %s", printable(p.Tool), oneLine(l, 400))
 		}
 	case envelope.Text:
 		b.WriteString(oneLine(p.Text, 200))
@@ -136,25 +136,25 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 		if out.State == a2a.TaskStateAuthRequired {
 			label = "auth required"
 		}
-		s := paint(color, yellow, "? "+label) + ": " + q + "\n"
+		s := paint(color, yellow, "? "+label) + ": " + printable(q) + "\n"
 		for _, it := range out.Interrupt.Items {
-			s += fmt.Sprintf("  - %s (%s): %s\n", it.ToolName, it.ToolCallID, it.Message)
+			s += fmt.Sprintf("  - %s (%s): %s\n", printable(it.ToolName), printable(it.ToolCallID), printable(it.Message))
 		}
-		return s + fmt.Sprintf("  answer on task %s\n", out.TaskID)
+		return s + fmt.Sprintf("  answer on task %s\n", printable(string(out.TaskID)))
 	case err == nil:
 		s := paint(color, green, "✓ completed")
 		if out.Text != "" {
-			s += ": " + out.Text
+			s += ": " + printable(out.Text)
 		}
 		s += "\n"
 		for _, art := range out.Artifacts {
-			s += fmt.Sprintf("  artifact %s: %s\n", artifactName(art), oneLine(artifactText(art), 200))
+			s += fmt.Sprintf("  artifact %s: %s\n", printable(artifactName(art)), oneLine(artifactText(art), 200))
 		}
 		return s
 	case asIncomplete(err, &ie):
-		return paint(color, red, "✗ incomplete") + ": " + err.Error() + "\n"
+		return paint(color, red, "✗ incomplete") + ": " + printable(err.Error()) + "\n"
 	case codeFor(out, err) == exitCtrlC:
-		return paint(color, red, "✗ stopped") + " before the turn ended: " + err.Error() + "\n"
+		return paint(color, red, "✗ stopped") + " before the turn ended: " + printable(err.Error()) + "\n"
 	}
 	label := "failed"
 	switch out.State {
@@ -164,13 +164,13 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 		label = "rejected"
 	}
 	if out.Err == nil || out.Class != terminal.ClassTerminal {
-		return paint(color, red, "✗ error") + ": " + err.Error() + "\n"
+		return paint(color, red, "✗ error") + ": " + printable(err.Error()) + "\n"
 	}
 	reason := out.Text
 	if reason == "" {
 		reason = "(no reason given)"
 	}
-	return paint(color, red, "✗ "+label) + ": " + reason + "\n"
+	return paint(color, red, "✗ "+label) + ": " + printable(reason) + "\n"
 }
 
 func asIncomplete(err error, target **client.IncompleteError) bool {
@@ -201,8 +201,9 @@ func stamp(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// oneLine folds s to its first line, at most max runes.
+// oneLine folds s to its first line, at most max runes, made printable.
 func oneLine(s string, max int) string {
+	s = printable(s)
 	folded := false
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s, folded = s[:i], true

@@ -6,14 +6,23 @@ import (
 )
 
 // vt is a minimal terminal emulator for testing the live view: it keeps the
-// screen as lines of runes and understands what liveSink writes — text,
+// screen as lines of cells and understands what liveSink writes — text,
 // "\n" (as CR LF, what the tty's onlcr does), CSI n F (cursor to the start
 // of the line n up), CSI J (erase to the end of the screen), CSI K (erase to
-// the end of the line) and SGR (ignored). Anything else fails the test via
-// unknown.
+// the end of the line) and SGR (ignored). Anything else, a control
+// character included, fails the test via unknown.
+//
+// With cols set it behaves like xterm at that width: a wide rune takes two
+// cells, and a rune that does not fit on the line wraps to the next one
+// (the cursor waits in the last column until the next rune). With rows
+// set, only the last rows lines are on screen: the cursor cannot move above
+// them (lines above are scrollback).
 type vt struct {
-	lines    [][]rune
+	cols, rows int
+
+	lines    [][]rune // cells; a wide rune's second cell is 0
 	row, col int
+	first    int // the first line on screen (rows set)
 	unknown  []string
 }
 
@@ -36,7 +45,7 @@ func (t *vt) Write(p []byte) (int, error) {
 				if n == 0 {
 					n = 1
 				}
-				t.row, t.col = max(t.row-n, 0), 0
+				t.row, t.col = max(t.row-n, t.first), 0
 			case 'J':
 				t.ensure()
 				t.lines[t.row] = t.lines[t.row][:min(t.col, len(t.lines[t.row]))]
@@ -53,28 +62,41 @@ func (t *vt) Write(p []byte) (int, error) {
 		}
 		r, size := decodeRune(s[i:])
 		i += size
-		switch r {
-		case '\n':
-			t.row++
+		switch {
+		case r == '\n':
+			t.down()
+		case r == '\r':
 			t.col = 0
-		case '\r':
-			t.col = 0
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0:
+			t.unknown = append(t.unknown, strconv.QuoteRune(r))
 		default:
+			w := runeWidth(r)
+			if t.cols > 0 && t.col+w > t.cols {
+				t.down()
+			}
 			t.ensure()
 			line := t.lines[t.row]
-			for len(line) < t.col {
+			for len(line) < t.col+w {
 				line = append(line, ' ')
 			}
-			if t.col < len(line) {
-				line[t.col] = r
-			} else {
-				line = append(line, r)
+			line[t.col] = r
+			if w == 2 {
+				line[t.col+1] = 0
 			}
 			t.lines[t.row] = line
-			t.col++
+			t.col += w
 		}
 	}
 	return len(p), nil
+}
+
+// down moves the cursor to the start of the next line, scrolling the
+// screen when it was on the last one.
+func (t *vt) down() {
+	t.row, t.col = t.row+1, 0
+	if t.rows > 0 && t.row-t.first >= t.rows {
+		t.first = t.row - t.rows + 1
+	}
 }
 
 func (t *vt) ensure() {
@@ -83,11 +105,12 @@ func (t *vt) ensure() {
 	}
 }
 
-// screen returns the visible lines, trailing empty lines dropped.
+// screen returns every line, scrollback included, trailing empty lines
+// dropped.
 func (t *vt) screen() []string {
 	var out []string
 	for _, l := range t.lines {
-		out = append(out, strings.TrimRight(string(l), " "))
+		out = append(out, strings.TrimRight(strings.ReplaceAll(string(l), "\x00", ""), " "))
 	}
 	for len(out) > 0 && out[len(out)-1] == "" {
 		out = out[:len(out)-1]
