@@ -8,10 +8,20 @@
 //   - v0.3 REST:     {"statusUpdate":{..}} in the v0.3 proto JSON shape, whose
 //     messages hold "content" where v1.0 has "parts"
 //
-// A JSON-RPC error frame becomes an error. The version is told from the
-// frame itself: a "kind" discriminator means v0.3 JSON; a message with a
-// "content" array means v0.3 REST; anything else is read as v1.0. A caller
-// that knows better can force a format with [Decoder.Format].
+// A JSON-RPC error frame becomes an error. A frame is JSON-RPC when its
+// object has a "jsonrpc" member, wherever it stands (the id may come first
+// and be long). The version is told from the frame's structure, never from
+// its bytes — a part's data or metadata may hold any key, "content" and
+// "kind" included:
+//
+//   - a top-level "kind" discriminator means v0.3 JSON;
+//   - a top-level "msg", or a message (the event's, the status's, one in
+//     a task's history) with "content" and without "parts", means v0.3
+//     REST; a message with "parts", or a top-level "message", means v1.0;
+//   - a frame without a message (an artifact update, a bare status) is read
+//     as the format this Decoder last saw, v1.0 at first.
+//
+// A caller that knows better can force a format with [Decoder.Format].
 package wire
 
 import (
@@ -60,12 +70,45 @@ type rpcFrame struct {
 	Error   *RPCError       `json:"error"`
 }
 
-type kindProbe struct {
-	Kind *string `json:"kind"`
+// probe is the structure the format is told from (see the package doc).
+type probe struct {
+	JSONRPC json.RawMessage `json:"jsonrpc"`
+	Kind    json.RawMessage `json:"kind"`
+	Msg     *msgProbe       `json:"msg"`     // v0.3 REST
+	Message *msgProbe       `json:"message"` // v1.0
+	Status  *struct {
+		Status statusProbe `json:"status"`
+	} `json:"statusUpdate"`
+	Task *struct {
+		Status  statusProbe `json:"status"`
+		History []msgProbe  `json:"history"`
+	} `json:"task"`
 }
 
-// Decoder decodes frames. Its zero value detects the format per frame; once
-// a v0.3 format has been seen it sticks, so that frames without a message
+type statusProbe struct {
+	Message *msgProbe `json:"message"`
+}
+
+type msgProbe struct {
+	Content json.RawMessage `json:"content"`
+	Parts   json.RawMessage `json:"parts"`
+}
+
+// format is what m says: v0.3 REST, v1.0, or "" when it cannot tell.
+func (m *msgProbe) format() Format {
+	switch {
+	case m == nil:
+		return FormatAuto
+	case len(m.Parts) > 0 && !bytes.Equal(m.Parts, []byte("null")):
+		return FormatV1
+	case len(m.Content) > 0 && m.Content[0] == '[':
+		return FormatV03ProtoJS
+	}
+	return FormatAuto
+}
+
+// Decoder decodes frames. Its zero value detects the format per frame; the
+// last format it told from a message sticks, so that frames without one
 // (which look the same in both) are read consistently.
 type Decoder struct {
 	// Format forces a format; FormatAuto detects it.
@@ -80,7 +123,9 @@ func (d *Decoder) Decode(data []byte) (a2a.Event, Format, error) {
 	if len(body) == 0 || body[0] != '{' {
 		return nil, d.Format, fmt.Errorf("wire: frame is not a JSON object")
 	}
-	if bytes.Contains(body[:min(len(body), 64)], []byte(`"jsonrpc"`)) || bytes.HasPrefix(body, []byte(`{"jsonrpc"`)) {
+	// The cheap test first: a frame whose bytes never say "jsonrpc" is not
+	// JSON-RPC; one that does is parsed to find out where.
+	if bytes.Contains(body, []byte(`"jsonrpc"`)) {
 		var f rpcFrame
 		if err := json.Unmarshal(body, &f); err != nil {
 			return nil, d.Format, fmt.Errorf("wire: JSON-RPC frame: %w", err)
@@ -89,33 +134,59 @@ func (d *Decoder) Decode(data []byte) (a2a.Event, Format, error) {
 			if f.Error != nil {
 				return nil, d.Format, f.Error
 			}
-			if len(f.Result) == 0 {
+			if len(f.Result) == 0 || bytes.Equal(f.Result, []byte("null")) {
 				return nil, d.Format, fmt.Errorf("wire: JSON-RPC frame without result or error")
 			}
 			body = f.Result
 		}
 	}
 	format := d.Format
+	told := false
 	if format == FormatAuto {
-		format = d.detect(body)
+		format, told = d.detect(body)
 	}
 	ev, err := decodeAs(format, body)
-	if err == nil && d.Format == FormatAuto && format != FormatV1 {
+	if err == nil && told {
 		d.seen = format
 	}
 	return ev, format, err
 }
 
-func (d *Decoder) detect(body []byte) Format {
-	var p kindProbe
-	if json.Unmarshal(body, &p) == nil && p.Kind != nil {
-		return FormatV03JSON
+// detect tells the format of an unwrapped frame; told reports that the
+// frame itself said so (rather than the format last seen).
+func (d *Decoder) detect(body []byte) (f Format, told bool) {
+	var p probe
+	if json.Unmarshal(body, &p) != nil {
+		// decodeAs reports the syntax error.
+		return d.last(), false
 	}
-	// An unescaped `"content":[` can only be a key: inside a JSON string the
-	// quotes would be escaped.
-	if bytes.Contains(body, []byte(`"content":[`)) {
-		return FormatV03ProtoJS
+	switch {
+	case len(p.Kind) > 0:
+		return FormatV03JSON, true
+	case p.Msg != nil:
+		return FormatV03ProtoJS, true
+	case p.Message != nil:
+		return FormatV1, true
 	}
+	var msgs []*msgProbe
+	if p.Status != nil {
+		msgs = append(msgs, p.Status.Status.Message)
+	}
+	if p.Task != nil {
+		msgs = append(msgs, p.Task.Status.Message)
+		for i := range p.Task.History {
+			msgs = append(msgs, &p.Task.History[i])
+		}
+	}
+	for _, m := range msgs {
+		if f := m.format(); f != FormatAuto {
+			return f, true
+		}
+	}
+	return d.last(), false
+}
+
+func (d *Decoder) last() Format {
 	if d.seen != "" {
 		return d.seen
 	}

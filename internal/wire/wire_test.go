@@ -1,8 +1,10 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,6 +127,70 @@ func TestDecodeErrors(t *testing.T) {
 			}
 			if tc.is != nil && !errors.Is(err, tc.is) {
 				t.Errorf("errors.Is(%v, %v) = false", err, tc.is)
+			}
+		})
+	}
+}
+
+// TestDecodeOddFrames: legal frames that byte-level sniffing got wrong.
+func TestDecodeOddFrames(t *testing.T) {
+	events := sampleEvents(t)
+	info := a2a.TaskInfo{TaskID: "task-1", ContextID: "ctx-1"}
+	// A v1.0 update whose data part holds a "content" array: a key like
+	// any other inside data, not the v0.3 REST message field.
+	withData := a2a.NewStatusUpdateEvent(info, a2a.TaskStateWorking, &a2a.Message{ID: "m-3", Role: a2a.MessageRoleAgent,
+		TaskID: "task-1", ContextID: "ctx-1", Parts: a2a.ContentParts{
+			a2a.NewTextPart("rows"), a2a.NewDataPart(map[string]any{"content": []any{1.0, 2.0}, "kind": "table"})}})
+	indent := func(b []byte) []byte {
+		var out bytes.Buffer
+		if err := json.Indent(&out, b, "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		return out.Bytes()
+	}
+	longID := func(b []byte) []byte {
+		// encoding/json writes map keys sorted: "id" before "jsonrpc".
+		out, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": strings.Repeat("req-", 30), "result": json.RawMessage(b)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	numericID := func(b []byte) []byte {
+		return []byte(`{"id":18446744073709551615,"jsonrpc":"2.0","result":` + string(b) + `}`)
+	}
+	tests := []struct {
+		name   string
+		frames [][]byte
+		want   []a2a.Event
+		format Format
+	}{
+		{name: "v1.0 data part with a content array, then an artifact", format: FormatV1,
+			frames: [][]byte{encode(t, FormatV1, false, withData), encode(t, FormatV1, false, events[2])},
+			want:   []a2a.Event{withData, events[2]}},
+		{name: "JSON-RPC with a long id before jsonrpc", format: FormatV1,
+			frames: [][]byte{longID(encode(t, FormatV1, false, events[1]))}, want: []a2a.Event{events[1]}},
+		{name: "JSON-RPC with a numeric id", format: FormatV03JSON,
+			frames: [][]byte{numericID(encode(t, FormatV03JSON, false, events[1]))}, want: []a2a.Event{events[1]}},
+		{name: "v0.3 REST pretty-printed", format: FormatV03ProtoJS,
+			frames: [][]byte{indent(encode(t, FormatV03ProtoJS, false, events[0])), indent(encode(t, FormatV03ProtoJS, false, events[1])),
+				indent(encode(t, FormatV03ProtoJS, false, events[2]))},
+			want: events[:3]},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var d Decoder
+			for i, frame := range tc.frames {
+				got, f, err := d.Decode(frame)
+				if err != nil {
+					t.Fatalf("frame %d: %v", i, err)
+				}
+				if f != tc.format {
+					t.Errorf("frame %d: format %q, want %q", i, f, tc.format)
+				}
+				if diff := cmp.Diff(tc.want[i], got, cmpopts.EquateEmpty()); diff != "" {
+					t.Errorf("frame %d (-want +got):\n%s", i, diff)
+				}
 			}
 		})
 	}
