@@ -10,9 +10,10 @@
 //   - the slice r3labs returns is reused by its scanner, so every field is
 //     copied before it leaves this package;
 //   - r3labs returns a final block cut off at EOF as if it were complete; here
-//     a last block that was not terminated by a blank line is reported as
-//     [ErrTruncated] and never returned as an event (the SSE rule: an
-//     incomplete event at EOF is discarded).
+//     a last block with a field that was not terminated by a blank line is
+//     reported as [ErrTruncated] and never returned as an event (the SSE
+//     rule: an incomplete event at EOF is discarded); one holding only
+//     comments ends the stream cleanly.
 //
 // Field parsing (data: joining, comments, id:, event:, retry:) follows the
 // WHATWG EventSource rules.
@@ -118,7 +119,11 @@ func (r *Reader) readBlock() ([]byte, error) {
 	switch {
 	case err == io.EOF:
 		r.done = true
-		if !r.tail.terminated() {
+		// An unterminated last block loses an event only if it holds a
+		// field: a trailing keep-alive comment (": ping\n" as the server
+		// closes) is no truncation, and on a /v1/query stream, whose end is
+		// its completion, calling it one would fail a finished turn.
+		if _, fields := parseBlock(cur); fields && !r.tail.terminated() {
 			return nil, fmt.Errorf("%w (%d bytes after event %d)", ErrTruncated, len(cur), r.n)
 		}
 	case err != nil:

@@ -52,6 +52,9 @@ func TestReader(t *testing.T) {
 		{name: "extra blank lines at end", in: "data: x\n\n\n\n", want: result{Events: []Event{ev("", "x")}}},
 		{name: "truncated last frame", in: "data: x\n\ndata: {\"a\":", want: result{Events: []Event{ev("", "x")}, Err: "sseframe: stream ended inside an event (truncated last frame) (11 bytes after event 1)"}},
 		{name: "last frame without blank line", in: "data: x\n", want: result{Err: "sseframe: stream ended inside an event (truncated last frame) (8 bytes after event 0)"}},
+		{name: "trailing keep-alive without blank line", in: "data: x\n\n: ping\n", want: result{Events: []Event{ev("", "x")}}},
+		{name: "trailing comment without newline", in: "data: x\n\n:", want: result{Events: []Event{ev("", "x")}}},
+		{name: "unterminated id is a truncated event", in: "data: x\n\nid: 9\n", want: result{Events: []Event{ev("", "x")}, Err: "sseframe: stream ended inside an event (truncated last frame) (6 bytes after event 1)"}},
 		{name: "event over the cap", in: "data: " + strings.Repeat("a", 100) + "\n\n", max: 64, want: result{Err: "sseframe: event larger than the cap of 64 bytes"}},
 	}
 	for _, tc := range tests {
