@@ -146,6 +146,7 @@ func recordedEvents(r io.Reader, f wire.Format) iter.Seq2[a2a.Event, error] {
 // consume renders a stream and turns its outcome into the exit code.
 func (a *app) consume(ctx context.Context, st *client.Stream) error {
 	sk := a.newSink()
+	defer sk.close()
 	for u, err := range st.Updates() {
 		if err != nil {
 			break // the stream's error is the outcome's; finish reports it

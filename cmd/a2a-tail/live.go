@@ -42,6 +42,7 @@ type liveSink struct {
 	err     error     // first write error
 	stop    chan struct{}
 	stopped chan struct{}
+	once    sync.Once
 }
 
 // outputTailLines is how many lines of a tool call's output the live view
@@ -134,9 +135,15 @@ func (s *liveSink) update(u client.Update) error {
 // minFrameInterval bounds how often the live view redraws on updates.
 const minFrameInterval = 50 * time.Millisecond
 
-func (s *liveSink) finish(v merge.View, out terminal.Outcome, err error) error {
-	close(s.stop)
+// close stops the ticker and waits for it. It may be called more than
+// once, and must be: by finish, and by whoever gives up on the stream.
+func (s *liveSink) close() {
+	s.once.Do(func() { close(s.stop) })
 	<-s.stopped
+}
+
+func (s *liveSink) finish(v merge.View, out terminal.Outcome, err error) error {
+	s.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := s.now()

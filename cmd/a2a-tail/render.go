@@ -18,10 +18,12 @@ import (
 
 // sink renders one turn. update is called for every update of the stream,
 // finish once at the end. Both return the write error of stdout, so that a
-// closed pipe stops the command.
+// closed pipe stops the command. close releases what the sink runs (the
+// live view's ticker) whether finish was reached or not.
 type sink interface {
 	update(u client.Update) error
 	finish(v merge.View, out terminal.Outcome, err error) error
+	close()
 }
 
 // newSink picks the renderer for the -o flag and the terminal.
@@ -47,6 +49,8 @@ type lineSink struct {
 	color      bool
 	timestamps bool
 }
+
+func (s *lineSink) close() {}
 
 func (s *lineSink) update(u client.Update) error {
 	if u.Type != client.UpdateProgress || u.Change.Result != merge.Applied {
@@ -260,6 +264,8 @@ func ndjsonLine(u client.Update) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
+func (s *ndjsonSink) close() {}
+
 func (s *ndjsonSink) update(u client.Update) error {
 	if !forwarded(u) {
 		return nil
@@ -372,6 +378,8 @@ func newResult(v merge.View, out terminal.Outcome, err error) result {
 type jsonSink struct{ w io.Writer }
 
 func (s *jsonSink) update(client.Update) error { return nil }
+
+func (s *jsonSink) close() {}
 
 func (s *jsonSink) finish(v merge.View, out terminal.Outcome, err error) error {
 	doc := struct {

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
 
 	"github.com/tfrs/a2a-progress/envelope"
 )
@@ -165,5 +167,18 @@ func TestReplayCaptures(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestLiveViewStopsOnWriteError: when the terminal goes away (a write
+// fails), the command ends quietly and the live view's ticker goroutine
+// ends with it.
+func TestLiveViewStopsOnWriteError(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	a := newApp(strings.NewReader(recording(t, false, turnEvents(t, a2a.TaskStateCompleted)...)), &brokenPipe{}, &lockedBuffer{})
+	a.isTTY = func(io.Writer) bool { return true }
+	res := runCLI(t.Context(), a, "replay", "-")
+	if res.Code != exitOK || res.Stderr != "" {
+		t.Errorf("exit %d, stderr %q; want 0 and nothing", res.Code, res.Stderr)
 	}
 }
