@@ -67,7 +67,14 @@ has already settled is resolved with GetTask and its history.
   a2a-tail send --async https://agent.example.com "long job"
   a2a-tail replay capture.sse -o ndjson
   a2a-tail demo`,
-		Args:          cobra.ExactArgs(2),
+		Args: func(_ *cobra.Command, args []string) error {
+			// cobra's "accepts 2 arg(s), received 1" does not say which
+			// two, and a mistyped command name lands here too.
+			if len(args) != 2 {
+				return fmt.Errorf("want <agent-url> <task-id> or a command (send, replay, query, demo), got %d argument(s); see a2a-tail --help", len(args))
+			}
+			return nil
+		},
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -86,7 +93,7 @@ has already settled is resolved with GetTask and its history.
 	f.StringVar(&a.color, "color", "auto", "color: auto, always or never (NO_COLOR is honoured)")
 	f.DurationVar(&a.idleTimeout, "idle-timeout", 2*time.Minute, "treat a stream silent this long as cut and resubscribe (0: never)")
 	f.IntVar(&a.maxRetries, "max-retries", 5, "resubscriptions after a cut before giving up (0: resolve with one GetTask only)")
-	f.BoolVar(&a.timestamps, "timestamps", false, "prefix every line with the update's timestamp")
+	f.BoolVar(&a.timestamps, "timestamps", false, "prefix every line of the append-only text output with the update's timestamp (-o ndjson always carries ts)")
 	f.BoolVar(&a.plaintext, "grpc-plaintext", false, "speak gRPC without TLS (loopback or a trusted network only)")
 	f.CountVarP(&a.verbose, "verbose", "v", "more diagnostics on stderr (repeat for debug logs)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return a.validate() }

@@ -6,6 +6,7 @@
 //	a2a-tail <agent-url> <task-id>        follow a task (reconnects on cuts)
 //	a2a-tail send <agent-url> <text…>     send a message and follow the turn
 //	a2a-tail replay <file|->              replay a recorded SSE stream
+//	a2a-tail query <base-url> <text…>     ask a plain REST SSE runtime (POST /v1/query)
 //	a2a-tail demo                         run against an embedded reference agent
 //
 // Exit codes: 0 completed; 3 failed, rejected or canceled; 4 input-required
