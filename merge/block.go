@@ -3,6 +3,7 @@ package merge
 import (
 	"cmp"
 	"math"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/tfrs/a2a-progress/envelope"
@@ -165,7 +166,10 @@ func (b *Block) capText(max int) {
 			n--
 		}
 		b.Truncated += int64(len(s) - n)
-		return s[:n]
+		// A copy: the head alone must be what stays in memory, not the
+		// whole string it was cut from (a fallback text can be a 10 MiB
+		// frame's; an envelope's strings share one buffer).
+		return strings.Clone(s[:n])
 	}
 	switch p := b.Payload.(type) {
 	case envelope.Text:

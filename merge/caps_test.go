@@ -1,8 +1,12 @@
 package merge
 
 import (
+	"fmt"
+	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tfrs/a2a-progress/envelope"
@@ -180,5 +184,32 @@ func TestOutputCapBoundsMemory(t *testing.T) {
 	tc := turn.View().ToolCalls[0]
 	if len(tc.Output) != 4096 || tc.Truncated != 10000*1024-4096 {
 		t.Errorf("output %d bytes, truncated %d; want 4096 and %d", len(tc.Output), tc.Truncated, 10000*1024-4096)
+	}
+}
+
+// A text cut by MaxTextBytes must let go of the rest of the string: a
+// hostile peer's 1 MiB fallback texts would otherwise stay whole in memory
+// behind their 8 KiB heads.
+func TestMaxTextBytesReleasesTheRest(t *testing.T) {
+	const n, size = 64, 1 << 20
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	turn := NewTurn("t", DefaultCaps())
+	for i := range n {
+		text := strings.Repeat(string(rune('a'+i%26)), size)
+		msg := &a2a.Message{ID: fmt.Sprintf("m%d", i), Parts: a2a.ContentParts{a2a.NewTextPart(text)}}
+		if c := turn.Apply(envelope.FromMessage(msg)); c.Result != Applied {
+			t.Fatalf("block %d: %v", i, c.Result)
+		}
+	}
+	grown := heap() - before
+	runtime.KeepAlive(turn)
+	if limit := uint64(n * 4 * DefaultMaxTextBytes); grown > limit {
+		t.Errorf("%d texts of 1 MiB cut to %d bytes keep %d KiB alive, want under %d KiB", n, DefaultMaxTextBytes, grown>>10, limit>>10)
 	}
 }
