@@ -50,10 +50,52 @@ const (
 
 // field is one decoded scalar of the envelope or its payload.
 type field struct {
-	s     string
+	s     string // set by wire.strings for the fields an Envelope keeps
+	raw   []byte // a string's contents in the input, between the quotes
+	esc   bool   // raw holds escapes
 	n     int64
 	state uint8
 	got   string // the JSON type seen when state is wrongType
+}
+
+// text returns a string field's value, for the enum fields (kind, status):
+// the interned constant, or a copy of an unknown value.
+func (f *field) text() string {
+	if f.esc {
+		return unescape(f.raw)
+	}
+	return intern(f.raw)
+}
+
+// materialize gives the fields an Envelope keeps their values, all backed by
+// one allocation: per envelope that is one object for the garbage
+// collector to allocate and mark instead of one per string. Unescaped
+// contents are never longer than their raw form, so the buffer never
+// grows and every string stays valid.
+func materialize(fs ...*field) {
+	total := 0
+	for _, f := range fs {
+		if f.state == present {
+			total += len(f.raw)
+		}
+	}
+	if total == 0 {
+		return
+	}
+	buf := make([]byte, 0, total)
+	for _, f := range fs {
+		if f.state != present || len(f.raw) == 0 {
+			continue
+		}
+		start := len(buf)
+		if f.esc {
+			buf = appendUnescaped(buf, f.raw)
+		} else {
+			buf = append(buf, f.raw...)
+		}
+		// buf's bytes before len(buf) are never written again.
+		f.s = unsafe.String(&buf[start], len(buf)-start)
+	}
 }
 
 // wire is the envelope as decoded, before validation.
@@ -221,12 +263,7 @@ func (p *parser) stringField(f *field) *Error {
 		if err != nil {
 			return err
 		}
-		*f = field{state: present}
-		if esc {
-			f.s = unescape(raw)
-		} else {
-			f.s = intern(raw)
-		}
+		*f = field{state: present, raw: raw, esc: esc}
 		return nil
 	case 'n':
 		*f = field{}
@@ -342,7 +379,14 @@ func hexVal(b []byte) rune {
 // unescape decodes the raw contents of a JSON string already checked by str.
 // Like encoding/json, a lone or mismatched UTF-16 surrogate becomes U+FFFD.
 func unescape(raw []byte) string {
-	buf := make([]byte, 0, len(raw))
+	buf := appendUnescaped(make([]byte, 0, len(raw)), raw)
+	// buf is never touched again, so it can become the string without a copy.
+	return unsafe.String(unsafe.SliceData(buf), len(buf))
+}
+
+// appendUnescaped appends the decoded contents of raw to buf; it appends at
+// most len(raw) bytes.
+func appendUnescaped(buf, raw []byte) []byte {
 	for i := 0; i < len(raw); {
 		c := raw[i]
 		if c != '\\' {
@@ -381,8 +425,7 @@ func unescape(raw []byte) string {
 		}
 		i += 2
 	}
-	// buf is never touched again, so it can become the string without a copy.
-	return unsafe.String(unsafe.SliceData(buf), len(buf))
+	return buf
 }
 
 // number scans the JSON number at p.i.
@@ -653,9 +696,9 @@ func (w *wire) build() (Envelope, bool, error) {
 	if err := stringError("kind", w.kind, true); err != nil {
 		return Envelope{}, false, err
 	}
-	kind := Kind(w.kind.s)
+	kind := Kind(w.kind.text())
 	if !kind.Valid() {
-		return Envelope{}, false, &Error{Reason: ReasonUnknownKind, Field: "kind", Detail: quote(w.kind.s) + " is not a v1 kind"}
+		return Envelope{}, false, &Error{Reason: ReasonUnknownKind, Field: "kind", Detail: quote(string(kind)) + " is not a v1 kind"}
 	}
 	if err := stringError("streamKey", w.streamKey, false); err != nil {
 		return Envelope{}, false, err
@@ -666,15 +709,25 @@ func (w *wire) build() (Envelope, bool, error) {
 	if err := stringError("status", w.status, true); err != nil {
 		return Envelope{}, false, err
 	}
-	status := Status(w.status.s)
+	status := Status(w.status.text())
 	if !status.Valid() {
-		return Envelope{}, false, fieldError("status", quote(w.status.s)+" is not running, done or aborted")
+		return Envelope{}, false, fieldError("status", quote(string(status))+" is not running, done or aborted")
 	}
 	switch w.payload.state {
 	case absent:
 		return Envelope{}, false, fieldError("payload", "required (an object)")
 	case wrongType:
 		return Envelope{}, false, fieldError("payload", "must be a JSON object, got "+w.payload.got)
+	}
+	switch kind {
+	case KindThinking, KindText:
+		materialize(&w.streamKey, &w.text)
+	case KindError:
+		materialize(&w.streamKey, &w.message)
+	case KindToolCall:
+		materialize(&w.streamKey, &w.tool, &w.toolCallID)
+	case KindToolOutputAppend:
+		materialize(&w.streamKey, &w.tool, &w.chunk, &w.toolCallID)
 	}
 	p, err := w.buildPayload(kind)
 	if err != nil {
