@@ -727,7 +727,11 @@ func (w *wire) build() (Envelope, bool, error) {
 	case KindToolCall:
 		materialize(&w.streamKey, &w.tool, &w.toolCallID)
 	case KindToolOutputAppend:
-		materialize(&w.streamKey, &w.tool, &w.chunk, &w.toolCallID)
+		// The chunk gets a buffer of its own: a consumer that caps output
+		// (package merge) drops old chunks but keeps their keys, which
+		// must not hold the chunk's bytes alive.
+		materialize(&w.streamKey, &w.tool, &w.toolCallID)
+		materialize(&w.chunk)
 	}
 	p, err := w.buildPayload(kind)
 	if err != nil {

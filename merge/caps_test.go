@@ -213,3 +213,36 @@ func TestMaxTextBytesReleasesTheRest(t *testing.T) {
 		t.Errorf("%d texts of 1 MiB cut to %d bytes keep %d KiB alive, want under %d KiB", n, DefaultMaxTextBytes, grown>>10, limit>>10)
 	}
 }
+
+// The output cap bounds memory, not just the rendered output: chunks it
+// drops must be freed although their blocks' keys stay for duplicate
+// detection.
+func TestMaxOutputBytesReleasesDroppedChunks(t *testing.T) {
+	const n, size = 200, 60 << 10
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	turn := NewTurn("t", DefaultCaps())
+	for i := range n {
+		e := envelope.Envelope{V: 1, Kind: envelope.KindToolOutputAppend, StreamKey: "call-1", Seq: int64(i + 1),
+			Status: envelope.StatusRunning, Payload: envelope.ToolOutputAppend{Tool: "cat", Chunk: strings.Repeat("x", size-1) + "\n"}}
+		p, err := envelope.NewPart(e, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Read back from the wire form, as a caller does.
+		if c := turn.Apply(envelope.FromMessage(&a2a.Message{ID: "m", Parts: a2a.ContentParts{p}})); c.Result != Applied {
+			t.Fatalf("chunk %d: %v", i, c.Result)
+		}
+	}
+	grown := heap() - before
+	runtime.KeepAlive(turn)
+	if limit := uint64(4 * DefaultMaxOutputBytes); grown > limit {
+		t.Errorf("%d chunks of %d KiB under a %d KiB output cap keep %d KiB alive, want under %d KiB",
+			n, size>>10, DefaultMaxOutputBytes>>10, grown>>10, limit>>10)
+	}
+}
