@@ -2,10 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"os"
 	"strings"
 
@@ -13,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tfrs/a2a-progress/client"
-	"github.com/tfrs/a2a-progress/internal/sseframe"
 	"github.com/tfrs/a2a-progress/internal/wire"
 )
 
@@ -103,44 +100,12 @@ incomplete; a truncated last frame is reported, not applied.
 				defer file.Close()
 				r = file
 			}
-			st := client.Replay(cmd.Context(), recordedEvents(r, f), client.WithLogger(a.logger()))
+			st := client.Replay(cmd.Context(), wire.Events(r, f), client.WithLogger(a.logger()))
 			return a.consume(cmd.Context(), st)
 		},
 	}
 	cmd.Flags().StringVar(&format, "wire", "auto", "frame format: auto, v1.0, v0.3-jsonrpc or v0.3-rest")
 	return cmd
-}
-
-// recordedEvents frames an SSE body and decodes each frame into an event.
-// A frame that cannot be decoded ends the sequence with its error: a
-// recording is not a live peer, and applying what follows a broken frame
-// would hide the break.
-func recordedEvents(r io.Reader, f wire.Format) iter.Seq2[a2a.Event, error] {
-	return func(yield func(a2a.Event, error) bool) {
-		fr := sseframe.NewReader(r, sseframe.DefaultMaxEventBytes)
-		dec := wire.Decoder{Format: f}
-		for n := 1; ; n++ {
-			ev, err := fr.Next()
-			if errors.Is(err, io.EOF) {
-				return
-			}
-			if err != nil {
-				yield(nil, fmt.Errorf("frame %d: %w", n, err))
-				return
-			}
-			if !ev.HasData {
-				continue
-			}
-			e, _, err := dec.Decode(ev.Data)
-			if err != nil {
-				yield(nil, fmt.Errorf("frame %d: %w", n, err))
-				return
-			}
-			if !yield(e, nil) {
-				return
-			}
-		}
-	}
 }
 
 // consume renders a stream and turns its outcome into the exit code.

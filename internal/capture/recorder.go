@@ -15,7 +15,6 @@ package capture
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -26,7 +25,6 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/tfrs/a2a-progress/internal/sseframe"
 	"github.com/tfrs/a2a-progress/internal/wire"
 )
 
@@ -128,32 +126,9 @@ func Normalise(b []byte) []byte {
 }
 
 // Events frames a recorded A2A SSE stream and decodes each frame into an
-// event (any version, any HTTP transport). A frame that cannot be framed
-// or decoded ends the sequence with its error.
+// event (any version, any HTTP transport): [wire.Events] with the format
+// detected. A frame that cannot be framed or decoded ends the sequence with
+// its error.
 func Events(r io.Reader) iter.Seq2[a2a.Event, error] {
-	return func(yield func(a2a.Event, error) bool) {
-		fr := sseframe.NewReader(r, sseframe.DefaultMaxEventBytes)
-		var dec wire.Decoder
-		for n := 1; ; n++ {
-			ev, err := fr.Next()
-			if errors.Is(err, io.EOF) {
-				return
-			}
-			if err != nil {
-				yield(nil, fmt.Errorf("capture: frame %d: %w", n, err))
-				return
-			}
-			if !ev.HasData {
-				continue
-			}
-			e, _, err := dec.Decode(ev.Data)
-			if err != nil {
-				yield(nil, fmt.Errorf("capture: frame %d: %w", n, err))
-				return
-			}
-			if !yield(e, nil) {
-				return
-			}
-		}
-	}
+	return wire.Events(r, wire.FormatAuto)
 }
