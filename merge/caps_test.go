@@ -192,13 +192,7 @@ func TestOutputCapBoundsMemory(t *testing.T) {
 // behind their 8 KiB heads.
 func TestMaxTextBytesReleasesTheRest(t *testing.T) {
 	const n, size = 64, 1 << 20
-	heap := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
-	before := heap()
+	before := heapAfterGC()
 	turn := NewTurn("t", DefaultCaps())
 	for i := range n {
 		text := strings.Repeat(string(rune('a'+i%26)), size)
@@ -207,7 +201,7 @@ func TestMaxTextBytesReleasesTheRest(t *testing.T) {
 			t.Fatalf("block %d: %v", i, c.Result)
 		}
 	}
-	grown := heap() - before
+	grown := heapAfterGC() - before
 	runtime.KeepAlive(turn)
 	if limit := uint64(n * 4 * DefaultMaxTextBytes); grown > limit {
 		t.Errorf("%d texts of 1 MiB cut to %d bytes keep %d KiB alive, want under %d KiB", n, DefaultMaxTextBytes, grown>>10, limit>>10)
@@ -219,13 +213,7 @@ func TestMaxTextBytesReleasesTheRest(t *testing.T) {
 // detection.
 func TestMaxOutputBytesReleasesDroppedChunks(t *testing.T) {
 	const n, size = 200, 60 << 10
-	heap := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
-	before := heap()
+	before := heapAfterGC()
 	turn := NewTurn("t", DefaultCaps())
 	for i := range n {
 		e := envelope.Envelope{V: 1, Kind: envelope.KindToolOutputAppend, StreamKey: "call-1", Seq: int64(i + 1),
@@ -239,10 +227,18 @@ func TestMaxOutputBytesReleasesDroppedChunks(t *testing.T) {
 			t.Fatalf("chunk %d: %v", i, c.Result)
 		}
 	}
-	grown := heap() - before
+	grown := heapAfterGC() - before
 	runtime.KeepAlive(turn)
 	if limit := uint64(4 * DefaultMaxOutputBytes); grown > limit {
 		t.Errorf("%d chunks of %d KiB under a %d KiB output cap keep %d KiB alive, want under %d KiB",
 			n, size>>10, DefaultMaxOutputBytes>>10, grown>>10, limit>>10)
 	}
+}
+
+// heapAfterGC is the live heap, after a collection.
+func heapAfterGC() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }
