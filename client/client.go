@@ -131,7 +131,11 @@ func (c *Client) callCtx(ctx context.Context) context.Context {
 //
 // The message is sent exactly once. When the stream is cut, the client
 // resumes with SubscribeToTask and GetTask on the task the first event
-// named — it never sends the message again.
+// named — it never sends the message again. A stream that fails before
+// its first event is not resumed, even for a message to an existing task
+// (msg.TaskID): that task's state would still be the previous turn's. A
+// refusal by the agent is returned as the stream's error; any other
+// failure is an [*IncompleteError].
 func (c *Client) Send(ctx context.Context, msg *a2a.Message) (*Stream, error) {
 	m, err := prepare(msg)
 	if err != nil {

@@ -44,14 +44,18 @@ func (s *Stream) drive(emit emitFunc) error {
 	if res.done {
 		return res.final
 	}
-	if s.TaskID() == "" {
-		// No event named a task: there is nothing to resume, and the
-		// message must not be sent again. An A2A error is the agent's
-		// refusal; anything else leaves the message's fate unknown.
-		if res.events == 0 && refused(res.err) {
+	if res.events == 0 {
+		// No event of this turn arrived: there is nothing to resume, and
+		// the message must not be sent again. A message to an existing
+		// task (msg.TaskID) is no exception: that task's state is still
+		// the previous turn's, and resolving it would report that turn's
+		// verdict — a completed task's old reply — as this one's. An A2A
+		// error is the agent's refusal; anything else leaves the
+		// message's fate unknown.
+		if refused(res.err) {
 			return fmt.Errorf("client: send: %w", res.err)
 		}
-		return &IncompleteError{Err: res.err}
+		return &IncompleteError{TaskID: s.TaskID(), Err: res.err}
 	}
 	return s.resume(res.err, emit)
 }

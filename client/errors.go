@@ -35,7 +35,8 @@ var errIdle = errors.New("no data for the idle timeout")
 // transport error, [a2a.ErrTaskNotFound], …).
 type IncompleteError struct {
 	// TaskID is the task the turn belongs to; "" when no event named one
-	// (a send whose stream failed before the first event).
+	// (a send whose stream failed before the first event; for a message to
+	// an existing task, that task).
 	TaskID a2a.TaskID
 	// State is the last state observed: submitted, working, or unspecified
 	// ("") when no state was observed. Never a terminal state.
