@@ -133,6 +133,18 @@ func (s *Stream) progress(base Update, r envelope.Reading, backfill bool, emit e
 // a2a-go moves each working status message into the history when the next
 // status replaces it, so this recovers what a cut made us miss; the merge
 // makes the replay duplicate-free.
+//
+// The same rule puts the previous turn's settling message — the question
+// of an input-required turn that this turn answers — right *after* this
+// turn's user message: it was still the status message when the answer
+// arrived, and moved into the history when this turn's first status
+// replaced it. So in a continuing turn (the user message is not the
+// history's first), the agent message right after it is skipped when it
+// carries no envelope at all: a question is not progress, and a working
+// update that carries an envelope is never mistaken for one. What this
+// can miss — a first working update of plain text after an interrupt
+// without a message, cut before it arrived live — is far narrower than
+// the stale question it keeps out of every resumed continuing turn.
 func (s *Stream) backfill(base Update, t *a2a.Task, emit emitFunc) bool {
 	h := t.History
 	start := 0
@@ -140,6 +152,11 @@ func (s *Stream) backfill(base Update, t *a2a.Task, emit emitFunc) bool {
 		if h[i] != nil && h[i].Role == a2a.MessageRoleUser {
 			start = i + 1
 			break
+		}
+	}
+	if start > 1 && start < len(h) {
+		if m := h[start]; m != nil && m.Role == a2a.MessageRoleAgent && envelope.FromMessage(m).Reason == envelope.ReasonNoEnvelope {
+			start++
 		}
 	}
 	// The status message of a settled task is the verdict's (the reply, the

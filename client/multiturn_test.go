@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -60,5 +61,59 @@ func TestSendToSettledTaskIsRefused(t *testing.T) {
 				t.Errorf("calls = %v: a refused send was resumed", cc.n)
 			}
 		})
+	}
+}
+
+// A second turn on the same task after an interrupt is a turn of its own
+// (seq scope = one turn): cut and resumed — by subscription or by GetTask —
+// its view equals the uncut second turn. The previous turn's question, which
+// a2a-go moves into the history right after the answering user message,
+// is not progress of the new turn.
+func TestMultiTurnAfterInterruptCut(t *testing.T) {
+	s := startCallee(t)
+	s.Register(callee.Trajectory(5, callee.Named("mt-ask"), callee.EndIn(a2a.TaskStateInputRequired)))
+	turn2 := callee.Trajectory(10, callee.Named("mt-answer"), callee.PlainText(2))
+	s.Register(turn2)
+	refCl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, callee.V1})
+	ref := collect(t, continueTurn(t, refCl, interruptedTask(t, refCl), "mt-answer"))
+	if ref.err != nil || ref.out.State != a2a.TaskStateCompleted {
+		t.Fatalf("reference second turn: %s %v", ref.out.State, ref.err)
+	}
+	for _, c := range combos() {
+		for _, settle := range []bool{false, true} {
+			name := fmt.Sprintf("mt-%s-settle=%v", c, settle)
+			t.Run(name, func(t *testing.T) {
+				s.Register(gated(turn2, name, 7, name))
+				cl := newForced(t, s, c, fastRetry)
+				id := interruptedTask(t, cl)
+				s.CutAfter(3, true)
+				st := continueTurn(t, cl, id, name)
+				var r result
+				for u, err := range st.Updates() {
+					if err != nil {
+						t.Fatalf("stream: %v", err)
+					}
+					switch {
+					case u.Type == UpdateReconnect && settle:
+						// The turn finishes before the client is back:
+						// GetTask resolves it from the history.
+						s.Release(name)
+						other, _ := cl.Follow(testCtx(t), id)
+						if o := collect(t, other); o.out.State != a2a.TaskStateCompleted {
+							t.Fatalf("other follower: %s %v", o.out.State, o.err)
+						}
+					case u.Type == UpdateSnapshot && !settle:
+						s.Release(name)
+					}
+					r.updates = append(r.updates, u)
+				}
+				r.out, r.outErr = st.Outcome()
+				r.view = st.View()
+				if r.count(UpdateReconnect) != 1 {
+					t.Errorf("%d reconnects, want 1", r.count(UpdateReconnect))
+				}
+				checkSame(t, ref, r, cutViewOpts)
+			})
+		}
 	}
 }
