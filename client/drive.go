@@ -61,8 +61,8 @@ func (s *Stream) drive(emit emitFunc) error {
 }
 
 // resume brings a cut turn to its end: SubscribeToTask with exponential
-// backoff and jitter, at most maxAttempts times in a row without new
-// events; a subscription refused before its first event (the task has
+// backoff and jitter, at most maxAttempts times in a row without news
+// (Stream.news); a subscription refused before its first event (the task has
 // settled: a2a-go answers ErrTaskNotFound, others UnsupportedOperation or
 // InvalidParams — the client does not rely on which) is followed by a
 // GetTask. cause is nil when following: the first subscription is not a
@@ -89,6 +89,7 @@ func (s *Stream) resume(cause error, emit emitFunc) error {
 			}
 		}
 		id := s.TaskID()
+		news := s.news
 		res := s.attempt(func(ctx context.Context) iter.Seq2[a2a.Event, error] {
 			return s.c.a2a.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id, Tenant: cfg.tenant})
 		}, emit)
@@ -108,9 +109,12 @@ func (s *Stream) resume(cause error, emit emitFunc) error {
 				cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a GetTask after a refused subscription failed",
 					slog.String("task", string(id)), slog.String("error", gerr.Error()))
 			}
-		} else if res.events > 1 {
-			// New events beyond the snapshot: the peer is making progress,
-			// so a later cut starts a fresh count.
+		} else if s.news > news {
+			// The peer brought news (the snapshot's backfill counts): it
+			// is making progress, so a later cut starts a fresh count. A
+			// peer that only replays what the turn has — the snapshot and
+			// old updates, then a close — does not, or it would be
+			// resubscribed to forever.
 			attempt = 0
 		}
 		cause = res.err

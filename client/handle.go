@@ -47,6 +47,9 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 	s.state = obs.State
 	base := Update{TaskID: s.taskID, ContextID: s.contextID, Timestamp: statusTime(ev), State: obs.State, Event: ev}
 
+	if obs.State != prev {
+		s.news++
+	}
 	if obs.State != prev && !obs.Settled {
 		u := base
 		u.Type = UpdateState
@@ -72,6 +75,7 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 		}
 	case *a2a.TaskArtifactUpdateEvent:
 		if !obs.Progress {
+			s.news++
 			u := base
 			u.Type = UpdateArtifact
 			if !emit(u) {
@@ -115,6 +119,9 @@ func (s *Stream) progress(base Update, r envelope.Reading, backfill bool, emit e
 	s.mu.Lock()
 	ch := s.turnLocked().Apply(r)
 	s.mu.Unlock()
+	if ch.Result == merge.Applied || ch.Result == merge.DroppedCap {
+		s.news++
+	}
 	if backfill && ch.Result == merge.Duplicate {
 		return true
 	}

@@ -21,7 +21,8 @@ const (
 	// so the default errs on the short side of a dead TCP connection.
 	DefaultIdleTimeout = 2 * time.Minute
 	// DefaultMaxAttempts bounds the resume attempts after one cut; an
-	// attempt that brings new events resets the count.
+	// attempt that brings news (a block, a state or an output artifact the
+	// turn did not have) resets the count.
 	DefaultMaxAttempts = 6
 	// DefaultBaseBackoff is the wait before the first resume attempt; it
 	// doubles per attempt, with jitter, up to DefaultMaxBackoff.
@@ -169,7 +170,8 @@ func WithIdleTimeout(d time.Duration) Option {
 // WithRetry bounds the resumption after a cut: at most maxAttempts
 // subscriptions (each followed, when refused, by a GetTask), waiting
 // baseBackoff before the first and doubling up to maxBackoff, with jitter.
-// An attempt that brings new events resets the count. maxAttempts 0 means
+// An attempt that brings news — a block, a state or an output artifact the
+// turn did not have, not a replay of what it has — resets the count. maxAttempts 0 means
 // no resubscription: a cut is resolved by one GetTask or ends incomplete.
 // A negative maxAttempts, and durations ≤ 0, keep the defaults.
 func WithRetry(maxAttempts int, baseBackoff, maxBackoff time.Duration) Option {

@@ -140,7 +140,11 @@ type Stream struct {
 	state    a2a.TaskState // last state, canonical
 	settled  bool
 	attempts int
-	used     atomic.Bool
+	// news counts what the peer brought that the turn did not have: a
+	// block the merge took (applied, or refused by a cap), a new state, an
+	// output artifact. A resume attempt that moves it starts a fresh count.
+	news int
+	used atomic.Bool
 }
 
 type pendingArtifact struct {
