@@ -98,10 +98,11 @@ func WithHTTPClient(hc *http.Client) Option {
 	return func(c *config) { c.httpClient = hc }
 }
 
-// WithGRPCDialOptions sets the dial options of the gRPC transports (both
-// protocol versions). Without them, gRPC connections use TLS with the
-// system roots; pass grpc.WithTransportCredentials(insecure.NewCredentials())
-// for a plaintext peer.
+// WithGRPCDialOptions adds dial options to the gRPC transports (both
+// protocol versions). gRPC connections use TLS with the system roots
+// unless an option sets other credentials: pass
+// grpc.WithTransportCredentials(insecure.NewCredentials()) for a plaintext
+// peer. Options without credentials (a user agent, interceptors) keep TLS.
 func WithGRPCDialOptions(opts ...grpc.DialOption) Option {
 	return func(c *config) { c.grpcOpts = append(c.grpcOpts, opts...) }
 }

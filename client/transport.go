@@ -43,11 +43,11 @@ func streamingHTTPClient(hc *http.Client) (*http.Client, time.Duration) {
 // factoryOptions registers every transport a2a-go offers, for both
 // protocol versions, on the given HTTP client and gRPC dial options.
 func factoryOptions(hc *http.Client, grpcOpts []grpc.DialOption) []a2aclient.FactoryOption {
-	if len(grpcOpts) == 0 {
-		// grpc.NewClient refuses to dial without credentials; TLS with the
-		// system roots is the safe default.
-		grpcOpts = []grpc.DialOption{grpc.WithTransportCredentials(credentials.NewClientTLSFromCert(nil, ""))}
-	}
+	// grpc.NewClient refuses to dial without credentials; TLS with the
+	// system roots is the safe default. It goes first, so the caller's
+	// options — applied in order — replace it when they set credentials,
+	// and keep it when they only add a user agent or an interceptor.
+	grpcOpts = append([]grpc.DialOption{grpc.WithTransportCredentials(credentials.NewClientTLSFromCert(nil, ""))}, grpcOpts...)
 	return []a2aclient.FactoryOption{
 		// a2aclient's defaults would build JSON-RPC and REST on a client
 		// with Timeout: 3m; ours replace them (same keys).
