@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -113,6 +114,34 @@ func TestMultiTurnAfterInterruptCut(t *testing.T) {
 					t.Errorf("%d reconnects, want 1", r.count(UpdateReconnect))
 				}
 				checkSame(t, ref, r, cutViewOpts)
+			})
+		}
+	}
+}
+
+// Follow and Poll on a task that waits for input (or for auth) resolve
+// to the interrupt — the subscription is refused or answered with a
+// snapshot in that state — with the turn's progress backfilled, on every
+// transport and version.
+func TestFollowAndPollInterrupted(t *testing.T) {
+	s := startCallee(t)
+	for _, st := range []a2a.TaskState{a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired} {
+		s.Register(callee.Trajectory(6, callee.Named("int-"+string(st)), callee.PlainText(1), callee.EndIn(st)))
+	}
+	for _, state := range []a2a.TaskState{a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired} {
+		name := "int-" + string(state)
+		ref := reference(t, s, name)
+		for _, c := range combos() {
+			t.Run(fmt.Sprintf("%s-%s", state, c), func(t *testing.T) {
+				cl := newForced(t, s, c, fastRetry)
+				first, _ := cl.SendText(testCtx(t), name)
+				if r := collect(t, first); r.out.State != state {
+					t.Fatalf("send: %s %v", r.out.State, r.err)
+				}
+				follow, _ := cl.Follow(testCtx(t), first.TaskID())
+				checkSame(t, ref, collect(t, follow), cutViewOpts)
+				poll, _ := cl.Poll(testCtx(t), first.TaskID(), time.Millisecond)
+				checkSame(t, ref, collect(t, poll), cutViewOpts)
 			})
 		}
 	}
