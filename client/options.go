@@ -192,7 +192,10 @@ func WithRetry(maxAttempts int, baseBackoff, maxBackoff time.Duration) Option {
 // WithHistoryLength bounds the history GetTask asks for when it resolves
 // a cut or polls: the last n messages (n ≥ 1). By default the whole history
 // is asked for, which is what makes a backfill lossless; a bound trades
-// that for a smaller response from a callee with a huge history.
+// that for a smaller response from a callee with a huge history. On the
+// HTTP transports built by [New], a response that is not an event stream
+// is refused past 64 MiB (a2a-go decodes it whole): a GetTask over that
+// fails like a transport error, and the turn may end incomplete.
 func WithHistoryLength(n int) Option {
 	return func(c *config) {
 		if n > 0 {

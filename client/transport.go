@@ -2,7 +2,9 @@ package client
 
 import (
 	"context"
+	"errors"
 	"io"
+	"mime"
 	"net/http"
 	"net/url"
 	"sync"
@@ -174,9 +176,21 @@ func (w *watchdog) stop() {
 // Fired reports whether the watchdog canceled the call.
 func (w *watchdog) Fired() bool { return w != nil && w.fired.Load() }
 
+// maxResponseBytes bounds the body of a response that is not an event
+// stream (GetTask, SendMessage, the agent card). a2a-go decodes such a
+// body whole, so without a bound a peer's huge Task history — or a
+// hostile endless body — would be held in memory at once. Event streams
+// are bounded per event instead (10 MiB per SSE line in a2a-go). A var for
+// the tests.
+var maxResponseBytes int64 = 64 << 20
+
+// errResponseTooLarge is the read error of a body over maxResponseBytes.
+var errResponseTooLarge = errors.New("client: response body too large (the bound is 64 MiB; WithHistoryLength asks for less history)")
+
 // watchTransport wraps response bodies so that every read that returns
 // bytes kicks the watchdog of the request's context: SSE keep-alive
-// comments, which a2a-go's parser swallows, keep a quiet stream alive.
+// comments, which a2a-go's parser swallows, keep a quiet stream alive. A
+// body that is not an event stream is also cut at maxResponseBytes.
 type watchTransport struct{ base http.RoundTripper }
 
 func (t *watchTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -184,22 +198,40 @@ func (t *watchTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp == nil || resp.Body == nil {
 		return resp, err
 	}
-	if w, ok := req.Context().Value(watchdogKey{}).(*watchdog); ok {
-		w.kick()
-		resp.Body = &watchedBody{ReadCloser: resp.Body, w: w}
+	w, _ := req.Context().Value(watchdogKey{}).(*watchdog)
+	w.kick()
+	limited := !isEventStream(resp.Header.Get("Content-Type"))
+	if w != nil || limited {
+		resp.Body = &watchedBody{ReadCloser: resp.Body, w: w, limited: limited, left: maxResponseBytes}
 	}
 	return resp, nil
 }
 
+func isEventStream(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "text/event-stream"
+}
+
 type watchedBody struct {
 	io.ReadCloser
-	w *watchdog
+	w       *watchdog // nil: no idle timeout
+	limited bool
+	left    int64 // bytes still allowed when limited
 }
 
 func (b *watchedBody) Read(p []byte) (int, error) {
+	if b.limited && int64(len(p)) > b.left+1 {
+		// One byte over the limit is enough to know it is exceeded.
+		p = p[:b.left+1]
+	}
 	n, err := b.ReadCloser.Read(p)
 	if n > 0 {
 		b.w.kick()
+	}
+	if b.limited {
+		if b.left -= int64(n); b.left < 0 {
+			return n, errResponseTooLarge
+		}
 	}
 	return n, err
 }

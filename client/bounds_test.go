@@ -1,0 +1,50 @@
+package client
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// A GetTask answer is decoded whole by a2a-go, so its body is bounded: a
+// task whose history is over the bound resolves to an incomplete turn
+// that says why, instead of being held in memory; one under it resolves.
+func TestGetTaskBodyIsBounded(t *testing.T) {
+	old := maxResponseBytes
+	maxResponseBytes = 1 << 20
+	t.Cleanup(func() { maxResponseBytes = old })
+	for _, tc := range []struct {
+		name    string
+		history int // bytes of agent text in the history
+		wantErr bool
+	}{
+		{"under", 128 << 10, false},
+		{"over", 2 << 20, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newRawAgent(t) // no stream: every subscription is refused
+			var h []*a2a.Message
+			h = append(h, userMsg())
+			for i := range tc.history / (16 << 10) {
+				m := envMsg(int64(i+1), strings.Repeat("x", 16<<10))
+				h = append(h, m)
+			}
+			task := taskEv(a2a.TaskStateWorking, h...)
+			task.Status = a2a.TaskStatus{State: a2a.TaskStateCompleted, Message: &a2a.Message{ID: "final", Role: a2a.MessageRoleAgent, Parts: a2a.ContentParts{a2a.NewTextPart("done")}}}
+			a.setTask(task)
+			st, _ := a.client(t, WithRetry(1, 0, 0)).Follow(testCtx(t), rawTask)
+			r := collect(t, st)
+			if !tc.wantErr {
+				if r.err != nil || r.out.Text != "done" {
+					t.Fatalf("stream %v, outcome %q", r.err, r.out.Text)
+				}
+				return
+			}
+			if !errors.Is(r.err, ErrIncomplete) || !errors.Is(r.err, errResponseTooLarge) {
+				t.Fatalf("err = %v, want an incomplete turn caused by the bound", r.err)
+			}
+		})
+	}
+}
