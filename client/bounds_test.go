@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tfrs/a2a-progress/internal/callee"
 )
 
 // A GetTask answer is decoded whole by a2a-go, so its body is bounded: a
@@ -44,6 +46,33 @@ func TestGetTaskBodyIsBounded(t *testing.T) {
 			}
 			if !errors.Is(r.err, ErrIncomplete) || !errors.Is(r.err, errResponseTooLarge) {
 				t.Fatalf("err = %v, want an incomplete turn caused by the bound", r.err)
+			}
+		})
+	}
+}
+
+// A settled task whose history is over gRPC's default 4 MiB message limit
+// resolves over gRPC as it does over HTTP: the GetTask answer is taken up
+// to the client's own bound.
+func TestGRPCLongHistoryResolves(t *testing.T) {
+	s := startCallee(t)
+	sc := callee.Script{Name: "long-history", Final: a2a.TaskStateCompleted, FinalText: "ok"}
+	for range 6 { // 6 × 800 KiB ≈ 4.7 MiB of history
+		sc.Steps = append(sc.Steps, callee.Step{Text: strings.Repeat("y", 800<<10)})
+	}
+	s.Register(sc)
+	for _, v := range callee.Versions {
+		c := combo{a2a.TransportProtocolGRPC, v}
+		t.Run(c.String(), func(t *testing.T) {
+			cl := newForced(t, s, c, fastRetry)
+			st, _ := cl.SendText(testCtx(t), "long-history")
+			if r := collect(t, st); r.err != nil {
+				t.Fatalf("send: %v", r.err)
+			}
+			f, _ := cl.Follow(testCtx(t), st.TaskID()) // settled: GetTask
+			r := collect(t, f)
+			if r.err != nil || r.out.Text != "ok" || len(r.view.Blocks) != 6 {
+				t.Fatalf("follow: %s %q %v, %d blocks; want completed with 6 blocks", r.out.State, r.out.Text, r.err, len(r.view.Blocks))
 			}
 		})
 	}

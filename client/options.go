@@ -103,6 +103,9 @@ func WithHTTPClient(hc *http.Client) Option {
 // unless an option sets other credentials: pass
 // grpc.WithTransportCredentials(insecure.NewCredentials()) for a plaintext
 // peer. Options without credentials (a user agent, interceptors) keep TLS.
+// A received message may be up to 64 MiB (gRPC's own default, 4 MiB,
+// would refuse a long Task history); a grpc.MaxCallRecvMsgSize call option
+// passed here replaces that.
 func WithGRPCDialOptions(opts ...grpc.DialOption) Option {
 	return func(c *config) { c.grpcOpts = append(c.grpcOpts, opts...) }
 }

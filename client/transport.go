@@ -49,7 +49,14 @@ func factoryOptions(hc *http.Client, grpcOpts []grpc.DialOption) []a2aclient.Fac
 	// system roots is the safe default. It goes first, so the caller's
 	// options — applied in order — replace it when they set credentials,
 	// and keep it when they only add a user agent or an interceptor.
-	grpcOpts = append([]grpc.DialOption{grpc.WithTransportCredentials(credentials.NewClientTLSFromCert(nil, ""))}, grpcOpts...)
+	// gRPC's own default refuses a received message over 4 MiB: a Task
+	// (GetTask, a subscription's snapshot) with a long history would never
+	// resolve, where the HTTP transports take it. The same bound as theirs
+	// (maxResponseBytes) applies instead.
+	grpcOpts = append([]grpc.DialOption{
+		grpc.WithTransportCredentials(credentials.NewClientTLSFromCert(nil, "")),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(int(maxResponseBytes))),
+	}, grpcOpts...)
 	return []a2aclient.FactoryOption{
 		// a2aclient's defaults would build JSON-RPC and REST on a client
 		// with Timeout: 3m; ours replace them (same keys).
