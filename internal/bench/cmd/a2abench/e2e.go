@@ -142,15 +142,12 @@ func e2e(args []string) error {
 	cpuRatio := map[string][]float64{}
 	for rep := range *reps {
 		for i, t := range targets {
-			order := []string{"raw", "sdk"}
-			if rep%2 == 1 {
-				order = []string{"sdk", "raw"}
-			}
+			impls := order(rep)
 			if *only != "" {
-				order = []string{*only}
+				impls = []string{*only}
 			}
 			got := map[string]run{}
-			for _, impl := range order {
+			for _, impl := range impls {
 				r, err := one(i, impl, text)
 				if err != nil {
 					return err

@@ -61,11 +61,7 @@ func follow(args []string) error {
 	defer srv.stop()
 	var rs []followResult
 	for rep := range *reps {
-		order := []string{"raw", "sdk"}
-		if rep%2 == 1 {
-			order = []string{"sdk", "raw"}
-		}
-		for _, impl := range order {
+		for _, impl := range order(rep) {
 			var r followResult
 			if err := runChild(&r, "follow-one", "-impl", impl, "-server", url, "-streams", strconv.Itoa(*streams),
 				"-k", strconv.Itoa(*k), "-transport", *transport); err != nil {

@@ -41,11 +41,7 @@ func latency(args []string) error {
 	lat := map[string][]time.Duration{}
 	for rep := range *reps {
 		for _, t := range targets {
-			order := []string{"raw", "sdk"}
-			if rep%2 == 1 {
-				order = []string{"sdk", "raw"}
-			}
-			for _, impl := range order {
+			for _, impl := range order(rep) {
 				d, err := bench.Latency(ctx, t, impl, text, *n)
 				if err != nil {
 					return err

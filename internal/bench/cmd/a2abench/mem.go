@@ -45,11 +45,7 @@ func mem(args []string) error {
 	defer srv.stop()
 	var rs []memResult
 	for rep := range *reps {
-		order := []string{"raw", "sdk"}
-		if rep%2 == 1 {
-			order = []string{"sdk", "raw"}
-		}
-		for _, impl := range order {
+		for _, impl := range order(rep) {
 			var r memResult
 			if err := runChild(&r, "mem-one", "-impl", impl, "-server", url, "-n", strconv.Itoa(*n), "-transport", *transport); err != nil {
 				return err
