@@ -72,6 +72,60 @@ func NewSDK(ctx context.Context, t Target, hc *http.Client, opts ...client.Optio
 	return c, nil
 }
 
+// Reader reads the streams of a FrameServer one of the two ways a
+// measurement compares: "raw", plain a2a-go (RawSend, RawFollow), or
+// "sdk", the client pipeline (SDKSend, SDKFollow). Like its client, it
+// may read many streams at once.
+type Reader struct {
+	raw *a2aclient.Client // set for "raw"
+	sdk *client.Client    // set for "sdk"
+}
+
+// NewReader builds the reader impl ("raw" or "sdk") on t, over hc (nil: as
+// in NewRaw); opts apply to the SDK's client only. Close releases it.
+func NewReader(ctx context.Context, t Target, impl string, hc *http.Client, opts ...client.Option) (*Reader, error) {
+	var (
+		r   Reader
+		err error
+	)
+	switch impl {
+	case "raw":
+		r.raw, err = NewRaw(ctx, t, hc)
+	case "sdk":
+		r.sdk, err = NewSDK(ctx, t, hc, opts...)
+	default:
+		err = fmt.Errorf("bench: unknown impl %q (raw, sdk)", impl)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Send streams text: RawSend or SDKSend.
+func (r *Reader) Send(ctx context.Context, text string, on OnProgress) (Result, error) {
+	if r.raw != nil {
+		return RawSend(ctx, r.raw, text, on)
+	}
+	return SDKSend(ctx, r.sdk, text, on)
+}
+
+// Follow subscribes to task: RawFollow or SDKFollow.
+func (r *Reader) Follow(ctx context.Context, task a2a.TaskID, on OnProgress) (Result, error) {
+	if r.raw != nil {
+		return RawFollow(ctx, r.raw, task, on)
+	}
+	return SDKFollow(ctx, r.sdk, task, on)
+}
+
+// Close releases the reader's client.
+func (r *Reader) Close() error {
+	if r.raw != nil {
+		return r.raw.Destroy()
+	}
+	return r.sdk.Close()
+}
+
 // Result is what one stream delivered.
 type Result struct {
 	// Events is the number of events read (a2a-go events, or the events

@@ -29,25 +29,12 @@ func Latency(ctx context.Context, t Target, impl, text string, n int) ([]time.Du
 			missing++
 		}
 	}
-	var err error
-	switch impl {
-	case "raw":
-		ac, cerr := NewRaw(ctx, t, arr.Client())
-		if cerr != nil {
-			return nil, cerr
-		}
-		_, err = RawSend(ctx, ac, text, on)
-		_ = ac.Destroy()
-	case "sdk":
-		c, cerr := NewSDK(ctx, t, arr.Client())
-		if cerr != nil {
-			return nil, cerr
-		}
-		_, err = SDKSend(ctx, c, text, on)
-		_ = c.Close()
-	default:
-		return nil, fmt.Errorf("bench: unknown impl %q", impl)
+	rd, err := NewReader(ctx, t, impl, arr.Client())
+	if err != nil {
+		return nil, err
 	}
+	_, err = rd.Send(ctx, text, on)
+	_ = rd.Close()
 	if err != nil {
 		return nil, err
 	}

@@ -7,11 +7,8 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
-	"strings"
 	"syscall"
 	"time"
-
-	"github.com/a2aproject/a2a-go/v2/a2aclient"
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/internal/bench"
@@ -52,6 +49,9 @@ func e2e(args []string) error {
 	ballast := fl.Int("ballast", 0, "MiB of pointer-free live heap to hold, as an application would (it raises the GC's heap goal, not its marking work)")
 	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile of the measured runs to `file`")
 	_ = fl.Parse(args)
+	if *only != "" && *only != "raw" && *only != "sdk" {
+		return fmt.Errorf("-only %q: raw or sdk", *only)
+	}
 
 	keep := make([]byte, *ballast<<20)
 	for i := 0; i < len(keep); i += 4096 {
@@ -75,48 +75,42 @@ func e2e(args []string) error {
 		opts = append(opts, client.WithCaps(bench.OpenCaps(*n)))
 	}
 
-	type pair struct {
-		ac *a2aclient.Client
-		c  *client.Client
-	}
-	clients := make([]pair, len(targets))
+	readers := make([]map[string]*bench.Reader, len(targets))
 	for i, t := range targets {
-		if clients[i].ac, err = bench.NewRaw(ctx, t, nil); err != nil {
-			return err
+		readers[i] = map[string]*bench.Reader{}
+		for _, impl := range []string{"raw", "sdk"} {
+			rd, err := bench.NewReader(ctx, t, impl, nil, opts...)
+			if err != nil {
+				return err
+			}
+			defer rd.Close()
+			readers[i][impl] = rd
 		}
-		defer clients[i].ac.Destroy()
-		if clients[i].c, err = bench.NewSDK(ctx, t, nil, opts...); err != nil {
-			return err
-		}
-		defer clients[i].c.Close()
 	}
 	type run struct {
 		rate, cpu, gc float64 // events/s, µs CPU per event, µs GC CPU per event
 	}
-	one := func(i int, impl, text string) (run, error) {
+	// one reads a stream of n updates with the reader impl of target i.
+	one := func(i int, impl, text string, n int) (run, error) {
+		rd := readers[i][impl]
 		runtime.GC()
 		c0, g0 := cpuTime(), gcTime()
-		var r bench.Result
-		var err error
-		if impl == "raw" {
-			r, err = bench.RawSend(ctx, clients[i].ac, text, nil)
-		} else {
-			r, err = bench.SDKSend(ctx, clients[i].c, text, nil)
-		}
+		r, err := rd.Send(ctx, text, nil)
 		cpu, gc := cpuTime()-c0, gcTime()-g0
 		if err != nil {
 			return run{}, err
 		}
-		if r.Progress != *n {
-			return run{}, fmt.Errorf("%s: %d updates of %d", impl, r.Progress, *n)
+		if r.Progress != n {
+			return run{}, fmt.Errorf("%s: %d updates of %d", impl, r.Progress, n)
 		}
 		return run{r.PerSecond(), float64(cpu.Nanoseconds()) / 1e3 / float64(r.Events), float64(gc.Nanoseconds()) / 1e3 / float64(r.Events)}, nil
 	}
 	// Warm up: connections, lazily built state, the heap's size.
-	warm := bench.SendText(min(*n, 5000), 0)
+	warmN := min(*n, 5000)
+	warm := bench.SendText(warmN, 0)
 	for i := range targets {
 		for _, impl := range []string{"raw", "sdk"} {
-			if _, err := one(i, impl, warm); err != nil && !strings.Contains(err.Error(), "updates of") {
+			if _, err := one(i, impl, warm, warmN); err != nil {
 				return err
 			}
 		}
@@ -148,7 +142,7 @@ func e2e(args []string) error {
 			}
 			got := map[string]run{}
 			for _, impl := range impls {
-				r, err := one(i, impl, text)
+				r, err := one(i, impl, text, *n)
 				if err != nil {
 					return err
 				}

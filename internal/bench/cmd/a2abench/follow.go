@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"net/http"
@@ -118,29 +116,11 @@ func followOne(args []string) error {
 	ctx, cancel := background()
 	defer cancel()
 
-	var followOne func(context.Context, a2a.TaskID, bench.OnProgress) (bench.Result, error)
-	switch *impl {
-	case "raw":
-		ac, err := bench.NewRaw(ctx, t, nil)
-		if err != nil {
-			return err
-		}
-		defer ac.Destroy()
-		followOne = func(ctx context.Context, id a2a.TaskID, on bench.OnProgress) (bench.Result, error) {
-			return bench.RawFollow(ctx, ac, id, on)
-		}
-	case "sdk":
-		c, err := bench.NewSDK(ctx, t, nil)
-		if err != nil {
-			return err
-		}
-		defer c.Close()
-		followOne = func(ctx context.Context, id a2a.TaskID, on bench.OnProgress) (bench.Result, error) {
-			return bench.SDKFollow(ctx, c, id, on)
-		}
-	default:
-		return fmt.Errorf("unknown impl %q", *impl)
+	rd, err := bench.NewReader(ctx, t, *impl, nil)
+	if err != nil {
+		return err
 	}
+	defer rd.Close()
 
 	r := followResult{Impl: *impl, Streams: *streams}
 	var ms runtime.MemStats
@@ -183,7 +163,7 @@ func followOne(args []string) error {
 				}
 			}
 			defer release()
-			res, err := followOne(ctx, a2a.TaskID("task-"+strconv.Itoa(i)), func(j int64) {
+			res, err := rd.Follow(ctx, a2a.TaskID("task-"+strconv.Itoa(i)), func(j int64) {
 				progress.Add(1)
 				if j == int64(*k) {
 					release()
@@ -227,7 +207,7 @@ func followOne(args []string) error {
 	if firstErr != nil {
 		r.FirstError = firstErr.Error()
 	} else if r.Completed != int64(*streams) {
-		r.FirstError = errors.New("not every stream completed").Error()
+		r.FirstError = "not every stream completed"
 	}
 	return json.NewEncoder(os.Stdout).Encode(r)
 }

@@ -80,6 +80,12 @@ func memOne(args []string) error {
 	ctx, cancel := background()
 	defer cancel()
 
+	rd, err := bench.NewReader(ctx, t, *impl, nil)
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	text := bench.SendText(*n, 0)
 	var hp bench.HeapPeak
 	samples := 0
 	on := func(i int64) {
@@ -88,52 +94,22 @@ func memOne(args []string) error {
 			samples++
 		}
 	}
-	var ms runtime.MemStats
-	var res bench.Result
 	r := memResult{Impl: *impl, SampleEvery: *every}
-	var base runtime.MemStats
-	measure := func() error {
-		runtime.GC()
-		runtime.ReadMemStats(&base)
-		pm, err := bench.ReadProcMemory()
-		if err != nil {
-			return err
-		}
-		r.HeapBase, r.RSSBase = base.HeapInuse, pm.RSS
-		hp.Peak = base.HeapInuse
-		return nil
+	var base, ms runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&base)
+	pm, err := bench.ReadProcMemory()
+	if err != nil {
+		return err
 	}
-	text := bench.SendText(*n, 0)
-	switch *impl {
-	case "raw":
-		ac, err := bench.NewRaw(ctx, t, nil)
-		if err != nil {
-			return err
-		}
-		if err := measure(); err != nil {
-			return err
-		}
-		res, err = bench.RawSend(ctx, ac, text, on)
-		if err != nil {
-			return err
-		}
-	case "sdk":
-		c, err := bench.NewSDK(ctx, t, nil)
-		if err != nil {
-			return err
-		}
-		if err := measure(); err != nil {
-			return err
-		}
-		res, err = bench.SDKSend(ctx, c, text, on)
-		if err != nil {
-			return err
-		}
-	default:
-		return fmt.Errorf("unknown impl %q", *impl)
+	r.HeapBase, r.RSSBase = base.HeapInuse, pm.RSS
+	hp.Peak = base.HeapInuse
+	res, err := rd.Send(ctx, text, on)
+	if err != nil {
+		return err
 	}
 	runtime.ReadMemStats(&ms)
-	pm, err := bench.ReadProcMemory()
+	pm, err = bench.ReadProcMemory()
 	if err != nil {
 		return err
 	}
