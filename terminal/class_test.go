@@ -65,12 +65,18 @@ func TestCanonical(t *testing.T) {
 		want a2a.TaskState
 	}{
 		{"v1 unchanged", a2a.TaskStateWorking, a2a.TaskStateWorking},
+		{"v0.3 submitted", "submitted", a2a.TaskStateSubmitted},
+		{"v0.3 working", "working", a2a.TaskStateWorking},
 		{"v0.3 input-required", "input-required", a2a.TaskStateInputRequired},
 		{"v0.3 auth-required", "auth-required", a2a.TaskStateAuthRequired},
+		{"v0.3 completed", "completed", a2a.TaskStateCompleted},
+		{"v0.3 failed", "failed", a2a.TaskStateFailed},
+		{"v0.3 canceled", "canceled", a2a.TaskStateCanceled},
 		{"v0.3 rejected", "rejected", a2a.TaskStateRejected},
 		{"v0.3 unknown", "unknown", a2a.TaskStateUnspecified},
 		{"unspecified wire name", "TASK_STATE_UNSPECIFIED", a2a.TaskStateUnspecified},
 		{"foreign unchanged", "TASK_STATE_PAUSED", "TASK_STATE_PAUSED"},
+		{"wrong case unchanged", "Working", "Working"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
