@@ -42,42 +42,27 @@ func BenchmarkEndToEnd(b *testing.B) {
 	}
 	for _, t := range Targets(srv.URL) {
 		b.Run("transport="+t.Name(), func(b *testing.B) {
-			ac, err := NewRaw(ctx, t, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer ac.Destroy()
-			c, err := NewSDK(ctx, t, nil, opts...)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer c.Close()
-			var raw, sdk Result
-			runRaw := func() {
-				r, err := RawSend(ctx, ac, text, nil)
+			readers := map[string]*Reader{}
+			for _, impl := range []string{"raw", "sdk"} {
+				rd, err := NewReader(ctx, t, impl, nil, opts...)
 				if err != nil {
 					b.Fatal(err)
 				}
-				raw.Events += r.Events
-				raw.Elapsed += r.Elapsed
+				defer rd.Close()
+				readers[impl] = rd
 			}
-			runSDK := func() {
-				r, err := SDKSend(ctx, c, text, nil)
-				if err != nil {
-					b.Fatal(err)
-				}
-				sdk.Events += r.Events
-				sdk.Elapsed += r.Elapsed
-			}
+			sum := map[string]*Result{"raw": {}, "sdk": {}}
 			for i := 0; b.Loop(); i++ {
-				if i%2 == 0 {
-					runRaw()
-					runSDK()
-				} else {
-					runSDK()
-					runRaw()
+				for _, impl := range Order(i) {
+					r, err := readers[impl].Send(ctx, text, nil)
+					if err != nil {
+						b.Fatal(err)
+					}
+					sum[impl].Events += r.Events
+					sum[impl].Elapsed += r.Elapsed
 				}
 			}
+			raw, sdk := sum["raw"], sum["sdk"]
 			b.ReportMetric(raw.PerSecond(), "raw-events/s")
 			b.ReportMetric(sdk.PerSecond(), "sdk-events/s")
 			b.ReportMetric(sdk.PerSecond()/raw.PerSecond(), "sdk/raw")

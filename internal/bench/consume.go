@@ -126,6 +126,16 @@ func (r *Reader) Close() error {
 	return r.sdk.Close()
 }
 
+// Order is the order in which repetition rep runs the two readers: raw
+// first on even repetitions, SDK first on odd ones, so that neither always
+// runs second, on a warmer process and host.
+func Order(rep int) []string {
+	if rep%2 == 1 {
+		return []string{"sdk", "raw"}
+	}
+	return []string{"raw", "sdk"}
+}
+
 // Result is what one stream delivered.
 type Result struct {
 	// Events is the number of events read (a2a-go events, or the events

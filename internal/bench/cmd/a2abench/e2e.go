@@ -136,7 +136,7 @@ func e2e(args []string) error {
 	cpuRatio := map[string][]float64{}
 	for rep := range *reps {
 		for i, t := range targets {
-			impls := order(rep)
+			impls := bench.Order(rep)
 			if *only != "" {
 				impls = []string{*only}
 			}

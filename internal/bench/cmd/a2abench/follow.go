@@ -59,7 +59,7 @@ func follow(args []string) error {
 	defer srv.stop()
 	var rs []followResult
 	for rep := range *reps {
-		for _, impl := range order(rep) {
+		for _, impl := range bench.Order(rep) {
 			var r followResult
 			if err := runChild(&r, "follow-one", "-impl", impl, "-server", url, "-streams", strconv.Itoa(*streams),
 				"-k", strconv.Itoa(*k), "-transport", *transport); err != nil {

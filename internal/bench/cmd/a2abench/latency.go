@@ -41,7 +41,7 @@ func latency(args []string) error {
 	lat := map[string][]time.Duration{}
 	for rep := range *reps {
 		for _, t := range targets {
-			for _, impl := range order(rep) {
+			for _, impl := range bench.Order(rep) {
 				d, err := bench.Latency(ctx, t, impl, text, *n)
 				if err != nil {
 					return err

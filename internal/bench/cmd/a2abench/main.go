@@ -138,16 +138,6 @@ func runChild(v any, args ...string) error {
 	return json.Unmarshal([]byte(lines[len(lines)-1]), v)
 }
 
-// order is the order in which repetition rep runs the two readers: raw
-// first on even repetitions, SDK first on odd ones, so that neither always
-// runs second, on a warmer process and host.
-func order(rep int) []string {
-	if rep%2 == 1 {
-		return []string{"sdk", "raw"}
-	}
-	return []string{"raw", "sdk"}
-}
-
 func pickTargets(url, names string) ([]bench.Target, error) {
 	var out []bench.Target
 	for _, t := range bench.Targets(url) {

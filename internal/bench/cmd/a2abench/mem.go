@@ -45,7 +45,7 @@ func mem(args []string) error {
 	defer srv.stop()
 	var rs []memResult
 	for rep := range *reps {
-		for _, impl := range order(rep) {
+		for _, impl := range bench.Order(rep) {
 			var r memResult
 			if err := runChild(&r, "mem-one", "-impl", impl, "-server", url, "-n", strconv.Itoa(*n), "-transport", *transport); err != nil {
 				return err
