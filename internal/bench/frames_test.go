@@ -89,28 +89,24 @@ func TestFollow(t *testing.T) {
 	defer cancel()
 	var reached, done sync.WaitGroup
 	for _, tg := range Targets(srv.URL) {
-		ac, err := NewRaw(ctx, tg, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ac.Destroy()
-		c, err := NewSDK(ctx, tg, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		for i, follow := range []func(a2a.TaskID, OnProgress) (Result, error){
-			func(id a2a.TaskID, on OnProgress) (Result, error) { return RawFollow(ctx, ac, id, on) },
-			func(id a2a.TaskID, on OnProgress) (Result, error) { return SDKFollow(ctx, c, id, on) },
-		} {
+		for _, impl := range []string{"raw", "sdk"} {
+			rd, err := NewReader(ctx, tg, impl, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rd.Close()
 			reached.Add(1)
 			done.Add(1)
 			go func() {
 				defer done.Done()
-				id := a2a.TaskID(tg.Name() + "-" + string(rune('a'+i)))
-				r, err := follow(id, func(i int64) {
+				// A stream that ends before its 5th update must fail the
+				// test, not leave reached.Wait hanging.
+				reach := sync.OnceFunc(reached.Done)
+				defer reach()
+				id := a2a.TaskID(tg.Name() + "-" + impl)
+				r, err := rd.Follow(ctx, id, func(i int64) {
 					if i == 5 {
-						reached.Done()
+						reach()
 					}
 				})
 				if err != nil || r.Progress != 5 || r.State != a2a.TaskStateCompleted {
