@@ -146,9 +146,6 @@ func (s *sseWriter) comment() {
 	s.w.(http.Flusher).Flush()
 }
 
-// abort drops the connection mid-body.
-func (s *sseWriter) abort() { panic(http.ErrAbortHandler) }
-
 // hang keeps the response open, silent, until the client leaves.
 func (s *sseWriter) hang() { <-s.r.Context().Done() }
 
