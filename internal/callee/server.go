@@ -65,7 +65,6 @@ type ServerOption func(*serverConfig)
 type serverConfig struct {
 	historyLimit int
 	logger       *slog.Logger
-	handlerOpts  []a2asrv.RequestHandlerOption
 }
 
 // WithHistoryLimit bounds Task.history: on every store update only the
@@ -80,12 +79,6 @@ func WithHistoryLimit(n int) ServerOption {
 // WithLogger sets the logger of a2asrv (default: discard).
 func WithLogger(l *slog.Logger) ServerOption {
 	return func(c *serverConfig) { c.logger = l }
-}
-
-// WithHandlerOptions passes extra options to a2asrv.NewHandler, e.g.
-// a2asrv.WithAgentInactivityTimeout.
-func WithHandlerOptions(opts ...a2asrv.RequestHandlerOption) ServerOption {
-	return func(c *serverConfig) { c.handlerOpts = append(c.handlerOpts, opts...) }
 }
 
 // Start listens on 127.0.0.1:0 (one HTTP port for JSON-RPC, REST and the
@@ -111,8 +104,8 @@ func Start(opts ...ServerOption) (*Server, error) {
 	if cfg.historyLimit > 0 {
 		store = boundedStore{Store: store, keep: cfg.historyLimit}
 	}
-	hopts := append([]a2asrv.RequestHandlerOption{a2asrv.WithTaskStore(store), a2asrv.WithEventQueueManager(s.queues), a2asrv.WithLogger(cfg.logger)}, cfg.handlerOpts...)
-	handler := streamFilter{RequestHandler: a2asrv.NewHandler(executor{s: s}, hopts...), s: s}
+	handler := streamFilter{RequestHandler: a2asrv.NewHandler(executor{s: s},
+		a2asrv.WithTaskStore(store), a2asrv.WithEventQueueManager(s.queues), a2asrv.WithLogger(cfg.logger)), s: s}
 
 	var lns []net.Listener
 	listen := func() (net.Listener, error) {
