@@ -352,6 +352,15 @@ func check(t *testing.T, sc scenario, view merge.View, r result) {
 // remove it from here.
 var metadataLost = map[string]bool{"HTTP+JSON-0.3": true}
 
+// viewOver is the view the scenario must leave over the interface name:
+// sc.view, or sc.textOnly where the interface loses Part.metadata.
+func (sc scenario) viewOver(name string) merge.View {
+	if metadataLost[name] {
+		return sc.textOnly
+	}
+	return sc.view
+}
+
 // Every interface of the JS agent's card × every scenario, each interface
 // forced (client.WithTransport takes the interface URL, not the card).
 func TestJSAgentEveryInterface(t *testing.T) {
@@ -364,28 +373,18 @@ func TestJSAgentEveryInterface(t *testing.T) {
 	}
 	var names []string
 	for _, iface := range ifaces {
-		names = append(names, iface.ProtocolBinding+"-"+iface.ProtocolVersion)
+		names = append(names, iface.name())
 	}
 	if d := cmp.Diff([]string{"JSONRPC-1.0", "HTTP+JSON-1.0", "JSONRPC-0.3", "HTTP+JSON-0.3"}, names); d != "" {
 		t.Errorf("card interfaces (-want +got):\n%s", d)
 	}
 	for _, iface := range ifaces {
-		name := iface.ProtocolBinding + "-" + iface.ProtocolVersion
+		name := iface.name()
 		t.Run(name, func(t *testing.T) {
-			cl, err := client.New(ctx, iface.URL,
-				client.WithTransport(a2a.TransportProtocol(iface.ProtocolBinding)),
-				client.WithProtocolVersion(a2a.ProtocolVersion(iface.ProtocolVersion)))
-			if err != nil {
-				t.Fatalf("client.New: %v", err)
-			}
-			defer cl.Close()
+			cl := iface.client(ctx, t)
 			for _, sc := range scenarios {
 				t.Run(sc.name, func(t *testing.T) {
-					want := sc.view
-					if metadataLost[name] {
-						want = sc.textOnly
-					}
-					check(t, sc, want, play(t, cl, sc.name))
+					check(t, sc, sc.viewOver(name), play(t, cl, sc.name))
 				})
 			}
 		})
@@ -424,21 +423,12 @@ func TestJSAgentSettledTask(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, iface := range ifaces {
-		name := iface.ProtocolBinding + "-" + iface.ProtocolVersion
+		name := iface.name()
 		t.Run(name, func(t *testing.T) {
-			cl, err := client.New(ctx, iface.URL,
-				client.WithTransport(a2a.TransportProtocol(iface.ProtocolBinding)),
-				client.WithProtocolVersion(a2a.ProtocolVersion(iface.ProtocolVersion)))
-			if err != nil {
-				t.Fatalf("client.New: %v", err)
-			}
-			defer cl.Close()
+			cl := iface.client(ctx, t)
 			for _, sc := range scenarios {
 				t.Run(sc.name, func(t *testing.T) {
-					want := sc.view
-					if metadataLost[name] {
-						want = sc.textOnly
-					}
+					want := sc.viewOver(name)
 					want.Counters.Duplicates -= sc.historyDedup
 					live := play(t, cl, sc.name)
 					for _, mode := range []string{"follow", "poll"} {

@@ -16,6 +16,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tfrs/a2a-progress/client"
 )
 
 // jsAgentDir is the node project of the JS SDK callee, relative to this
@@ -161,6 +165,24 @@ type cardInterface struct {
 	URL             string `json:"url"`
 	ProtocolBinding string `json:"protocolBinding"`
 	ProtocolVersion string `json:"protocolVersion"`
+}
+
+// name is the interface as the tests name it: "JSONRPC-1.0",
+// "HTTP+JSON-0.3".
+func (c cardInterface) name() string { return c.ProtocolBinding + "-" + c.ProtocolVersion }
+
+// client is a client forced onto this interface (client.WithTransport
+// takes the interface URL, not the card), closed when the test ends.
+func (c cardInterface) client(ctx context.Context, t *testing.T) *client.Client {
+	t.Helper()
+	cl, err := client.New(ctx, c.URL,
+		client.WithTransport(a2a.TransportProtocol(c.ProtocolBinding)),
+		client.WithProtocolVersion(a2a.ProtocolVersion(c.ProtocolVersion)))
+	if err != nil {
+		t.Fatalf("client.New(%s): %v", c.name(), err)
+	}
+	t.Cleanup(func() { _ = cl.Close() })
+	return cl
 }
 
 // interfaces fetches the agent card and returns its interfaces.
