@@ -115,38 +115,29 @@ func (w *wireBlock) block() (Block, error) {
 
 // decodePayload decodes the payload of kind k into its envelope type.
 func decodePayload(k envelope.Kind, raw json.RawMessage) (envelope.Payload, error) {
-	var (
-		p   envelope.Payload
-		err error
-	)
 	switch k {
 	case envelope.KindThinking:
-		var v envelope.Thinking
-		err = json.Unmarshal(raw, &v)
-		p = v
+		return decodeAs[envelope.Thinking](raw)
 	case envelope.KindToolCall:
-		var v envelope.ToolCall
-		err = json.Unmarshal(raw, &v)
-		p = v
+		return decodeAs[envelope.ToolCall](raw)
 	case envelope.KindToolOutputAppend:
-		var v envelope.ToolOutputAppend
-		err = json.Unmarshal(raw, &v)
-		p = v
+		return decodeAs[envelope.ToolOutputAppend](raw)
 	case envelope.KindText:
-		var v envelope.Text
-		err = json.Unmarshal(raw, &v)
-		p = v
+		return decodeAs[envelope.Text](raw)
 	case envelope.KindError:
-		var v envelope.ErrorPayload
-		err = json.Unmarshal(raw, &v)
-		p = v
-	default:
-		return nil, fmt.Errorf("%w: kind %q", ErrBadOp, k)
+		return decodeAs[envelope.ErrorPayload](raw)
 	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: payload of kind %s: %w", ErrBadOp, k, err)
+	return nil, fmt.Errorf("%w: kind %q", ErrBadOp, k)
+}
+
+// decodeAs decodes raw as a P. It returns the value, not a pointer: a
+// Block holds payload values, as a reader gives them.
+func decodeAs[P envelope.Payload](raw json.RawMessage) (envelope.Payload, error) {
+	var v P
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return nil, fmt.Errorf("%w: payload of kind %s: %w", ErrBadOp, v.Kind(), err)
 	}
-	return p, nil
+	return v, nil
 }
 
 // MarshalJSON encodes the block in the flat form of a block op, without
