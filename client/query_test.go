@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -20,14 +22,15 @@ import (
 )
 
 // seedQueryBody is the /v1/query stream of seeds/004 §2.1, frame for frame
-// as the seed shows it.
-const seedQueryBody = `data: {"content":"RUNNING","projection":{"kind":"remote_agent_invocation","batchId":"333a9f5f-...","toolCallId":"call_00_JIhiVhnvjabn7DCjgY2D1744","sequence":1,"target":"expense-review","phase":"RUNNING","latencyMs":0}}
-
-data: {"content":"INPUT_REQUIRED","projection":{"kind":"remote_agent_invocation","batchId":"333a9f5f-...","toolCallId":"call_00_JIhiVhnvjabn7DCjgY2D1744","sequence":2,"target":"expense-review","phase":"INPUT_REQUIRED","resultCategory":"INPUT_REQUIRED","latencyMs":11900}}
-
-data: {"message":"费用报销审核需要您的审批。请审核后输入 'approved' 通过，或说明拒绝理由。","items":[{"toolCallId":"call_00_JIhiVhnvjabn7DCjgY2D1744","toolName":"expense-review","message":"费用报销审核需要您的审批。请审核后输入 'approved' 通过，或说明拒绝理由。"}]}
-
-`
+// as the seed shows it (internal/capture checks the file against the seed).
+func seedQueryBody(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "captures", "seed004", "query.sse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
 
 // queryServer serves POST /v1/query: it checks the request, then writes
 // body (hang: then waits for the client to go away).
@@ -73,7 +76,7 @@ func startQuery(t *testing.T, q *queryServer) string {
 }
 
 func TestQuerySeedFrames(t *testing.T) {
-	q := &queryServer{body: seedQueryBody}
+	q := &queryServer{body: seedQueryBody(t)}
 	base := startQuery(t, q)
 	st, err := Query(testCtx(t), base+"/", "帮我审核这笔报销", WithConversationID("6d72bcf8-..."), WithAuth("Bearer k"))
 	if err != nil {

@@ -4,22 +4,20 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
 
-// seedQuery is the /v1/query stream of seeds/004 §2.1, exactly as the
-// seed shows it.
-const seedQuery = `data: {"content":"RUNNING","projection":{"kind":"remote_agent_invocation","batchId":"333a9f5f-...","toolCallId":"call_00_JIhiVhnvjabn7DCjgY2D1744","sequence":1,"target":"expense-review","phase":"RUNNING","latencyMs":0}}
-
-data: {"content":"INPUT_REQUIRED","projection":{"kind":"remote_agent_invocation","batchId":"333a9f5f-...","toolCallId":"call_00_JIhiVhnvjabn7DCjgY2D1744","sequence":2,"target":"expense-review","phase":"INPUT_REQUIRED","resultCategory":"INPUT_REQUIRED","latencyMs":11900}}
-
-data: {"message":"费用报销审核需要您的审批。请审核后输入 'approved' 通过，或说明拒绝理由。","items":[{"toolCallId":"call_00_JIhiVhnvjabn7DCjgY2D1744","toolName":"expense-review","message":"费用报销审核需要您的审批。请审核后输入 'approved' 通过，或说明拒绝理由。"}]}
-
-`
-
 func TestQueryCommand(t *testing.T) {
+	// The /v1/query stream of seeds/004 §2.1, exactly as the seed shows it
+	// (internal/capture checks the file against the seed).
+	seedQuery, err := os.ReadFile(filepath.Join("..", "..", "testdata", "captures", "seed004", "query.sse"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		body string
@@ -28,7 +26,7 @@ func TestQueryCommand(t *testing.T) {
 	}{
 		{
 			name: "the seed's frames: remote progress, then the interrupt",
-			body: seedQuery,
+			body: string(seedQuery),
 			args: []string{"--conversation-id", "conv-1"},
 			want: cliResult{Code: exitInterrupted, Stderr: "conversation conv-1\n", Stdout: `  1 tool_call expense-review [ri:333a9f5f-...:call_00_JIhiVhnvjabn7DCjgY2D1744] running
   2 expense-review: awaiting input
