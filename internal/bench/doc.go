@@ -21,7 +21,8 @@
 // every part, the floor; [SDKSend] is the whole client pipeline (envelope
 // read, merge, ops, verdict, idle watchdog, one Update per event). Their
 // ratio, measured side by side, is the cost of the SDK; absolute figures
-// move with the load of the shared host.
+// move with the load of the shared host. A [Reader] is either one by name
+// ("raw", "sdk"), and [Order] alternates which of them goes first.
 //
 // The heavy figures come from internal/bench/cmd/a2abench; the
 // benchmarks of this package are the same code at a size `go test -bench`

@@ -167,7 +167,7 @@ func spreadOf(xs []float64) spread {
 	return spread{med, s[0], s[len(s)-1]}
 }
 
-// String prints the median and the range around it in percent.
+// format prints the median with f and the range around it in percent.
 func (s spread) format(f string) string {
 	return fmt.Sprintf(f+" (%+.0f%% / %+.0f%%)", s.med, pct(s.lo, s.med), pct(s.hi, s.med))
 }
