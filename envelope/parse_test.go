@@ -217,10 +217,12 @@ func TestParse(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, soft, err := parseString(tc.in)
 			checkResult(t, tc, got, soft, err)
-			// Parse and UnmarshalJSON are the same decoder.
-			got2, err2 := Parse(tc.in)
+			// UnmarshalJSON reads bytes, Parse a string: one decoder, one
+			// outcome.
+			var got2 Envelope
+			err2 := got2.UnmarshalJSON([]byte(tc.in))
 			if diff := cmp.Diff(got, got2); diff != "" || ReasonOf(err) != ReasonOf(err2) {
-				t.Errorf("Parse differs from parseString (-parseString +Parse):\n%s%v", diff, err2)
+				t.Errorf("UnmarshalJSON differs from Parse (-Parse +UnmarshalJSON):\n%s%v", diff, err2)
 			}
 		})
 	}
