@@ -3,7 +3,6 @@ package projection
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -55,9 +54,10 @@ func find(a *a2a.Artifact) (any, int, bool) {
 	return nil, 0, false
 }
 
-// diagnostic is the fallback Reading of a malformed projection.
+// diagnostic is the fallback Reading of a malformed projection: the text
+// of the artifact's parts, joined as a message's are.
 func diagnostic(a *a2a.Artifact, err error) envelope.Reading {
-	text := artifactText(a)
+	text := envelope.MessageText(&a2a.Message{Parts: a.Parts})
 	id := "artifact:" + string(a.ID)
 	if a.ID == "" {
 		sum := sha256.Sum256([]byte(text))
@@ -72,18 +72,4 @@ func diagnostic(a *a2a.Artifact, err error) envelope.Reading {
 		Part:     -1,
 		ID:       id,
 	}
-}
-
-// artifactText joins the text parts of a with "\n".
-func artifactText(a *a2a.Artifact) string {
-	var texts []string
-	for _, p := range a.Parts {
-		if p == nil {
-			continue
-		}
-		if t, ok := p.Content.(a2a.Text); ok {
-			texts = append(texts, string(t))
-		}
-	}
-	return strings.Join(texts, "\n")
 }

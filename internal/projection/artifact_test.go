@@ -93,6 +93,14 @@ func TestFromArtifact(t *testing.T) {
 				textPart("", map[string]any{MetadataKey: nil})}}),
 			want: result{Progress: true, Fallback: true, Reason: envelope.ReasonBadJSON, ID: "artifact:n", Part: -1},
 		},
+		{
+			name: "a diagnostic's text joins the text parts, empty ones kept in place",
+			ev: artifactEv(&a2a.Artifact{ID: "joined", Parts: a2a.ContentParts{
+				textPart("RUNNING", map[string]any{MetadataKey: with("sequence", "one")}), nil,
+				a2a.NewDataPart(map[string]any{"x": 1.0}), a2a.NewTextPart(""), a2a.NewTextPart("again")}}),
+			want: result{Progress: true, Fallback: true, Reason: envelope.ReasonBadField, ID: "artifact:joined", Part: -1,
+				Text: "RUNNING\n\nagain"},
+		},
 		{name: "no artifact", ev: &a2a.TaskArtifactUpdateEvent{}, want: result{}},
 		{name: "no event", ev: nil, want: result{}},
 	}
