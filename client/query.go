@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"mime"
 	"net/http"
 	"strings"
 
@@ -136,10 +135,8 @@ func checkQueryResponse(resp *http.Response) error {
 		head, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return fmt.Errorf("%w: %s: %s", ErrQueryStatus, resp.Status, strings.TrimSpace(string(head)))
 	}
-	if ct := resp.Header.Get("Content-Type"); ct != "" {
-		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "text/event-stream" {
-			return fmt.Errorf("%w: the response is %q, not text/event-stream", ErrQueryStatus, ct)
-		}
+	if ct := resp.Header.Get("Content-Type"); ct != "" && !isEventStream(ct) {
+		return fmt.Errorf("%w: the response is %q, not text/event-stream", ErrQueryStatus, ct)
 	}
 	return nil
 }
