@@ -1,9 +1,6 @@
 package main
 
 import (
-	"errors"
-	"unicode/utf8"
-
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
 )
@@ -45,7 +42,3 @@ func statusColor(s envelope.Status) string {
 	}
 	return blue
 }
-
-func errorsAs[T any](err error, target *T) bool { return errors.As(err, target) }
-
-func decodeRune(s string) (rune, int) { return utf8.DecodeRuneInString(s) }

@@ -11,7 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/wire"
+	"github.com/tfrs/a2a-progress/merge"
 )
 
 // follow is the root command: follow a task that already exists.
@@ -149,7 +151,7 @@ func (a *app) diagnose(u client.Update) {
 		}
 	case client.UpdateProgress:
 		r := u.Reading
-		if r.Fallback && r.Reason != "" && r.Reason != "no_envelope" {
+		if r.Fallback && r.Reason != "" && r.Reason != envelope.ReasonNoEnvelope {
 			a.warnf("a2a-tail: envelope dropped (%s): %v; showing its text\n", r.Reason, r.Err)
 		}
 		for _, ig := range r.Ignored {
@@ -157,7 +159,7 @@ func (a *app) diagnose(u client.Update) {
 				a.warnf("a2a-tail: part %d: envelope ignored (%s): %v\n", ig.Part, ig.Reason, ig.Err)
 			}
 		}
-		if a.verbose > 0 && u.Change.Result.String() != "applied" {
+		if a.verbose > 0 && u.Change.Result != merge.Applied {
 			a.warnf("a2a-tail: %s envelope %s/%d\n", u.Change.Result, r.Envelope.StreamKey, r.Envelope.Seq)
 		}
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -129,7 +130,6 @@ func blockLine(c merge.Change, r envelope.Reading, color bool) string {
 
 // verdictLine is the last line: what the terminal state says.
 func verdictLine(out terminal.Outcome, err error, color bool) string {
-	var ie *client.IncompleteError
 	switch {
 	case err == nil && out.Interrupt != nil:
 		q := out.Interrupt.Question
@@ -155,7 +155,7 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 			s += fmt.Sprintf("  artifact %s: %s\n", printable(artifactName(art)), oneLine(artifactText(art), 200))
 		}
 		return s
-	case asIncomplete(err, &ie):
+	case errors.As(err, new(*client.IncompleteError)):
 		return paint(color, red, "✗ incomplete") + ": " + printable(err.Error()) + "\n"
 	case codeFor(out, err) == exitCtrlC:
 		return paint(color, red, "✗ stopped") + " before the turn ended: " + printable(err.Error()) + "\n"
@@ -175,10 +175,6 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 		reason = "(no reason given)"
 	}
 	return paint(color, red, "✗ "+label) + ": " + printable(reason) + "\n"
-}
-
-func asIncomplete(err error, target **client.IncompleteError) bool {
-	return errorsAs(err, target)
 }
 
 func artifactName(a *a2a.Artifact) string {

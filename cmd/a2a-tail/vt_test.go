@@ -3,6 +3,7 @@ package main
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // vt is a minimal terminal emulator for testing the live view: it keeps the
@@ -60,7 +61,7 @@ func (t *vt) Write(p []byte) (int, error) {
 			i = j + 1
 			continue
 		}
-		r, size := decodeRune(s[i:])
+		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
 		switch {
 		case r == '\n':
