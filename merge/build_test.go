@@ -38,3 +38,12 @@ func applyAll(caps Caps, rs ...envelope.Reading) *Turn {
 	}
 	return t
 }
+
+// results applies rs to t and returns what each Apply did.
+func results(t *Turn, rs []envelope.Reading) []Result {
+	out := make([]Result, len(rs))
+	for i, r := range rs {
+		out[i] = t.Apply(r).Result
+	}
+	return out
+}

@@ -109,12 +109,9 @@ func TestProjections(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			turn := NewTurn("t1", Caps{})
-			var results []Result
-			for _, r := range tt.in {
-				results = append(results, turn.Apply(r).Result)
-			}
+			got := results(turn, tt.in)
 			if tt.results != nil {
-				if diff := cmp.Diff(tt.results, results); diff != "" {
+				if diff := cmp.Diff(tt.results, got); diff != "" {
 					t.Errorf("results (-want +got):\n%s", diff)
 				}
 			}

@@ -156,10 +156,7 @@ func TestIdentity(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			turn := NewTurn("t1", Caps{})
-			var got []Result
-			for _, r := range tt.in {
-				got = append(got, turn.Apply(r).Result)
-			}
+			got := results(turn, tt.in)
 			if d := cmp.Diff(tt.want, got); d != "" {
 				t.Errorf("results (-want +got):\n%s", d)
 			}
