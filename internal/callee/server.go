@@ -227,11 +227,7 @@ func (s *Server) Register(sc Script) {
 func (s *Server) Release(gate string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ch, ok := s.gates[gate]
-	if !ok {
-		ch = make(chan struct{})
-		s.gates[gate] = ch
-	}
+	ch := s.gateLocked(gate)
 	select {
 	case <-ch:
 	default:
@@ -392,6 +388,12 @@ func (s *Server) untrack(ec *a2asrv.ExecutorContext) {
 func (s *Server) gate(name string) <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.gateLocked(name)
+}
+
+// gateLocked returns the channel of a gate, making it on first use. s.mu
+// held.
+func (s *Server) gateLocked(name string) chan struct{} {
 	ch, ok := s.gates[name]
 	if !ok {
 		ch = make(chan struct{})
