@@ -21,6 +21,7 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/internal/callee"
 	"github.com/tfrs/a2a-progress/internal/projection"
+	"github.com/tfrs/a2a-progress/internal/wire"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/terminal"
 )
@@ -90,7 +91,7 @@ func replay(t *testing.T, path string) golden {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	events := Events(f)
+	events := wire.Events(f, wire.FormatAuto)
 	if strings.HasSuffix(path, "query.sse") {
 		events = projection.QueryEvents(f, queryConversation)
 	}

@@ -1,5 +1,5 @@
-// Package capture records raw SSE streams from a live peer and replays
-// recorded ones, for the golden tests of testdata/captures.
+// Package capture records raw SSE streams from a live peer, for the golden
+// tests of testdata/captures, which replay them.
 //
 // A [Recorder] is an http.RoundTripper: put it under the HTTP client of
 // client.New (client.WithHTTPClient) and it tees the body of every
@@ -8,24 +8,18 @@
 // context, message, artifact and SSE event ids) and timestamps — by stable
 // values, so that re-recording the same trajectory gives the same file.
 //
-// [Events] frames a recorded A2A stream through internal/sseframe and
-// decodes each frame with internal/wire, for client.Replay; a /v1/query
-// capture is read with projection.QueryEvents instead.
+// A recorded A2A stream is read back with wire.Events (format detected),
+// for client.Replay; a /v1/query capture with projection.QueryEvents.
 package capture
 
 import (
 	"bytes"
 	"fmt"
 	"io"
-	"iter"
 	"mime"
 	"net/http"
 	"regexp"
 	"sync"
-
-	"github.com/a2aproject/a2a-go/v2/a2a"
-
-	"github.com/tfrs/a2a-progress/internal/wire"
 )
 
 // Recorder tees the bodies of SSE responses. It is safe for concurrent use.
@@ -123,12 +117,4 @@ func Normalise(b []byte) []byte {
 		return []byte(id)
 	})
 	return timeRE.ReplaceAll(b, []byte("2026-11-30T00:00:00Z"))
-}
-
-// Events frames a recorded A2A SSE stream and decodes each frame into an
-// event (any version, any HTTP transport): [wire.Events] with the format
-// detected. A frame that cannot be framed or decoded ends the sequence with
-// its error.
-func Events(r io.Reader) iter.Seq2[a2a.Event, error] {
-	return wire.Events(r, wire.FormatAuto)
 }
