@@ -40,20 +40,12 @@ type stream struct {
 	after    int64
 	ordinal  int64
 
-	started            bool
-	startSeq           int64
-	startSK            string
-	startTool, startID string
-
-	named              bool // a chunk was seen
-	chunkSeq           int64
-	chunkSK            string
-	chunkTool, chunkID string
-
-	closed   bool
-	closeSeq int64
-	closeSK  string
-	closeSt  envelope.Status
+	// start is the lowest tool_call block, chunk the names of the lowest
+	// chunk (its text is not kept: it may be evicted), end the lowest
+	// done or aborted block.
+	start lowest[envelope.ToolCall]
+	chunk lowest[envelope.ToolCall]
+	end   lowest[envelope.Status]
 
 	// heap holds the chunk recs kept for the output, a min-heap by
 	// (seq, streamKey); retained is their size. Chunks outside the newest
@@ -79,14 +71,12 @@ func (st *stream) add(c *core, idx int32) (changed bool) {
 	switch p := r.payload.(type) {
 	case envelope.ToolCall:
 		changed = st.markTool(seq)
-		if !st.started || before(seq, sk, st.startSeq, st.startSK) {
-			st.started, st.startSeq, st.startSK, st.startTool, st.startID = true, seq, sk, p.Tool, p.ToolCallID
+		if st.start.offer(seq, sk, p) {
 			changed = true
 		}
 	case envelope.ToolOutputAppend:
 		changed = st.markTool(seq)
-		if !st.named || before(seq, sk, st.chunkSeq, st.chunkSK) {
-			st.named, st.chunkSeq, st.chunkSK, st.chunkTool, st.chunkID = true, seq, sk, p.Tool, p.ToolCallID
+		if st.chunk.offer(seq, sk, envelope.ToolCall{Tool: p.Tool, ToolCallID: p.ToolCallID}) {
 			changed = true
 		}
 		st.chunks++
@@ -95,8 +85,7 @@ func (st *stream) add(c *core, idx int32) (changed bool) {
 		st.push(c, idx)
 		st.evict(c)
 	}
-	if r.status != envelope.StatusRunning && (!st.closed || before(seq, sk, st.closeSeq, st.closeSK)) {
-		st.closed, st.closeSeq, st.closeSK, st.closeSt = true, seq, sk, r.status
+	if r.status != envelope.StatusRunning && st.end.offer(seq, sk, r.status) {
 		changed = true
 	}
 	return changed
@@ -109,16 +98,14 @@ func (st *stream) addPlaced(b *Block) (changed bool) {
 	seq, sk := b.Key.Seq, b.Key.StreamKey
 	if p, ok := b.Payload.(envelope.ToolCall); ok {
 		changed = st.markTool(seq)
-		if !st.started || before(seq, sk, st.startSeq, st.startSK) {
-			st.started, st.startSeq, st.startSK, st.startTool, st.startID = true, seq, sk, p.Tool, p.ToolCallID
+		if st.start.offer(seq, sk, p) {
 			changed = true
 		}
 		if st.ordinal == 0 || b.Ordinal < st.ordinal {
 			st.anchored, st.after, st.ordinal = b.Anchored, b.After, b.Ordinal
 		}
 	}
-	if b.Status != envelope.StatusRunning && (!st.closed || before(seq, sk, st.closeSeq, st.closeSK)) {
-		st.closed, st.closeSeq, st.closeSK, st.closeSt = true, seq, sk, b.Status
+	if b.Status != envelope.StatusRunning && st.end.offer(seq, sk, b.Status) {
 		changed = true
 	}
 	return changed
@@ -130,6 +117,25 @@ func (st *stream) placeBlock() Block {
 		return Block{Key: Key{StreamKey: st.key}, Source: SourceProjection, Anchored: st.anchored, After: st.after, Ordinal: st.ordinal}
 	}
 	return Block{Key: Key{StreamKey: st.key, Seq: st.first}, Source: SourceEnvelope}
+}
+
+// lowest is what the lowest block by (seq, streamKey) of some sort said: a
+// minimum, so it does not depend on the order the blocks arrived in.
+type lowest[T any] struct {
+	set bool
+	seq int64
+	sk  string
+	v   T
+}
+
+// offer keeps v when its block (seq, sk) is lower than the one kept, and
+// reports whether it did.
+func (l *lowest[T]) offer(seq int64, sk string, v T) bool {
+	if l.set && !before(seq, sk, l.seq, l.sk) {
+		return false
+	}
+	*l = lowest[T]{set: true, seq: seq, sk: sk, v: v}
+	return true
 }
 
 func (st *stream) markTool(seq int64) bool {
@@ -157,8 +163,8 @@ func (st *stream) evict(c *core) {
 
 func (st *stream) status(sealed bool) ToolStatus {
 	switch {
-	case st.closed:
-		return ToolStatus(st.closeSt)
+	case st.end.set:
+		return ToolStatus(st.end.v)
 	case sealed:
 		return ToolUnfinished
 	}
@@ -167,13 +173,12 @@ func (st *stream) status(sealed bool) ToolStatus {
 
 // summary is the tool call without what View assembles.
 func (st *stream) summary(sealed bool) ToolCall {
-	tc := ToolCall{Key: st.key, Status: st.status(sealed), Started: st.started, FirstSeq: st.first}
-	if st.started {
-		tc.Tool, tc.ToolCallID = st.startTool, st.startID
-	} else {
-		tc.Tool, tc.ToolCallID = st.chunkTool, st.chunkID
+	named := st.chunk.v
+	if st.start.set {
+		named = st.start.v
 	}
-	return tc
+	return ToolCall{Key: st.key, Tool: named.Tool, ToolCallID: named.ToolCallID, Status: st.status(sealed),
+		Started: st.start.set, FirstSeq: st.first}
 }
 
 // render is the tool call with its output, assembled once per View.
