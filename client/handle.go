@@ -8,7 +8,6 @@ import (
 
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
-	"github.com/tfrs/a2a-progress/terminal"
 )
 
 // Reasons of an UpdateIgnored.
@@ -49,20 +48,22 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 
 	if obs.State != prev {
 		s.news++
-	}
-	if obs.State != prev && !obs.Settled {
-		u := base
-		u.Type = UpdateState
-		if !emit(u) {
-			return false
+		if !obs.Settled {
+			u := base
+			u.Type = UpdateState
+			if !emit(u) {
+				return false
+			}
 		}
 	}
+	// obs.Settled is the class of the event's own state: the tracker has
+	// just taken it.
 	switch e := ev.(type) {
 	case *a2a.TaskStatusUpdateEvent:
 		// No working update is discarded: its envelope, or its text as a
 		// fallback, goes to the merge. A settling state's message is the
 		// verdict, not progress.
-		if m := e.Status.Message; m != nil && terminal.Classify(e.Status.State) == terminal.ClassInProgress {
+		if m := e.Status.Message; m != nil && !obs.Settled {
 			if !s.progress(base, envelope.FromMessage(m), false, emit) {
 				return false
 			}
@@ -70,7 +71,7 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 	case *a2a.Task:
 		u := base
 		u.Type = UpdateSnapshot
-		if !emit(u) || !s.backfill(base, e, emit) {
+		if !emit(u) || !s.backfill(base, e, obs.Settled, emit) {
 			return false
 		}
 	case *a2a.TaskArtifactUpdateEvent:
@@ -152,7 +153,10 @@ func (s *Stream) progress(base Update, r envelope.Reading, backfill bool, emit e
 // can miss — a first working update of plain text after an interrupt
 // without a message, cut before it arrived live — is far narrower than
 // the stale question it keeps out of every resumed continuing turn.
-func (s *Stream) backfill(base Update, t *a2a.Task, emit emitFunc) bool {
+//
+// settled says that t's state has settled the turn: its status message is
+// then the verdict's, not progress.
+func (s *Stream) backfill(base Update, t *a2a.Task, settled bool, emit emitFunc) bool {
 	h := t.History
 	start := 0
 	for i := len(h) - 1; i >= 0; i-- {
@@ -170,7 +174,7 @@ func (s *Stream) backfill(base Update, t *a2a.Task, emit emitFunc) bool {
 	// reason, the question), not progress. a2a-go keeps it out of the
 	// history, but other servers (the JS SDK) store it there too.
 	var verdictID string
-	if m := t.Status.Message; m != nil && terminal.Classify(t.Status.State) != terminal.ClassInProgress {
+	if m := t.Status.Message; m != nil && settled {
 		verdictID = m.ID
 	}
 	for _, m := range h[start:] {
@@ -181,7 +185,7 @@ func (s *Stream) backfill(base Update, t *a2a.Task, emit emitFunc) bool {
 			return false
 		}
 	}
-	if m := t.Status.Message; m != nil && terminal.Classify(t.Status.State) == terminal.ClassInProgress {
+	if m := t.Status.Message; m != nil && !settled {
 		return s.progress(base, envelope.FromMessage(m), true, emit)
 	}
 	return true
