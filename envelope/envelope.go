@@ -117,11 +117,9 @@ func (Text) Kind() Kind { return KindText }
 // Kind implements Payload.
 func (ErrorPayload) Kind() Kind { return KindError }
 
-func (Thinking) validate() error { return nil }
-func (Text) validate() error     { return nil }
-func (ErrorPayload) validate() error {
-	return nil
-}
+func (Thinking) validate() error     { return nil }
+func (Text) validate() error         { return nil }
+func (ErrorPayload) validate() error { return nil }
 func (p ToolCall) validate() error {
 	if p.Tool == "" {
 		return fieldError("payload.tool", "required for kind tool_call")

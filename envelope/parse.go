@@ -50,7 +50,7 @@ const (
 
 // field is one decoded scalar of the envelope or its payload.
 type field struct {
-	s     string // set by wire.strings for the fields an Envelope keeps
+	s     string // set by materialize for the fields an Envelope keeps
 	raw   []byte // a string's contents in the input, between the quotes
 	esc   bool   // raw holds escapes
 	n     int64
