@@ -130,8 +130,8 @@ type Stream struct {
 	// away during one Observe call.
 	pending []pendingArtifact
 
-	mu        sync.Mutex // guards turn, taskID, contextID, finished, err
-	turn      *merge.Turn
+	mu        sync.Mutex  // guards turn, taskID, contextID, finished, err
+	turn      *merge.Turn // opened on first use, by turnLocked
 	taskID    a2a.TaskID
 	contextID string
 	finished  bool
@@ -172,9 +172,6 @@ func (c *Client) newStream(ctx context.Context, m mode, taskID a2a.TaskID, req *
 		}))
 	}
 	s.tracker = terminal.NewTracker(topts...)
-	if taskID != "" {
-		s.turn = merge.NewTurn(string(taskID), s.caps)
-	}
 	return s
 }
 
