@@ -1,6 +1,7 @@
 package terminal
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -16,19 +17,11 @@ const (
 
 // agentMsg is an agent message with one text part per text.
 func agentMsg(texts ...string) *a2a.Message {
-	m := &a2a.Message{ID: "m-" + join(texts), Role: a2a.MessageRoleAgent, TaskID: taskID, ContextID: ctxID}
+	m := &a2a.Message{ID: "m-" + strings.Join(texts, ""), Role: a2a.MessageRoleAgent, TaskID: taskID, ContextID: ctxID}
 	for _, t := range texts {
 		m.Parts = append(m.Parts, a2a.NewTextPart(t))
 	}
 	return m
-}
-
-func join(ss []string) string {
-	s := ""
-	for _, x := range ss {
-		s += x
-	}
-	return s
 }
 
 // status is a status update of taskID; a nil msg means no status message.
