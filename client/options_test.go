@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -58,7 +59,8 @@ func TestAuthServiceParamsTenant(t *testing.T) {
 	defer card.Close()
 	var cc calls
 	tenants := &tenantSpy{}
-	cl, err := New(testCtx(t), card.URL, WithAuth("Bearer s3cret"), WithServiceParam("X-Trace", "t-1"), WithTenant("acme"),
+	cl, err := New(testCtx(t), card.URL, WithAuth("Bearer s3cret"), WithServiceParam("X-Trace", "t-1"),
+		WithServiceParams(a2aclient.ServiceParams{"X-Region": {"eu"}, "X-Trace": {"t-2"}}), WithTenant("acme"),
 		cc.option(), WithFactoryOptions(a2aclient.WithCallInterceptors(tenants)))
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +79,8 @@ func TestAuthServiceParamsTenant(t *testing.T) {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	for i, p := range cc.params {
-		if strings.Join(p.Get("Authorization"), "") != "Bearer s3cret" || strings.Join(p.Get("X-Trace"), "") != "t-1" {
+		if strings.Join(p.Get("Authorization"), "") != "Bearer s3cret" || strings.Join(p.Get("X-Trace"), ",") != "t-1,t-2" ||
+			strings.Join(p.Get("X-Region"), "") != "eu" {
 			t.Errorf("call %d params = %v", i, p)
 		}
 	}
@@ -189,5 +192,67 @@ func TestInvalidInput(t *testing.T) {
 	}
 	if got := err.Error(); got != `client: turn incomplete (task "t", last state TASK_STATE_WORKING, 2 attempts): stream closed before a terminal or interrupted state` {
 		t.Errorf("Error() = %s", got)
+	}
+}
+
+// historySpy records the HistoryLength of every GetTask.
+type historySpy struct {
+	a2aclient.PassthroughInterceptor
+	mu  sync.Mutex
+	got []string
+}
+
+func (s *historySpy) Before(ctx context.Context, req *a2aclient.Request) (context.Context, any, error) {
+	if p, ok := req.Payload.(*a2a.GetTaskRequest); ok {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if p.HistoryLength == nil {
+			s.got = append(s.got, "all")
+		} else {
+			s.got = append(s.got, strconv.Itoa(*p.HistoryLength))
+		}
+	}
+	return ctx, nil, nil
+}
+
+// GetTask (Poll, and the resolution of a cut) asks for the whole history by default (a lossless backfill) and
+// for the last n messages with WithHistoryLength(n); n < 1 keeps the default.
+func TestHistoryLength(t *testing.T) {
+	s := startCallee(t)
+	c := combo{a2a.TransportProtocolJSONRPC, callee.V1}
+	for _, tc := range []struct {
+		name string
+		opts []Option
+		want string
+		full bool // the view holds every block of the turn
+	}{
+		{name: "default", want: "all", full: true},
+		{name: "bounded", opts: []Option{WithHistoryLength(3)}, want: "3"},
+		{name: "zero keeps the default", opts: []Option{WithHistoryLength(0)}, want: "all", full: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spy := &historySpy{}
+			cl := newForced(t, s, c, append(tc.opts, WithFactoryOptions(a2aclient.WithCallInterceptors(spy)))...)
+			// Stream the turn to its end first, so that the task has settled;
+			// Poll then resolves it with one GetTask, from its history.
+			sent, _ := cl.SendText(testCtx(t), callee.RealisticName)
+			if _, err := sent.Run(func(Update) error { return nil }); err != nil {
+				t.Fatal(err)
+			}
+			st, _ := cl.Poll(testCtx(t), sent.TaskID(), time.Hour)
+			out, err := st.Run(func(Update) error { return nil })
+			if err != nil || out.Text != callee.RealisticReply {
+				t.Fatalf("outcome %q, %v", out.Text, err)
+			}
+			spy.mu.Lock()
+			got := strings.Join(spy.got, ",")
+			spy.mu.Unlock()
+			if !strings.HasPrefix(got, tc.want) {
+				t.Errorf("GetTask history lengths = %q, want %s first", got, tc.want)
+			}
+			if n := len(st.View().Blocks); (n == 8) != tc.full {
+				t.Errorf("%d blocks in the view; full history = %v", n, tc.full)
+			}
+		})
 	}
 }
