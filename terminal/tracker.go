@@ -200,11 +200,9 @@ func (t *Tracker) observe(ev a2a.Event, o *Observation) bool {
 				continue
 			}
 			u := &a2a.TaskArtifactUpdateEvent{TaskID: e.ID, ContextID: e.ContextID, Artifact: a}
-			if t.progress != nil && t.progress(u) {
-				t.c.ProgressArtifacts++
-				continue
+			if !t.routedAway(u) {
+				t.applyArtifact(u)
 			}
-			t.applyArtifact(u)
 		}
 		return true
 	case *a2a.TaskArtifactUpdateEvent:
@@ -213,12 +211,9 @@ func (t *Tracker) observe(ev a2a.Event, o *Observation) bool {
 			return false
 		}
 		t.pin(info)
-		if t.progress != nil && t.progress(e) {
-			t.c.ProgressArtifacts++
-			o.Progress = true
-			return true
+		if o.Progress = t.routedAway(e); !o.Progress {
+			t.applyArtifact(e)
 		}
-		t.applyArtifact(e)
 		return true
 	}
 	t.c.Invalid++
@@ -249,6 +244,15 @@ func (t *Tracker) setStatus(s a2a.TaskStatus) {
 			t.c.MalformedInterrupts++
 		}
 	}
+}
+
+// routedAway reports whether the progress seam takes e, and counts it.
+func (t *Tracker) routedAway(e *a2a.TaskArtifactUpdateEvent) bool {
+	if t.progress == nil || !t.progress(e) {
+		return false
+	}
+	t.c.ProgressArtifacts++
+	return true
 }
 
 func (t *Tracker) applyArtifact(e *a2a.TaskArtifactUpdateEvent) {
