@@ -93,47 +93,11 @@ func (s *artifactSet) reset() {
 func (s *artifactSet) apply(ev *a2a.TaskArtifactUpdateEvent) applyResult {
 	var r applyResult
 	in := ev.Artifact
-	i, ok := s.index[in.ID]
-	if !ok {
-		r.orphanAppend = ev.Append
-		if len(s.list) >= s.limits.MaxArtifacts {
-			s.full = true
-			r.droppedArtifact = true
-			return r
-		}
-		h := headerSize(in, s.limits.MaxBytes-s.bytes)
-		if s.bytes+h > s.limits.MaxBytes {
-			s.full = true
-			r.droppedArtifact = true
-			return r
-		}
-		sl := newSlot(in, h)
-		s.bytes += h
-		r.droppedParts = s.add(sl, in.Parts)
-		sl.closed = ev.LastChunk
-		if s.index == nil {
-			s.index = make(map[a2a.ArtifactID]int)
-		}
-		s.index[in.ID] = len(s.list)
-		s.list = append(s.list, sl)
-		return r
+	i, known := s.index[in.ID]
+	if !known || !ev.Append {
+		return s.put(ev, i, known)
 	}
 	sl := s.list[i]
-	if !ev.Append {
-		h := headerSize(in, s.limits.MaxBytes-(s.bytes-sl.bytes))
-		if s.bytes-sl.bytes+h > s.limits.MaxBytes {
-			s.full = true
-			r.droppedArtifact = true
-			return r
-		}
-		s.parts -= sl.parts
-		s.bytes -= sl.bytes
-		*sl = *newSlot(in, h)
-		s.bytes += h
-		r.droppedParts = s.add(sl, in.Parts)
-		sl.closed = ev.LastChunk
-		return r
-	}
 	r.appendAfterClosing = sl.closed
 	if len(in.Metadata) > 0 {
 		// The growth of the merged map: new keys and changed values count,
@@ -162,6 +126,47 @@ func (s *artifactSet) apply(ev *a2a.TaskArtifactUpdateEvent) applyResult {
 	}
 	r.droppedParts = s.add(sl, in.Parts)
 	sl.closed = sl.closed || ev.LastChunk
+	return r
+}
+
+// put creates the artifact of ev or, when known, replaces the one at
+// list[i] in its place: one rule for both, with the replaced artifact's
+// parts and bytes given back.
+func (s *artifactSet) put(ev *a2a.TaskArtifactUpdateEvent, i int, known bool) applyResult {
+	var r applyResult
+	in := ev.Artifact
+	var old slot
+	if known {
+		old = *s.list[i]
+	} else {
+		r.orphanAppend = ev.Append
+		if len(s.list) >= s.limits.MaxArtifacts {
+			s.full = true
+			r.droppedArtifact = true
+			return r
+		}
+	}
+	room := s.limits.MaxBytes - (s.bytes - old.bytes)
+	h := headerSize(in, room)
+	if h > room {
+		s.full = true
+		r.droppedArtifact = true
+		return r
+	}
+	s.parts -= old.parts
+	s.bytes += h - old.bytes
+	sl := newSlot(in, h)
+	if known {
+		s.list[i] = sl
+	} else {
+		if s.index == nil {
+			s.index = make(map[a2a.ArtifactID]int)
+		}
+		s.index[in.ID] = len(s.list)
+		s.list = append(s.list, sl)
+	}
+	r.droppedParts = s.add(sl, in.Parts)
+	sl.closed = ev.LastChunk
 	return r
 }
 
