@@ -58,8 +58,8 @@
 // # Writing
 //
 // [NewPart] builds the Part a Go callee sends: the text fallback plus
-// metadata["tfrs"], refusing what a reader would drop (an invalid envelope,
-// a chunk over [HardChunkLimit], an envelope over [MaxEnvelopeBytes]).
+// metadata["tfrs"], refusing invalid envelopes and chunks over
+// [HardChunkLimit].
 // [SplitOutput] cuts long tool output into chunks of at most
 // [SoftChunkLimit] bytes at line boundaries. These writers are stateless;
 // package [github.com/tfrs/a2a-progress/envelope/emit] keeps the state of a

@@ -205,14 +205,7 @@ func (e Envelope) MarshalJSON() ([]byte, error) {
 	if err := e.Validate(); err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(wireEnvelope{V: e.V, Kind: e.Kind, StreamKey: e.StreamKey, Seq: e.Seq, Status: e.Status, Payload: e.Payload})
-	if err == nil && len(b) > MaxEnvelopeBytes {
-		// A reader drops it unparsed (ReasonEnvelopeTooLarge); refusing it
-		// here tells the writer, not the reader's user.
-		return nil, &Error{Reason: ReasonEnvelopeTooLarge,
-			Detail: itoa(len(b)) + " bytes is over the cap of " + itoa(MaxEnvelopeBytes)}
-	}
-	return b, err
+	return json.Marshal(wireEnvelope{V: e.V, Kind: e.Kind, StreamKey: e.StreamKey, Seq: e.Seq, Status: e.Status, Payload: e.Payload})
 }
 
 // UnmarshalJSON decodes and validates one envelope with the same rules as

@@ -27,8 +27,7 @@ func Marshal(e Envelope) (string, error) {
 // NewPart builds the Part a callee puts into a working status message: text
 // is the human-readable fallback that a pre-upgrade caller displays (when ""
 // it is [DefaultText] of e), and metadata["tfrs"] holds e as a JSON string.
-// It refuses an invalid envelope, a chunk over [HardChunkLimit] and an
-// envelope whose JSON is over [MaxEnvelopeBytes] (readers drop both).
+// It refuses an invalid envelope and a chunk over [HardChunkLimit].
 func NewPart(e Envelope, text string) (*a2a.Part, error) {
 	s, err := Marshal(e)
 	if err != nil {

@@ -181,32 +181,6 @@ func TestWritersRefuse(t *testing.T) {
 	}
 }
 
-// TestWritersRefuseTooLarge: an envelope that is valid field by field but
-// whose JSON is over MaxEnvelopeBytes is refused by every writer, as every
-// reader would drop it.
-func TestWritersRefuseTooLarge(t *testing.T) {
-	e := Envelope{V: 1, Kind: KindText, Seq: 1, Status: StatusRunning, Payload: Text{Text: strings.Repeat("\x01", MaxEnvelopeBytes/6)}}
-	if err := e.Validate(); err != nil {
-		t.Fatalf("Validate: %v, want nil (the fields are fine)", err)
-	}
-	_, err := Marshal(e)
-	checkError(t, err, ReasonEnvelopeTooLarge, "")
-	_, err = NewPart(e, "x")
-	checkError(t, err, ReasonEnvelopeTooLarge, "")
-	if _, err := json.Marshal(e); ReasonOf(err) != ReasonEnvelopeTooLarge {
-		t.Errorf("json.Marshal: %v, want %s", err, ReasonEnvelopeTooLarge)
-	}
-	// One byte under the cap is written, and read back whole.
-	e.Payload = Text{Text: strings.Repeat("x", MaxEnvelopeBytes-len(`{"v":1,"kind":"text","seq":1,"status":"running","payload":{"text":""}}`))}
-	s, err := Marshal(e)
-	if err != nil || len(s) != MaxEnvelopeBytes {
-		t.Fatalf("Marshal at the cap: %d bytes, %v; want %d bytes, nil", len(s), err, MaxEnvelopeBytes)
-	}
-	if got, err := Parse(s); err != nil || got.Payload != e.Payload {
-		t.Errorf("Parse at the cap: %v", err)
-	}
-}
-
 func TestMarshalWireForm(t *testing.T) {
 	got, err := Marshal(Envelope{V: 1, Kind: KindToolCall, Seq: 42, Status: StatusRunning, Payload: ToolCall{Tool: "ask_colleague"}})
 	if err != nil {

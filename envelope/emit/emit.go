@@ -249,12 +249,21 @@ func (e *Emitter) emitLocked(key string, status envelope.Status, p envelope.Payl
 		return err
 	}
 	env := envelope.Envelope{V: envelope.Version, Kind: p.Kind(), StreamKey: key, Seq: e.next, Status: status, Payload: p}
-	ev, err := envelope.NewStatusUpdate(e.ec, env, "")
+	wire, err := envelope.Marshal(env)
+	if err == nil && len(wire) > envelope.MaxEnvelopeBytes {
+		// envelope.NewPart writes it, but every reader drops it unparsed.
+		err = &envelope.Error{Reason: envelope.ReasonEnvelopeTooLarge,
+			Detail: strconv.Itoa(len(wire)) + " bytes is over the cap of " + strconv.Itoa(envelope.MaxEnvelopeBytes)}
+	}
 	if err != nil {
 		return fmt.Errorf("emit: %s: %w", p.Kind(), err)
 	}
+	// The Part envelope.NewPart builds, from the JSON already checked.
+	part := a2a.NewTextPart(envelope.DefaultText(env))
+	part.Metadata = map[string]any{envelope.MetadataKey: wire}
+	msg := a2a.NewMessageForTask(a2a.MessageRoleAgent, e.ec, part)
 	e.next++
-	return e.yieldLocked(ev)
+	return e.yieldLocked(a2a.NewStatusUpdateEvent(e.ec, a2a.TaskStateWorking, msg))
 }
 
 func (e *Emitter) usableLocked() error {

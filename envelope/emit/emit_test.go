@@ -305,3 +305,21 @@ func TestConcurrent(t *testing.T) {
 		t.Errorf("yield called %d times after Close", r.lateCalls)
 	}
 }
+
+// TestEnvelopeCap: the largest text whose envelope fits
+// envelope.MaxEnvelopeBytes is sent and read back whole; one byte more is
+// refused before it uses a seq.
+func TestEnvelopeCap(t *testing.T) {
+	r := &recorder{}
+	em := emit.New(newExec(), r.yield)
+	overhead := len(`{"v":1,"kind":"text","seq":1,"status":"running","payload":{"text":""}}`)
+	largest := strings.Repeat("x", envelope.MaxEnvelopeBytes-overhead)
+	if err := em.Text(largest + "x"); !errors.Is(err, envelope.ErrEnvelopeTooLarge) {
+		t.Fatalf("one byte over: %v, want envelope.ErrEnvelopeTooLarge", err)
+	}
+	must(t, em.Text(largest))
+	got := blocks(t, r.events)
+	if len(got) != 1 || got[0].Env.Seq != 1 || got[0].Env.Payload != (envelope.Text{Text: largest}) {
+		t.Errorf("at the cap: %d blocks, want one text block of %d bytes with seq 1", len(got), len(largest))
+	}
+}
