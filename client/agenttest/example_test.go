@@ -211,3 +211,42 @@ func ExampleAgent_Endpoint() {
 	// 4 tool_output_append call-1 running
 	// TASK_STATE_REJECTED the callee gave up
 }
+
+// Hold the turn at a gate to act at a known point of it: here the test
+// sees the first block before the agent goes on.
+func ExampleAgent_Release() {
+	sc := agenttest.Trajectory(4, agenttest.Named("gated"))
+	sc.Steps[1].Gate = "after-first"
+	a, err := agenttest.New(agenttest.WithScripts(sc))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer a.Close()
+
+	ctx := context.Background()
+	c, err := client.New(ctx, a.URL)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.SendText(ctx, "gated")
+	if err != nil {
+		log.Fatal(err)
+	}
+	out, err := s.Run(func(u client.Update) error {
+		if u.Type == client.UpdateProgress {
+			fmt.Println(u.Reading.Envelope.Seq, u.Reading.Envelope.Kind)
+			if u.Reading.Envelope.Seq == 1 {
+				a.Release("after-first") // the agent waits for this
+			}
+		}
+		return nil
+	})
+	fmt.Println(out.State, err)
+	// Output:
+	// 1 thinking
+	// 2 tool_call
+	// 3 tool_output_append
+	// 4 tool_output_append
+	// TASK_STATE_COMPLETED <nil>
+}
