@@ -12,6 +12,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
 	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/envelope/emit"
 )
 
@@ -117,4 +118,35 @@ func Example() {
 	// call-1 search_orders done "order 42: 3 items\nstatus: shipped\n"
 	// call-2 check_stock done "sku A: 12\n"
 	// TASK_STATE_COMPLETED - Order 42 has shipped.
+}
+
+// Long output is split at line ends into chunks of at most the chunk
+// limit, one envelope each, with consecutive seqs; the reader appends them
+// in seq order. (Here yield prints what a2asrv would get.)
+func ExampleTool_Output() {
+	ec := &a2asrv.ExecutorContext{TaskID: "task-1", ContextID: "ctx-1",
+		StoredTask: &a2a.Task{ID: "task-1"}} // a continued task: no submitted Task first
+	yield := func(ev a2a.Event, _ error) bool {
+		su := ev.(*a2a.TaskStatusUpdateEvent)
+		r := envelope.FromMessage(su.Status.Message)
+		e := r.Envelope
+		if p, ok := e.Payload.(envelope.ToolOutputAppend); ok {
+			fmt.Printf("%d %s %s %q\n", e.Seq, e.Kind, e.StreamKey, p.Chunk)
+		} else {
+			fmt.Printf("%d %s %s %s\n", e.Seq, e.Kind, e.StreamKey, e.Status)
+		}
+		return true
+	}
+	em := emit.New(ec, yield, emit.StartSeq(7), emit.ChunkLimit(16))
+	defer em.Close()
+
+	call, _ := em.ToolStart("grep", "g1")
+	_ = call.Output("a.go:1: match\nb.go:22: another match\n")
+	_ = call.Done()
+	// Output:
+	// 7 tool_call g1 running
+	// 8 tool_output_append g1 "a.go:1: match\n"
+	// 9 tool_output_append g1 "b.go:22: another"
+	// 10 tool_output_append g1 " match\n"
+	// 11 tool_call g1 done
 }
