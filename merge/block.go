@@ -31,7 +31,7 @@ const (
 	// envelope.
 	SourceFallback Source = "fallback"
 	// SourceProjection: progress of a producer with a seq space of its own,
-	// e.g. a remote-invocation projection frame of seeds/004, whose
+	// e.g. a remote-invocation projection frame (PROTOCOL.md §5.1), whose
 	// sequence counts per member, not per turn. It comes from a Reading
 	// that is not a fallback yet has an ID (envelope.FromMessage never
 	// makes one). Its identity is the ID; its Seq counts only within its
