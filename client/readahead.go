@@ -91,10 +91,11 @@ func (c *sendCall) close() {
 // Close releases a stream that will not be iterated to its end. A stream
 // from [Client.Send] holds its call open from Send on, waiting for the
 // iteration; Close ends that call (the task itself goes on: cancel it
-// with [Client.Cancel]). After a completed or stopped iteration, and for
-// other streams, Close does nothing. It must not be called while another
-// goroutine iterates the stream — cancel the stream's context instead. It
-// always returns nil.
+// with [Client.Cancel]). A stream not yet iterated is used up by Close: a
+// later iteration yields [ErrStreamUsed], and Outcome returns
+// [ErrNotFinished]. After an iteration, Close does nothing. It must not be
+// called while another goroutine iterates the stream — cancel the
+// stream's context instead. It always returns nil.
 func (s *Stream) Close() error {
 	if s.used.CompareAndSwap(false, true) {
 		s.mu.Lock()
