@@ -44,7 +44,10 @@ type app struct {
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, isTTY: isTerminal, now: time.Now}
+	// The library's defaults also hold for a command without the flag
+	// (query takes no --max-retries): never a zero that means "none".
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, isTTY: isTerminal, now: time.Now,
+		idleTimeout: client.DefaultIdleTimeout, maxRetries: client.DefaultMaxAttempts}
 	a.size = a.termSize
 	return a
 }
