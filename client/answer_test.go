@@ -19,6 +19,7 @@ type sent struct {
 	a2aclient.PassthroughInterceptor
 	mu   sync.Mutex
 	msgs []msgIDs
+	last string // the last message's id
 }
 
 type msgIDs struct{ Task, Context string }
@@ -27,6 +28,7 @@ func (s *sent) Before(ctx context.Context, req *a2aclient.Request) (context.Cont
 	if r, ok := req.Payload.(*a2a.SendMessageRequest); ok && r.Message != nil {
 		s.mu.Lock()
 		s.msgs = append(s.msgs, msgIDs{string(r.Message.TaskID), r.Message.ContextID})
+		s.last = r.Message.ID
 		s.mu.Unlock()
 	}
 	return ctx, nil, nil
@@ -139,6 +141,12 @@ func TestAnswer(t *testing.T) {
 				t.Errorf("Answer's task (-interrupted +answered):\n%s", d)
 			}
 			checkSame(t, ref, collect(t, st), viewOpts)
+			msgs.mu.Lock()
+			last := msgs.last
+			msgs.mu.Unlock()
+			if d := cmp.Diff(last, st.Turn()); d != "" {
+				t.Errorf("Answer's turn (-the answer's messageId +Turn()):\n%s", d)
+			}
 			want := []msgIDs{{}, {string(first.TaskID()), r1.out.ContextID}}
 			if d := cmp.Diff(want, msgs.list()); d != "" {
 				t.Errorf("messages sent (task, context) (-want +got):\n%s", d)
