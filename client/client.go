@@ -104,7 +104,7 @@ func newClient(ac *a2aclient.Client, cfg config) *Client {
 }
 
 // A2A returns the underlying a2a-go client, for the calls this package
-// does not wrap (CancelTask, ListTasks, push configs).
+// does not wrap (ListTasks, push configs).
 func (c *Client) A2A() *a2aclient.Client { return c.a2a }
 
 // Close releases the connections of a client built by [New]; for a client
