@@ -66,6 +66,9 @@ func TestSendTask(t *testing.T) {
 		{name: "grpc 1.0 without a card", args: func(task, _ string) []string {
 			return []string{"send", "--transport", "grpc", "--protocol", "1.0", "--grpc-plaintext", "--task", task, grpc10, "completed"}
 		}, code: exitOK, verdict: "✓ completed: the answer"},
+		{name: "context alone starts a new task there", args: func(_, ctx string) []string {
+			return []string{"send", "--context", ctx, card, "completed"}
+		}, code: exitOK, verdict: "✓ completed: the answer"},
 		{name: "asked again", args: func(task, _ string) []string { return []string{"send", "--task", task, card, "input"} },
 			code: exitInterrupted, verdict: "  answer on task <id>"},
 		{name: "unknown task", args: func(string, string) []string { return []string{"send", "--task", "no-such-task", card, "completed"} },
