@@ -104,7 +104,7 @@ func newClient(ac *a2aclient.Client, cfg config) *Client {
 }
 
 // A2A returns the underlying a2a-go client, for the calls this package
-// does not wrap (CancelTask, ListTasks, push configs).
+// does not wrap (ListTasks, push configs).
 func (c *Client) A2A() *a2aclient.Client { return c.a2a }
 
 // Close releases the connections of a client built by [New]; for a client
@@ -125,9 +125,14 @@ func (c *Client) callCtx(ctx context.Context) context.Context {
 }
 
 // Send sends msg with SendStreamingMessage and returns the stream of the
-// turn. Nothing is sent until the stream is iterated (as with a2a-go's
-// iterators); a transport failure surfaces there. msg is not modified: a
-// copy gets a message id and the user role when they are missing.
+// turn. Send waits for the first event, so that [Stream.TaskID] names the
+// task when it returns — a caller can record it, or hand it to
+// [Client.Cancel], before reading a single update; the event itself is
+// the first thing the iteration handles. Iterate the stream, or [Stream.Close]
+// it: the call stays open until then. msg is not modified: a copy gets a
+// message id and the user role when they are missing. Send's error is
+// about msg; what the agent and the transport did comes through the
+// stream.
 //
 // The message is sent exactly once. When the stream is cut, the client
 // resumes with SubscribeToTask and GetTask on the task the first event
@@ -142,7 +147,9 @@ func (c *Client) Send(ctx context.Context, msg *a2a.Message) (*Stream, error) {
 		return nil, err
 	}
 	req := &a2a.SendMessageRequest{Message: m, Tenant: c.cfg.tenant}
-	return c.newStream(ctx, modeSend, a2a.TaskID(m.TaskID), req, 0), nil
+	st := c.newStream(ctx, modeSend, a2a.TaskID(m.TaskID), req, 0)
+	st.readAhead()
+	return st, nil
 }
 
 // SendText sends a user message with one text part; see [Client.Send].

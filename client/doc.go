@@ -62,6 +62,12 @@
 // backfilled. [Client.Poll] is for peers without subscriptions: GetTask
 // with history at an interval.
 //
+// Send returns once the first event has named the task, so
+// [Stream.TaskID] is known before any update is read. [Client.Answer]
+// starts the next turn of a task that waits for input, [Client.Cancel]
+// cancels one. A task the agent does not know ends Follow and Poll with
+// an error matching [a2a.ErrTaskNotFound], not an incomplete turn.
+//
 // # Cuts and reconnects
 //
 // a2a-go ends an event stream silently when the server closes it, and
@@ -92,7 +98,8 @@
 //
 // A Client is safe for concurrent use. A Stream is iterated by one
 // goroutine, on which it pulls the events — no goroutine or channel per
-// stream or per event; [Stream.View] may be called from any goroutine.
-// Breaking out of the iteration, or canceling its context, closes the
-// connection promptly and leaves nothing running.
+// event; [Stream.View] may be called from any goroutine. Breaking out of
+// the iteration, or canceling its context, closes the connection promptly
+// and leaves nothing running; a stream from Send that will not be
+// iterated is released with [Stream.Close].
 package client

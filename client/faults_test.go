@@ -256,13 +256,13 @@ func TestKeepAliveIsNotIdle(t *testing.T) {
 }
 
 // Following a task nobody knows ends at once: the subscription and GetTask
-// both say it does not exist.
+// both say it does not exist, and the stream says so — not incomplete.
 func TestFollowUnknownTask(t *testing.T) {
 	a := newRawAgent(t)
 	st, _ := a.client(t).Follow(testCtx(t), "nope")
 	r := collect(t, st)
-	if !errors.Is(r.err, ErrIncomplete) || !errors.Is(r.err, a2a.ErrTaskNotFound) {
-		t.Fatalf("err = %v, want ErrIncomplete and ErrTaskNotFound", r.err)
+	if errors.Is(r.err, ErrIncomplete) || !errors.Is(r.err, a2a.ErrTaskNotFound) {
+		t.Fatalf("err = %v, want ErrTaskNotFound and not ErrIncomplete", r.err)
 	}
 	if got := strings.Join(a.calls(), ","); got != "SubscribeToTask,GetTask" {
 		t.Errorf("calls = %s", got)

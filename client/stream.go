@@ -161,9 +161,10 @@ type Stream struct {
 	// away during one Observe call.
 	pending []pendingArtifact
 
-	mu        sync.Mutex  // guards turn, turnID, taskID, contextID, finished, err
+	mu        sync.Mutex  // guards turn, turnID, taskID, contextID, finished, err, call
 	turn      *merge.Turn // opened on first use, by turnLocked
 	turnID    string      // "" until known (see Stream.Turn)
+	call      *sendCall   // the call Send opened, until the iteration takes it
 	taskID    a2a.TaskID
 	contextID string
 	finished  bool
@@ -211,7 +212,9 @@ func (c *Client) newStream(ctx context.Context, m mode, taskID a2a.TaskID, req *
 }
 
 // TaskID returns the task of the stream: the one followed or polled, or
-// for [Client.Send] the one the first event named ("" before it).
+// for [Client.Send] the one the first event named — known when Send
+// returns, "" when that event named none (the agent answered with a
+// Message, or the call failed: the iteration says which).
 func (s *Stream) TaskID() a2a.TaskID {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -39,7 +39,7 @@ func streamingHTTPClient(hc *http.Client) (*http.Client, time.Duration) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	c.Transport = &watchTransport{base: base}
+	c.Transport = &watchTransport{base: &errorTransport{base: base}}
 	return &c, removed
 }
 

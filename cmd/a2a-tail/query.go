@@ -22,7 +22,7 @@ one. Its untyped data: frames are told apart by shape: projection frames
 {content, projection} are remote tool-call progress, {message, items} is the
 interrupt (exit code 4; answer with --conversation-id set to the id printed on
 stderr), anything else is a chunk of the reply. The body's end completes the turn.
---transport, --tenant and --max-retries do not apply: there is no resumption.
+There is no resumption: a cut ends the turn incomplete.
 
 ` + exitCodesHelp,
 		Example: `  a2a-tail query http://localhost:18097 "review this expense: flight 5000"
@@ -45,5 +45,7 @@ stderr), anything else is a chunk of the reply. The body's end completes the tur
 		},
 	}
 	cmd.Flags().StringVar(&conversation, "conversation-id", "", "conversation_id to send (default: a new one; reuse it to answer an interrupt)")
+	a.outputFlags(cmd)
+	a.callFlags(cmd)
 	return cmd
 }

@@ -157,7 +157,7 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 		return s
 	case errors.As(err, new(*client.IncompleteError)):
 		return paint(color, red, "✗ incomplete") + ": " + printable(err.Error()) + "\n"
-	case codeFor(out, err) == exitCtrlC:
+	case errors.As(err, new(*stoppedError)):
 		return paint(color, red, "✗ stopped") + " before the turn ended: " + printable(err.Error()) + "\n"
 	}
 	label := "failed"
