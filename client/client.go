@@ -43,7 +43,11 @@ func New(ctx context.Context, agentURL string, opts ...Option) (*Client, error) 
 		o(&cfg)
 	}
 	hc, removed := streamingHTTPClient(cfg.httpClient)
-	fopts := append(factoryOptions(hc, cfg.grpcOpts), cfg.factoryOpts...)
+	fopts := factoryOptions(hc, cfg.grpcOpts)
+	if !cfg.noFast {
+		fopts = append(fopts, fastFactoryOptions(hc)...)
+	}
+	fopts = append(fopts, cfg.factoryOpts...)
 
 	var (
 		ac  *a2aclient.Client

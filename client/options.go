@@ -53,6 +53,7 @@ type config struct {
 	historyLength *int
 	artifact      func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)
 	noCompat      bool   // WithCompat(false): no seeds/004 projection recognition
+	noFast        bool   // WithFastPath(false): a2a-go reads the streams
 	conversation  string // WithConversationID, for Query
 	factoryOpts   []a2aclient.FactoryOption
 }
@@ -64,6 +65,7 @@ func defaultConfig() config {
 		baseBackoff: DefaultBaseBackoff,
 		maxBackoff:  DefaultMaxBackoff,
 		logger:      slog.New(slog.DiscardHandler),
+		noFast:      fastPathOff(),
 	}
 }
 
