@@ -17,6 +17,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 
+	"github.com/tfrs/a2a-progress/internal/fastframe"
 	"github.com/tfrs/a2a-progress/internal/ssewire"
 )
 
@@ -135,7 +136,7 @@ func (t *fastTransport) stream(ctx context.Context, call func(context.Context) i
 		}
 		defer body.Close()
 		rd := ssewire.NewReader(body, MaxEventBytes)
-		dec := fastDecoder{rpc: t.rpc}
+		dec := fastframe.Decoder{RPC: t.rpc}
 		for {
 			data, err := rd.Next()
 			if err == io.EOF {
@@ -146,7 +147,7 @@ func (t *fastTransport) stream(ctx context.Context, call func(context.Context) i
 				return
 			}
 			if t.v1 {
-				if ev, ok := dec.decode(data); ok {
+				if ev, ok := dec.Decode(data); ok {
 					if !yield(ev, nil) {
 						return
 					}

@@ -1,4 +1,10 @@
-package client
+// Package fastframe decodes, in one pass, the frame that makes up nearly
+// all of an A2A progress stream — an A2A 1.0 status update — for the
+// client's fast wire path (PROTOCOL.md, the wire), and declines every other
+// frame, which the client then hands to a2a-go's own decoding. [A2A] is
+// that decoding for one frame, on its own: the oracle the differential
+// tests and FuzzFastVsA2A compare the [Decoder] with.
+package fastframe
 
 import (
 	"time"
@@ -8,7 +14,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
-// fastDecoder decodes, in one pass, the frame that makes up nearly all of
+// Decoder decodes, in one pass, the frame that makes up nearly all of
 // a progress stream: an A2A 1.0 status update,
 //
 //	{"jsonrpc":"2.0","id":"…","result":{"statusUpdate":{…}}}   (JSON-RPC)
@@ -24,7 +30,7 @@ import (
 // differently cased key, a null, a number, a boolean, a non-string
 // metadata value, invalid UTF-8, a surrogate escape, bytes after the
 // object — makes it decline (ok false), and the frame goes to a2a-go's
-// own decoding (fastTransport.replay). So a frame means what a2a-go says it
+// own decoding. So a frame means what a2a-go says it
 // means; FuzzFastVsA2A and the differential tests check that the two agree
 // wherever this decoder accepts.
 //
@@ -32,8 +38,10 @@ import (
 // its message and first part; one buffer for all its strings; the
 // metadata map; and the boxed metadata value (more parts or metadata keys
 // add theirs).
-type fastDecoder struct {
-	rpc   bool // the JSON-RPC response wrapper is expected
+type Decoder struct {
+	// RPC: frames are JSON-RPC responses whose result is the event;
+	// otherwise (REST) the frame is the event.
+	RPC   bool
 	b     []byte
 	i     int
 	spans []span // the strings of the frame, filled by the pass
@@ -68,9 +76,11 @@ type statusBlock struct {
 	one  [1]*a2a.Part
 }
 
-// decode returns the status update of data, or ok false when the frame is
-// not of the shape described above.
-func (d *fastDecoder) decode(data []byte) (ev *a2a.TaskStatusUpdateEvent, ok bool) {
+// Decode returns the status update of data, or ok false when the frame is
+// not of the shape described above. The event shares nothing with data.
+// A Decoder is not safe for concurrent use; reusing one per stream keeps
+// its scratch space.
+func (d *Decoder) Decode(data []byte) (ev *a2a.TaskStatusUpdateEvent, ok bool) {
 	d.b, d.i = data, 0
 	d.spans = d.spans[:0]
 	d.parts = d.parts[:0]
@@ -124,7 +134,7 @@ func (d *fastDecoder) decode(data []byte) (ev *a2a.TaskStatusUpdateEvent, ok boo
 
 // materialize copies every span into one buffer and points each
 // destination at its part of it.
-func (d *fastDecoder) materialize() {
+func (d *Decoder) materialize() {
 	if d.size == 0 {
 		for k := range d.spans {
 			d.spans[k].val = ""
@@ -153,7 +163,7 @@ func (d *fastDecoder) materialize() {
 	}
 }
 
-func (d *fastDecoder) ws() {
+func (d *Decoder) ws() {
 	for d.i < len(d.b) {
 		switch d.b[d.i] {
 		case ' ', '\t', '\n', '\r':
@@ -165,7 +175,7 @@ func (d *fastDecoder) ws() {
 }
 
 // next skips whitespace and reports the next byte (0 at the end).
-func (d *fastDecoder) next() byte {
+func (d *Decoder) next() byte {
 	d.ws()
 	if d.i < len(d.b) {
 		return d.b[d.i]
@@ -176,7 +186,7 @@ func (d *fastDecoder) next() byte {
 // object walks the members of the object at d.i, calling member with each
 // key (raw, unescaped keys only) positioned at its value. member returns
 // false to decline.
-func (d *fastDecoder) object(member func(key []byte) bool) bool {
+func (d *Decoder) object(member func(key []byte) bool) bool {
 	if d.next() != '{' {
 		return false
 	}
@@ -222,8 +232,8 @@ func seen(mask *uint32, bit uint32) bool {
 	return true
 }
 
-func (d *fastDecoder) frame(blk *statusBlock) bool {
-	if !d.rpc {
+func (d *Decoder) frame(blk *statusBlock) bool {
+	if !d.RPC {
 		return d.wrapper(blk)
 	}
 	var mask uint32
@@ -243,7 +253,7 @@ func (d *fastDecoder) frame(blk *statusBlock) bool {
 }
 
 // skipString checks the string at d.i without keeping it.
-func (d *fastDecoder) skipString(_ *string) bool {
+func (d *Decoder) skipString(_ *string) bool {
 	if d.next() != '"' {
 		return false
 	}
@@ -252,14 +262,14 @@ func (d *fastDecoder) skipString(_ *string) bool {
 }
 
 // wrapper is the StreamResponse: exactly one member, statusUpdate.
-func (d *fastDecoder) wrapper(blk *statusBlock) bool {
+func (d *Decoder) wrapper(blk *statusBlock) bool {
 	var mask uint32
 	return d.object(func(key []byte) bool {
 		return string(key) == "statusUpdate" && seen(&mask, 1) && d.statusUpdate(blk)
 	}) && mask != 0
 }
 
-func (d *fastDecoder) statusUpdate(blk *statusBlock) bool {
+func (d *Decoder) statusUpdate(blk *statusBlock) bool {
 	var mask uint32
 	ev := &blk.ev
 	return d.object(func(key []byte) bool {
@@ -275,7 +285,7 @@ func (d *fastDecoder) statusUpdate(blk *statusBlock) bool {
 	})
 }
 
-func (d *fastDecoder) status(blk *statusBlock) bool {
+func (d *Decoder) status(blk *statusBlock) bool {
 	var mask uint32
 	st := &blk.ev.Status
 	return d.object(func(key []byte) bool {
@@ -316,7 +326,7 @@ func (d *fastDecoder) status(blk *statusBlock) bool {
 	})
 }
 
-func (d *fastDecoder) message(blk *statusBlock) bool {
+func (d *Decoder) message(blk *statusBlock) bool {
 	var mask uint32
 	m := &blk.msg
 	return d.object(func(key []byte) bool {
@@ -349,7 +359,7 @@ func (d *fastDecoder) message(blk *statusBlock) bool {
 	})
 }
 
-func (d *fastDecoder) partList() bool {
+func (d *Decoder) partList() bool {
 	if d.next() != '[' {
 		return false
 	}
@@ -374,7 +384,7 @@ func (d *fastDecoder) partList() bool {
 	}
 }
 
-func (d *fastDecoder) part() bool {
+func (d *Decoder) part() bool {
 	var mask uint32
 	ps := partSpans{}
 	ok := d.object(func(key []byte) bool {
@@ -403,7 +413,7 @@ func (d *fastDecoder) part() bool {
 
 // metadata reads an object of string values: keys and values become
 // alternating spans.
-func (d *fastDecoder) metadata(ps *partSpans) bool {
+func (d *Decoder) metadata(ps *partSpans) bool {
 	return d.object(func(key []byte) bool {
 		d.spans = append(d.spans, span{raw: key})
 		d.size += len(key)
@@ -413,7 +423,7 @@ func (d *fastDecoder) metadata(ps *partSpans) bool {
 }
 
 // stringInto scans the string at d.i as a span whose value goes to dst.
-func (d *fastDecoder) stringInto(dst *string) bool {
+func (d *Decoder) stringInto(dst *string) bool {
 	if d.next() != '"' {
 		return false
 	}
@@ -430,7 +440,7 @@ func (d *fastDecoder) stringInto(dst *string) bool {
 // contents. It declines control characters, bad escapes, surrogate
 // escapes (encoding/json's replacement of a lone one is not worth
 // matching) and invalid UTF-8 (which encoding/json replaces).
-func (d *fastDecoder) str() (raw []byte, esc bool, ok bool) {
+func (d *Decoder) str() (raw []byte, esc bool, ok bool) {
 	d.i++
 	start := d.i
 	b := d.b
