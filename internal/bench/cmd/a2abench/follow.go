@@ -76,14 +76,14 @@ func follow(args []string) error {
 	fmt.Println("|---|---|---|---|---|---|---|---|")
 	var raw, sdk []followResult
 	for _, r := range rs {
-		name := map[string]string{"raw": "raw a2a-go", "sdk": "SDK (Follow)"}[r.Impl]
+		name := map[string]string{"raw": "raw a2a-go", "sdk": "SDK (Follow), a2a-go reader", "fast": "SDK (Follow), fast path"}[r.Impl]
 		fmt.Printf("| %s | %.1f KiB | %.1f KiB | %.1f KiB | %.2f | %s MiB | %s MiB | %.1f s |\n", name,
 			r.per(r.HeapHeld, r.HeapBase)/1024, r.per(r.StackHeld, r.StackBase)/1024, r.per(r.RSSHeld, r.RSSBase)/1024,
 			float64(r.GoHeld-r.GoBase)/float64(r.Streams),
 			bench.MiB(r.HeapHeld+r.StackHeld-r.HeapBase-r.StackBase), bench.MiB(r.RSSHeld-min(r.RSSBase, r.RSSHeld)), r.OpenSecs)
 		if r.Impl == "raw" {
 			raw = append(raw, r)
-		} else {
+		} else if r.Impl == "sdk" {
 			sdk = append(sdk, r)
 		}
 	}
@@ -100,7 +100,7 @@ func follow(args []string) error {
 
 func followOne(args []string) error {
 	fl := flag.NewFlagSet("follow-one", flag.ExitOnError)
-	impl := fl.String("impl", "sdk", "raw or sdk")
+	impl := fl.String("impl", "sdk", "raw, sdk or fast")
 	url := fl.String("server", "", "FrameServer URL")
 	streams := fl.Int("streams", 10_000, "concurrent streams")
 	k := fl.Int("k", 10, "working updates per stream before it is held (the server's -k)")
