@@ -44,6 +44,12 @@ const DefaultMaxEventBytes = 10 << 20
 // typical 500–700-byte frames, so a fast stream is read in few calls.
 const initialBuffer = 4 << 10
 
+// hotBuffer is the read buffer of a busy stream (one whose reads fill the
+// buffer): a few reads per hundred frames instead of one per handful. A
+// quiet stream — the many concurrent Follows of an orchestrator — keeps
+// initialBuffer.
+const hotBuffer = 32 << 10
+
 // shrinkAbove: a buffer (read or join) grown past this size is released
 // once the event that needed it has been consumed, so that one large
 // snapshot does not pin megabytes for the rest of a long stream.
@@ -62,6 +68,7 @@ type Reader struct {
 	join   []byte // the joined data of a multi-line event
 	err    error  // the body's error, returned once buf is drained
 	skipLF bool   // the last line ended with CR: a following LF is its CRLF
+	hot    bool   // a read filled the buffer: the stream is busy
 	events int    // dispatched so far, for diagnostics
 }
 
@@ -96,7 +103,7 @@ func (rd *Reader) Next() ([]byte, error) {
 			rd.skipLF = false
 		}
 		unread := rd.buf[rd.r:rd.w]
-		i := bytes.IndexAny(unread, "\r\n")
+		i := lineEnd(unread)
 		var line []byte
 		switch {
 		case i >= 0:
@@ -165,6 +172,20 @@ func (rd *Reader) Next() ([]byte, error) {
 	}
 }
 
+// lineEnd returns the index of the first CR or LF in b, or -1: two
+// vectorised scans, where bytes.IndexAny walks byte by byte.
+func lineEnd(b []byte) int {
+	i := bytes.IndexByte(b, '\n')
+	scope := b
+	if i >= 0 {
+		scope = b[:i]
+	}
+	if j := bytes.IndexByte(scope, '\r'); j >= 0 {
+		return j
+	}
+	return i
+}
+
 // dispatch returns the event's data, unless it holds nothing but line
 // breaks.
 func (rd *Reader) dispatch(single []byte, hasSingle bool, lines int) ([]byte, bool) {
@@ -194,6 +215,13 @@ func (rd *Reader) end(single []byte, hasSingle bool, lines int) ([]byte, error) 
 	return nil, fmt.Errorf("SSE stream error: %w", rd.err)
 }
 
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 func (rd *Reader) tooLarge(n int) error {
 	rd.err = ErrEventTooLarge
 	rd.r, rd.w = 0, 0
@@ -211,15 +239,19 @@ func (rd *Reader) fill() {
 		n := copy(rd.buf, rd.buf[rd.r:rd.w])
 		rd.r, rd.w = 0, n
 	}
-	if rd.w == len(rd.buf) {
-		// The line is longer than the buffer; the bound on the event
-		// bounds this growth.
-		nb := make([]byte, min(2*len(rd.buf), rd.max+1))
+	if rd.w == len(rd.buf) || rd.hot && len(rd.buf) < hotBuffer {
+		// The line is longer than the buffer (the bound on the event
+		// bounds this growth), or the stream is busy: fewer, larger reads.
+		nb := make([]byte, min(max(2*len(rd.buf), hotBuffer*btoi(rd.hot)), rd.max+1))
 		copy(nb, rd.buf[:rd.w])
 		rd.buf = nb
 	}
+	free := len(rd.buf) - rd.w
 	n, err := rd.src.Read(rd.buf[rd.w:])
 	rd.w += n
+	// A read that fills the buffer found more waiting: the stream is
+	// busy (not a quiet Follow), and a larger buffer saves reads.
+	rd.hot = rd.hot || n == free
 	if err != nil {
 		rd.err = err
 	} else if n == 0 {
@@ -233,7 +265,7 @@ func (rd *Reader) shrink() {
 	if cap(rd.join) > shrinkAbove {
 		rd.join = nil
 	}
-	if len(rd.buf) > shrinkAbove && rd.w-rd.r <= initialBuffer {
+	if len(rd.buf) > max(shrinkAbove, hotBuffer) && rd.w-rd.r <= initialBuffer {
 		nb := make([]byte, initialBuffer)
 		rd.w = copy(nb, rd.buf[rd.r:rd.w])
 		rd.r = 0
