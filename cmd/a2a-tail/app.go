@@ -10,6 +10,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -33,6 +34,8 @@ type app struct {
 	timestamps  bool
 	verbose     int
 	plaintext   bool
+	fastPath    bool
+	fastFlag    *pflag.Flag // --fast-path: passed on only when given
 	// isTTY overrides terminal detection (tests).
 	isTTY func(w io.Writer) bool
 	// now is the clock of the live view (tests).
@@ -95,6 +98,8 @@ has already settled is resolved with GetTask and its history.
 	f.IntVar(&a.maxRetries, "max-retries", 5, "resubscriptions after a cut before giving up (0: resolve with one GetTask only)")
 	f.BoolVar(&a.timestamps, "timestamps", false, "prefix every line of the append-only text output with the update's timestamp (-o ndjson always carries ts)")
 	f.BoolVar(&a.plaintext, "grpc-plaintext", false, "speak gRPC without TLS (loopback or a trusted network only)")
+	f.BoolVar(&a.fastPath, "fast-path", true, "read JSON-RPC and REST streams with the client's own SSE reader and decoder (--fast-path=false: a2a-go's)")
+	a.fastFlag = f.Lookup("fast-path")
 	f.CountVarP(&a.verbose, "verbose", "v", "more diagnostics on stderr (repeat for debug logs)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return a.validate() }
 	// cobra's own errors for wrong argument counts are usage errors too.
@@ -179,6 +184,9 @@ func (a *app) connectionOptions() []client.Option {
 		client.WithIdleTimeout(a.idleTimeout),
 		client.WithRetry(a.maxRetries, 200*time.Millisecond, 5*time.Second),
 		client.WithLogger(a.logger()),
+	}
+	if a.fastFlag != nil && a.fastFlag.Changed {
+		opts = append(opts, client.WithFastPath(a.fastPath))
 	}
 	if a.auth != "" {
 		opts = append(opts, client.WithAuth(a.auth))
