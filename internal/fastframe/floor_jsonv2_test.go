@@ -1,0 +1,24 @@
+//go:build goexperiment.jsonv2
+
+package fastframe_test
+
+import (
+	"encoding/json/jsontext"
+	"testing"
+)
+
+// floorImpls: jsontext's single validation pass over the frame, the limit
+// a decoder that reads every byte once approaches.
+func floorImpls() []struct {
+	name string
+	fn   func(b *testing.B, f []byte)
+} {
+	return []struct {
+		name string
+		fn   func(b *testing.B, f []byte)
+	}{{"floor-jsontext", func(b *testing.B, f []byte) {
+		if !jsontext.Value(f).IsValid() {
+			b.Fatal("invalid")
+		}
+	}}}
+}
