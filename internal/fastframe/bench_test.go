@@ -64,16 +64,19 @@ type clientResponse struct {
 // by side:
 //
 //   - fast: the one-pass Decoder;
+//
 //   - fast+envelope: the Decoder, then the envelope read from its message
 //     (envelope.FromMessage, as the client does next);
+//
 //   - a2a-go: a2a-go's own passes (the JSON-RPC response, then the
 //     StreamResponse with its parts and metadata; on REST the
 //     StreamResponse);
+//
 //   - floor-valid: one validation pass of encoding/json (json.Valid), no
 //     decoding at all; floor-jsontext (GOEXPERIMENT=jsonv2 only, see
 //     floor_jsonv2_test.go): jsontext's validation pass.
 //
-//	go test ./internal/fastframe -run '^$' -bench FrameDecode -benchmem -count 6
+//     go test ./internal/fastframe -run '^$' -bench FrameDecode -benchmem -count 6
 func BenchmarkFrameDecode(b *testing.B) {
 	for _, t := range bench.Targets("") {
 		frames := benchFrames(b, t, 1000)
