@@ -43,11 +43,10 @@ func New(ctx context.Context, agentURL string, opts ...Option) (*Client, error) 
 		o(&cfg)
 	}
 	hc, removed := streamingHTTPClient(cfg.httpClient)
-	fopts := factoryOptions(hc, cfg.grpcOpts)
+	fopts := append(factoryOptions(hc, cfg.grpcOpts), cfg.factoryOpts...)
 	if !cfg.noFast {
-		fopts = append(fopts, fastFactoryOptions(hc)...)
+		fopts = withFastPath(fopts, len(cfg.factoryOpts), hc)
 	}
-	fopts = append(fopts, cfg.factoryOpts...)
 
 	var (
 		ac  *a2aclient.Client

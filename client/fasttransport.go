@@ -55,6 +55,16 @@ func fastPathOff() bool { return os.Getenv(FastPathEnv) == "off" }
 // error (the turn then resumes like after any cut).
 const MaxEventBytes = ssewire.DefaultMaxEventBytes
 
+// withFastPath puts fastFactoryOptions into fopts before its last user
+// options (WithFactoryOptions), which stay last: a transport the caller
+// registers for the same key wins.
+func withFastPath(fopts []a2aclient.FactoryOption, user int, hc *http.Client) []a2aclient.FactoryOption {
+	k := len(fopts) - user
+	out := append([]a2aclient.FactoryOption(nil), fopts[:k]...)
+	out = append(out, fastFactoryOptions(hc)...)
+	return append(out, fopts[k:]...)
+}
+
 // fastFactoryOptions registers the four HTTP transports again (same keys,
 // so they replace those of factoryOptions), each wrapped in a
 // fastTransport. The a2a-go transports inside run on a copy of hc whose

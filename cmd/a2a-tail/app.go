@@ -30,12 +30,12 @@ type app struct {
 	output      string
 	color       string
 	idleTimeout time.Duration
+	fastPath    bool
+	fastFlag    *pflag.Flag // --fast-path: passed on only when given
 	maxRetries  int
 	timestamps  bool
 	verbose     int
 	plaintext   bool
-	fastPath    bool
-	fastFlag    *pflag.Flag // --fast-path: passed on only when given
 	// isTTY overrides terminal detection (tests).
 	isTTY func(w io.Writer) bool
 	// now is the clock of the live view (tests).
@@ -95,11 +95,11 @@ has already settled is resolved with GetTask and its history.
 	f.StringVarP(&a.output, "output", "o", "text", "output format: text, ndjson or json")
 	f.StringVar(&a.color, "color", "auto", "color: auto, always or never (NO_COLOR is honoured)")
 	f.DurationVar(&a.idleTimeout, "idle-timeout", 2*time.Minute, "treat a stream silent this long as cut and resubscribe (0: never)")
+	f.BoolVar(&a.fastPath, "fast-path", true, "read JSON-RPC and REST streams with the client's own SSE reader and decoder (--fast-path=false: a2a-go's)")
+	a.fastFlag = f.Lookup("fast-path")
 	f.IntVar(&a.maxRetries, "max-retries", 5, "resubscriptions after a cut before giving up (0: resolve with one GetTask only)")
 	f.BoolVar(&a.timestamps, "timestamps", false, "prefix every line of the append-only text output with the update's timestamp (-o ndjson always carries ts)")
 	f.BoolVar(&a.plaintext, "grpc-plaintext", false, "speak gRPC without TLS (loopback or a trusted network only)")
-	f.BoolVar(&a.fastPath, "fast-path", true, "read JSON-RPC and REST streams with the client's own SSE reader and decoder (--fast-path=false: a2a-go's)")
-	a.fastFlag = f.Lookup("fast-path")
 	f.CountVarP(&a.verbose, "verbose", "v", "more diagnostics on stderr (repeat for debug logs)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return a.validate() }
 	// cobra's own errors for wrong argument counts are usage errors too.
