@@ -41,6 +41,7 @@ type config struct {
 	version       a2a.ProtocolVersion   // with transport: the endpoint's version
 	httpClient    *http.Client
 	grpcOpts      []grpc.DialOption
+	noFast        bool // WithFastPath(false): a2a-go reads the streams
 	params        a2aclient.ServiceParams
 	tenant        string
 	logger        *slog.Logger
@@ -53,7 +54,6 @@ type config struct {
 	historyLength *int
 	artifact      func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)
 	noCompat      bool   // WithCompat(false): no seeds/004 projection recognition
-	noFast        bool   // WithFastPath(false): a2a-go reads the streams
 	conversation  string // WithConversationID, for Query
 	factoryOpts   []a2aclient.FactoryOption
 }
