@@ -22,7 +22,7 @@ import (
 )
 
 // WithFastPath switches the fast wire path of the HTTP transports on or
-// off; it is on by default (PROTOCOL.md, the wire).
+// off; it is on by default.
 //
 // With it on, the streaming calls of JSON-RPC and HTTP+JSON (REST), A2A 1.0
 // and 0.3 — SendStreamingMessage and SubscribeToTask — are still made by
@@ -52,7 +52,7 @@ func fastPathOff() bool { return os.Getenv(FastPathEnv) == "off" }
 // MaxEventBytes bounds one SSE event on the fast wire path, over all its
 // lines: a2a-go's own bound for one line, so that every event a2a-go reads
 // as one line is read here too. A larger event cuts the stream with an
-// error (the turn then resumes like after any cut).
+// error (the turn then resumes as after any cut, PROTOCOL.md §3.2).
 const MaxEventBytes = ssewire.DefaultMaxEventBytes
 
 // withFastPath puts fastFactoryOptions into fopts before its last user

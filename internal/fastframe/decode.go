@@ -1,6 +1,6 @@
 // Package fastframe decodes, in one pass, the frame that makes up nearly
 // all of an A2A progress stream — an A2A 1.0 status update — for the
-// client's fast wire path (PROTOCOL.md, the wire), and declines every other
+// client's fast wire path, and declines every other
 // frame, which the client then hands to a2a-go's own decoding. [A2A] is
 // that decoding for one frame, on its own: the oracle the differential
 // tests and FuzzFastVsA2A compare the [Decoder] with.

@@ -1,8 +1,8 @@
 // Package ssewire reads the data of Server-Sent Events from a live A2A
-// streaming response, for the client's fast wire path (PROTOCOL.md, the
-// wire). It does what a2a-go's own reader does — each event's data: lines
-// joined with "\n" — with three differences that matter on a long-lived
-// stream from a peer we do not control:
+// streaming response, for the client's fast wire path. It does what
+// a2a-go's own reader does — each event's data: lines joined with "\n" —
+// with three differences that matter on a long-lived stream from a peer we
+// do not control:
 //
 //   - A bound per event, counted over all its lines (field names,
 //     comments and line breaks included): an event over it ends the stream
