@@ -44,11 +44,16 @@ const DefaultMaxEventBytes = 10 << 20
 // typical 500–700-byte frames, so a fast stream is read in few calls.
 const initialBuffer = 4 << 10
 
-// hotBuffer is the read buffer of a busy stream (one whose reads fill the
-// buffer): a few reads per hundred frames instead of one per handful. A
-// quiet stream — the many concurrent Follows of an orchestrator — keeps
-// initialBuffer.
-const hotBuffer = 32 << 10
+// hotBuffer is the read buffer of a busy stream (hotAfter reads in a row
+// filled the buffer): a few reads per hundred frames instead of one per
+// handful. After coolAfter reads in a row that did not fill it, the stream
+// has caught up with its peer and goes back to initialBuffer: the many
+// concurrent, mostly quiet Follows of an orchestrator wait on 4 KiB each.
+const (
+	hotBuffer = 32 << 10
+	hotAfter  = 8
+	coolAfter = 2
+)
 
 // shrinkAbove: a buffer (read or join) grown past this size is released
 // once the event that needed it has been consumed, so that one large
@@ -61,15 +66,16 @@ var ErrEventTooLarge = errors.New("ssewire: SSE event over the bound")
 
 // Reader reads events from an SSE body. It is not safe for concurrent use.
 type Reader struct {
-	src    io.Reader
-	max    int
-	buf    []byte
-	r, w   int    // unread bytes are buf[r:w]
-	join   []byte // the joined data of a multi-line event
-	err    error  // the body's error, returned once buf is drained
-	skipLF bool   // the last line ended with CR: a following LF is its CRLF
-	hot    bool   // a read filled the buffer: the stream is busy
-	events int    // dispatched so far, for diagnostics
+	src     io.Reader
+	max     int
+	buf     []byte
+	r, w    int    // unread bytes are buf[r:w]
+	join    []byte // the joined data of a multi-line event
+	err     error  // the body's error, returned once buf is drained
+	skipLF  bool   // the last line ended with CR: a following LF is its CRLF
+	full    int    // reads in a row that filled the buffer
+	partial int    // reads in a row that did not
+	events  int    // dispatched so far, for diagnostics
 }
 
 // NewReader returns a Reader of src with a bound of maxEventBytes per
@@ -239,19 +245,30 @@ func (rd *Reader) fill() {
 		n := copy(rd.buf, rd.buf[rd.r:rd.w])
 		rd.r, rd.w = 0, n
 	}
-	if rd.w == len(rd.buf) || rd.hot && len(rd.buf) < hotBuffer {
+	switch hot := rd.full >= hotAfter; {
+	case rd.w == len(rd.buf) || hot && len(rd.buf) < hotBuffer:
 		// The line is longer than the buffer (the bound on the event
 		// bounds this growth), or the stream is busy: fewer, larger reads.
-		nb := make([]byte, min(max(2*len(rd.buf), hotBuffer*btoi(rd.hot)), rd.max+1))
+		nb := make([]byte, min(max(2*len(rd.buf), hotBuffer*btoi(hot)), rd.max+1))
+		copy(nb, rd.buf[:rd.w])
+		rd.buf = nb
+	case rd.partial >= coolAfter && len(rd.buf) > initialBuffer && rd.w <= initialBuffer/2:
+		// The stream has caught up with its peer: a quiet stream
+		// waits on a small buffer.
+		nb := make([]byte, initialBuffer)
 		copy(nb, rd.buf[:rd.w])
 		rd.buf = nb
 	}
 	free := len(rd.buf) - rd.w
 	n, err := rd.src.Read(rd.buf[rd.w:])
 	rd.w += n
-	// A read that fills the buffer found more waiting: the stream is
-	// busy (not a quiet Follow), and a larger buffer saves reads.
-	rd.hot = rd.hot || n == free
+	// A read that fills the buffer found more waiting; one that does not
+	// found the peer's pace.
+	if n == free {
+		rd.full, rd.partial = rd.full+1, 0
+	} else {
+		rd.full, rd.partial = 0, rd.partial+1
+	}
 	if err != nil {
 		rd.err = err
 	} else if n == 0 {
