@@ -445,6 +445,13 @@ func (d *Decoder) str() (raw []byte, esc bool, ok bool) {
 	start := d.i
 	b := d.b
 	for d.i < len(b) {
+		// Runs of plain ASCII, the bulk of every string, in a tight loop.
+		for d.i < len(b) && plainASCII[b[d.i]] {
+			d.i++
+		}
+		if d.i == len(b) {
+			break
+		}
 		c := b[d.i]
 		switch {
 		case c == '"':
@@ -492,6 +499,15 @@ func (d *Decoder) str() (raw []byte, esc bool, ok bool) {
 	}
 	return nil, false, false
 }
+
+// plainASCII marks the bytes a string holds as they are: printable ASCII
+// but the quote and the backslash.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func hexDigit(c byte) (rune, bool) {
 	switch {
