@@ -32,7 +32,8 @@ import (
 // over all its lines, where a2a-go bounds each line but not the event), a
 // buffer that grows only as far as a line needs, and a one-pass decoder for
 // A2A 1.0 status updates, the frames that make up nearly all of a progress
-// stream. Every other frame — snapshots, artifact updates, messages,
+// stream (0.3 frames are decoded by the functions a2a-go's 0.3 transports
+// call). Every other frame — snapshots, artifact updates, messages,
 // errors, anything the decoder does not recognise exactly — is decoded by
 // a2a-go itself, so an event always means what a2a-go says it means.
 // gRPC, non-streaming calls and clients from [Wrap] are never affected.
@@ -106,7 +107,7 @@ func fastFactoryOptions(hc *http.Client) []a2aclient.FactoryOption {
 // the client. Every other call is a2a-go's, unchanged.
 type fastTransport struct {
 	a2aclient.Transport
-	v1  bool // A2A 1.0: the one-pass decoder applies
+	v1  bool // A2A 1.0: the one-pass decoder applies; 0.3: fastframe.DecodeV03
 	rpc bool // JSON-RPC: frames are JSON-RPC responses
 }
 
@@ -156,15 +157,22 @@ func (t *fastTransport) stream(ctx context.Context, call func(context.Context) i
 				yield(nil, err)
 				return
 			}
+			var (
+				ev a2a.Event
+				ok bool
+			)
 			if t.v1 {
-				if ev, ok := dec.Decode(data); ok {
-					if !yield(ev, nil) {
-						return
-					}
-					continue
-				}
+				ev, ok = dec.Decode(data)
+			} else {
+				ev, ok = fastframe.DecodeV03(t.rpc, data)
 			}
-			ev, err := t.replay(ctx, call, data)
+			if ok {
+				if !yield(ev, nil) {
+					return
+				}
+				continue
+			}
+			ev, err = t.replay(ctx, call, data)
 			if !yield(ev, err) || err != nil {
 				return
 			}

@@ -90,7 +90,7 @@ func TestCaptures(t *testing.T) {
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no captures: %v", err)
 	}
-	total, accepted := 0, 0
+	total, accepted, v03 := 0, 0, 0
 	for _, p := range paths {
 		if strings.HasSuffix(p, "query.sse") {
 			continue
@@ -106,8 +106,24 @@ func TestCaptures(t *testing.T) {
 			binding = a2a.TransportProtocolJSONRPC
 		}
 		n := compareAll(t, p, binding, fs)
-		if strings.HasPrefix(dir, "v0.3") && n > 0 {
-			t.Errorf("%s: %d v0.3 frames accepted as 1.0 status updates", p, n)
+		if strings.HasPrefix(dir, "v0.3") {
+			if n > 0 {
+				t.Errorf("%s: %d v0.3 frames accepted as 1.0 status updates", p, n)
+			}
+			m := 0
+			for i, f := range fs {
+				ok, err := fastframe.CompareV03(t.Context(), binding, f)
+				if err != nil {
+					t.Errorf("%s frame %d: %v", p, i, err)
+				}
+				if ok {
+					m++
+				}
+			}
+			if m != len(fs) {
+				t.Errorf("%s: %d of %d v0.3 frames decoded", p, m, len(fs))
+			}
+			v03 += m
 		}
 		if strings.HasPrefix(dir, "v1.0") && n == 0 {
 			t.Errorf("%s: no frame accepted", p)
@@ -115,7 +131,7 @@ func TestCaptures(t *testing.T) {
 		total += len(fs)
 		accepted += n
 	}
-	t.Logf("%d frames, %d accepted by the one-pass decoder and equal to a2a-go's", total, accepted)
+	t.Logf("%d frames: %d accepted by the one-pass decoder, %d v0.3 frames by DecodeV03, all equal to a2a-go's", total, accepted, v03)
 }
 
 // Every frame the reference callee sends on A2A 1.0, over both bindings,

@@ -75,6 +75,24 @@ func (f frameResponse) RoundTrip(req *http.Request) (*http.Response, error) {
 	}, nil
 }
 
+// CompareV03 decodes an A2A 0.3 frame with DecodeV03 and, when it
+// accepts, with a2a-go's 0.3 transport of that binding; like Compare, it
+// reports whether DecodeV03 accepted and how the two differ.
+func CompareV03(ctx context.Context, binding a2a.TransportProtocol, data []byte) (accepted bool, err error) {
+	got, ok := DecodeV03(binding == a2a.TransportProtocolJSONRPC, data)
+	if !ok {
+		return false, nil
+	}
+	want, werr := A2A(ctx, binding, a2av0.Version, data)
+	if werr != nil {
+		return true, fmt.Errorf("fastframe: 0.3: accepted a frame a2a-go refuses (%v): %q", werr, data)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		return true, fmt.Errorf("fastframe: 0.3: %q decoded differently (-a2a-go +fast):\n%s", data, diff)
+	}
+	return true, nil
+}
+
 // Compare decodes data with a Decoder (RPC for JSON-RPC) and, when the
 // Decoder accepts it, with a2a-go (A2A 1.0). It reports whether the
 // Decoder accepted the frame, and an error when the two differ: a2a-go
