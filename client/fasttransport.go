@@ -136,7 +136,7 @@ func (t *fastTransport) stream(ctx context.Context, call func(context.Context) i
 		h := &handover{}
 		hctx := context.WithValue(ctx, handoverKey{}, h)
 		for ev, err := range call(hctx) {
-			if !yield(ev, err) {
+			if !yield(ev, err) || err != nil {
 				h.close()
 				return
 			}
