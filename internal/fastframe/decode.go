@@ -1,9 +1,10 @@
 // Package fastframe decodes, in one pass, the frame that makes up nearly
 // all of an A2A progress stream — an A2A 1.0 status update — for the
-// client's fast wire path, and declines every other
-// frame, which the client then hands to a2a-go's own decoding. [A2A] is
-// that decoding for one frame, on its own: the oracle the differential
-// tests and FuzzFastVsA2A compare the [Decoder] with.
+// client's fast wire path, and declines every other frame, which the
+// client then hands to a2a-go's own decoding. [DecodeV03] decodes 0.3
+// frames with the functions a2a-go's 0.3 transports call. [A2A] is a2a-go's
+// decoding of one frame, on its own: the oracle the differential tests and
+// FuzzFastVsA2A compare both with ([Compare], [CompareV03]).
 package fastframe
 
 import (
@@ -30,14 +31,14 @@ import (
 // differently cased key, a null, a number, a boolean, a non-string
 // metadata value, invalid UTF-8, a surrogate escape, bytes after the
 // object — makes it decline (ok false), and the frame goes to a2a-go's
-// own decoding. So a frame means what a2a-go says it
-// means; FuzzFastVsA2A and the differential tests check that the two agree
+// own decoding. So a frame means what a2a-go says it means;
+// FuzzFastVsA2A and the differential tests check that the two agree
 // wherever this decoder accepts.
 //
-// Each accepted frame costs four allocations: one block for the event,
-// its message and first part; one buffer for all its strings; the
-// metadata map; and the boxed metadata value (more parts or metadata keys
-// add theirs).
+// A typical accepted frame costs six allocations (BenchmarkFrameDecode):
+// one block for the event, its message and first part; one buffer for all
+// its strings; the metadata map; the boxed part text and metadata value.
+// More parts or metadata keys add theirs.
 type Decoder struct {
 	// RPC: frames are JSON-RPC responses whose result is the event;
 	// otherwise (REST) the frame is the event.
@@ -240,11 +241,9 @@ func (d *Decoder) frame(blk *statusBlock) bool {
 	return d.object(func(key []byte) bool {
 		switch string(key) {
 		case "jsonrpc":
-			var s string
-			return seen(&mask, 1) && d.skipString(&s)
+			return seen(&mask, 1) && d.skipString()
 		case "id":
-			var s string
-			return seen(&mask, 2) && d.skipString(&s)
+			return seen(&mask, 2) && d.skipString()
 		case "result":
 			return seen(&mask, 4) && d.wrapper(blk)
 		}
@@ -253,7 +252,7 @@ func (d *Decoder) frame(blk *statusBlock) bool {
 }
 
 // skipString checks the string at d.i without keeping it.
-func (d *Decoder) skipString(_ *string) bool {
+func (d *Decoder) skipString() bool {
 	if d.next() != '"' {
 		return false
 	}
