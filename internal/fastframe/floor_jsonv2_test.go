@@ -9,14 +9,8 @@ import (
 
 // floorImpls: jsontext's single validation pass over the frame, the limit
 // a decoder that reads every byte once approaches.
-func floorImpls() []struct {
-	name string
-	fn   func(b *testing.B, f []byte)
-} {
-	return []struct {
-		name string
-		fn   func(b *testing.B, f []byte)
-	}{{"floor-jsontext", func(b *testing.B, f []byte) {
+func floorImpls() []frameImpl {
+	return []frameImpl{{"floor-jsontext", func(b *testing.B, f []byte) {
 		if !jsontext.Value(f).IsValid() {
 			b.Fatal("invalid")
 		}

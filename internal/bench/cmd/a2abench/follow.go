@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
 	"sync"
@@ -49,8 +50,9 @@ func follow(args []string) error {
 	fl := flag.NewFlagSet("follow", flag.ExitOnError)
 	streams := fl.Int("streams", 10_000, "concurrent streams")
 	k := fl.Int("k", 10, "working updates per stream before it is held")
-	reps := fl.Int("reps", 1, "repetitions (each: one raw and one SDK process)")
+	reps := fl.Int("reps", 1, "repetitions (each: one process per reader)")
 	transport := fl.String("transport", "jsonrpc", "jsonrpc or rest")
+	scavenge := fl.Bool("scavenge", false, "return freed memory to the OS (debug.FreeOSMemory) before reading RSS: RSS then counts what is live, not the GC's headroom")
 	_ = fl.Parse(args)
 	url, srv, err := startServer("-k", strconv.Itoa(*k))
 	if err != nil {
@@ -62,7 +64,7 @@ func follow(args []string) error {
 		for _, impl := range bench.Order(rep) {
 			var r followResult
 			if err := runChild(&r, "follow-one", "-impl", impl, "-server", url, "-streams", strconv.Itoa(*streams),
-				"-k", strconv.Itoa(*k), "-transport", *transport); err != nil {
+				"-k", strconv.Itoa(*k), "-transport", *transport, "-scavenge="+strconv.FormatBool(*scavenge)); err != nil {
 				return err
 			}
 			if r.FirstError != "" || r.Completed != int64(r.Streams) {
@@ -105,6 +107,7 @@ func followOne(args []string) error {
 	streams := fl.Int("streams", 10_000, "concurrent streams")
 	k := fl.Int("k", 10, "working updates per stream before it is held (the server's -k)")
 	transport := fl.String("transport", "jsonrpc", "jsonrpc or rest")
+	scavenge := fl.Bool("scavenge", false, "debug.FreeOSMemory before reading RSS")
 	connecting := fl.Int("connecting", 256, "streams opening at once")
 	memprofile := fl.String("memprofile", "", "write a heap profile to `file` while the streams are held")
 	_ = fl.Parse(args)
@@ -127,6 +130,9 @@ func followOne(args []string) error {
 	snapshot := func(heap, stack, rss *uint64, g *int) error {
 		runtime.GC()
 		runtime.GC()
+		if *scavenge {
+			debug.FreeOSMemory()
+		}
 		runtime.ReadMemStats(&ms)
 		pm, err := bench.ReadProcMemory()
 		if err != nil {
