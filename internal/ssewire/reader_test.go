@@ -146,7 +146,7 @@ func (l *lines) Read(p []byte) (int, error) {
 	return k, nil
 }
 
-// The hostile event of NOTES: 1 MiB data lines without end. The default
+// The hostile event: 1 MiB data lines without end. The default
 // bound refuses it after 10 MiB, having held at most about that much.
 func TestHostileManyLines(t *testing.T) {
 	line := append(append([]byte("data: "), bytes.Repeat([]byte("y"), 1<<20)...), '\n')
