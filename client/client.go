@@ -44,6 +44,9 @@ func New(ctx context.Context, agentURL string, opts ...Option) (*Client, error) 
 	}
 	hc, removed := streamingHTTPClient(cfg.httpClient)
 	fopts := append(factoryOptions(hc, cfg.grpcOpts), cfg.factoryOpts...)
+	if !cfg.noFast {
+		fopts = withFastPath(fopts, len(cfg.factoryOpts), hc)
+	}
 
 	var (
 		ac  *a2aclient.Client

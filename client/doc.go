@@ -94,6 +94,14 @@
 // streams; deadlines come from the context, stalls from the idle timeout.
 // [Wrap] adopts an a2aclient.Client built elsewhere.
 //
+// On JSON-RPC and HTTP+JSON, a2a-go makes the streaming calls but the
+// client reads their event streams ([WithFastPath], on by default): each
+// event is bounded over all its lines ([MaxEventBytes]), and the status
+// updates that make up nearly all of a stream are decoded in one pass —
+// several times less CPU per event than a2a-go's nested decoding
+// (BENCHMARKS.md). Any other frame is decoded by a2a-go itself, so an
+// event means the same either way.
+//
 // # Concurrency and resources
 //
 // A Client is safe for concurrent use. A Stream is iterated by one

@@ -41,6 +41,7 @@ type config struct {
 	version       a2a.ProtocolVersion   // with transport: the endpoint's version
 	httpClient    *http.Client
 	grpcOpts      []grpc.DialOption
+	noFast        bool // WithFastPath(false): a2a-go reads the streams
 	params        a2aclient.ServiceParams
 	tenant        string
 	logger        *slog.Logger
@@ -64,6 +65,7 @@ func defaultConfig() config {
 		baseBackoff: DefaultBaseBackoff,
 		maxBackoff:  DefaultMaxBackoff,
 		logger:      slog.New(slog.DiscardHandler),
+		noFast:      fastPathOff(),
 	}
 }
 

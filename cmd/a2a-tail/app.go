@@ -31,6 +31,8 @@ type app struct {
 	output      string
 	color       string
 	idleTimeout time.Duration
+	fastPath    bool
+	fastSet     bool // --fast-path was given: passed on only then, so A2A_PROGRESS_FASTPATH still applies
 	maxRetries  int
 	timestamps  bool
 	verbose     int
@@ -92,7 +94,10 @@ has already settled is resolved with GetTask and its history.
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	a.outputFlags(root)
 	a.agentFlags(root)
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return a.validate() }
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		a.fastSet = cmd.Flags().Changed("fast-path")
+		return a.validate()
+	}
 	// cobra's own errors for wrong argument counts are usage errors too.
 	wrapArgs(root)
 	root.AddCommand(a.sendCommand(), a.replayCommand(), a.demoCommand(), a.queryCommand())
@@ -159,6 +164,7 @@ func (a *app) agentFlags(cmd *cobra.Command) {
 	f.StringVar(&a.protocol, "protocol", "", "with --transport: the A2A protocol version of the endpoint, 1.0 or 0.3 (default 1.0; without --transport the agent card says)")
 	f.StringVar(&a.tenant, "tenant", "", "tenant identifier, passed on every request")
 	f.BoolVar(&a.plaintext, "grpc-plaintext", false, "speak gRPC without TLS (loopback or a trusted network only)")
+	f.BoolVar(&a.fastPath, "fast-path", true, "read JSON-RPC and REST streams with the client's own SSE reader and decoder (--fast-path=false: a2a-go's)")
 }
 
 func (a *app) validate() error {
@@ -230,6 +236,9 @@ func (a *app) connectionOptions() []client.Option {
 		// The backoff is the library's: one default, in one place.
 		client.WithRetry(a.maxRetries, 0, 0),
 		client.WithLogger(a.logger()),
+	}
+	if a.fastSet {
+		opts = append(opts, client.WithFastPath(a.fastPath))
 	}
 	if a.auth != "" {
 		opts = append(opts, client.WithAuth(a.auth))
