@@ -154,6 +154,7 @@ func (a *app) resumeFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&a.transport, "transport", "", "force a transport: jsonrpc, rest or grpc (default: from the agent card)")
 	f.IntVar(&a.maxRetries, "max-retries", client.DefaultMaxAttempts, "resubscriptions after a cut before giving up (0: resolve with one GetTask only)")
+	f.BoolVar(&a.fastPath, "fast-path", true, "read JSON-RPC and REST streams with the client's own SSE reader and decoder (--fast-path=false: a2a-go's)")
 }
 
 // agentFlags: every flag of a command that talks to a remote A2A agent.
@@ -164,7 +165,6 @@ func (a *app) agentFlags(cmd *cobra.Command) {
 	f.StringVar(&a.protocol, "protocol", "", "with --transport: the A2A protocol version of the endpoint, 1.0 or 0.3 (default 1.0; without --transport the agent card says)")
 	f.StringVar(&a.tenant, "tenant", "", "tenant identifier, passed on every request")
 	f.BoolVar(&a.plaintext, "grpc-plaintext", false, "speak gRPC without TLS (loopback or a trusted network only)")
-	f.BoolVar(&a.fastPath, "fast-path", true, "read JSON-RPC and REST streams with the client's own SSE reader and decoder (--fast-path=false: a2a-go's)")
 }
 
 func (a *app) validate() error {

@@ -30,7 +30,7 @@ func helpFlags(t *testing.T, args ...string) []string {
 // Each command's --help lists the flags that apply to it, and only those.
 func TestHelpListsOnlyFlagsThatApply(t *testing.T) {
 	output := []string{"color", "output", "timestamps", "verbose"}
-	agent := []string{"auth", "grpc-plaintext", "idle-timeout", "max-retries", "protocol", "svc-param", "tenant", "transport"}
+	agent := []string{"auth", "fast-path", "grpc-plaintext", "idle-timeout", "max-retries", "protocol", "svc-param", "tenant", "transport"}
 	tests := []struct {
 		name string
 		args []string
@@ -40,7 +40,7 @@ func TestHelpListsOnlyFlagsThatApply(t *testing.T) {
 		{"send", []string{"send"}, join(output, agent, []string{"async", "context", "task"})},
 		{"replay", []string{"replay"}, join(output, []string{"wire"})},
 		{"query", []string{"query"}, join(output, []string{"auth", "conversation-id", "idle-timeout", "svc-param"})},
-		{"demo", []string{"demo"}, join(output, []string{"idle-timeout", "max-retries", "pace", "protocol", "transport"})},
+		{"demo", []string{"demo"}, join(output, []string{"fast-path", "idle-timeout", "max-retries", "pace", "protocol", "transport"})},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
