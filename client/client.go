@@ -43,6 +43,7 @@ func New(ctx context.Context, agentURL string, opts ...Option) (*Client, error) 
 		o(&cfg)
 	}
 	hc, removed := streamingHTTPClient(cfg.httpClient)
+	guardRedirects(hc, cfg.params)
 	fopts := append(factoryOptions(hc, cfg.grpcOpts), cfg.factoryOpts...)
 
 	var (
@@ -61,7 +62,7 @@ func New(ctx context.Context, agentURL string, opts ...Option) (*Client, error) 
 		iface := &a2a.AgentInterface{URL: endpoint, ProtocolBinding: cfg.transport, ProtocolVersion: version, Tenant: cfg.tenant}
 		ac, err = a2aclient.NewFromEndpoints(ctx, []*a2a.AgentInterface{iface}, fopts...)
 		if err != nil {
-			return nil, fmt.Errorf("client: %s %s at %s: %w", cfg.transport, version, agentURL, err)
+			return nil, fmt.Errorf("client: %s %s at %s: %w", cfg.transport, version, redactURL(agentURL), err)
 		}
 	} else {
 		resolver := &agentcard.Resolver{Client: hc, CardParser: parseCard}
@@ -70,10 +71,16 @@ func New(ctx context.Context, agentURL string, opts ...Option) (*Client, error) 
 			ropts = append(ropts, agentcard.WithRequestHeader(k, strings.Join(vs, ", ")))
 		}
 		rctx, cancel := context.WithTimeout(ctx, DefaultCardTimeout)
+		rctx, _, cancelW := withWatchdog(rctx, cfg.idle)
 		card, rerr := resolver.Resolve(rctx, agentURL, ropts...)
+		rerr = idleCause(rctx, rerr)
+		cancelW()
 		cancel()
 		if rerr != nil {
-			return nil, fmt.Errorf("client: agent card of %s: %w", agentURL, rerr)
+			return nil, fmt.Errorf("client: agent card of %s: %w", redactURL(agentURL), rerr)
+		}
+		if card, err = cfg.keepOrigin(agentURL, card); err != nil {
+			return nil, err
 		}
 		ac, err = a2aclient.NewFromCard(ctx, card, fopts...)
 		if err != nil {
@@ -163,7 +170,7 @@ func (c *Client) Dispatch(ctx context.Context, msg *a2a.Message) (a2a.TaskID, er
 	ctx, cancel := c.unaryCtx(ctx)
 	defer cancel()
 	res, err := c.a2a.SendMessage(ctx, req)
-	if err != nil {
+	if err = idleCause(ctx, err); err != nil {
 		return "", fmt.Errorf("client: dispatch: %w", err)
 	}
 	switch r := res.(type) {

@@ -157,9 +157,14 @@ func (s *Stream) resolve(emit emitFunc) (done bool, final error, err error) {
 }
 
 func (s *Stream) getTask() (*a2a.Task, error) {
+	hl, err := s.history.next(s.c.cfg.historyLength)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := s.c.unaryCtx(s.ctx)
 	defer cancel()
-	return s.c.a2a.GetTask(ctx, &a2a.GetTaskRequest{ID: s.TaskID(), HistoryLength: s.c.cfg.historyLength, Tenant: s.c.cfg.tenant})
+	task, err := s.c.a2a.GetTask(ctx, &a2a.GetTaskRequest{ID: s.TaskID(), HistoryLength: hl, Tenant: s.c.cfg.tenant})
+	return task, s.history.observe(idleCause(ctx, err))
 }
 
 // attempt pulls one event stream until it settles the turn, ends, fails,

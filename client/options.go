@@ -55,6 +55,7 @@ type config struct {
 	noCompat      bool   // WithCompat(false): no seeds/004 projection recognition
 	conversation  string // WithConversationID, for Query
 	factoryOpts   []a2aclient.FactoryOption
+	allowedHosts  []string // WithAllowedHosts
 }
 
 func defaultConfig() config {

@@ -3,7 +3,7 @@ package client
 import (
 	"context"
 	"errors"
-	"io"
+	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
@@ -107,7 +107,7 @@ func grpcTarget(raw string) string {
 // costs half of time.Now, once per event (BENCHMARKS.md, end to end).
 type watchdog struct {
 	d      time.Duration
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 	base   time.Time
 	last   atomic.Int64 // monotonic nanos since base of the last activity
 	fired  atomic.Bool
@@ -123,15 +123,25 @@ type watchdogKey struct{}
 // withWatchdog returns a context canceled by cancel or by the watchdog,
 // and the watchdog (nil when d ≤ 0). The caller must call stop.
 func withWatchdog(ctx context.Context, d time.Duration) (context.Context, *watchdog, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancelCause(ctx)
 	if d <= 0 {
-		return ctx, nil, cancel
+		return ctx, nil, func() { cancel(nil) }
 	}
 	w := &watchdog{d: d, cancel: cancel, base: time.Now()}
 	w.kick()
 	w.t = time.AfterFunc(d, w.check)
 	ctx = context.WithValue(ctx, watchdogKey{}, w)
-	return ctx, w, func() { w.stop(); cancel() }
+	return ctx, w, func() { w.stop(); cancel(nil) }
+}
+
+// idleCause says why a call on ctx failed when its watchdog fired: the
+// transport reports a bare "context canceled", which does not tell the
+// user that the peer went silent.
+func idleCause(ctx context.Context, err error) error {
+	if err != nil && errors.Is(context.Cause(ctx), errIdle) && !errors.Is(err, errIdle) {
+		return fmt.Errorf("%w: %w", errIdle, err)
+	}
+	return err
 }
 
 func (w *watchdog) kick() {
@@ -170,7 +180,7 @@ func (w *watchdog) check() {
 		return
 	}
 	w.fired.Store(true)
-	w.cancel()
+	w.cancel(errIdle)
 }
 
 func (w *watchdog) stop() {
@@ -183,21 +193,11 @@ func (w *watchdog) stop() {
 // Fired reports whether the watchdog canceled the call.
 func (w *watchdog) Fired() bool { return w != nil && w.fired.Load() }
 
-// maxResponseBytes bounds the body of a response that is not an event
-// stream (GetTask, SendMessage, the agent card). a2a-go decodes such a
-// body whole, so without a bound a peer's huge Task history — or a
-// hostile endless body — would be held in memory at once. Event streams
-// are bounded per event instead (10 MiB per SSE line in a2a-go). A var for
-// the tests.
-var maxResponseBytes int64 = 64 << 20
-
-// errResponseTooLarge is the read error of a body over maxResponseBytes.
-var errResponseTooLarge = errors.New("client: response body too large (the bound is 64 MiB; WithHistoryLength asks for less history)")
-
-// watchTransport wraps response bodies so that every read that returns
-// bytes kicks the watchdog of the request's context: SSE keep-alive
-// comments, which a2a-go's parser swallows, keep a quiet stream alive. A
-// body that is not an event stream is also cut at maxResponseBytes.
+// watchTransport wraps response bodies with the bounds of the call that
+// asked for them (limits.go): whether a call is a stream is read from the
+// request's Accept header, which a2a-go sets on its streaming calls — never
+// from the response's Content-Type, which the peer chooses. Every read
+// that makes progress kicks the watchdog of the request's context.
 type watchTransport struct{ base http.RoundTripper }
 
 func (t *watchTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -207,38 +207,11 @@ func (t *watchTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	w, _ := req.Context().Value(watchdogKey{}).(*watchdog)
 	w.kick()
-	limited := !isEventStream(resp.Header.Get("Content-Type"))
-	if w != nil || limited {
-		resp.Body = &watchedBody{ReadCloser: resp.Body, w: w, limited: limited, left: maxResponseBytes}
-	}
+	resp.Body = newBoundedBody(resp.Body, w, isEventStream(req.Header.Get("Accept")))
 	return resp, nil
 }
 
 func isEventStream(contentType string) bool {
 	mt, _, err := mime.ParseMediaType(contentType)
 	return err == nil && mt == "text/event-stream"
-}
-
-type watchedBody struct {
-	io.ReadCloser
-	w       *watchdog // nil: no idle timeout
-	limited bool
-	left    int64 // bytes still allowed when limited
-}
-
-func (b *watchedBody) Read(p []byte) (int, error) {
-	if b.limited && int64(len(p)) > b.left+1 {
-		// One byte over the limit is enough to know it is exceeded.
-		p = p[:b.left+1]
-	}
-	n, err := b.ReadCloser.Read(p)
-	if n > 0 {
-		b.w.kick()
-	}
-	if b.limited {
-		if b.left -= int64(n); b.left < 0 {
-			return n, errResponseTooLarge
-		}
-	}
-	return n, err
 }

@@ -1,0 +1,97 @@
+package client
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The event bound follows a2a-go's line scanner: an event ends at an empty
+// line ("\n" or "\r\n"), and every byte of one event counts, all its lines
+// together — whatever the chunks the body arrives in.
+func TestBoundedBodyEvents(t *testing.T) {
+	old := maxEventBytes
+	maxEventBytes = 64
+	t.Cleanup(func() { maxEventBytes = old })
+	line := "data: " + strings.Repeat("x", 20) + "\n" // 27 bytes
+	for _, tc := range []struct {
+		name string
+		body string
+		over bool
+	}{
+		{"many small events", strings.Repeat(line+"\n", 50), false},
+		{"crlf blank lines", strings.Repeat(strings.TrimSuffix(line, "\n")+"\r\n\r\n", 50), false},
+		{"one event of two lines", line + line + "\n", false},
+		{"one event of three lines", line + line + line + "\n", true},
+		{"a line over the bound", "data: " + strings.Repeat("y", 100) + "\n\n", true},
+		{"no blank line at all", strings.Repeat("z", 200), true},
+		{"comments without a blank line", strings.Repeat(": keep\n", 20), true},
+		{"a lone cr is not a blank line", line + "\r" + line + line, true},
+	} {
+		for _, chunked := range []bool{false, true} {
+			name := tc.name
+			if chunked {
+				name += "/one byte at a time"
+			}
+			t.Run(name, func(t *testing.T) {
+				var r io.Reader = strings.NewReader(tc.body)
+				if chunked {
+					r = iotest.OneByteReader(r)
+				}
+				_, err := io.ReadAll(newBoundedBody(io.NopCloser(r), nil, true))
+				if got := errors.Is(err, ErrEventTooLarge); got != tc.over {
+					t.Fatalf("err = %v, want over the bound: %v", err, tc.over)
+				}
+			})
+		}
+	}
+}
+
+// A unary answer is bounded whatever it looks like: newlines and blank
+// lines do not reset its count.
+func TestBoundedBodyUnary(t *testing.T) {
+	old := maxResponseBytes
+	maxResponseBytes = 100
+	t.Cleanup(func() { maxResponseBytes = old })
+	for _, tc := range []struct {
+		size int
+		over bool
+	}{{100, false}, {101, true}, {10000, true}} {
+		body := strings.Repeat("data: x\n\n", tc.size/9+1)[:tc.size]
+		got, err := io.ReadAll(newBoundedBody(io.NopCloser(strings.NewReader(body)), nil, false))
+		if errors.Is(err, ErrResponseTooLarge) != tc.over {
+			t.Fatalf("size %d: err = %v, want over: %v", tc.size, err, tc.over)
+		}
+		if len(got) > 101 {
+			t.Fatalf("size %d: read %d bytes past the bound", tc.size, len(got))
+		}
+	}
+}
+
+// Each refusal of an oversize GetTask asks for less history, down to none,
+// then stops asking.
+func TestHistoryBoundShrinks(t *testing.T) {
+	var h historyBound
+	var asked []string
+	for range 10 {
+		n, err := h.next(nil)
+		if err != nil {
+			asked = append(asked, "stop")
+			break
+		}
+		if n == nil {
+			asked = append(asked, "all")
+		} else {
+			asked = append(asked, strings.Repeat("i", *n))
+		}
+		_ = h.observe(ErrResponseTooLarge)
+	}
+	want := []string{"all", strings.Repeat("i", 32), "iiii", "", "stop"}
+	if d := cmp.Diff(want, asked); d != "" {
+		t.Fatalf("history asked (-want +got):\n%s", d)
+	}
+}
