@@ -134,15 +134,21 @@ func (c *Client) callCtx(ctx context.Context) context.Context {
 // Send sends msg with SendStreamingMessage and returns the stream of the
 // turn. Nothing is sent until the stream is iterated (as with a2a-go's
 // iterators); a transport failure surfaces there. msg is not modified: a
-// copy gets a message id and the user role when they are missing.
+// copy gets a message id, the user role and a context id when they are
+// missing.
 //
 // The message is sent exactly once. When the stream is cut, the client
 // resumes with SubscribeToTask and GetTask on the task the first event
-// named — it never sends the message again. A stream that fails before
-// its first event is not resumed, even for a message to an existing task
-// (msg.TaskID): that task's state would still be the previous turn's. A
-// refusal by the agent is returned as the stream's error; any other
-// failure is an [*IncompleteError].
+// named — it never sends the message again. A message without a task
+// or context id gets a new context id, so that the task it creates can be
+// found: when the stream fails before its first event (not refused by the
+// agent), the client asks ListTasks for the task of that context whose
+// history holds the message, and resumes it. An agent without ListTasks,
+// or no such task, ends the turn with an [*IncompleteError] that carries
+// the message and context ids — the task may exist. A message to an
+// existing task (msg.TaskID) is not resumed after such a failure: that
+// task's state would still be the previous turn's. A refusal by the agent
+// is returned as the stream's error.
 func (c *Client) Send(ctx context.Context, msg *a2a.Message) (*Stream, error) {
 	m, err := prepare(msg)
 	if err != nil {
@@ -243,6 +249,11 @@ func prepare(msg *a2a.Message) (*a2a.Message, error) {
 	}
 	if m.Role == "" {
 		m.Role = a2a.MessageRoleUser
+	}
+	if m.TaskID == "" && m.ContextID == "" {
+		// A context of its own names the task this message creates, should
+		// the stream be cut before the first event says which (orphan.go).
+		m.ContextID = a2a.NewContextID()
 	}
 	return &m, nil
 }

@@ -55,7 +55,7 @@ func (s *Stream) drive(emit emitFunc) error {
 		if refused(res.err) {
 			return fmt.Errorf("client: send: %w", res.err)
 		}
-		return &IncompleteError{TaskID: s.TaskID(), Err: res.err}
+		return s.orphan(res.err, emit)
 	}
 	return s.resume(res.err, emit)
 }

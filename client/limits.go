@@ -8,7 +8,7 @@ import (
 )
 
 // The bounds on what a peer's answer may cost, chosen from the call we made
-// and never from what the peer says it sent (PROTOCOL.md, "Limits").
+// and never from what the peer says it sent (package doc, "Limits").
 var (
 	// maxResponseBytes bounds the body of every call that is not a stream
 	// we opened (GetTask, SendMessage, ListTasks, the agent card),

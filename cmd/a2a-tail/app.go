@@ -33,6 +33,12 @@ type app struct {
 	timestamps  bool
 	verbose     int
 	plaintext   bool
+	allowHosts  []string
+	maxBlocks   int
+	maxKeys     int
+	// capNotice is set once the notice that a cap drops blocks is out.
+	capNotice bool
+	applied   int64 // blocks applied so far, to name the cap that bites
 	// isTTY overrides terminal detection (tests).
 	isTTY func(w io.Writer) bool
 	// now is the clock of the live view (tests).
@@ -95,6 +101,9 @@ has already settled is resolved with GetTask and its history.
 	f.IntVar(&a.maxRetries, "max-retries", 5, "resubscriptions after a cut before giving up (0: resolve with one GetTask only)")
 	f.BoolVar(&a.timestamps, "timestamps", false, "prefix every line of the append-only text output with the update's timestamp (-o ndjson always carries ts)")
 	f.BoolVar(&a.plaintext, "grpc-plaintext", false, "speak gRPC without TLS (loopback or a trusted network only)")
+	f.StringArrayVar(&a.allowHosts, "allow-host", nil, "send the credentials to this host too when the agent card names it (host, host:port or scheme://host:port; * for any; repeatable)")
+	f.IntVar(&a.maxBlocks, "max-blocks", 0, "blocks kept per turn before new ones are dropped (0: the default, 10000)")
+	f.IntVar(&a.maxKeys, "max-stream-keys", 0, "tool-call stream keys kept per turn before new ones are dropped (0: the default, 256)")
 	f.CountVarP(&a.verbose, "verbose", "v", "more diagnostics on stderr (repeat for debug logs)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return a.validate() }
 	// cobra's own errors for wrong argument counts are usage errors too.
@@ -144,6 +153,9 @@ func (a *app) validate() error {
 	if a.idleTimeout < 0 {
 		return usageError{fmt.Errorf("--idle-timeout %v: must not be negative", a.idleTimeout)}
 	}
+	if a.maxBlocks < 0 || a.maxKeys < 0 {
+		return usageError{fmt.Errorf("--max-blocks %d, --max-stream-keys %d: must not be negative", a.maxBlocks, a.maxKeys)}
+	}
 	if a.maxRetries < 0 {
 		return usageError{fmt.Errorf("--max-retries %d: must not be negative", a.maxRetries)}
 	}
@@ -190,6 +202,12 @@ func (a *app) connectionOptions() []client.Option {
 	if a.tenant != "" {
 		opts = append(opts, client.WithTenant(a.tenant))
 	}
+	if len(a.allowHosts) > 0 {
+		opts = append(opts, client.WithAllowedHosts(a.allowHosts...))
+	}
+	if a.maxBlocks > 0 || a.maxKeys > 0 {
+		opts = append(opts, client.WithCaps(a.caps()))
+	}
 	if a.plaintext {
 		opts = append(opts, client.WithGRPCDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials())))
 	}
@@ -219,5 +237,5 @@ func (a *app) logger() *slog.Logger {
 	case a.verbose == 1:
 		level = slog.LevelInfo
 	}
-	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: logAttr}))
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -38,7 +37,7 @@ stderr), anything else is a chunk of the reply. The body's end completes the tur
 				return err
 			}
 			if id := st.TaskID(); id != "" {
-				fmt.Fprintf(a.stderr, "conversation %s\n", id)
+				a.warnf("conversation %s\n", id)
 			}
 			return a.consume(ctx, st)
 		},
