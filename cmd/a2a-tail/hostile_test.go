@@ -11,9 +11,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"strings"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -152,7 +152,7 @@ func published() {
 	defer hostilesMu.Unlock()
 	for _, h := range hostiles {
 		h.mu.Lock()
-		h.mu.Unlock() //nolint:staticcheck // an empty critical section: the happens-before edge is the point
+		h.mu.Unlock() // empty: the happens-before edge is the point
 	}
 	hostiles = nil
 }
@@ -662,7 +662,9 @@ func hostileCases() []hostileCase {
 			setup: func(t *testing.T, h *hostile) []string {
 				var msg struct{ MessageID, ContextID string }
 				h.methods["SendStreamingMessage"] = func(w http.ResponseWriter, r *http.Request, req rpcRequest) {
-					var p struct{ Message struct{ MessageID, ContextID string } }
+					var p struct {
+						Message struct{ MessageID, ContextID string }
+					}
 					_ = json.Unmarshal(req.Params, &p)
 					h.mu.Lock()
 					msg = p.Message
@@ -715,7 +717,9 @@ func hostileCases() []hostileCase {
 			output: []string{"may have created a task", "find it by context id"},
 			maxRSS: 60,
 			check: func(t *testing.T, h *hostile, r childResult) {
-				var p struct{ Message struct{ MessageID, ContextID string } }
+				var p struct {
+					Message struct{ MessageID, ContextID string }
+				}
 				for _, s := range h.seen() {
 					if s.Method == "SendStreamingMessage" {
 						_ = json.Unmarshal(s.Params, &p)
