@@ -6,8 +6,12 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfrs/a2a-progress/internal/callee"
 )
 
 // The event bound follows a2a-go's line scanner: an event ends at an empty
@@ -93,5 +97,33 @@ func TestHistoryBoundShrinks(t *testing.T) {
 	want := []string{"all", strings.Repeat("i", 32), "iiii", "", "stop"}
 	if d := cmp.Diff(want, asked); d != "" {
 		t.Fatalf("history asked (-want +got):\n%s", d)
+	}
+}
+
+// A gRPC stream's event gets the per-event bound too: an update over it
+// cuts the stream (gRPC refuses the message), and the turn is resolved
+// the way any cut turn is — by GetTask, whose answer has the larger bound
+// of a non-streaming call and backfills the refused block.
+func TestGRPCStreamEventIsBounded(t *testing.T) {
+	old := maxEventBytes
+	maxEventBytes = 1 << 20
+	t.Cleanup(func() { maxEventBytes = old })
+	s := startCallee(t)
+	s.Register(callee.Script{Name: "big-event", Final: a2a.TaskStateCompleted, FinalText: "ok",
+		Steps: []callee.Step{{Text: strings.Repeat("y", 2<<20)}}})
+	cl := newForced(t, s, combo{a2a.TransportProtocolGRPC, callee.V1}, WithRetry(1, time.Millisecond, time.Millisecond))
+	st, _ := cl.SendText(testCtx(t), "big-event")
+	r := collect(t, st)
+	if r.err != nil || r.out.Text != "ok" || len(r.view.Blocks) != 1 {
+		t.Fatalf("%s %q %v, %d blocks; want completed with the big block", r.out.State, r.out.Text, r.err, len(r.view.Blocks))
+	}
+	var cut error
+	for _, u := range r.updates {
+		if u.Type == UpdateReconnect && cut == nil {
+			cut = u.Err
+		}
+	}
+	if cut == nil || !strings.Contains(cut.Error(), "larger than max") {
+		t.Fatalf("first cut %v, want gRPC's refusal of a message over the event bound", cut)
 	}
 }

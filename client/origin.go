@@ -193,6 +193,7 @@ func redactURL(raw string) string {
 	if _, has := u.User.Password(); !has {
 		return raw
 	}
-	u.User = url.UserPassword(u.User.Username(), "***")
-	return u.String()
+	// url.URL escapes "*" in a password; a placeholder is swapped after.
+	u.User = url.UserPassword(u.User.Username(), "REDACTED")
+	return strings.Replace(u.String(), ":REDACTED@", ":***@", 1)
 }

@@ -53,9 +53,13 @@ func factoryOptions(hc *http.Client, grpcOpts []grpc.DialOption) []a2aclient.Fac
 	// (GetTask, a subscription's snapshot) with a long history would never
 	// resolve, where the HTTP transports take it. The same bound as theirs
 	// (maxResponseBytes) applies instead.
+	// A stream's message is one event: it gets the bound of an event
+	// (maxEventBytes), as on the HTTP transports, through an interceptor
+	// whose call option comes last and so wins.
 	grpcOpts = append([]grpc.DialOption{
 		grpc.WithTransportCredentials(credentials.NewClientTLSFromCert(nil, "")),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(int(maxResponseBytes))),
+		grpc.WithChainStreamInterceptor(boundStreamEvents),
 	}, grpcOpts...)
 	return []a2aclient.FactoryOption{
 		// a2aclient's defaults would build JSON-RPC and REST on a client
@@ -67,6 +71,11 @@ func factoryOptions(hc *http.Client, grpcOpts []grpc.DialOption) []a2aclient.Fac
 		a2agrpc.WithGRPCTransport(grpcOpts...),
 		a2agrpcv0.WithGRPCTransport(grpcOpts...),
 	}
+}
+
+// boundStreamEvents gives a gRPC stream the per-event bound.
+func boundStreamEvents(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+	return streamer(ctx, desc, cc, method, append(opts, grpc.MaxCallRecvMsgSize(int(maxEventBytes)))...)
 }
 
 // parseCard reads a v1.0 card with a2a-go's own parser and, when that

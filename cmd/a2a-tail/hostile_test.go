@@ -125,6 +125,7 @@ type rpcRequest struct {
 
 type seenRequest struct {
 	Path, Method, Auth string
+	APIKey             string // X-Api-Key, a credential net/http never drops
 	Params             json.RawMessage
 }
 
@@ -164,7 +165,7 @@ func (h *hostile) seen() []seenRequest {
 }
 
 func (h *hostile) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	seen := seenRequest{Path: r.URL.Path, Auth: r.Header.Get("Authorization")}
+	seen := seenRequest{Path: r.URL.Path, Auth: r.Header.Get("Authorization"), APIKey: r.Header.Get("X-Api-Key")}
 	if r.Method == http.MethodGet {
 		h.mu.Lock()
 		h.reqs = append(h.reqs, seen)
@@ -480,7 +481,7 @@ func hostileCases() []hostileCase {
 				t.Cleanup(func() {
 					got := b.seen()
 					for _, s := range got {
-						if s.Auth != "" || s.Method != "" {
+						if s.Auth != "" || s.APIKey != "" || s.Method != "" {
 							t.Errorf("host B got %+v: the credentials or a call followed the redirect", s)
 						}
 					}
