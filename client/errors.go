@@ -53,6 +53,9 @@ type IncompleteError struct {
 	// the message in the task's history).
 	MessageID string
 	ContextID string
+	// lookup is why the task was not found (ListTasks refused, or named
+	// no task of the message).
+	lookup error
 }
 
 // Error implements error:
@@ -69,6 +72,9 @@ func (e *IncompleteError) Error() string {
 	if e.TaskID == "" && e.MessageID != "" {
 		s += "; the agent may have created a task for the message and be running it: find it by context id " +
 			strconv.Quote(e.ContextID) + ", message id " + strconv.Quote(e.MessageID)
+		if e.lookup != nil {
+			s += " (not found: " + e.lookup.Error() + ")"
+		}
 	}
 	return s
 }
