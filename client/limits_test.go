@@ -127,3 +127,33 @@ func TestGRPCStreamEventIsBounded(t *testing.T) {
 		t.Fatalf("first cut %v, want gRPC's refusal of a message over the event bound", cut)
 	}
 }
+
+// BenchmarkBoundedBody is the cost of the per-event bound on a stream read
+// through a2a-go: the scan for line ends over typical 600-byte frames,
+// against the same reads unwrapped.
+func BenchmarkBoundedBody(b *testing.B) {
+	frame := "id: 0b2f5a1c-3d4e-4f60-8a9b-0c1d2e3f4a5b\ndata: " + `{"jsonrpc":"2.0","id":1,"result":{"statusUpdate":{"taskId":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m1","role":"ROLE_AGENT","parts":[{"text":"` + strings.Repeat("x", 400) + `"}]}}}}}` + "\n\n"
+	body := strings.Repeat(frame, 1000)
+	buf := make([]byte, 4096)
+	for _, bounded := range []bool{false, true} {
+		name := "raw"
+		if bounded {
+			name = "bounded"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(body)))
+			for b.Loop() {
+				var r io.Reader = strings.NewReader(body)
+				if bounded {
+					r = newBoundedBody(io.NopCloser(r), nil, true)
+				}
+				for {
+					if _, err := r.Read(buf); err != nil {
+						break
+					}
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "ns/event")
+		})
+	}
+}

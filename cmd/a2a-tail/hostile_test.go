@@ -271,9 +271,10 @@ func refuseSubscribe(w http.ResponseWriter, _ *http.Request, req rpcRequest) {
 	sseError(w, req.ID, -32001, "task not found")
 }
 
-// A hostile answer of 256 MiB: four times the bound of a non-streaming
-// answer (64 MiB), enough that reading it whole shows.
-const hugeAnswer = 256 << 20
+// A hostile answer of 1 GiB, sixteen times the bound of a non-streaming
+// answer (64 MiB). The peer writes only as fast as the client reads, so a
+// client that stops at the bound costs the test no more than that.
+const hugeAnswer = 1 << 30
 
 // rssBound is the peak RSS a case may reach. The bound of one answer is
 // 64 MiB; a2a-go's JSON decoder doubles its buffer up to that, so about
@@ -360,7 +361,7 @@ func clipForLog(s string) string {
 func hostileCases() []hostileCase {
 	return []hostileCase{
 		{
-			name: "GetTask answer of 256 MiB labelled text/event-stream",
+			name: "GetTask answer of 1 GiB labelled text/event-stream",
 			setup: func(t *testing.T, h *hostile) []string {
 				h.methods["SubscribeToTask"] = refuseSubscribe
 				h.methods["GetTask"] = bigTask("text/event-stream", hugeAnswer)
@@ -371,7 +372,7 @@ func hostileCases() []hostileCase {
 			maxRSS: 280,
 		},
 		{
-			name: "agent card of 256 MiB labelled text/event-stream",
+			name: "agent card of 1 GiB labelled text/event-stream",
 			setup: func(t *testing.T, h *hostile) []string {
 				h.card = func(w http.ResponseWriter, r *http.Request) {
 					w.Header().Set("Content-Type", "text/event-stream")
@@ -384,11 +385,11 @@ func hostileCases() []hostileCase {
 			maxRSS: 250,
 		},
 		{
-			name: "GetTask answer of 256 MiB, retried",
+			name: "GetTask answer of 1 GiB, retried",
 			setup: func(t *testing.T, h *hostile) []string {
 				h.methods["SubscribeToTask"] = refuseSubscribe
 				h.methods["GetTask"] = bigTask("application/json", hugeAnswer)
-				return []string{"--transport", "jsonrpc", "--max-retries", "5", h.srv.URL, "t1"}
+				return []string{"--transport", "jsonrpc", "--max-retries", "3", h.srv.URL, "t1"}
 			},
 			code:   exitRuntime,
 			output: []string{"answer over 64 MiB refused", "not asked again"},
@@ -415,13 +416,13 @@ func hostileCases() []hostileCase {
 			},
 		},
 		{
-			name: "one SSE event of 100 MiB in 1 MiB data lines",
+			name: "one SSE event of 1 GiB in 1 MiB data lines",
 			setup: func(t *testing.T, h *hostile) []string {
 				h.methods["SubscribeToTask"] = func(w http.ResponseWriter, _ *http.Request, req rpcRequest) {
 					w.Header().Set("Content-Type", "text/event-stream")
 					prefix := fmt.Sprintf("data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"task\":{\"id\":\"t1\",\"contextId\":\"c1\",\"status\":{\"state\":\"TASK_STATE_WORKING\"},\"metadata\":{\"x\":\"", req.ID)
 					line := append(append([]byte("data: "), mib[:1<<20-7]...), '\n')
-					endless(w, prefix+"\n", 100<<20, line)
+					endless(w, prefix+"\n", 1<<30, line)
 				}
 				return []string{"--transport", "jsonrpc", "--max-retries", "1", h.srv.URL, "t1"}
 			},
