@@ -1,4 +1,4 @@
-package callee
+package agenttest
 
 import (
 	"github.com/a2aproject/a2a-go/v2/a2a"

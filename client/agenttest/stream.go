@@ -1,4 +1,4 @@
-package callee
+package agenttest
 
 import (
 	"context"
@@ -29,7 +29,7 @@ import (
 //     already destroyed and is recreated empty).
 type streamFilter struct {
 	a2asrv.RequestHandler
-	s *Server
+	s *Agent
 }
 
 // SendStreamingMessage implements a2asrv.RequestHandler.
@@ -42,7 +42,7 @@ func (f streamFilter) SubscribeToTask(ctx context.Context, req *a2a.SubscribeToT
 	return f.s.filter(f.RequestHandler.SubscribeToTask(ctx, req))
 }
 
-func (s *Server) filter(events iter.Seq2[a2a.Event, error]) iter.Seq2[a2a.Event, error] {
+func (s *Agent) filter(events iter.Seq2[a2a.Event, error]) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
 		for ev, err := range events {
 			if err != nil {

@@ -1,4 +1,4 @@
-package callee
+package agenttest
 
 import (
 	"errors"
@@ -32,7 +32,7 @@ type Step struct {
 	// Pause sleeps before this step (cut short when the execution is
 	// canceled or the server closes).
 	Pause time.Duration
-	// Gate blocks before this step until [Server.Release] is called with
+	// Gate blocks before this step until [Agent.Release] is called with
 	// the same name (or the execution is canceled, or the server closes).
 	// A gate released earlier does not block.
 	Gate string
@@ -99,35 +99,35 @@ func (sc Script) Validate() error {
 			}
 		}
 		if n > 1 {
-			return fmt.Errorf("callee: script %q: step %d: set only one of Envelope, Text, Raw, Artifact", sc.Name, i)
+			return fmt.Errorf("agenttest: script %q: step %d: set only one of Envelope, Text, Raw, Artifact", sc.Name, i)
 		}
 		if st.Repeat < 0 {
-			return fmt.Errorf("callee: script %q: step %d: negative Repeat", sc.Name, i)
+			return fmt.Errorf("agenttest: script %q: step %d: negative Repeat", sc.Name, i)
 		}
 		if st.Envelope != nil {
 			if _, err := envelope.NewPart(*st.Envelope, st.Text); err != nil {
-				return fmt.Errorf("callee: script %q: step %d: %w", sc.Name, i, err)
+				return fmt.Errorf("agenttest: script %q: step %d: %w", sc.Name, i, err)
 			}
 		}
 		if st.Raw != nil {
 			if err := jsonNative(st.Raw.Metadata); err != nil {
-				return fmt.Errorf("callee: script %q: step %d: message metadata: %w", sc.Name, i, err)
+				return fmt.Errorf("agenttest: script %q: step %d: message metadata: %w", sc.Name, i, err)
 			}
 			for j, p := range st.Raw.Parts {
 				if err := jsonNative(p.Metadata); err != nil {
-					return fmt.Errorf("callee: script %q: step %d: part %d metadata: %w", sc.Name, i, j, err)
+					return fmt.Errorf("agenttest: script %q: step %d: part %d metadata: %w", sc.Name, i, j, err)
 				}
 			}
 		}
 		if st.Artifact != nil && st.Artifact.Artifact == nil {
-			return fmt.Errorf("callee: script %q: step %d: artifact update without an artifact", sc.Name, i)
+			return fmt.Errorf("agenttest: script %q: step %d: artifact update without an artifact", sc.Name, i)
 		}
 	}
 	if sc.Final != "" && !finalStates[sc.Final] {
-		return fmt.Errorf("callee: script %q: final state %q is neither terminal nor interrupted", sc.Name, sc.Final)
+		return fmt.Errorf("agenttest: script %q: final state %q is neither terminal nor interrupted", sc.Name, sc.Final)
 	}
 	if err := jsonNative(sc.FinalMeta); err != nil {
-		return fmt.Errorf("callee: script %q: FinalMeta: %w", sc.Name, err)
+		return fmt.Errorf("agenttest: script %q: FinalMeta: %w", sc.Name, err)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package callee
+package agenttest
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// cutPlan is one armed [Server.CutAfter].
+// cutPlan is one armed [Agent.CutAfter].
 type cutPlan struct {
 	after  int
 	abrupt bool
@@ -20,11 +20,11 @@ type cutPlan struct {
 
 // errCut is what the transport handler gets when it writes to a stream
 // that has been cut; it makes the handler give up promptly.
-var errCut = errors.New("callee: stream cut")
+var errCut = errors.New("agenttest: stream cut")
 
 // faults wraps the HTTP transports. Only event-stream responses are
 // touched, and only when a cut is armed.
-func (s *Server) faults(next http.Handler) http.Handler {
+func (s *Agent) faults(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithCancel(r.Context())
 		defer cancel()
@@ -39,7 +39,7 @@ func (s *Server) faults(next http.Handler) http.Handler {
 // from one goroutine, so no lock is needed.
 type cutWriter struct {
 	http.ResponseWriter
-	s      *Server
+	s      *Agent
 	cancel context.CancelFunc
 
 	plan   *cutPlan
@@ -104,7 +104,7 @@ func (w *cutWriter) cut() {
 
 // grpcFaults is the gRPC side of CutAfter. Every A2A server-streaming RPC
 // is SendStreamingMessage or SubscribeToTask (TaskSubscription in 0.3).
-func (s *Server) grpcFaults(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+func (s *Agent) grpcFaults(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
 	p, ok := s.takeCut()
 	if !ok {
 		return handler(srv, ss)
@@ -120,7 +120,7 @@ func (s *Server) grpcFaults(srv any, ss grpc.ServerStream, _ *grpc.StreamServerI
 		return err
 	}
 	if p.abrupt {
-		return status.Error(codes.Unavailable, "callee: stream cut")
+		return status.Error(codes.Unavailable, "agenttest: stream cut")
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package callee
+package agenttest
 
 import (
 	"context"
@@ -29,17 +29,17 @@ func (c combo) String() string { return string(c.t) + "/" + string(c.v) }
 
 func allCombos() []combo {
 	var out []combo
-	for _, v := range Versions {
-		for _, t := range Transports {
+	for _, v := range versions {
+		for _, t := range transports {
 			out = append(out, combo{t, v})
 		}
 	}
 	return out
 }
 
-func startServer(t *testing.T, opts ...ServerOption) *Server {
+func startServer(t *testing.T, opts ...Option) *Agent {
 	t.Helper()
-	s, err := Start(opts...)
+	s, err := New(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func clientOptions(t *testing.T, c combo) []a2aclient.FactoryOption {
 }
 
 // newClient builds an a2a-go client that can only use combo c.
-func newClient(t *testing.T, s *Server, c combo) *a2aclient.Client {
+func newClient(t *testing.T, s *Agent, c combo) *a2aclient.Client {
 	t.Helper()
 	cl, err := a2aclient.NewFromEndpoints(t.Context(), []*a2a.AgentInterface{s.Endpoint(c.t, c.v)}, clientOptions(t, c)...)
 	if err != nil {

@@ -1,4 +1,4 @@
-package callee
+package agenttest
 
 import (
 	"context"
@@ -20,25 +20,33 @@ import (
 	"google.golang.org/grpc"
 )
 
-// The protocol versions a Server speaks.
+// The protocol versions an Agent speaks.
 const (
 	V1 = a2a.Version   // "1.0"
 	V0 = a2av0.Version // "0.3"
 )
 
-// Transports lists the transports a Server serves, each in V1 and V0.
-var Transports = []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolGRPC}
+// transports lists the transports an Agent serves, each in V1 and V0.
+var transports = []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolGRPC}
 
-// Versions lists the protocol versions a Server serves.
-var Versions = []a2a.ProtocolVersion{V1, V0}
+// versions lists the protocol versions an Agent serves.
+var versions = []a2a.ProtocolVersion{V1, V0}
 
 // errClosing is why parked and gated executions end when the server closes.
-var errClosing = errors.New("callee: server closed")
+var errClosing = errors.New("agenttest: server closed")
 
-// Server serves the scripted executor on 127.0.0.1 over JSON-RPC, REST and
-// gRPC, each in A2A 1.0 and 0.3. All its methods are safe for concurrent
+// Agent is an A2A agent listening on 127.0.0.1 that plays [Script]s over
+// JSON-RPC, REST and gRPC, each in A2A 1.0 and 0.3. Start one with [New]
+// and stop it with [Agent.Close]. All its methods are safe for concurrent
 // use.
-type Server struct {
+type Agent struct {
+	// URL is the agent's address for a caller that discovers it from its
+	// card: GET URL + "/.well-known/agent-card.json" gives an A2A 1.0 card
+	// listing the JSON-RPC, REST and gRPC interfaces. It is what
+	// client.New takes. Use [Agent.CardURL] for the 0.3 card and
+	// [Agent.Endpoint] to force one transport.
+	URL string
+
 	httpSrv  *http.Server
 	httpBase string // http://127.0.0.1:port
 	grpcSrv  map[a2a.ProtocolVersion]*grpc.Server
@@ -59,12 +67,19 @@ type Server struct {
 	executions map[*a2asrv.ExecutorContext]bool
 }
 
-// A ServerOption configures [Start].
-type ServerOption func(*serverConfig)
+// An Option configures [New].
+type Option func(*config)
 
-type serverConfig struct {
+type config struct {
 	historyLimit int
 	logger       *slog.Logger
+	scripts      []Script
+}
+
+// WithScripts registers scripts as [Agent.Register] does, checked by [New]
+// (which reports the first invalid one instead of panicking).
+func WithScripts(scripts ...Script) Option {
+	return func(c *config) { c.scripts = append(c.scripts, scripts...) }
 }
 
 // WithHistoryLimit bounds Task.history: on every store update only the
@@ -72,23 +87,31 @@ type serverConfig struct {
 // deep-copies the whole task several times per event, which makes long
 // streams quadratic; floods and benchmarks want this. It is off by default
 // because a late subscriber and GetTask backfill need the full history.
-func WithHistoryLimit(n int) ServerOption {
-	return func(c *serverConfig) { c.historyLimit = n }
+func WithHistoryLimit(n int) Option {
+	return func(c *config) { c.historyLimit = n }
 }
 
 // WithLogger sets the logger of a2asrv (default: discard).
-func WithLogger(l *slog.Logger) ServerOption {
-	return func(c *serverConfig) { c.logger = l }
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.logger = l }
 }
 
-// Start listens on 127.0.0.1:0 (one HTTP port for JSON-RPC, REST and the
-// agent cards, one port per gRPC version) and serves until [Server.Close].
-func Start(opts ...ServerOption) (*Server, error) {
-	cfg := serverConfig{logger: slog.New(slog.DiscardHandler)}
+// New starts an agent on 127.0.0.1 (one HTTP port for JSON-RPC, REST and
+// the agent cards, one port per gRPC version, each chosen by the system)
+// that serves until [Agent.Close]. It plays [Realistic] for a message that
+// names no registered script. It fails when a script given with
+// [WithScripts] is invalid or when it cannot listen.
+func New(opts ...Option) (*Agent, error) {
+	cfg := config{logger: slog.New(slog.DiscardHandler)}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	s := &Server{
+	for _, sc := range cfg.scripts {
+		if err := sc.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	s := &Agent{
 		scripts:    map[string]Script{RealisticName: Realistic()},
 		fallback:   Realistic(),
 		gates:      make(map[string]chan struct{}),
@@ -117,15 +140,16 @@ func Start(opts ...ServerOption) (*Server, error) {
 	}
 	httpLn, err := listen()
 	if err != nil {
-		return nil, fmt.Errorf("callee: listen: %w", err)
+		return nil, fmt.Errorf("agenttest: listen: %w", err)
 	}
 	s.httpBase = "http://" + httpLn.Addr().String()
-	for _, v := range Versions {
+	s.URL = s.CardURL(V1)
+	for _, v := range versions {
 		if _, err := listen(); err != nil {
 			for _, ln := range lns {
 				_ = ln.Close()
 			}
-			return nil, fmt.Errorf("callee: listen: %w", err)
+			return nil, fmt.Errorf("agenttest: listen: %w", err)
 		}
 		s.grpcAddr[v] = lns[len(lns)-1].Addr().String()
 	}
@@ -135,9 +159,9 @@ func Start(opts ...ServerOption) (*Server, error) {
 	mux.Handle(s.path(a2a.TransportProtocolJSONRPC, V0), a2av0.NewJSONRPCHandler(handler))
 	mux.Handle(s.path(a2a.TransportProtocolHTTPJSON, V1)+"/", http.StripPrefix(s.path(a2a.TransportProtocolHTTPJSON, V1), a2asrv.NewRESTHandler(handler)))
 	mux.Handle(s.path(a2a.TransportProtocolHTTPJSON, V0)+"/", http.StripPrefix(s.path(a2a.TransportProtocolHTTPJSON, V0), a2av0.NewRESTHandler(handler)))
-	for _, v := range Versions {
+	for _, v := range versions {
 		mux.Handle(cardPath(v, "")+a2asrv.WellKnownAgentCardPath, s.cardHandler(v, s.Endpoints(v)...))
-		for _, t := range Transports {
+		for _, t := range transports {
 			mux.Handle(cardPath(v, t)+a2asrv.WellKnownAgentCardPath, s.cardHandler(v, s.Endpoint(t, v)))
 		}
 	}
@@ -148,12 +172,16 @@ func Start(opts ...ServerOption) (*Server, error) {
 	s.grpcSrv[V0] = grpc.NewServer(grpc.StreamInterceptor(s.grpcFaults))
 	grpcv0.NewHandler(handler).RegisterWith(s.grpcSrv[V0])
 
+	for _, sc := range cfg.scripts {
+		s.Register(sc) // validated above
+	}
+
 	s.serving.Add(3)
 	go func() {
 		defer s.serving.Done()
 		_ = s.httpSrv.Serve(httpLn) // ErrServerClosed after Close
 	}()
-	for i, v := range Versions {
+	for i, v := range versions {
 		go func() {
 			defer s.serving.Done()
 			_ = s.grpcSrv[v].Serve(lns[1+i])
@@ -163,11 +191,11 @@ func Start(opts ...ServerOption) (*Server, error) {
 }
 
 // Close stops the server: executions still running (paused, gated, parked
-// after a silent end or auth-required) end in the failed state "callee:
+// after a silent end or auth-required) end in the failed state "agenttest:
 // server closed", streams get that state, then the listeners close. It
 // returns once every goroutine the server started has ended. Close is
 // idempotent.
-func (s *Server) Close() error {
+func (s *Agent) Close() error {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -198,7 +226,7 @@ func (s *Server) Close() error {
 	s.serving.Wait()
 	err = errors.Join(err, s.queues.destroyAll(ctx))
 	if err != nil {
-		return fmt.Errorf("callee: close: %w", err)
+		return fmt.Errorf("agenttest: close: %w", err)
 	}
 	return nil
 }
@@ -208,7 +236,7 @@ func (s *Server) Close() error {
 // empty Name replaces the default script, played for any message that
 // names no registered script (initially [Realistic]). Register panics if
 // sc is invalid ([Script.Validate]): scripts are test fixtures.
-func (s *Server) Register(sc Script) {
+func (s *Agent) Register(sc Script) {
 	if err := sc.Validate(); err != nil {
 		panic(err)
 	}
@@ -224,7 +252,7 @@ func (s *Server) Register(sc Script) {
 // Release opens the gate named gate: executions blocked before a step with
 // that Gate go on, and later ones pass it without blocking. Releasing twice
 // is harmless.
-func (s *Server) Release(gate string) {
+func (s *Agent) Release(gate string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ch := s.gateLocked(gate)
@@ -243,13 +271,13 @@ func (s *Server) Release(gate string) {
 // closes it mid-body (a2a-go clients see "unexpected EOF"); a clean cut
 // ends the response properly, so the caller's loop just ends with no
 // error. Over gRPC an abrupt cut ends the RPC with codes.Unavailable (the
-// a2a-go client yields an *a2a.Error "callee: stream cut"), a clean one
+// a2a-go client yields an *a2a.Error "agenttest: stream cut"), a clean one
 // with OK. Either way the execution goes on server-side (a2asrv detaches
 // it from the request), so the caller can resubscribe.
 //
 // Cuts are server-wide: a test that arms one should not share the server
 // with tests that stream concurrently.
-func (s *Server) CutAfter(k int, abrupt bool) {
+func (s *Agent) CutAfter(k int, abrupt bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.cuts = append(s.cuts, cutPlan{after: k, abrupt: abrupt})
@@ -258,7 +286,7 @@ func (s *Server) CutAfter(k int, abrupt bool) {
 // Endpoint returns the interface of transport t in protocol version v
 // (a fresh copy), or nil for an unknown pair. Build a client that uses
 // exactly this transport with a2aclient.NewFromEndpoints.
-func (s *Server) Endpoint(t a2a.TransportProtocol, v a2a.ProtocolVersion) *a2a.AgentInterface {
+func (s *Agent) Endpoint(t a2a.TransportProtocol, v a2a.ProtocolVersion) *a2a.AgentInterface {
 	if !knownVersion(v) {
 		return nil
 	}
@@ -275,9 +303,9 @@ func (s *Server) Endpoint(t a2a.TransportProtocol, v a2a.ProtocolVersion) *a2a.A
 }
 
 // Endpoints returns the interfaces of every transport in version v.
-func (s *Server) Endpoints(v a2a.ProtocolVersion) []*a2a.AgentInterface {
+func (s *Agent) Endpoints(v a2a.ProtocolVersion) []*a2a.AgentInterface {
 	var out []*a2a.AgentInterface
-	for _, t := range Transports {
+	for _, t := range transports {
 		if e := s.Endpoint(t, v); e != nil {
 			out = append(out, e)
 		}
@@ -290,16 +318,16 @@ func (s *Server) Endpoints(v a2a.ProtocolVersion) []*a2a.AgentInterface {
 // does) gives a card listing the three interfaces of version v. The 0.3
 // card is in the v0.3/v1.0 union format of a2av0 (parse it with
 // a2av0.NewAgentCardParser). "" for an unknown version.
-func (s *Server) CardURL(v a2a.ProtocolVersion) string {
+func (s *Agent) CardURL(v a2a.ProtocolVersion) string {
 	if !knownVersion(v) {
 		return ""
 	}
 	return s.httpBase + cardPath(v, "")
 }
 
-// CardURLFor is like [Server.CardURL] for a card that lists only transport
+// CardURLFor is like [Agent.CardURL] for a card that lists only transport
 // t, so that a client built from it can only use t.
-func (s *Server) CardURLFor(t a2a.TransportProtocol, v a2a.ProtocolVersion) string {
+func (s *Agent) CardURLFor(t a2a.TransportProtocol, v a2a.ProtocolVersion) string {
 	if s.Endpoint(t, v) == nil {
 		return ""
 	}
@@ -309,7 +337,7 @@ func (s *Server) CardURLFor(t a2a.TransportProtocol, v a2a.ProtocolVersion) stri
 func knownVersion(v a2a.ProtocolVersion) bool { return v == V1 || v == V0 }
 
 // path is where an HTTP transport is mounted.
-func (s *Server) path(t a2a.TransportProtocol, v a2a.ProtocolVersion) string {
+func (s *Agent) path(t a2a.TransportProtocol, v a2a.ProtocolVersion) string {
 	return "/a2a/" + string(v) + "/" + transportSegment(t)
 }
 
@@ -329,10 +357,10 @@ func transportSegment(t a2a.TransportProtocol) string {
 	}
 }
 
-func (s *Server) cardHandler(v a2a.ProtocolVersion, ifaces ...*a2a.AgentInterface) http.Handler {
+func (s *Agent) cardHandler(v a2a.ProtocolVersion, ifaces ...*a2a.AgentInterface) http.Handler {
 	card := &a2a.AgentCard{
-		Name:                "tfrs reference callee",
-		Description:         "Plays scripted progress-envelope trajectories (github.com/tfrs/a2a-progress/internal/callee).",
+		Name:                "tfrs test agent",
+		Description:         "Plays scripted progress-envelope trajectories (github.com/tfrs/a2a-progress/client/agenttest).",
 		Version:             "1.0.0",
 		SupportedInterfaces: ifaces,
 		DefaultInputModes:   []string{"text"},
@@ -352,7 +380,7 @@ func (s *Server) cardHandler(v a2a.ProtocolVersion, ifaces ...*a2a.AgentInterfac
 }
 
 // script returns the script named name, or the default one.
-func (s *Server) script(name string) Script {
+func (s *Agent) script(name string) Script {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if sc, ok := s.scripts[name]; ok {
@@ -362,9 +390,9 @@ func (s *Server) script(name string) Script {
 }
 
 // track registers a running execution, so that Close can wait for it
-// until a2asrv has finished with it ([Server.untrack], from Cleanup). It
+// until a2asrv has finished with it ([Agent.untrack], from Cleanup). It
 // fails once the server is closing.
-func (s *Server) track(ec *a2asrv.ExecutorContext) bool {
+func (s *Agent) track(ec *a2asrv.ExecutorContext) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -375,7 +403,7 @@ func (s *Server) track(ec *a2asrv.ExecutorContext) bool {
 	return true
 }
 
-func (s *Server) untrack(ec *a2asrv.ExecutorContext) {
+func (s *Agent) untrack(ec *a2asrv.ExecutorContext) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.executions[ec] {
@@ -385,7 +413,7 @@ func (s *Server) untrack(ec *a2asrv.ExecutorContext) {
 }
 
 // gate returns the channel of a gate, closed once released.
-func (s *Server) gate(name string) <-chan struct{} {
+func (s *Agent) gate(name string) <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.gateLocked(name)
@@ -393,7 +421,7 @@ func (s *Server) gate(name string) <-chan struct{} {
 
 // gateLocked returns the channel of a gate, making it on first use. s.mu
 // held.
-func (s *Server) gateLocked(name string) chan struct{} {
+func (s *Agent) gateLocked(name string) chan struct{} {
 	ch, ok := s.gates[name]
 	if !ok {
 		ch = make(chan struct{})
@@ -404,7 +432,7 @@ func (s *Server) gateLocked(name string) chan struct{} {
 
 // wait sleeps d, then waits for the gate; it gives up when ctx is done or
 // the server closes.
-func (s *Server) wait(ctx context.Context, d time.Duration, gate string) error {
+func (s *Agent) wait(ctx context.Context, d time.Duration, gate string) error {
 	if d > 0 {
 		t := time.NewTimer(d)
 		defer t.Stop()
@@ -429,7 +457,7 @@ func (s *Server) wait(ctx context.Context, d time.Duration, gate string) error {
 }
 
 // park blocks until ctx is done or the server closes, and says which.
-func (s *Server) park(ctx context.Context) error {
+func (s *Agent) park(ctx context.Context) error {
 	select {
 	case <-ctx.Done():
 		return fmt.Errorf("%w: %w", errStopped, context.Cause(ctx))
@@ -438,19 +466,19 @@ func (s *Server) park(ctx context.Context) error {
 	}
 }
 
-func (s *Server) markSilent(id a2a.TaskID) {
+func (s *Agent) markSilent(id a2a.TaskID) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.silent[id] = true
 }
 
-func (s *Server) isSilent(id a2a.TaskID) bool {
+func (s *Agent) isSilent(id a2a.TaskID) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.silent[id]
 }
 
-func (s *Server) takeCut() (cutPlan, bool) {
+func (s *Agent) takeCut() (cutPlan, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.cuts) == 0 {

@@ -1,4 +1,4 @@
-package callee
+package agenttest
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package callee
+package agenttest
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 
 // gated registers Trajectory(8) named name, blocked before step gateAt by
 // the gate of the same name.
-func gated(s *Server, name string, gateAt int) Script {
+func gated(s *Agent, name string, gateAt int) Script {
 	sc := Trajectory(8, Named(name))
 	sc.Steps[gateAt].Gate = name
 	s.Register(sc)
@@ -25,7 +25,7 @@ func gated(s *Server, name string, gateAt int) Script {
 // the gate, and drains the rest. It returns the envelopes of the snapshot
 // (history + current status) and of the following events, and the final
 // state.
-func subscribeAcrossGate(t *testing.T, s *Server, cl *a2aclient.Client, id a2a.TaskID, gate string) (snap *a2a.Task, rest []a2a.Event) {
+func subscribeAcrossGate(t *testing.T, s *Agent, cl *a2aclient.Client, id a2a.TaskID, gate string) (snap *a2a.Task, rest []a2a.Event) {
 	t.Helper()
 	next, stop := iter.Pull2(cl.SubscribeToTask(testCtx(t), &a2a.SubscribeToTaskRequest{ID: id}))
 	defer stop()
@@ -170,7 +170,7 @@ func TestCardURLs(t *testing.T) {
 			}
 		})
 	}
-	for _, v := range Versions {
+	for _, v := range versions {
 		t.Run("all/"+string(v), func(t *testing.T) {
 			card := resolve(t, s.CardURL(v), v)
 			if diff := cmp.Diff(s.Endpoints(v), card.SupportedInterfaces); diff != "" {

@@ -1,4 +1,4 @@
-package callee
+package agenttest
 
 import (
 	"context"
@@ -21,10 +21,10 @@ import (
 const silentEndKey = "calleeSilentEnd"
 
 // errStopped is why a played script stops early.
-var errStopped = errors.New("callee: execution stopped")
+var errStopped = errors.New("agenttest: execution stopped")
 
 // executor is the a2asrv.AgentExecutor that plays scripts.
-type executor struct{ s *Server }
+type executor struct{ s *Agent }
 
 var (
 	_ a2asrv.AgentExecutor         = executor{}
