@@ -88,6 +88,14 @@
 // streams; deadlines come from the context, stalls from the idle timeout.
 // [Wrap] adopts an a2aclient.Client built elsewhere.
 //
+// # Concurrency and resources
+//
+// A Client is safe for concurrent use. A Stream is iterated by one
+// goroutine, on which it pulls the events — no goroutine or channel per
+// stream or per event; [Stream.View] may be called from any goroutine.
+// Breaking out of the iteration, or canceling its context, closes the
+// connection promptly and leaves nothing running.
+//
 // # Limits
 //
 // What a peer's answer may cost is decided by the call the client made,
@@ -95,8 +103,8 @@
 // [New], an answer to a call that is not a stream (GetTask, SendMessage,
 // ListTasks, the agent card) is refused past 64 MiB whatever its
 // Content-Type ([ErrResponseTooLarge]), and one event of a stream past
-// 10 MiB, all its lines together ([ErrEventTooLarge]); gRPC refuses a
-// message past 64 MiB. A GetTask refused as too large is asked again for
+// 10 MiB, all its lines together ([ErrEventTooLarge]); gRPC refuses an
+// answer past 64 MiB and a stream's message past 10 MiB. A GetTask refused as too large is asked again for
 // less history (history_length), then not at all, so retries never hold
 // more than one oversize answer. The idle timeout ([WithIdleTimeout])
 // covers every call, from the request to the end of the answer: a line of
@@ -129,12 +137,4 @@
 // our message id in its history) and resumes it without sending again, or
 // ends with an [*IncompleteError] that carries the message and context ids
 // to find it later.
-//
-// # Concurrency and resources
-//
-// A Client is safe for concurrent use. A Stream is iterated by one
-// goroutine, on which it pulls the events — no goroutine or channel per
-// stream or per event; [Stream.View] may be called from any goroutine.
-// Breaking out of the iteration, or canceling its context, closes the
-// connection promptly and leaves nothing running.
 package client
