@@ -278,9 +278,9 @@ const hugeAnswer = 1 << 30
 
 // rssBound is the peak RSS a case may reach. The bound of one answer is
 // 64 MiB; a2a-go's JSON decoder doubles its buffer up to that, so about
-// three times the bound is live at the last doubling (measured: 213 MiB,
+// three times the bound is live at the last doubling (measured: 215 MiB,
 // however large the peer's answer). The race detector multiplies what a
-// process touches (a child of 18 MiB takes 40): the bound follows.
+// process touches (a child of 22 MiB takes 40): the bound follows.
 func rssBound(mibs float64) float64 {
 	if raceEnabled {
 		return mibs * 3
