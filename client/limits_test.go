@@ -3,6 +3,7 @@ package client
 import (
 	"errors"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -154,6 +155,62 @@ func BenchmarkBoundedBody(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1000, "ns/event")
+		})
+	}
+}
+
+// A stream trickling one byte at a time inside an event is silence to the
+// idle timeout (only a line end, or 16 KiB, counts); keep-alive comments
+// are lines and keep a quiet stream alive.
+func TestIdleTimeoutIgnoresATrickle(t *testing.T) {
+	trickle := func(w *sseWriter) {
+		w.event(taskEv(a2a.TaskStateWorking, userMsg()))
+		_, _ = w.w.Write([]byte("data: {"))
+		w.w.(http.Flusher).Flush()
+		tick := time.NewTicker(50 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-w.r.Context().Done():
+				return
+			case <-tick.C:
+				if _, err := w.w.Write([]byte(" ")); err != nil {
+					return
+				}
+				w.w.(http.Flusher).Flush()
+			}
+		}
+	}
+	keepAlive := func(w *sseWriter) {
+		w.event(taskEv(a2a.TaskStateWorking, userMsg()))
+		for range 12 {
+			time.Sleep(50 * time.Millisecond)
+			w.comment()
+		}
+		w.event(completed("done"))
+	}
+	for _, tc := range []struct {
+		name     string
+		script   func(*sseWriter)
+		wantIdle bool
+	}{{"trickle", trickle, true}, {"keep-alive comments", keepAlive, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newRawAgent(t, tc.script)
+			a.setTask(taskEv(a2a.TaskStateCompleted, userMsg()))
+			st, _ := a.client(t, WithIdleTimeout(time.Second), WithRetry(1, time.Millisecond, time.Millisecond)).Follow(testCtx(t), rawTask)
+			r := collect(t, st)
+			var cut error
+			for _, u := range r.updates {
+				if u.Type == UpdateReconnect && cut == nil {
+					cut = u.Err
+				}
+			}
+			if r.err != nil {
+				t.Fatalf("stream: %v", r.err)
+			}
+			if got := errors.Is(cut, errIdle); got != tc.wantIdle {
+				t.Fatalf("cut %v; want an idle cut: %v", cut, tc.wantIdle)
+			}
 		})
 	}
 }
