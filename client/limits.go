@@ -52,8 +52,9 @@ type boundedBody struct {
 
 	event    int64 // stream: bytes of the current event so far
 	lineLen  int64 // stream: bytes of the current line so far
-	onlyCR   bool  // stream: the current line so far is a lone "\r"
+	onlyCR   bool  // stream: the current line so far is a lone "\r", not counted yet
 	progress int64 // bytes since the last kick
+	over     error // the bound's error, returned by every later read
 }
 
 func newBoundedBody(rc io.ReadCloser, w *watchdog, stream bool) *boundedBody {
@@ -61,6 +62,9 @@ func newBoundedBody(rc io.ReadCloser, w *watchdog, stream bool) *boundedBody {
 }
 
 func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.over != nil {
+		return 0, b.over
+	}
 	// One byte over a bound is enough to know it is exceeded; a read never
 	// asks for more than that, so the peer's excess never reaches a2a-go.
 	limit := b.left
@@ -81,14 +85,16 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 		b.left -= int64(n)
 		b.tick(n, false)
 		if b.left < 0 {
-			return n, ErrResponseTooLarge
+			b.over = ErrResponseTooLarge
+			return n, b.over
 		}
 		return n, err
 	}
 	over, ended := b.scan(p[:n])
 	b.tick(n, ended)
 	if over {
-		return n, ErrEventTooLarge
+		b.over = ErrEventTooLarge
+		return n, b.over
 	}
 	return n, err
 }
@@ -114,10 +120,20 @@ func (b *boundedBody) scan(p []byte) (over, ended bool) {
 		if i >= 0 {
 			seg = p[:i]
 		}
-		if len(seg) > 0 {
-			b.onlyCR = b.lineLen == 0 && len(seg) == 1 && seg[0] == '\r'
+		switch {
+		case len(seg) == 0:
+		case b.lineLen == 0 && len(seg) == 1 && seg[0] == '\r':
+			// Maybe the "\r" of a blank "\r\n" line, which ends the
+			// event: counted only if the line goes on.
+			b.onlyCR, b.lineLen = true, 1
+		default:
+			add := int64(len(seg))
+			if b.onlyCR {
+				add++ // the "\r" held back was the line's first byte
+				b.onlyCR = false
+			}
 			b.lineLen += int64(len(seg))
-			b.event += int64(len(seg))
+			b.event += add
 		}
 		if b.event > maxEventBytes {
 			return true, ended

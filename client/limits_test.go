@@ -74,6 +74,14 @@ func TestBoundedBodyUnary(t *testing.T) {
 		if len(got) > 101 {
 			t.Fatalf("size %d: read %d bytes past the bound", tc.size, len(got))
 		}
+		if tc.over {
+			// The refusal sticks: a reader that tries again gets it again.
+			body := newBoundedBody(io.NopCloser(strings.NewReader(body)), nil, false)
+			_, _ = io.ReadAll(body)
+			if n, err := body.Read(make([]byte, 10)); n != 0 || !errors.Is(err, ErrResponseTooLarge) {
+				t.Fatalf("read after the refusal: %d, %v", n, err)
+			}
+		}
 	}
 }
 
