@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -70,14 +71,14 @@ type childResult struct {
 	took           time.Duration
 }
 
-func runA2ATail(t *testing.T, args ...string) childResult {
+func runA2ATail(t *testing.T, env []string, args ...string) childResult {
 	t.Helper()
 	raw, _ := json.Marshal(args)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
 	rssFile := filepath.Join(t.TempDir(), "rss")
-	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(raw), childRSSEnv+"="+rssFile)
+	cmd.Env = append(append(os.Environ(), env...), childArgsEnv+"="+string(raw), childRSSEnv+"="+rssFile)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()
@@ -294,9 +295,13 @@ type hostileCase struct {
 	// command line.
 	setup func(t *testing.T, h *hostile) []string
 	code  int
+	// env is added to the child's environment.
+	env []string
 	// output (stdout and stderr: the verdict line is on stdout, the
 	// diagnostics on stderr) must hold each of these.
 	output []string
+	// anyOf: the output must hold one of these, when set.
+	anyOf []string
 	// maxRSS bounds the child's peak RSS, in MiB (before rssBound).
 	maxRSS float64
 	// check inspects the result and the peer further.
@@ -319,7 +324,7 @@ func TestHostilePeers(t *testing.T) {
 			h := newHostile(t)
 			args := tc.setup(t, h)
 			published()
-			r := runA2ATail(t, args...)
+			r := runA2ATail(t, tc.env, args...)
 			t.Logf("peak RSS %.0f MiB, %v, exit %d", r.rssMiB, r.took.Round(time.Millisecond), r.code)
 			if r.code != tc.code {
 				t.Errorf("exit code %d, want %d\nstderr: %s", r.code, tc.code, clipForLog(r.stderr))
@@ -328,6 +333,9 @@ func TestHostilePeers(t *testing.T) {
 				if !strings.Contains(r.stdout+r.stderr, s) {
 					t.Errorf("the output lacks %q:\nstdout: %s\nstderr: %s", s, clipForLog(r.stdout), clipForLog(r.stderr))
 				}
+			}
+			if len(tc.anyOf) > 0 && !slices.ContainsFunc(tc.anyOf, func(s string) bool { return strings.Contains(r.stdout+r.stderr, s) }) {
+				t.Errorf("the output holds none of %q:\nstdout: %s\nstderr: %s", tc.anyOf, clipForLog(r.stdout), clipForLog(r.stderr))
 			}
 			if bound := rssBound(tc.maxRSS); r.rssMiB > bound {
 				t.Errorf("peak RSS %.0f MiB, want at most %.0f MiB", r.rssMiB, bound)
@@ -416,7 +424,11 @@ func hostileCases() []hostileCase {
 			},
 		},
 		{
+			// a2a-go reads the stream: the client's own fast reader, where
+			// it is built in, is switched off by its environment variable
+			// (and bounds events by itself).
 			name: "one SSE event of 1 GiB in 1 MiB data lines",
+			env:  []string{"A2A_PROGRESS_FASTPATH=off"},
 			setup: func(t *testing.T, h *hostile) []string {
 				h.methods["SubscribeToTask"] = func(w http.ResponseWriter, _ *http.Request, req rpcRequest) {
 					w.Header().Set("Content-Type", "text/event-stream")
@@ -428,6 +440,24 @@ func hostileCases() []hostileCase {
 			},
 			code:   exitRuntime,
 			output: []string{"stream event over 10 MiB refused", "incomplete"},
+			maxRSS: 120,
+		},
+		{
+			// The default reader, whichever reads the stream: the bound
+			// holds and says so.
+			name: "one SSE event of 1 GiB in 1 MiB data lines, default reader",
+			setup: func(t *testing.T, h *hostile) []string {
+				h.methods["SubscribeToTask"] = func(w http.ResponseWriter, _ *http.Request, req rpcRequest) {
+					w.Header().Set("Content-Type", "text/event-stream")
+					prefix := fmt.Sprintf("data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"task\":{\"id\":\"t1\",\"contextId\":\"c1\",\"status\":{\"state\":\"TASK_STATE_WORKING\"},\"metadata\":{\"x\":\"", req.ID)
+					line := append(append([]byte("data: "), mib[:1<<20-7]...), '\n')
+					endless(w, prefix+"\n", 1<<30, line)
+				}
+				return []string{"--transport", "jsonrpc", "--max-retries", "1", h.srv.URL, "t1"}
+			},
+			code:   exitRuntime,
+			output: []string{"incomplete"},
+			anyOf:  []string{"stream event over 10 MiB refused", "SSE event over the bound"},
 			maxRSS: 120,
 		},
 		{
