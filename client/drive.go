@@ -53,7 +53,7 @@ func (s *Stream) drive(emit emitFunc) error {
 		if refused(res.err) {
 			return fmt.Errorf("client: send: %w", res.err)
 		}
-		return &IncompleteError{TaskID: s.TaskID(), Err: res.err}
+		return s.orphan(res.err, emit)
 	}
 	return s.resume(res.err, emit)
 }
@@ -155,11 +155,15 @@ func (s *Stream) resolve(emit emitFunc) (done bool, final error, err error) {
 }
 
 func (s *Stream) getTask() (*a2a.Task, error) {
+	hl, err := s.history.next(s.c.cfg.historyLength)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := s.c.unaryCtx(s.ctx)
 	defer cancel()
 	ctx, slot := withStatus(ctx)
-	task, err := s.c.a2a.GetTask(ctx, &a2a.GetTaskRequest{ID: s.TaskID(), HistoryLength: s.c.cfg.historyLength, Tenant: s.c.cfg.tenant})
-	return task, taskCallErr(err, slot)
+	task, err := s.c.a2a.GetTask(ctx, &a2a.GetTaskRequest{ID: s.TaskID(), HistoryLength: hl, Tenant: s.c.cfg.tenant})
+	return task, taskCallErr(s.history.observe(idleCause(ctx, err)), slot)
 }
 
 // attempt pulls one event stream until it settles the turn, ends, fails,

@@ -47,6 +47,15 @@ type IncompleteError struct {
 	// Err is the last cause: the transport error, the subscription's
 	// refusal, or the reason the stream ended.
 	Err error
+	// MessageID and ContextID are set when a send failed before its first
+	// event and the task it may have created could not be found: the
+	// agent may be running it, and these find it (ListTasks by context,
+	// the message in the task's history).
+	MessageID string
+	ContextID string
+	// lookup is why the task was not found (ListTasks refused, or named
+	// no task of the message).
+	lookup error
 }
 
 // Error implements error:
@@ -59,6 +68,13 @@ func (e *IncompleteError) Error() string {
 	s += "last state " + e.State.String() + ", " + strconv.Itoa(e.Attempts) + " attempts)"
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
+	}
+	if e.TaskID == "" && e.MessageID != "" {
+		s += "; the agent may have created a task for the message and be running it: find it by context id " +
+			strconv.Quote(e.ContextID) + ", message id " + strconv.Quote(e.MessageID)
+		if e.lookup != nil {
+			s += " (not found: " + e.lookup.Error() + ")"
+		}
 	}
 	return s
 }

@@ -56,6 +56,7 @@ type config struct {
 	noCompat      bool   // WithCompat(false): no projection recognition (PROTOCOL.md §5.1)
 	conversation  string // WithConversationID, for Query
 	factoryOpts   []a2aclient.FactoryOption
+	allowedHosts  []string // WithAllowedHosts
 }
 
 func defaultConfig() config {
@@ -106,8 +107,9 @@ func WithHTTPClient(hc *http.Client) Option {
 // grpc.WithTransportCredentials(insecure.NewCredentials()) for a plaintext
 // peer. Options without credentials (a user agent, interceptors) keep TLS.
 // A received message may be up to 64 MiB (gRPC's own default, 4 MiB,
-// would refuse a long Task history); a grpc.MaxCallRecvMsgSize call option
-// passed here replaces that.
+// would refuse a long Task history), one event of a stream up to 10 MiB,
+// as on the HTTP transports; a grpc.MaxCallRecvMsgSize call option passed
+// here replaces the first bound, not the second.
 func WithGRPCDialOptions(opts ...grpc.DialOption) Option {
 	return func(c *config) { c.grpcOpts = append(c.grpcOpts, opts...) }
 }

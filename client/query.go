@@ -84,6 +84,7 @@ func Query(ctx context.Context, baseURL, text string, opts ...Option) (*Stream, 
 	}
 	url := strings.TrimRight(baseURL, "/") + QueryPath
 	hc, _ := streamingHTTPClient(cfg.httpClient)
+	guardRedirects(hc, cfg.params)
 	qctx, w, cancel := withWatchdog(ctx, cfg.idle)
 	req, err := http.NewRequestWithContext(qctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
@@ -100,12 +101,12 @@ func Query(ctx context.Context, baseURL, text string, opts ...Option) (*Stream, 
 	resp, err := hc.Do(req)
 	if err != nil {
 		cancel()
-		return nil, fmt.Errorf("client: query %s: %w", url, err)
+		return nil, fmt.Errorf("client: query %s: %w", redactURL(url), idleCause(qctx, err))
 	}
 	if err := checkQueryResponse(resp); err != nil {
 		_ = resp.Body.Close()
 		cancel()
-		return nil, fmt.Errorf("client: query %s: %w", url, err)
+		return nil, fmt.Errorf("client: query %s: %w", redactURL(url), err)
 	}
 
 	events := func(yield func(a2a.Event, error) bool) {

@@ -177,7 +177,9 @@ type Stream struct {
 	// block the merge took (applied, or refused by a cap), a new state, an
 	// output artifact. A resume attempt that moves it starts a fresh count.
 	news int
-	used atomic.Bool
+	// history shrinks what GetTask asks for after an oversize answer.
+	history historyBound
+	used    atomic.Bool
 }
 
 type pendingArtifact struct {

@@ -141,8 +141,10 @@ func TestSendTaskContinuesTheTask(t *testing.T) {
 			users = append(users, userMsg{m.Parts[0].Text(), m.ContextID})
 		}
 	}
-	// The first message was sent without a context: the agent chose it.
-	want := []userMsg{{"input", ""}, {"completed", contextID}}
+	// The first message was sent without a context: the client gave it
+	// one (so that a send cut before its first event can be found again),
+	// and the answer continues in it.
+	want := []userMsg{{"input", contextID}, {"completed", contextID}}
 	if d := cmp.Diff(want, users); d != "" {
 		t.Errorf("user messages of the task (-want +got):\n%s", d)
 	}

@@ -37,6 +37,12 @@ type app struct {
 	timestamps  bool
 	verbose     int
 	plaintext   bool
+	allowHosts  []string
+	maxBlocks   int
+	maxKeys     int
+	// capNotice is set once the notice that a cap drops blocks is out.
+	capNotice bool
+	applied   int64 // blocks applied so far, to name the cap that bites
 	// isTTY overrides terminal detection (tests).
 	isTTY func(w io.Writer) bool
 	// now is the clock of the live view (tests).
@@ -133,6 +139,8 @@ func (a *app) outputFlags(cmd *cobra.Command) {
 	f.StringVar(&a.color, "color", "auto", "color: auto, always or never (NO_COLOR is honoured)")
 	f.BoolVar(&a.timestamps, "timestamps", false, "prefix every line of the append-only text output with the update's timestamp (-o ndjson blocks always carry at)")
 	f.CountVarP(&a.verbose, "verbose", "v", "more diagnostics on stderr (repeat for debug logs)")
+	f.IntVar(&a.maxBlocks, "max-blocks", 0, "blocks kept per turn before new ones are dropped (0: the default, 10000)")
+	f.IntVar(&a.maxKeys, "max-stream-keys", 0, "tool-call stream keys kept per turn before new ones are dropped (0: the default, 256)")
 }
 
 // callFlags: what every call to a remote endpoint carries, and how long
@@ -164,6 +172,7 @@ func (a *app) agentFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&a.protocol, "protocol", "", "with --transport: the A2A protocol version of the endpoint, 1.0 or 0.3 (default 1.0; without --transport the agent card says)")
 	f.StringVar(&a.tenant, "tenant", "", "tenant identifier, passed on every request")
+	f.StringArrayVar(&a.allowHosts, "allow-host", nil, "send the credentials to this host too when the agent card names it (host, host:port or scheme://host:port; * for any; repeatable)")
 	f.BoolVar(&a.plaintext, "grpc-plaintext", false, "speak gRPC without TLS (loopback or a trusted network only)")
 }
 
@@ -196,6 +205,9 @@ func (a *app) validate() error {
 	}
 	if a.idleTimeout < 0 {
 		return usageError{fmt.Errorf("--idle-timeout %v: must not be negative", a.idleTimeout)}
+	}
+	if a.maxBlocks < 0 || a.maxKeys < 0 {
+		return usageError{fmt.Errorf("--max-blocks %d, --max-stream-keys %d: must not be negative", a.maxBlocks, a.maxKeys)}
 	}
 	if a.maxRetries < 0 {
 		return usageError{fmt.Errorf("--max-retries %d: must not be negative", a.maxRetries)}
@@ -250,6 +262,12 @@ func (a *app) connectionOptions() []client.Option {
 	if a.tenant != "" {
 		opts = append(opts, client.WithTenant(a.tenant))
 	}
+	if len(a.allowHosts) > 0 {
+		opts = append(opts, client.WithAllowedHosts(a.allowHosts...))
+	}
+	if a.maxBlocks > 0 || a.maxKeys > 0 {
+		opts = append(opts, client.WithCaps(a.caps()))
+	}
 	if a.plaintext {
 		opts = append(opts, client.WithGRPCDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials())))
 	}
@@ -279,5 +297,5 @@ func (a *app) logger() *slog.Logger {
 	case a.verbose == 1:
 		level = slog.LevelInfo
 	}
-	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: logAttr}))
 }

@@ -78,7 +78,7 @@ and the new turn is followed. --context alone starts a new task in that context.
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stderr, "task %s\n", id)
+			a.warnf("task %s\n", id)
 			st, err := c.Follow(ctx, id)
 			if err != nil {
 				return err
@@ -181,13 +181,21 @@ func (a *app) diagnose(u client.Update) {
 				a.warnf("a2a-tail: part %d: envelope ignored (%s): %v\n", ig.Part, ig.Reason, ig.Err)
 			}
 		}
+		a.noticeCap(u.Change.Result)
 		if a.verbose > 0 && u.Change.Result != merge.Applied {
 			a.warnf("a2a-tail: %s envelope %s/%d\n", u.Change.Result, r.Envelope.StreamKey, r.Envelope.Seq)
 		}
 	}
 }
 
-// warnf writes one diagnostic line to stderr, made printable.
+// warnf writes one diagnostic line to stderr through peerText: the
+// arguments may hold a peer's bytes (ids, error messages).
 func (a *app) warnf(format string, args ...any) {
-	_, _ = io.WriteString(a.stderr, printable(fmt.Sprintf(format, args...)))
+	line := fmt.Sprintf(format, args...)
+	nl := strings.HasSuffix(line, "\n")
+	line = peerText(strings.TrimSuffix(line, "\n"))
+	if nl {
+		line += "\n"
+	}
+	_, _ = io.WriteString(a.stderr, line)
 }

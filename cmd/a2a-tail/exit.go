@@ -7,6 +7,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
@@ -70,6 +71,10 @@ func (a *app) exitCode(ctx context.Context, err error) int {
 		return stopCode(ctx)
 	case errors.As(err, &u):
 		return exitUsage
+	case errors.As(err, new(*client.IncompleteError)):
+		// A turn that could not be ended stays a runtime error even when
+		// one of its causes was "not found" (a task that vanished).
+		return exitRuntime
 	case errors.Is(err, a2a.ErrTaskNotFound):
 		return exitNotFound
 	}
@@ -98,6 +103,8 @@ func codeFor(out terminal.Outcome, err error) int {
 		return exitOK
 	case errors.Is(err, terminal.ErrFailed), errors.Is(err, terminal.ErrRejected), errors.Is(err, terminal.ErrCanceled):
 		return exitFailed
+	case errors.As(err, new(*client.IncompleteError)):
+		return exitRuntime
 	case errors.Is(err, a2a.ErrTaskNotFound):
 		return exitNotFound
 	}

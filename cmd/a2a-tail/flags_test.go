@@ -29,8 +29,8 @@ func helpFlags(t *testing.T, args ...string) []string {
 
 // Each command's --help lists the flags that apply to it, and only those.
 func TestHelpListsOnlyFlagsThatApply(t *testing.T) {
-	output := []string{"color", "output", "timestamps", "verbose"}
-	agent := []string{"auth", "fast-path", "grpc-plaintext", "idle-timeout", "max-retries", "protocol", "svc-param", "tenant", "transport"}
+	output := []string{"color", "max-blocks", "max-stream-keys", "output", "timestamps", "verbose"}
+	agent := []string{"allow-host", "auth", "fast-path", "grpc-plaintext", "idle-timeout", "max-retries", "protocol", "svc-param", "tenant", "transport"}
 	tests := []struct {
 		name string
 		args []string

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -39,7 +38,7 @@ There is no resumption: a cut ends the turn incomplete.
 				return err
 			}
 			if id := st.TaskID(); id != "" {
-				fmt.Fprintf(a.stderr, "conversation %s\n", id)
+				a.warnf("conversation %s\n", id)
 			}
 			return a.consume(ctx, st)
 		},

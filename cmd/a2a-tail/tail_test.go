@@ -27,7 +27,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/a2a-tail")
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	runChild() // a2a-tail itself, for the hostile-peer tests
+	goleak.VerifyTestMain(m)
+}
 
 func startCallee(t *testing.T, scripts ...callee.Script) *callee.Server {
 	t.Helper()
