@@ -20,8 +20,9 @@ var (
 	// from the end of the previous event (a blank line) to the end of this
 	// one, all its data: lines and other fields included. a2a-go bounds
 	// each line (10 MiB) but joins the lines of one event without a bound.
-	// The same 10 MiB applies to the whole event. A var for the tests.
-	maxEventBytes int64 = 10 << 20
+	// The fast path's bound (MaxEventBytes) applies to the whole event. A
+	// var for the tests.
+	maxEventBytes int64 = MaxEventBytes
 )
 
 // progressBytes is how much of a body must arrive to count as activity for
