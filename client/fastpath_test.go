@@ -199,3 +199,53 @@ func TestFastPathSameUpdates(t *testing.T) {
 		t.Errorf("views differ (-a2a-go reader +fast path):\n%s", diff)
 	}
 }
+
+// A frame that a2a-go fails on — malformed JSON, a JSON-RPC error — fails
+// the fast path with a2a-go's own error: the same reconnect, the same
+// cause.
+func TestFastPathSameErrors(t *testing.T) {
+	for name, bad := range map[string]string{
+		"malformed": `{not json`,
+		"rpc error": `{"jsonrpc":"2.0","id":"1","error":{"code":-32603,"message":"internal error"}}`,
+		"no event":  `{"jsonrpc":"2.0","id":"1","result":{"bogusUpdate":{}}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			// Rendered once: completed() stamps the time.
+			first := [][]byte{renderFrame(taskEv(a2a.TaskStateSubmitted, userMsg())), renderFrame(working(1, "one"))}
+			second := [][]byte{renderFrame(taskEv(a2a.TaskStateWorking, userMsg(), envMsg(1, "one"))), renderFrame(completed("done"))}
+			run := func(fast bool) result {
+				a := newRawAgent(t,
+					func(w *sseWriter) {
+						for _, f := range first {
+							w.rawBytes(f)
+						}
+						w.raw(bad)
+					},
+					func(w *sseWriter) {
+						for _, f := range second {
+							w.rawBytes(f)
+						}
+					})
+				st, err := a.client(t, WithFastPath(fast)).SendText(testCtx(t), "go")
+				if err != nil {
+					t.Fatal(err)
+				}
+				return collect(t, st)
+			}
+			off, on := run(false), run(true)
+			if off.count(UpdateReconnect) != 1 {
+				t.Fatalf("a2a-go reader: %d reconnects", off.count(UpdateReconnect))
+			}
+			opts := cmp.Options{cmpopts.IgnoreFields(Update{}, "Timestamp"),
+				cmp.Transformer("error", func(err error) string {
+					if err == nil {
+						return ""
+					}
+					return err.Error()
+				})}
+			if diff := cmp.Diff(off.updates, on.updates, opts); diff != "" {
+				t.Errorf("updates differ (-a2a-go reader +fast path):\n%s", diff)
+			}
+		})
+	}
+}

@@ -32,10 +32,12 @@ import (
 // over all its lines, where a2a-go bounds each line but not the event), a
 // buffer that grows only as far as a line needs, and a one-pass decoder for
 // A2A 1.0 status updates, the frames that make up nearly all of a progress
-// stream (0.3 frames are decoded by the functions a2a-go's 0.3 transports
-// call). Every other frame — snapshots, artifact updates, messages,
-// errors, anything the decoder does not recognise exactly — is decoded by
-// a2a-go itself, so an event always means what a2a-go says it means.
+// stream. Every other frame — snapshots, artifact updates, messages,
+// anything the one-pass decoder does not recognise exactly, and every 0.3
+// frame — is decoded with a2a-go's own types and unmarshalling, in the
+// order its transports apply them; a frame on which that fails (an error
+// frame, a malformed one) is handed to a2a-go's transport itself, for its
+// own error. So an event always means what a2a-go says it means.
 // gRPC, non-streaming calls and clients from [Wrap] are never affected.
 func WithFastPath(on bool) Option {
 	return func(c *config) { c.noFast = !on }
@@ -129,8 +131,9 @@ func (t *fastTransport) SubscribeToTask(ctx context.Context, params a2aclient.Se
 // response with status 200 gives its body to the handover and an empty one
 // to a2a-go, which then ends without an event. Any other outcome — a
 // transport error, another status (a2a-go turns it into its own error) — is
-// a2a-go's and passes through. The body is then read here; a frame the
-// one-pass decoder declines is decoded by a2a-go (replay).
+// a2a-go's and passes through. The body is then read here: the one-pass
+// decoder first (1.0), then a2a-go's types (fastframe.DecodeV1, DecodeV03),
+// and for a frame those fail on, a2a-go's transport itself (replay).
 func (t *fastTransport) stream(ctx context.Context, call func(context.Context) iter.Seq2[a2a.Event, error]) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
 		h := &handover{}
@@ -162,7 +165,9 @@ func (t *fastTransport) stream(ctx context.Context, call func(context.Context) i
 				ok bool
 			)
 			if t.v1 {
-				ev, ok = dec.Decode(data)
+				if ev, ok = dec.Decode(data); !ok {
+					ev, ok = fastframe.DecodeV1(t.rpc, data)
+				}
 			} else {
 				ev, ok = fastframe.DecodeV03(t.rpc, data)
 			}

@@ -1,10 +1,11 @@
 // Package fastframe decodes, in one pass, the frame that makes up nearly
 // all of an A2A progress stream — an A2A 1.0 status update — for the
 // client's fast wire path, and declines every other frame, which the
-// client then hands to a2a-go's own decoding. [DecodeV03] decodes 0.3
-// frames with the functions a2a-go's 0.3 transports call. [A2A] is a2a-go's
-// decoding of one frame, on its own: the oracle the differential tests and
-// FuzzFastVsA2A compare both with ([Compare], [CompareV03]).
+// client then hands to a2a-go's own decoding: [DecodeV1] and [DecodeV03]
+// apply the types and unmarshalling a2a-go's 1.0 and 0.3 transports apply,
+// and decline what those fail on. [A2A] is a2a-go's transport decoding one
+// frame, on its own: the oracle the differential tests and FuzzFastVsA2A
+// compare all three with ([Compare], [CompareV1], [CompareV03]).
 package fastframe
 
 import (

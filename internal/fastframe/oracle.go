@@ -75,6 +75,24 @@ func (f frameResponse) RoundTrip(req *http.Request) (*http.Response, error) {
 	}, nil
 }
 
+// CompareV1 decodes an A2A 1.0 frame with DecodeV1 and, when it accepts,
+// with a2a-go's 1.0 transport of that binding; like Compare, it reports
+// whether DecodeV1 accepted and how the two differ.
+func CompareV1(ctx context.Context, binding a2a.TransportProtocol, data []byte) (accepted bool, err error) {
+	got, ok := DecodeV1(binding == a2a.TransportProtocolJSONRPC, data)
+	if !ok {
+		return false, nil
+	}
+	want, werr := A2A(ctx, binding, a2a.Version, data)
+	if werr != nil {
+		return true, fmt.Errorf("fastframe: 1.0: accepted a frame a2a-go refuses (%v): %q", werr, data)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		return true, fmt.Errorf("fastframe: 1.0: %q decoded differently (-a2a-go +fast):\n%s", data, diff)
+	}
+	return true, nil
+}
+
 // CompareV03 decodes an A2A 0.3 frame with DecodeV03 and, when it
 // accepts, with a2a-go's 0.3 transport of that binding; like Compare, it
 // reports whether DecodeV03 accepted and how the two differ.
