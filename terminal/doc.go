@@ -6,7 +6,7 @@
 //
 // A turn is one send (or one resubscription) and the events that answer
 // it. Only the task state decides how the turn ended. Every task state
-// falls in one of three classes ([Classify]):
+// falls in one of three classes ([Class]):
 //
 //	in progress   submitted, working, unspecified, anything unknown
 //	interrupted   input-required, auth-required

@@ -170,17 +170,22 @@ func ExampleTracker_Observe() {
 	// TASK_STATE_COMPLETED <nil> 1
 }
 
-func ExampleClassify() {
+// Every state falls in one of three classes; a v0.3 name in an event
+// decoded by hand is read as its 1.0 constant, and a state this package
+// does not know is in progress: it never ends a turn.
+func ExampleClass() {
 	for _, s := range []a2a.TaskState{a2a.TaskStateWorking, a2a.TaskStateAuthRequired, a2a.TaskStateRejected,
 		"input-required", "unknown"} {
-		fmt.Println(s, terminal.Classify(s))
+		tr := terminal.NewTracker()
+		o := tr.Observe(&a2a.TaskStatusUpdateEvent{TaskID: "t", Status: a2a.TaskStatus{State: s}})
+		fmt.Println(s, "→", o.State, o.Class)
 	}
 	// Output:
-	// TASK_STATE_WORKING in-progress
-	// TASK_STATE_AUTH_REQUIRED interrupted
-	// TASK_STATE_REJECTED terminal
-	// input-required interrupted
-	// unknown in-progress
+	// TASK_STATE_WORKING → TASK_STATE_WORKING in-progress
+	// TASK_STATE_AUTH_REQUIRED → TASK_STATE_AUTH_REQUIRED interrupted
+	// TASK_STATE_REJECTED → TASK_STATE_REJECTED terminal
+	// input-required → TASK_STATE_INPUT_REQUIRED interrupted
+	// unknown → TASK_STATE_UNSPECIFIED in-progress
 }
 
 // A hostile peer cannot grow the assembled artifacts without end: past a

@@ -84,7 +84,7 @@ type Observation struct {
 	// State is the tracker's state after the event (canonical, see
 	// [Canonical]).
 	State a2a.TaskState
-	// Class is Classify(State).
+	// Class is classify(State).
 	Class Class
 	// Settled reports that the turn has ended after the event: a terminal
 	// or interrupted state.
@@ -153,7 +153,7 @@ func (t *Tracker) Observe(ev a2a.Event) Observation {
 	var o Observation
 	o.Ignored = !t.observe(ev, &o)
 	o.State = t.state
-	o.Class = Classify(t.state)
+	o.Class = classify(t.state)
 	o.Settled = o.Class != ClassInProgress
 	return o
 }
@@ -169,9 +169,9 @@ func (t *Tracker) observe(ev a2a.Event, o *Observation) bool {
 		t.c.OtherTask++
 		return false
 	}
-	if Classify(t.state) == ClassTerminal {
+	if classify(t.state) == ClassTerminal {
 		t.c.IgnoredAfterSettle++
-		if s, ok := stateOf(ev); ok && Classify(s) == ClassTerminal && Canonical(s) != t.state {
+		if s, ok := stateOf(ev); ok && classify(s) == ClassTerminal && canonical(s) != t.state {
 			t.c.Conflicts++
 			o.Conflict = true
 		}
@@ -231,13 +231,13 @@ func (t *Tracker) pin(info a2a.TaskInfo) {
 
 func (t *Tracker) setStatus(s a2a.TaskStatus) {
 	t.sawTask = true
-	next := Canonical(s.State)
-	if Classify(t.state) == ClassInterrupted && next != t.state {
+	next := canonical(s.State)
+	if classify(t.state) == ClassInterrupted && next != t.state {
 		t.c.Resumed++
 	}
 	t.state, t.msg = next, s.Message
 	t.question, t.items = "", nil
-	if Classify(next) == ClassInterrupted {
+	if classify(next) == ClassInterrupted {
 		var bad bool
 		t.question, t.items, bad = parseInterrupt(s.Message)
 		if bad {
@@ -287,7 +287,7 @@ func (t *Tracker) State() a2a.TaskState {
 func (t *Tracker) Settled() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return Classify(t.state) != ClassInProgress
+	return classify(t.state) != ClassInProgress
 }
 
 // Counters returns a copy of the tallies.
