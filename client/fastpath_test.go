@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/merge"
 )
 
 // sentRequest is what an outgoing request carried, as a2a-go built it.
@@ -79,7 +80,7 @@ func TestFastPathSendsA2AGoRequests(t *testing.T) {
 				}
 				cl := newForced(t, s, c, opts...)
 				msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("short"))
-				msg.ID = "fixed-message-id"
+				msg.ID, msg.ContextID = "fixed-message-id", "fixed-context-id"
 				st, err := cl.Send(testCtx(t), msg)
 				if err != nil {
 					t.Fatal(err)
@@ -183,12 +184,14 @@ func TestFastPathSameUpdates(t *testing.T) {
 		t.Fatalf("a2a-go reader: %v, %d updates", off.err, len(off.updates))
 	}
 	// Updates of events without a timestamp (the snapshot) are stamped
-	// on arrival.
-	opts := cmp.Options{cmpopts.IgnoreFields(Update{}, "Timestamp"), cmpopts.EquateErrors()}
+	// on arrival, and so are the blocks they carry (At); the turn is each
+	// SendText's own new message id.
+	opts := cmp.Options{cmpopts.IgnoreFields(Update{}, "Timestamp"), cmpopts.IgnoreFields(merge.Op{}, "Turn", "At"),
+		cmpopts.IgnoreFields(merge.Block{}, "At"), cmpopts.IgnoreFields(merge.View{}, "Turn"), cmpopts.EquateErrors()}
 	if diff := cmp.Diff(off.updates, on.updates, opts); diff != "" {
 		t.Errorf("updates differ (-a2a-go reader +fast path):\n%s", diff)
 	}
-	if diff := cmp.Diff(off.view, on.view); diff != "" {
+	if diff := cmp.Diff(off.view, on.view, opts); diff != "" {
 		t.Errorf("views differ (-a2a-go reader +fast path):\n%s", diff)
 	}
 }
