@@ -8,6 +8,7 @@ import (
 	"iter"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
@@ -113,13 +114,15 @@ func Example_verdict() {
 // message metadata holds _interrupt. The seam keeps the progress frames out
 // of the artifacts; the Interrupt holds what the caller answers.
 func Example_interrupt() {
-	remoteInvocation := func(ev *a2a.TaskArtifactUpdateEvent) bool {
+	// A compatibility layer would also read the frame's progress; the
+	// Observation hands that reading back (Observation.Routed).
+	remoteInvocation := func(ev *a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool) {
 		for _, p := range ev.Artifact.Parts {
 			if p.Metadata["_remote_invocation"] != nil {
-				return true
+				return envelope.Reading{}, true
 			}
 		}
-		return false
+		return envelope.Reading{}, false
 	}
 	frame := &a2a.TaskArtifactUpdateEvent{TaskID: task.TaskID, ContextID: task.ContextID, Artifact: &a2a.Artifact{ID: "620157e7",
 		Parts: a2a.ContentParts{{Content: a2a.Text("RUNNING"), Metadata: map[string]any{"_remote_invocation": map[string]any{

@@ -4,6 +4,8 @@ import (
 	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tfrs/a2a-progress/envelope"
 )
 
 // Option configures a [Tracker].
@@ -15,11 +17,12 @@ type Option func(*Tracker)
 // terminal state, and for every artifact of a Task snapshot (wrapped in an
 // update with the snapshot's task and context id). When f returns true the
 // artifact is progress, not output: it never reaches [Outcome.Artifacts],
-// the Observation says Progress, and [Counters.ProgressArtifacts] counts
-// it. What to do with the progress itself is f's business (it may record
-// it); f must not modify the event. f is called with the Tracker's lock
-// held: it must not call back into the Tracker. nil removes the seam.
-func WithProgressArtifact(f func(*a2a.TaskArtifactUpdateEvent) bool) Option {
+// [Counters.ProgressArtifacts] counts it, and the Observation of the event
+// hands it back with f's reading of it ([Observation.Routed]), for the
+// caller to merge. f must not modify the event. f is called with the
+// Tracker's lock held: it must not call back into the Tracker. nil removes
+// the seam. Its signature is that of client.WithArtifactProgress.
+func WithProgressArtifact(f func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)) Option {
 	return func(t *Tracker) { t.progress = f }
 }
 
@@ -99,6 +102,21 @@ type Observation struct {
 	// Progress reports an artifact update routed away by the
 	// [WithProgressArtifact] seam.
 	Progress bool
+	// Routed lists what the [WithProgressArtifact] seam routed away during
+	// the event, in order: the artifact update itself (Progress is set),
+	// or artifacts of a Task snapshot. nil when none.
+	Routed []ProgressArtifact
+}
+
+// ProgressArtifact is an artifact that the [WithProgressArtifact] seam
+// routed away, with the seam's reading of the progress it carries.
+type ProgressArtifact struct {
+	// Event is the artifact update; for an artifact of a Task snapshot, an
+	// update wrapping it with the snapshot's task and context id. It is
+	// shared with the observed event: do not modify it.
+	Event *a2a.TaskArtifactUpdateEvent
+	// Reading is what the seam read from it.
+	Reading envelope.Reading
 }
 
 // Tracker follows the events of one turn of one task and decides its
@@ -107,7 +125,7 @@ type Observation struct {
 // goroutine and read from another only for Counters or State.
 type Tracker struct {
 	mu       sync.Mutex
-	progress func(*a2a.TaskArtifactUpdateEvent) bool
+	progress func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)
 
 	taskID    a2a.TaskID
 	contextID string
@@ -200,7 +218,7 @@ func (t *Tracker) observe(ev a2a.Event, o *Observation) bool {
 				continue
 			}
 			u := &a2a.TaskArtifactUpdateEvent{TaskID: e.ID, ContextID: e.ContextID, Artifact: a}
-			if !t.routedAway(u) {
+			if !t.routedAway(u, o) {
 				t.applyArtifact(u)
 			}
 		}
@@ -211,7 +229,7 @@ func (t *Tracker) observe(ev a2a.Event, o *Observation) bool {
 			return false
 		}
 		t.pin(info)
-		if o.Progress = t.routedAway(e); !o.Progress {
+		if o.Progress = t.routedAway(e, o); !o.Progress {
 			t.applyArtifact(e)
 		}
 		return true
@@ -246,12 +264,18 @@ func (t *Tracker) setStatus(s a2a.TaskStatus) {
 	}
 }
 
-// routedAway reports whether the progress seam takes e, and counts it.
-func (t *Tracker) routedAway(e *a2a.TaskArtifactUpdateEvent) bool {
-	if t.progress == nil || !t.progress(e) {
+// routedAway reports whether the progress seam takes e, counts it and
+// hands it back in o.
+func (t *Tracker) routedAway(e *a2a.TaskArtifactUpdateEvent, o *Observation) bool {
+	if t.progress == nil {
+		return false
+	}
+	r, ok := t.progress(e)
+	if !ok {
 		return false
 	}
 	t.c.ProgressArtifacts++
+	o.Routed = append(o.Routed, ProgressArtifact{Event: e, Reading: r})
 	return true
 }
 
