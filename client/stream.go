@@ -216,9 +216,8 @@ func (s *Stream) TaskID() a2a.TaskID {
 // user message with an id (a peer that keeps no history, or a history
 // bounded by [WithHistoryLength] that no longer reaches it), the turn is
 // merge.TaskTurn of the task — also derived from the task, but shared by
-// every such turn of it (PROTOCOL.md §3.3). A [Query] turn is named by the
-// request ("query:" and a random id): that endpoint has no message ids,
-// and no other process can follow the turn.
+// every such turn of it (PROTOCOL.md §3.3). A Replay given [WithTurn]
+// has the turn it names, known at once.
 func (s *Stream) Turn() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
