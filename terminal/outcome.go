@@ -15,7 +15,7 @@ type Outcome struct {
 	ContextID string
 	// State is the final (or, for a cut, the last) state, canonical.
 	State a2a.TaskState
-	// Class is classify(State).
+	// Class is what State means for the turn.
 	Class Class
 	// Message is the status message of the final state, or the direct
 	// Message reply. It is shared with the event it came from: do not

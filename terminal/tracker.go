@@ -84,10 +84,11 @@ type Counters struct {
 
 // Observation says what one event did to a [Tracker].
 type Observation struct {
-	// State is the tracker's state after the event (canonical, see
-	// [Canonical]).
+	// State is the tracker's state after the event, canonical: the A2A
+	// 1.0 name, also for a v0.3 name ("input-required") in an event
+	// decoded by hand; v0.3 "unknown" is the unspecified state.
 	State a2a.TaskState
-	// Class is classify(State).
+	// Class is what State means for the turn.
 	Class Class
 	// Settled reports that the turn has ended after the event: a terminal
 	// or interrupted state.
