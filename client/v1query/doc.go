@@ -9,7 +9,7 @@
 // PROTOCOL.md §5.1, merged like the A2A form's), the frame {message, items}
 // is the interrupt (an Outcome.Interrupt with its items, state
 // input-required), and every other frame is a business chunk of the reply
-// (UpdateArtifact; the Outcome's artifact "reply", one part per chunk;
+// (client.UpdateArtifact; the Outcome's artifact "reply", one part per chunk;
 // Outcome.Text, the text chunks joined). The body's clean end completes the
 // turn.
 //
