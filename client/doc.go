@@ -68,6 +68,12 @@
 // cancels one. A task the agent does not know ends Follow and Poll with
 // an error matching [a2a.ErrTaskNotFound], not an incomplete turn.
 //
+// Events that come from elsewhere — a recording, or a source that is not
+// A2A translated into A2A events — run through the same pipeline with
+// [Replay] ([WithTurn] names their turn up front, [WithArtifactProgress]
+// routes artifacts that carry progress). Package client/v1query is such a
+// source: a runtime's plain REST endpoint.
+//
 // # Cuts and reconnects
 //
 // a2a-go ends an event stream silently when the server closes it, and

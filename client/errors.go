@@ -33,6 +33,12 @@ var errIdle = errors.New("no data for the idle timeout")
 // IncompleteError says that a turn ended without a verdict. It matches
 // [ErrIncomplete] with errors.Is, and whatever Err matches (the last
 // transport error, [a2a.ErrTaskNotFound], …).
+//
+// It is final, unlike the [terminal.CutError] of a bare Tracker: a cut
+// says "the events stopped, resume", and a Stream does resume it itself
+// (SubscribeToTask, GetTask) — the two types are the two moments of one
+// concept. A Stream never returns a CutError; an IncompleteError is what
+// is left when resuming could not bring a verdict.
 type IncompleteError struct {
 	// TaskID is the task the turn belongs to; "" when no event named one
 	// (a send whose stream failed before the first event; for a message to

@@ -53,8 +53,9 @@ type config struct {
 	maxBackoff    time.Duration
 	historyLength *int
 	artifact      func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)
-	noCompat      bool   // WithCompat(false): no projection recognition (PROTOCOL.md §5.1)
-	conversation  string // WithConversationID, for Query
+	noCompat      bool       // WithCompat(false): no projection recognition (PROTOCOL.md §5.1)
+	replayTask    a2a.TaskID // WithTurn, for Replay
+	replayTurn    string
 	factoryOpts   []a2aclient.FactoryOption
 	allowedHosts  []string // WithAllowedHosts
 }

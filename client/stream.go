@@ -157,9 +157,6 @@ type Stream struct {
 	events iter.Seq2[a2a.Event, error]
 
 	tracker *terminal.Tracker
-	// pending collects the readings of artifacts the progress seam routed
-	// away during one Observe call.
-	pending []pendingArtifact
 
 	mu        sync.Mutex  // guards turn, turnID, taskID, contextID, finished, err, call
 	turn      *merge.Turn // opened on first use, by turnLocked
@@ -182,11 +179,6 @@ type Stream struct {
 	used    atomic.Bool
 }
 
-type pendingArtifact struct {
-	ev *a2a.TaskArtifactUpdateEvent
-	r  envelope.Reading
-}
-
 func (c *Client) newStream(ctx context.Context, m mode, taskID a2a.TaskID, req *a2a.SendMessageRequest, interval time.Duration) *Stream {
 	s := &Stream{c: c, ctx: ctx, mode: m, req: req, interval: interval, taskID: taskID}
 	if req != nil && req.Message != nil {
@@ -196,20 +188,11 @@ func (c *Client) newStream(ctx context.Context, m mode, taskID a2a.TaskID, req *
 	if c.cfg.capsSet {
 		s.caps = c.cfg.caps
 	}
-	var topts []terminal.Option
-	if f := c.cfg.artifactHook(); f != nil {
-		// The one place where an artifact update is classified: the
-		// tracker asks for every update and every snapshot artifact, and
-		// keeps those that are progress out of the outcome.
-		topts = append(topts, terminal.WithProgressArtifact(func(ev *a2a.TaskArtifactUpdateEvent) bool {
-			r, ok := f(ev)
-			if ok {
-				s.pending = append(s.pending, pendingArtifact{ev, r})
-			}
-			return ok
-		}))
-	}
-	s.tracker = terminal.NewTracker(topts...)
+	// The one place where an artifact update is classified: the tracker
+	// asks for every update and every snapshot artifact, keeps those that
+	// are progress out of the outcome and hands them back in the
+	// Observation (handle merges them).
+	s.tracker = terminal.NewTracker(terminal.WithProgressArtifact(c.cfg.artifactHook()))
 	return s
 }
 
@@ -233,9 +216,8 @@ func (s *Stream) TaskID() a2a.TaskID {
 // user message with an id (a peer that keeps no history, or a history
 // bounded by [WithHistoryLength] that no longer reaches it), the turn is
 // merge.TaskTurn of the task — also derived from the task, but shared by
-// every such turn of it (PROTOCOL.md §3.3). A [Query] turn is named by the
-// request ("query:" and a random id): that endpoint has no message ids,
-// and no other process can follow the turn.
+// every such turn of it (PROTOCOL.md §3.3). A Replay given [WithTurn]
+// has the turn it names, known at once.
 func (s *Stream) Turn() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -1,6 +1,7 @@
-package client
+package v1query
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -16,6 +17,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"go.uber.org/goleak"
+
+	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/sseframe"
 	"github.com/tfrs/a2a-progress/merge"
@@ -26,7 +30,7 @@ import (
 // frame for frame (internal/capture checks the file against it).
 func seedQueryBody(t *testing.T) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "captures", "seed004", "query.sse"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "captures", "seed004", "query.sse"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,10 +80,42 @@ func startQuery(t *testing.T, q *queryServer) string {
 	return srv.URL
 }
 
-func TestQuerySeedFrames(t *testing.T) {
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func testCtx(t *testing.T) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+type result struct {
+	updates []client.Update
+	err     error
+	out     terminal.Outcome
+	outErr  error
+	view    merge.View
+}
+
+func collect(t *testing.T, s *client.Stream) result {
+	t.Helper()
+	var r result
+	for u, err := range s.Updates() {
+		if err != nil {
+			r.err = err
+			break
+		}
+		r.updates = append(r.updates, u)
+	}
+	r.out, r.outErr = s.Outcome()
+	r.view = s.View()
+	return r
+}
+
+func TestSendSeedFrames(t *testing.T) {
 	q := &queryServer{body: seedQueryBody(t)}
 	base := startQuery(t, q)
-	st, err := Query(testCtx(t), base+"/", "帮我审核这笔报销", WithConversationID("6d72bcf8-..."), WithAuth("Bearer k"))
+	st, err := Send(testCtx(t), base+"/", "帮我审核这笔报销", WithConversationID("6d72bcf8-..."), WithHeader("Authorization", "Bearer k"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,27 +174,27 @@ func TestQuerySeedFrames(t *testing.T) {
 	if diff := cmp.Diff(wantOut, r.out, cmpopts.IgnoreFields(terminal.Outcome{}, "Message"), cmpopts.IgnoreFields(terminal.Interrupt{}, "Message")); diff != "" {
 		t.Errorf("outcome (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[UpdateType]int{UpdateProgress: 2, UpdateState: 1, UpdateResult: 1}, countTypes(r)); diff != "" {
+	if diff := cmp.Diff(map[client.UpdateType]int{client.UpdateProgress: 2, client.UpdateState: 1, client.UpdateResult: 1}, countTypes(r)); diff != "" {
 		t.Errorf("updates (-want +got):\n%s", diff)
 	}
 }
 
-func countTypes(r result) map[UpdateType]int {
-	m := map[UpdateType]int{}
+func countTypes(r result) map[client.UpdateType]int {
+	m := map[client.UpdateType]int{}
 	for _, u := range r.updates {
 		m[u.Type]++
 	}
 	return m
 }
 
-func TestQueryReplyAndEnds(t *testing.T) {
+func TestSendReplyAndEnds(t *testing.T) {
 	const running = `data: {"content":"RUNNING","projection":{"kind":"remote_agent_invocation","batchId":"b","toolCallId":"c","sequence":1,"target":"expense-review","phase":"RUNNING","latencyMs":0}}` + "\n\n"
 	const done = `data: {"content":"COMPLETED","projection":{"kind":"remote_agent_invocation","batchId":"b","toolCallId":"c","sequence":2,"target":"expense-review","phase":"COMPLETED","resultCategory":"SUCCESS","latencyMs":900}}` + "\n\n"
 	tests := []struct {
 		name      string
 		srv       queryServer
 		opts      []Option
-		wantErr   error // from Query
+		wantErr   error // from Send
 		wantSErr  error // from the stream
 		wantState a2a.TaskState
 		wantReply []string
@@ -183,20 +219,20 @@ func TestQueryReplyAndEnds(t *testing.T) {
 			wantSErr: errIdle,
 		},
 		{
-			name:    "a refusal is Query's error",
+			name:    "a refusal is Send's error",
 			srv:     queryServer{status: http.StatusNotFound, contentType: "application/json", body: `{"error":"no such route"}`},
-			wantErr: ErrQueryStatus,
+			wantErr: ErrStatus,
 		},
 		{
 			name:    "a JSON answer is not a stream",
 			srv:     queryServer{contentType: "application/json", body: `{"content":"hi"}`},
-			wantErr: ErrQueryStatus,
+			wantErr: ErrStatus,
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			base := startQuery(t, &tt.srv)
-			st, err := Query(testCtx(t), base, "review", tt.opts...)
+			st, err := Send(testCtx(t), base, "review", tt.opts...)
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
 					t.Fatalf("err = %v, want %v", err, tt.wantErr)
@@ -208,7 +244,7 @@ func TestQueryReplyAndEnds(t *testing.T) {
 			}
 			r := collect(t, st)
 			if tt.wantSErr != nil {
-				if !errors.Is(r.err, ErrIncomplete) || !errors.Is(r.err, tt.wantSErr) || !errors.Is(r.outErr, ErrIncomplete) {
+				if !errors.Is(r.err, client.ErrIncomplete) || !errors.Is(r.err, tt.wantSErr) || !errors.Is(r.outErr, client.ErrIncomplete) {
 					t.Fatalf("stream err = %v, outcome err = %v, want ErrIncomplete and %v", r.err, r.outErr, tt.wantSErr)
 				}
 				if r.out.Artifacts != nil || r.out.Text != "" {
@@ -237,5 +273,32 @@ func TestQueryReplyAndEnds(t *testing.T) {
 				t.Errorf("state, reply, tools (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// A redirect to another origin (here: another port) gets no credentials:
+// neither the headers given nor Authorization, whatever net/http keeps.
+func TestSendRedirectDropsCredentials(t *testing.T) {
+	got := make(chan http.Header, 1)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- r.Header.Clone()
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, "data: {\"content\":\"hi\"}\n\n")
+	}))
+	t.Cleanup(other.Close)
+	first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+Path, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(first.Close)
+	st, err := Send(testCtx(t), first.URL, "hi", WithHeader("Authorization", "Bearer k"), WithHeader("X-Api-Key", "secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := collect(t, st); r.err != nil {
+		t.Fatal(r.err)
+	}
+	h := <-got
+	if diff := cmp.Diff([]string{"", ""}, []string{h.Get("Authorization"), h.Get("X-Api-Key")}); diff != "" {
+		t.Errorf("credentials at the other origin (-want +got):\n%s", diff)
 	}
 }
