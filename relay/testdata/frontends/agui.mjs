@@ -1,0 +1,81 @@
+// Runs @ag-ui/client's HttpAgent against the relay and prints what the
+// library assembled, as one JSON object on stdout.
+//
+//   node agui.mjs '<config JSON>'
+//
+// config: {
+//   url:       POST target of HttpAgent.runAgent() (the relay's /ag-ui),
+//   threadId:  the AG-UI thread,
+//   messages:  the agent's initial messages (the last user message is sent),
+//   resume:    optional RunAgentParameters.resume,
+//   connectUrl: optional; after the run (finished, failed or cut), a second
+//              agent with the same thread and the messages the first one
+//              holds calls connectAgent(), whose connect() POSTs the same
+//              RunAgentInput to connectUrl (the task events endpoint).
+// }
+//
+// Every console.warn / console.error of the libraries is captured: the
+// Go test fails on any, since the client only warns on material it had
+// to strip or events it could not apply.
+import { HttpAgent, transformHttpEventStream, runHttpRequest } from "@ag-ui/client";
+
+const cfg = JSON.parse(process.argv[2]);
+const warnings = [];
+for (const level of ["warn", "error"]) {
+  console[level] = (...args) =>
+    warnings.push(args.map((a) => (a instanceof Error ? a.message : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
+}
+
+// ConnectAgent reconnects through the task events endpoint: AG-UI's
+// connectAgent() is the library's hook for attaching to a run in progress,
+// and HttpAgent leaves connect() unimplemented.
+class ConnectAgent extends HttpAgent {
+  constructor(config, connectUrl) {
+    super(config);
+    this.connectUrl = connectUrl;
+  }
+  connect(input) {
+    return transformHttpEventStream(runHttpRequest(this.connectUrl, this.requestInit(input)));
+  }
+}
+
+function recorder(out) {
+  return {
+    onEvent({ event }) {
+      out.events.push(event.type);
+    },
+    onRunErrorEvent({ event }) {
+      out.runError = { message: event.message, code: event.code };
+    },
+    onRunFinishedEvent(params) {
+      out.finished = { outcome: params.outcome, result: params.event.result ?? null };
+    },
+  };
+}
+
+async function drive(agent, fn) {
+  const out = { events: [], runError: null, finished: null, error: null };
+  try {
+    await fn(recorder(out));
+  } catch (err) {
+    out.error = String(err && err.message ? err.message : err);
+  }
+  out.messages = agent.messages;
+  out.state = agent.state;
+  out.pendingInterrupts = agent.pendingInterrupts;
+  return out;
+}
+
+const agent = new HttpAgent({ url: cfg.url, threadId: cfg.threadId, initialMessages: cfg.messages ?? [] });
+const result = { run: null, connect: null, warnings };
+result.run = await drive(agent, (sub) =>
+  agent.runAgent(cfg.resume ? { resume: cfg.resume } : undefined, sub),
+);
+if (cfg.connectUrl) {
+  const again = new ConnectAgent(
+    { url: cfg.url, threadId: cfg.threadId, initialMessages: agent.messages },
+    cfg.connectUrl,
+  );
+  result.connect = await drive(again, (sub) => again.connectAgent(undefined, sub));
+}
+process.stdout.write(JSON.stringify(result));
