@@ -35,7 +35,7 @@ class ConnectAgent extends HttpAgent {
     this.connectUrl = connectUrl;
   }
   connect(input) {
-    return transformHttpEventStream(runHttpRequest(this.connectUrl, this.requestInit(input)));
+    return transformHttpEventStream(runHttpRequest(() => fetch(this.connectUrl, this.requestInit(input))));
   }
 }
 

@@ -1,0 +1,357 @@
+package relay
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/tfrs/a2a-progress/merge"
+)
+
+// AG-UI (the protocol of @ag-ui/client 1.0 and CopilotKit) as a wire format
+// of a turn.
+//
+// The client verifies the lifecycle strictly: one RUN_STARTED, every
+// TEXT_MESSAGE_*, REASONING_* and TOOL_CALL_* bracket opened before it is
+// continued and closed before RUN_FINISHED, nothing after RUN_FINISHED or
+// RUN_ERROR. Blocks, though, may arrive late and out of order. So the
+// encoder never leaves a bracket open between two flushes — a block is
+// complete when it arrives, and is sent as START, CONTENT, END at once; a tool
+// call's arguments are complete at once too (A2A progress carries none: "{}")
+// — and it emits items in view order: when a view only adds items at the end
+// and grows or closes calls, it sends just that; when a late block lands
+// before what was sent (or a late tool_call block renames a call), it
+// re-synchronises with one MESSAGES_SNAPSHOT that restates the conversation:
+// the messages the client sent in its RunAgentInput, then the turn's items in
+// view order. The client's reducer updates a message it holds in place and
+// never moves it, so the snapshot names the turn's items afresh (a suffix per
+// snapshot); the copies the client held, from this connection or a cut one,
+// are left out and so dropped: each block once, in view order. A reconnect
+// starts with such a snapshot.
+//
+// Live tool output travels in an activity message per call (activityType
+// "a2a-tool-output", content {tool, toolCallId, status, chunks}), created by
+// ACTIVITY_SNAPSHOT when the call starts and grown by ACTIVITY_DELTA
+// ({"op":"add","path":"/chunks/-"}) — AG-UI has no incremental tool output
+// event, and TOOL_CALL_RESULT is whole and final. An activity message rather
+// than STATE_DELTA: it stands in the message list next to its call, where a
+// front end renders it (CopilotKit renders activity messages by type), it
+// leaves the application's state alone, and the client strips activity
+// messages from the next RunAgentInput, so output never travels back to the
+// agent; state would, on every later run. An output that changes other than
+// by growing (a late chunk, a gap filled, the head cut by the output cap) is
+// re-sent whole with ACTIVITY_SNAPSHOT. When the call closes, TOOL_CALL_RESULT
+// carries the whole output, with the call's status in its metadata
+// ({"a2a":{"status":"done"|"aborted"|"unfinished"}}).
+//
+// Error blocks are assistant text messages with metadata
+// {"a2a":{"kind":"error"}}: visible in any client, never terminal. The verdict
+// ends the run: completed — the reply as the last assistant message, then
+// RUN_FINISHED with outcome success and the outcome under result.a2a;
+// input-required and auth-required — RUN_FINISHED with outcome interrupt (one
+// Interrupt per item, or one for the question), whose ids name the task
+// ("a2a:<task>:<n>") so that the run that answers it finds the task again;
+// failed, rejected, canceled, incomplete — RUN_ERROR with the verdict as
+// code.
+
+// AGUIActivityType is the activityType of the activity message that carries a
+// tool call's live output.
+const AGUIActivityType = "a2a-tool-output"
+
+// aguiEvent is one AG-UI event, marshalled as its JSON object.
+type aguiEvent = map[string]any
+
+// aguiEncoder turns the successive views of one turn into AG-UI events for
+// one client connection. It is not safe for concurrent use.
+type aguiEncoder struct {
+	threadID, runID string
+	// history is the conversation the client holds besides this turn (the
+	// RunAgentInput's messages), restated in a MESSAGES_SNAPSHOT; nil when
+	// the client sent none.
+	history []json.RawMessage
+	// reconnect makes the first sync a MESSAGES_SNAPSHOT: the client may
+	// hold part of the turn from a cut connection.
+	reconnect bool
+
+	started, finished bool
+	sent              frontSent
+	// suffix is appended to every id after the first snapshot (see
+	// snapshot).
+	suffix string
+	epoch  int
+}
+
+// sync emits what the client lacks to show view v (of turn turn) and, once
+// it is known, the outcome.
+func (e *aguiEncoder) sync(v *merge.View, turn string, out *frontOutcome, emit func(aguiEvent)) {
+	if e.finished {
+		return
+	}
+	prefix := frontPrefix(v.Task, turn)
+	if !e.started {
+		e.started = true
+		emit(aguiEvent{"type": "RUN_STARTED", "threadId": e.threadID, "runId": e.runID})
+	}
+	items := frontItems(v, prefix, out)
+	if e.reconnect || !e.sent.extends(items) {
+		e.reconnect = false
+		e.snapshot(items, prefix, emit)
+	} else {
+		for i := range e.sent.items {
+			if it := &items[i]; it.kind == itemTool {
+				e.updateTool(&e.sent.items[i], it, emit)
+			}
+		}
+		for i := len(e.sent.items); i < len(items); i++ {
+			e.add(&items[i], emit)
+		}
+	}
+	if out != nil {
+		e.finished = true
+		emit(e.end(v, prefix, out))
+	}
+}
+
+// snapshot restates the conversation: the history without this turn's items
+// (a reconnecting client sends back what it got of them), then every item in
+// view order, as the events would have built them.
+func (e *aguiEncoder) snapshot(items []frontItem, prefix string, emit func(aguiEvent)) {
+	msgs := make([]any, 0, len(e.history)+2*len(items))
+	for _, raw := range e.history {
+		var m struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(raw, &m) == nil && strings.HasPrefix(m.ID, prefix+"-") {
+			continue
+		}
+		msgs = append(msgs, raw)
+	}
+	// The client's reducer updates a message it has in place and appends the
+	// others, so a snapshot cannot move a message: it can only drop the ones
+	// it leaves out. The snapshot therefore names the turn's items afresh —
+	// a suffix of its own (a random nonce per encoder and a count) — which
+	// drops every earlier copy, whichever connection sent it, and appends
+	// the items in view order.
+	e.epoch++
+	if e.epoch == 1 {
+		var n [4]byte
+		_, _ = rand.Read(n[:])
+		e.suffix = "." + hex.EncodeToString(n[:])
+	}
+	e.suffix = e.suffix[:9] + "." + strconv.Itoa(e.epoch)
+	e.sent.items = e.sent.items[:0]
+	for i := range items {
+		it := e.named(&items[i])
+		switch it.kind {
+		case itemThinking:
+			msgs = append(msgs, aguiEvent{"id": it.id, "role": "reasoning", "content": it.text})
+		case itemText, itemReply:
+			msgs = append(msgs, aguiEvent{"id": it.id, "role": "assistant", "content": it.text})
+		case itemError:
+			msgs = append(msgs, aguiEvent{"id": it.id, "role": "assistant", "content": it.text, "metadata": aguiErrorMeta()})
+		case itemTool:
+			call := aguiEvent{"id": it.id, "type": "function",
+				"function": aguiEvent{"name": it.toolName(), "arguments": "{}"}}
+			if m := aguiToolMeta(it); m != nil {
+				call["metadata"] = m
+			}
+			msgs = append(msgs, aguiEvent{"id": it.id, "role": "assistant", "toolCalls": []any{call}})
+			if toolClosed(it.tool.Status) {
+				msgs = append(msgs, aguiResultMessage(it))
+			}
+			msgs = append(msgs, aguiEvent{"id": it.id + "-output", "role": "activity",
+				"activityType": AGUIActivityType, "content": aguiActivity(it, []string{it.tool.Output})})
+		}
+		e.sent.items = append(e.sent.items, e.sent.record(&items[i]))
+	}
+	emit(aguiEvent{"type": "MESSAGES_SNAPSHOT", "messages": msgs,
+		// The snapshot owns the activity messages of its own type only: the
+		// client then keeps any other activity it shows.
+		"metadata": aguiEvent{"@ag-ui/client": aguiEvent{"authoritativeActivityTypes": []string{AGUIActivityType}}}})
+}
+
+// named returns the item under the ids this encoder uses now.
+func (e *aguiEncoder) named(it *frontItem) *frontItem {
+	if e.suffix == "" {
+		return it
+	}
+	c := *it
+	c.id += e.suffix
+	return &c
+}
+
+// add sends a new item whole: no bracket stays open.
+func (e *aguiEncoder) add(base *frontItem, emit func(aguiEvent)) {
+	it := e.named(base)
+	switch it.kind {
+	case itemThinking:
+		emit(aguiEvent{"type": "REASONING_START", "messageId": it.id})
+		emit(aguiEvent{"type": "REASONING_MESSAGE_START", "messageId": it.id, "role": "reasoning"})
+		if it.text != "" {
+			emit(aguiEvent{"type": "REASONING_MESSAGE_CONTENT", "messageId": it.id, "delta": it.text})
+		}
+		emit(aguiEvent{"type": "REASONING_MESSAGE_END", "messageId": it.id})
+		emit(aguiEvent{"type": "REASONING_END", "messageId": it.id})
+	case itemText, itemReply, itemError:
+		start := aguiEvent{"type": "TEXT_MESSAGE_START", "messageId": it.id, "role": "assistant"}
+		if it.kind == itemError {
+			start["metadata"] = aguiErrorMeta()
+		}
+		emit(start)
+		if it.text != "" {
+			emit(aguiEvent{"type": "TEXT_MESSAGE_CONTENT", "messageId": it.id, "delta": it.text})
+		}
+		emit(aguiEvent{"type": "TEXT_MESSAGE_END", "messageId": it.id})
+	case itemTool:
+		start := aguiEvent{"type": "TOOL_CALL_START", "toolCallId": it.id, "toolCallName": it.toolName()}
+		if m := aguiToolMeta(it); m != nil {
+			start["metadata"] = m
+		}
+		emit(start)
+		emit(aguiEvent{"type": "TOOL_CALL_ARGS", "toolCallId": it.id, "delta": "{}"})
+		emit(aguiEvent{"type": "TOOL_CALL_END", "toolCallId": it.id})
+		emit(aguiEvent{"type": "ACTIVITY_SNAPSHOT", "messageId": it.id + "-output", "activityType": AGUIActivityType,
+			"content": aguiActivity(it, []string{it.tool.Output}), "replace": true})
+		if toolClosed(it.tool.Status) {
+			emit(aguiResultEvent(it))
+		}
+	}
+	e.sent.items = append(e.sent.items, e.sent.record(base))
+}
+
+// updateTool sends what changed in a call the client has: more output, a
+// changed output, its close.
+func (e *aguiEncoder) updateTool(r *sentItem, base *frontItem, emit func(aguiEvent)) {
+	it := e.named(base)
+	tail, same, appended := e.sent.outputChange(r, it.tool.Output)
+	status := it.tool.Status
+	switch {
+	case same && status == r.status:
+		return
+	case appended || same:
+		var patch []any
+		if appended {
+			patch = append(patch, aguiEvent{"op": "add", "path": "/chunks/-", "value": tail})
+		}
+		if status != r.status {
+			patch = append(patch, aguiEvent{"op": "replace", "path": "/status", "value": string(status)})
+		}
+		emit(aguiEvent{"type": "ACTIVITY_DELTA", "messageId": it.id + "-output", "activityType": AGUIActivityType, "patch": patch})
+	default:
+		emit(aguiEvent{"type": "ACTIVITY_SNAPSHOT", "messageId": it.id + "-output", "activityType": AGUIActivityType,
+			"content": aguiActivity(it, []string{it.tool.Output}), "replace": true})
+	}
+	if toolClosed(status) && !toolClosed(r.status) {
+		emit(aguiResultEvent(it))
+	}
+	*r = e.sent.record(base)
+}
+
+// end is the run's last event.
+func (e *aguiEncoder) end(v *merge.View, prefix string, out *frontOutcome) aguiEvent {
+	if out.Verdict == "completed" {
+		return aguiEvent{"type": "RUN_FINISHED", "threadId": e.threadID, "runId": e.runID,
+			"outcome": aguiEvent{"type": "success"}, "result": aguiEvent{"a2a": out}}
+	}
+	if out.interrupted() {
+		reason := strings.ReplaceAll(out.Verdict, "-", "_")
+		var ints []any
+		for i, item := range out.Items {
+			in := aguiEvent{"id": aguiInterruptID(v.Task, i), "reason": reason}
+			if msg := firstNonEmpty(item.Message, out.Question); msg != "" {
+				in["message"] = msg
+			}
+			if key := toolKeyOf(v, item.ToolCallID); key != "" {
+				in["toolCallId"] = toolID(prefix, key) + e.suffix
+			}
+			ints = append(ints, in)
+		}
+		if len(ints) == 0 {
+			in := aguiEvent{"id": aguiInterruptID(v.Task, 0), "reason": reason}
+			if out.Question != "" {
+				in["message"] = out.Question
+			}
+			ints = append(ints, in)
+		}
+		return aguiEvent{"type": "RUN_FINISHED", "threadId": e.threadID, "runId": e.runID,
+			"outcome": aguiEvent{"type": "interrupt", "interrupts": ints}, "result": aguiEvent{"a2a": out}}
+	}
+	msg := out.Error
+	if msg == "" {
+		msg = "turn " + out.Verdict
+	}
+	return aguiEvent{"type": "RUN_ERROR", "message": msg, "code": out.Verdict}
+}
+
+// aguiInterruptID names interrupt n of a task; the run that answers it sends
+// it back in RunAgentInput.resume, from which the task is found again
+// (aguiInterruptTask).
+func aguiInterruptID(task string, n int) string { return "a2a:" + task + ":" + strconv.Itoa(n) }
+
+// aguiInterruptTask returns the task an interrupt id names, or "".
+func aguiInterruptTask(id string) string {
+	rest, ok := strings.CutPrefix(id, "a2a:")
+	if !ok {
+		return ""
+	}
+	i := strings.LastIndexByte(rest, ':')
+	if i <= 0 {
+		return ""
+	}
+	return rest[:i]
+}
+
+// toolKeyOf returns the key of the view's tool call that an interrupt item
+// names by its tool_call_id (or stream key), or "".
+func toolKeyOf(v *merge.View, id string) string {
+	if id == "" {
+		return ""
+	}
+	for i := range v.ToolCalls {
+		if tc := &v.ToolCalls[i]; tc.ToolCallID == id || tc.Key == id {
+			return tc.Key
+		}
+	}
+	return ""
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func aguiErrorMeta() aguiEvent { return aguiEvent{"a2a": aguiEvent{"kind": "error"}} }
+
+// aguiToolMeta carries what the A2A side calls the tool call: its stream key
+// and tool_call_id (the AG-UI id is a hash of them).
+func aguiToolMeta(it *frontItem) aguiEvent {
+	m := aguiEvent{"key": it.tool.Key}
+	if it.tool.ToolCallID != "" {
+		m["toolCallId"] = it.tool.ToolCallID
+	}
+	return aguiEvent{"a2a": m}
+}
+
+func aguiActivity(it *frontItem, chunks []string) aguiEvent {
+	c := aguiEvent{"tool": it.toolName(), "status": string(it.tool.Status), "chunks": chunks}
+	if it.tool.ToolCallID != "" {
+		c["toolCallId"] = it.tool.ToolCallID
+	}
+	return c
+}
+
+func aguiResultEvent(it *frontItem) aguiEvent {
+	return aguiEvent{"type": "TOOL_CALL_RESULT", "messageId": it.id + "-result", "toolCallId": it.id,
+		"content": it.tool.Output, "role": "tool", "metadata": aguiEvent{"a2a": aguiEvent{"status": string(it.tool.Status)}}}
+}
+
+func aguiResultMessage(it *frontItem) aguiEvent {
+	return aguiEvent{"id": it.id + "-result", "role": "tool", "toolCallId": it.id,
+		"content": it.tool.Output, "metadata": aguiEvent{"a2a": aguiEvent{"status": string(it.tool.Status)}}}
+}

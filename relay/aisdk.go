@@ -1,0 +1,181 @@
+package relay
+
+import (
+	"github.com/tfrs/a2a-progress/merge"
+)
+
+// The Vercel AI SDK's UI message stream (protocol v1, the stream useChat
+// reads) as a wire format of a turn.
+//
+// A turn is one assistant UIMessage whose id is a function of the task and
+// the turn ("start" names it). Its parts, in view order: reasoning-start /
+// -delta / -end for thinking, text-start / -delta / -end for text and for the
+// reply (providerMetadata {"a2a":{"kind":"reply"}} marks it), a dynamic, provider-executed tool part per call (tool-input-start
+// then tool-input-available with input {}: the remote agent runs the tool, so
+// useChat's onToolCall never fires for it), and data parts for what has no
+// native part: "data-a2a-error" per error block (visible, never terminal),
+// "data-a2a-gaps" (id "gaps", replaced in place as the count changes) and
+// "data-a2a-outcome" (id "outcome": the verdict, the interrupt's question and
+// items, the error).
+//
+// A call's output travels in tool-output-available: preliminary:true while
+// the call runs — each one replaces the last, so it carries the output so far
+// ({status, output}) — and one non-preliminary when the call is done, aborted
+// or unfinished. The stream ends with finish (completed: finishReason stop;
+// interrupted: other) or with error (failed, rejected, canceled, incomplete),
+// then "data: [DONE]".
+//
+// The reader is strict (a delta without its start throws) and appends parts
+// in arrival order, while blocks may arrive late. Every part is sent whole
+// (start, delta, end at once), so no part is ever open between two flushes;
+// when a late block lands before what was sent, the encoder sends
+// "reset-step" — which drops the message's parts (no step is ever started, so
+// the step is the whole message) — and the view again in order.
+//
+// Resume (useChat({resume: true}) GETs /api/chat/{id}/stream): the AI SDK's
+// own resumable streams replay the whole buffer, which duplicated messages.
+// Here a resumed stream starts with "start" naming the same message id and a
+// "reset-step", then the turn's current view, then live parts: the reader
+// either starts the message afresh (DefaultChatTransport's default,
+// resumeStreamIsReplay) or keeps it and drops its parts — either way it
+// replaces the message it has, in place, and each block is there once. What
+// it re-sends is the current view (one part per block), never the history of
+// deltas and preliminary outputs.
+
+// aisdkEvent is one UI message stream part, marshalled as its JSON object.
+type aisdkEvent = map[string]any
+
+// AISDKHeader and AISDKHeaderValue are the header that marks a UI message
+// stream response (protocol v1).
+const (
+	AISDKHeader      = "x-vercel-ai-ui-message-stream"
+	AISDKHeaderValue = "v1"
+)
+
+// aisdkEncoder turns the successive views of one turn into UI message stream
+// parts for one client connection. It is not safe for concurrent use.
+type aisdkEncoder struct {
+	// resume makes the stream restate the message: the client may hold it
+	// from a cut connection.
+	resume bool
+
+	started, finished bool
+	gaps              int64
+	sent              frontSent
+}
+
+// sync emits what the client lacks to show view v (of turn turn) and, once
+// it is known, the outcome. The caller writes "data: [DONE]" after the
+// finishing part.
+func (e *aisdkEncoder) sync(v *merge.View, turn string, out *frontOutcome, emit func(aisdkEvent)) {
+	if e.finished {
+		return
+	}
+	prefix := frontPrefix(v.Task, turn)
+	if !e.started {
+		e.started = true
+		emit(aisdkEvent{"type": "start", "messageId": prefix,
+			"messageMetadata": aisdkEvent{"a2a": aisdkEvent{"task": v.Task, "turn": turn}}})
+	}
+	items := frontItems(v, prefix, out)
+	if e.resume || !e.sent.extends(items) {
+		e.resume = false
+		emit(aisdkEvent{"type": "reset-step"})
+		e.sent.items = e.sent.items[:0]
+		e.gaps = 0
+	}
+	for i := range e.sent.items {
+		if it := &items[i]; it.kind == itemTool {
+			e.updateTool(&e.sent.items[i], it, emit)
+		}
+	}
+	for i := len(e.sent.items); i < len(items); i++ {
+		e.add(&items[i], emit)
+	}
+	if g := v.Counters.Gaps; g != e.gaps {
+		e.gaps = g
+		emit(aisdkEvent{"type": "data-a2a-gaps", "id": "gaps", "data": aisdkEvent{"count": g}})
+	}
+	if out != nil {
+		e.finished = true
+		emit(aisdkEvent{"type": "data-a2a-outcome", "id": "outcome", "data": out})
+		switch {
+		case out.Verdict == "completed":
+			emit(aisdkEvent{"type": "finish", "finishReason": "stop"})
+		case out.interrupted():
+			emit(aisdkEvent{"type": "finish", "finishReason": "other"})
+		default:
+			msg := out.Error
+			if msg == "" {
+				msg = "turn " + out.Verdict
+			}
+			emit(aisdkEvent{"type": "error", "errorText": msg})
+		}
+	}
+}
+
+// add sends a new item whole.
+func (e *aisdkEncoder) add(it *frontItem, emit func(aisdkEvent)) {
+	switch it.kind {
+	case itemThinking:
+		emit(aisdkEvent{"type": "reasoning-start", "id": it.id})
+		if it.text != "" {
+			emit(aisdkEvent{"type": "reasoning-delta", "id": it.id, "delta": it.text})
+		}
+		emit(aisdkEvent{"type": "reasoning-end", "id": it.id})
+	case itemText, itemReply:
+		start := aisdkEvent{"type": "text-start", "id": it.id}
+		if it.kind == itemReply {
+			// A text part keeps no id; the reply is told apart by this.
+			start["providerMetadata"] = aisdkEvent{"a2a": aisdkEvent{"kind": "reply"}}
+		}
+		emit(start)
+		if it.text != "" {
+			emit(aisdkEvent{"type": "text-delta", "id": it.id, "delta": it.text})
+		}
+		emit(aisdkEvent{"type": "text-end", "id": it.id})
+	case itemError:
+		emit(aisdkEvent{"type": "data-a2a-error", "id": it.id, "data": aisdkEvent{"message": it.text}})
+	case itemTool:
+		name := it.toolName()
+		emit(aisdkEvent{"type": "tool-input-start", "toolCallId": it.id, "toolName": name,
+			"providerExecuted": true, "dynamic": true})
+		emit(aisdkEvent{"type": "tool-input-available", "toolCallId": it.id, "toolName": name,
+			"input": aisdkEvent{}, "providerExecuted": true, "dynamic": true, "toolMetadata": aisdkToolMeta(it)})
+		if it.tool.Output != "" || toolClosed(it.tool.Status) {
+			emit(aisdkOutput(it))
+		}
+	}
+	e.sent.items = append(e.sent.items, e.sent.record(it))
+}
+
+// updateTool sends a call's output again when it changed or the call closed:
+// a preliminary output replaces the last one, so it is always the whole
+// output so far.
+func (e *aisdkEncoder) updateTool(r *sentItem, it *frontItem, emit func(aisdkEvent)) {
+	_, same, _ := e.sent.outputChange(r, it.tool.Output)
+	if same && it.tool.Status == r.status {
+		return
+	}
+	emit(aisdkOutput(it))
+	*r = e.sent.record(it)
+}
+
+func aisdkOutput(it *frontItem) aisdkEvent {
+	ev := aisdkEvent{"type": "tool-output-available", "toolCallId": it.id, "providerExecuted": true, "dynamic": true,
+		"output": aisdkEvent{"status": string(it.tool.Status), "output": it.tool.Output}}
+	if !toolClosed(it.tool.Status) {
+		ev["preliminary"] = true
+	}
+	return ev
+}
+
+// aisdkToolMeta carries what the A2A side calls the tool call: its stream key
+// and tool_call_id (the part's toolCallId is a hash of them).
+func aisdkToolMeta(it *frontItem) aisdkEvent {
+	m := aisdkEvent{"key": it.tool.Key}
+	if it.tool.ToolCallID != "" {
+		m["toolCallId"] = it.tool.ToolCallID
+	}
+	return aisdkEvent{"a2a": m}
+}
