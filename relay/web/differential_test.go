@@ -277,8 +277,12 @@ var mutations = []func(string) string{
 	func(s string) string { return strings.Replace(s, `"type":"block"`, `"type":"Block"`, 1) },
 	func(s string) string { return strings.Replace(s, `"task":"t1"`, `"task":"t2"`, 1) },
 	func(s string) string { return strings.Replace(s, `"status":"`, `"status":"x`, 1) },
-	func(s string) string { return strings.Replace(s, `"source":"envelope"`, `"source":"envelope","ordinal":1`, 1) },
-	func(s string) string { return strings.Replace(s, `"source":"fallback"`, `"source":"fallback","streamKey":"k"`, 1) },
+	func(s string) string {
+		return strings.Replace(s, `"source":"envelope"`, `"source":"envelope","ordinal":1`, 1)
+	},
+	func(s string) string {
+		return strings.Replace(s, `"source":"fallback"`, `"source":"fallback","streamKey":"k"`, 1)
+	},
 	func(s string) string { return s[:len(s)-1] + `,"overSoftLimit":1}` },
 	func(s string) string { return s[:len(s)-1] + `,"truncated":-1}` },
 	func(s string) string { return s[:len(s)-1] + `,"payload":"x"}` },
