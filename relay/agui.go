@@ -4,8 +4,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/merge"
 )
@@ -56,6 +61,10 @@ import (
 // failed, rejected, canceled, incomplete — RUN_ERROR with the verdict as
 // code.
 
+// AGUITaskEvent is the name of the CUSTOM event, right after RUN_STARTED,
+// whose value {task, turn} names the A2A task the run follows.
+const AGUITaskEvent = "a2a.task"
+
 // AGUIActivityType is the activityType of the activity message that carries a
 // tool call's live output.
 const AGUIActivityType = "a2a-tool-output"
@@ -93,6 +102,9 @@ func (e *aguiEncoder) sync(v *merge.View, turn string, out *frontOutcome, emit f
 	if !e.started {
 		e.started = true
 		emit(aguiEvent{"type": "RUN_STARTED", "threadId": e.threadID, "runId": e.runID})
+		// The A2A task the run follows: what a client needs to reconnect
+		// through the task events endpoint.
+		emit(aguiEvent{"type": "CUSTOM", "name": AGUITaskEvent, "value": aguiEvent{"task": v.Task, "turn": turn}})
 	}
 	items := frontItems(v, prefix, out)
 	if e.reconnect || !e.sent.extends(items) {
@@ -354,4 +366,121 @@ func aguiResultEvent(it *frontItem) aguiEvent {
 func aguiResultMessage(it *frontItem) aguiEvent {
 	return aguiEvent{"id": it.id + "-result", "role": "tool", "toolCallId": it.id,
 		"content": it.tool.Output, "metadata": aguiEvent{"a2a": aguiEvent{"status": string(it.tool.Status)}}}
+}
+
+// FormatAGUI is the ?format= name of AG-UI events on the task events
+// endpoint. A GET watches the task (threadId and runId from the query, the
+// task id when absent): the stream opens with a MESSAGES_SNAPSHOT of the
+// turn, which replaces whatever messages the client held. A POST with the
+// RunAgentInput the client would send for a run (as HttpAgent's requestInit
+// makes it, e.g. from a connect() override) reconnects: the snapshot
+// restates the input's messages, then the turn, so the client keeps its
+// conversation.
+const FormatAGUI = "ag-ui"
+
+func init() {
+	builtinFormats[FormatAGUI] = func(r *http.Request, task string) (Encoder, error) {
+		var in aguiRunInput
+		if r.Method == http.MethodPost {
+			body, err := io.ReadAll(io.LimitReader(r.Body, MaxFrontendBodyBytes+1))
+			if err != nil || len(body) > MaxFrontendBodyBytes {
+				return nil, fmt.Errorf("relay: the RunAgentInput is unreadable or over %d bytes", MaxFrontendBodyBytes)
+			}
+			if err := json.Unmarshal(body, &in); err != nil {
+				return nil, fmt.Errorf("relay: the body is not a RunAgentInput: %v", err)
+			}
+		}
+		q := r.URL.Query()
+		in.ThreadID = firstNonEmpty(in.ThreadID, q.Get("threadId"), task)
+		in.RunID = firstNonEmpty(in.RunID, q.Get("runId"), task)
+		return newAGUIStream(in.ThreadID, in.RunID, in.Messages, true), nil
+	}
+}
+
+// aguiRunInput is the part of AG-UI's RunAgentInput the relay reads.
+type aguiRunInput struct {
+	ThreadID string            `json:"threadId"`
+	RunID    string            `json:"runId"`
+	Messages []json.RawMessage `json:"messages"`
+	Resume   []struct {
+		InterruptID string          `json:"interruptId"`
+		Status      string          `json:"status"`
+		Payload     json.RawMessage `json:"payload"`
+	} `json:"resume"`
+}
+
+func newAGUIStream(threadID, runID string, history []json.RawMessage, reconnect bool) *frontStream {
+	enc := &aguiEncoder{threadID: threadID, runID: runID, history: history, reconnect: reconnect}
+	return &frontStream{sync: func(v *merge.View, out *frontOutcome, ew *EventWriter) error {
+		var err error
+		enc.sync(v, turnOf(v), out, func(e aguiEvent) {
+			if err == nil {
+				err = writeJSONEvent(ew, e)
+			}
+		})
+		return err
+	}}
+}
+
+// AGUI returns the handler of an AG-UI run endpoint (mounted by `a2a-tail
+// web` at POST /ag-ui): it reads the RunAgentInput that @ag-ui/client's
+// HttpAgent POSTs, sends the last user message to agent — in the context
+// named by the threadId, so a conversation continues on its context; as the
+// answer to the task an interrupt named, when the input resumes one — and
+// streams the turn as AG-UI events (see FormatAGUI for reconnecting).
+//
+// The Authorizer is asked with the task "" before a message is sent, then
+// with the task the turn runs in. A request that cannot be sent gets a 4xx
+// JSON error; a turn the agent refuses is a RUN_STARTED and a RUN_ERROR.
+func (h *Handler) AGUI(agent Agent) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.cors(w, r)
+		if err := h.authorize(r, ""); err != nil {
+			writeError(w, statusOf(err), err.Error())
+			return
+		}
+		var in aguiRunInput
+		msg, err := func() (*a2a.Message, error) {
+			if err := readJSON(w, r, &in); err != nil {
+				return nil, err
+			}
+			if err := ValidateTaskID(in.ThreadID); err != nil {
+				return nil, badRequest("relay: threadId: %v", err)
+			}
+			var id, text string
+			for i := len(in.Messages) - 1; i >= 0; i-- {
+				var m struct {
+					ID      string          `json:"id"`
+					Role    string          `json:"role"`
+					Content json.RawMessage `json:"content"`
+				}
+				if json.Unmarshal(in.Messages[i], &m) == nil && m.Role == "user" {
+					id, text = m.ID, textOf(m.Content)
+					break
+				}
+			}
+			var task string
+			for _, res := range in.Resume {
+				if t := aguiInterruptTask(res.InterruptID); t != "" && ValidateTaskID(t) == nil {
+					task = t
+					if s := textOf(res.Payload); s != "" {
+						text = s
+					}
+					break
+				}
+			}
+			return turnMessage(id, text, in.ThreadID, task)
+		}()
+		if err != nil {
+			writeFrontError(w, err)
+			return
+		}
+		h.sendAndServe(w, r, agent, msg, newAGUIStream(in.ThreadID, in.RunID, in.Messages, false), func(err error) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			ew := newEventWriter(w)
+			_ = writeJSONEvent(ew, aguiEvent{"type": "RUN_STARTED", "threadId": in.ThreadID, "runId": in.RunID})
+			_ = writeJSONEvent(ew, aguiEvent{"type": "RUN_ERROR", "message": err.Error(), "code": "refused"})
+			_ = ew.Flush()
+		})
+	})
 }

@@ -1,6 +1,14 @@
 package relay
 
 import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
 	"github.com/tfrs/a2a-progress/merge"
 )
 
@@ -178,4 +186,213 @@ func aisdkToolMeta(it *frontItem) aisdkEvent {
 		m["toolCallId"] = it.tool.ToolCallID
 	}
 	return aisdkEvent{"a2a": m}
+}
+
+// FormatAISDK is the ?format= name of the UI message stream on the task
+// events endpoint: a resumed stream (start, reset-step, the turn's view,
+// then live parts) that a custom transport can read to watch a task.
+const FormatAISDK = "ai-sdk"
+
+func init() {
+	builtinFormats[FormatAISDK] = func(*http.Request, string) (Encoder, error) { return newAISDKStream(true), nil }
+}
+
+func newAISDKStream(resume bool) *frontStream {
+	enc := &aisdkEncoder{resume: resume}
+	return &frontStream{
+		header: func(h http.Header) { h.Set(AISDKHeader, AISDKHeaderValue) },
+		sync: func(v *merge.View, out *frontOutcome, ew *EventWriter) error {
+			var err error
+			enc.sync(v, turnOf(v), out, func(e aisdkEvent) {
+				if err == nil {
+					err = writeJSONEvent(ew, e)
+				}
+			})
+			return err
+		},
+		end: func(ew *EventWriter, settled bool) error {
+			if !settled {
+				// The turn goes on: no [DONE], so that the client treats the
+				// end as a cut it may resume.
+				return nil
+			}
+			return ew.Event("", "", []byte("[DONE]"))
+		},
+	}
+}
+
+// aisdkChatRequest is the part of useChat's POST body the relay reads
+// (DefaultChatTransport: {id, messages, trigger, messageId, ...body}).
+type aisdkChatRequest struct {
+	ID       string `json:"id"`
+	Messages []struct {
+		ID    string `json:"id"`
+		Role  string `json:"role"`
+		Parts []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"parts"`
+	} `json:"messages"`
+}
+
+// MaxChats bounds the chat id → task entries a Chat handler remembers (the
+// oldest goes first).
+const MaxChats = 4096
+
+// Chat returns the handler of useChat's endpoints, for `a2a-tail web` at
+// /api/chat and /api/chat/: a POST is a chat request — the last user
+// message goes to agent in the context named by the chat id, and the turn
+// streams back as a UI message stream — and a GET of <chat id>/stream is
+// useChat({resume: true})'s resume: 204 when the chat has no task, else the
+// latest task's turn as a resumed stream (see the file comment), live until
+// it settles.
+//
+// The chat id is the A2A context id. The handler remembers each chat's
+// latest task (up to MaxChats); a replica that did not serve the chat's POST
+// (or a restarted one) asks the agent with ListTasks for the context's most
+// recently updated task — one call per resume — and answers 204 when the
+// agent lists none or cannot list (ListTasks is optional in A2A, and a2a-go's
+// store lists only an authenticated caller's tasks). The Authorizer is asked
+// with the task "" first, then with the task.
+func (h *Handler) Chat(agent Agent) http.Handler {
+	return &chatHandler{h: h, agent: agent, tasks: map[string]string{}}
+}
+
+type chatHandler struct {
+	h     *Handler
+	agent Agent
+
+	mu    sync.Mutex
+	tasks map[string]string // chat id → latest task id
+	order []string          // chat ids, oldest first
+}
+
+func (c *chatHandler) remember(chat, task string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.tasks[chat]; !ok {
+		if len(c.order) >= MaxChats {
+			delete(c.tasks, c.order[0])
+			c.order = c.order[1:]
+		}
+		c.order = append(c.order, chat)
+	}
+	c.tasks[chat] = task
+}
+
+func (c *chatHandler) recall(chat string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.tasks[chat]
+}
+
+func (c *chatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := c.h
+	h.cors(w, r)
+	if err := h.authorize(r, ""); err != nil {
+		writeError(w, statusOf(err), err.Error())
+		return
+	}
+	if rest, ok := strings.CutSuffix(r.URL.Path, "/stream"); ok && r.Method == http.MethodGet {
+		c.resume(w, r, rest[strings.LastIndexByte(rest, '/')+1:])
+		return
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		writeError(w, http.StatusMethodNotAllowed, "relay: POST a chat request, or GET <chat id>/stream")
+		return
+	}
+	var in aisdkChatRequest
+	msg, err := func() (*a2a.Message, error) {
+		if err := readJSON(w, r, &in); err != nil {
+			return nil, err
+		}
+		if err := ValidateTaskID(in.ID); err != nil {
+			return nil, badRequest("relay: chat id: %v", err)
+		}
+		for i := len(in.Messages) - 1; i >= 0; i-- {
+			if m := in.Messages[i]; m.Role == "user" {
+				var text []string
+				for _, p := range m.Parts {
+					if p.Type == "text" {
+						text = append(text, p.Text)
+					}
+				}
+				return turnMessage(m.ID, strings.Join(text, "\n"), in.ID, "")
+			}
+		}
+		return nil, badRequest("relay: no user message")
+	}()
+	if err != nil {
+		writeFrontError(w, err)
+		return
+	}
+	stream := newAISDKStream(false)
+	stream.named = func(task string) { c.remember(in.ID, task) }
+	h.sendAndServe(w, r, c.agent, msg, stream, func(err error) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set(AISDKHeader, AISDKHeaderValue)
+		ew := newEventWriter(w)
+		_ = writeJSONEvent(ew, aisdkEvent{"type": "start"})
+		_ = writeJSONEvent(ew, aisdkEvent{"type": "error", "errorText": err.Error()})
+		_ = ew.Event("", "", []byte("[DONE]"))
+		_ = ew.Flush()
+	})
+}
+
+// resume serves GET <chat id>/stream.
+func (c *chatHandler) resume(w http.ResponseWriter, r *http.Request, chat string) {
+	h := c.h
+	if err := ValidateTaskID(chat); err != nil {
+		writeError(w, http.StatusBadRequest, "relay: chat id: "+err.Error())
+		return
+	}
+	task := c.recall(chat)
+	if task == "" {
+		var err error
+		if task, err = latestTask(r.Context(), c.agent, chat); err != nil {
+			h.cfg.logger.Info("relay: chat resume: cannot list the chat's tasks", "err", err)
+		}
+	}
+	if task == "" {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	if err := h.authorize(r, task); err != nil {
+		writeError(w, statusOf(err), err.Error())
+		return
+	}
+	h.serveEncoder(w, r, task, newAISDKStream(true))
+}
+
+// latestTask returns the id of the most recently updated task of a context,
+// "" when it has none.
+func latestTask(ctx context.Context, agent Agent, contextID string) (string, error) {
+	res, err := agent.A2A().ListTasks(ctx, &a2a.ListTasksRequest{ContextID: contextID, PageSize: 100})
+	if err != nil {
+		return "", err
+	}
+	var best *a2a.Task
+	for _, t := range res.Tasks {
+		if t == nil || ValidateTaskID(string(t.ID)) != nil {
+			continue
+		}
+		if best == nil || later(t.Status.Timestamp, best.Status.Timestamp) {
+			best = t
+		}
+	}
+	if best == nil {
+		return "", nil
+	}
+	return string(best.ID), nil
+}
+
+func later(a, b *time.Time) bool {
+	switch {
+	case a == nil:
+		return false
+	case b == nil:
+		return true
+	}
+	return a.After(*b)
 }

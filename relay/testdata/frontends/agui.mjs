@@ -11,7 +11,8 @@
 //   connectUrl: optional; after the run (finished, failed or cut), a second
 //              agent with the same thread and the messages the first one
 //              holds calls connectAgent(), whose connect() POSTs the same
-//              RunAgentInput to connectUrl (the task events endpoint).
+//              RunAgentInput to connectUrl (the task events endpoint), in
+//              which "{task}" stands for the task the run named.
 // }
 //
 // Every console.warn / console.error of the libraries is captured: the
@@ -21,6 +22,10 @@ import { HttpAgent, transformHttpEventStream, runHttpRequest } from "@ag-ui/clie
 
 const cfg = JSON.parse(process.argv[2]);
 const warnings = [];
+// A connection the test cuts makes undici fail a read nobody awaits; it is
+// reported, not fatal, so the script can go on to reconnect.
+process.on("uncaughtException", (err) => warnings.push("uncaught: " + String(err && err.message ? err.message : err)));
+process.on("unhandledRejection", (err) => warnings.push("unhandled: " + String(err && err.message ? err.message : err)));
 for (const level of ["warn", "error"]) {
   console[level] = (...args) =>
     warnings.push(args.map((a) => (a instanceof Error ? a.message : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
@@ -44,6 +49,9 @@ function recorder(out) {
     onEvent({ event }) {
       out.events.push(event.type);
     },
+    onCustomEvent({ event }) {
+      if (event.name === "a2a.task") out.task = event.value.task;
+    },
     onRunErrorEvent({ event }) {
       out.runError = { message: event.message, code: event.code };
     },
@@ -54,7 +62,7 @@ function recorder(out) {
 }
 
 async function drive(agent, fn) {
-  const out = { events: [], runError: null, finished: null, error: null };
+  const out = { events: [], runError: null, finished: null, error: null, task: null };
   try {
     await fn(recorder(out));
   } catch (err) {
@@ -72,9 +80,10 @@ result.run = await drive(agent, (sub) =>
   agent.runAgent(cfg.resume ? { resume: cfg.resume } : undefined, sub),
 );
 if (cfg.connectUrl) {
+  // "{task}" in connectUrl is the A2A task the run named (CUSTOM a2a.task).
   const again = new ConnectAgent(
     { url: cfg.url, threadId: cfg.threadId, initialMessages: agent.messages },
-    cfg.connectUrl,
+    cfg.connectUrl.replace("{task}", encodeURIComponent(result.run.task ?? "")),
   );
   result.connect = await drive(again, (sub) => again.connectAgent(undefined, sub));
 }

@@ -20,6 +20,10 @@ import { AbstractChat, DefaultChatTransport, readUIMessageStream } from "ai";
 
 const cfg = JSON.parse(process.argv[2]);
 const warnings = [];
+// A connection the test cuts makes undici fail a read nobody awaits; it is
+// reported, not fatal, so the script can go on to reconnect.
+process.on("uncaughtException", (err) => warnings.push("uncaught: " + String(err && err.message ? err.message : err)));
+process.on("unhandledRejection", (err) => warnings.push("unhandled: " + String(err && err.message ? err.message : err)));
 for (const level of ["warn", "error"]) {
   console[level] = (...args) =>
     warnings.push(args.map((a) => (a instanceof Error ? a.message : typeof a === "string" ? a : JSON.stringify(a))).join(" "));

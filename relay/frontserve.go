@@ -1,0 +1,285 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+
+	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/merge"
+)
+
+// What the AG-UI and AI SDK endpoints share: they accept a front end's own
+// request, send its last user message to the agent, publish the turn to the
+// relay (Attach: one upstream, however many connections watch it) and
+// answer with the same subscription as GET /tasks/{id}/events, encoded in
+// the front end's protocol. A cut connection resumes through the relay like
+// any other: a snapshot, then live, from whichever replica.
+
+// Agent is what the front-end endpoints talk to: *client.Client is one.
+// Send sends a message and streams its turn; A2A gives the a2a-go client,
+// whose ListTasks finds a conversation's latest task on resume.
+type Agent interface {
+	Send(ctx context.Context, msg *a2a.Message) (*client.Stream, error)
+	A2A() *a2aclient.Client
+}
+
+// The bounds of a front-end request: the whole body, and the text sent to
+// the agent (the last user message's).
+const (
+	MaxFrontendBodyBytes = 4 << 20
+	MaxFrontendTextBytes = 256 << 10
+)
+
+// MaxFrontendSends bounds the turns the front-end endpoints run at once (each
+// holds one upstream stream until its turn ends); past it a request gets 503.
+const MaxFrontendSends = 256
+
+// frontSends counts the running sends of all handlers of the process. A
+// process-wide bound keeps one bound however many handlers are mounted.
+var frontSends = make(chan struct{}, MaxFrontendSends)
+
+// errFrontend is an error whose text is safe to show the client.
+type errFrontend struct {
+	status int
+	msg    string
+}
+
+func (e *errFrontend) Error() string { return e.msg }
+
+func badRequest(format string, a ...any) error {
+	return &errFrontend{http.StatusBadRequest, fmt.Sprintf(format, a...)}
+}
+
+// readJSON decodes a bounded request body.
+func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxFrontendBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return &errFrontend{http.StatusRequestEntityTooLarge, fmt.Sprintf("relay: request body over %d bytes", MaxFrontendBodyBytes)}
+		}
+		return badRequest("relay: reading the request: %v", err)
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return badRequest("relay: the request is not the JSON expected: %v", err)
+	}
+	return nil
+}
+
+// turnMessage builds the A2A message of a front end's user message: its id
+// becomes the turn's identity (so the ids of everything the encoders send
+// derive from it), the conversation id becomes the context.
+func turnMessage(id, text, contextID, taskID string) (*a2a.Message, error) {
+	if text == "" {
+		return nil, badRequest("relay: no user message with text to send")
+	}
+	if len(text) > MaxFrontendTextBytes {
+		return nil, badRequest("relay: the user message is over %d bytes", MaxFrontendTextBytes)
+	}
+	if !utf8.ValidString(text) {
+		return nil, badRequest("relay: the user message is not valid UTF-8")
+	}
+	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))
+	if id != "" && ValidateTaskID(id) == nil {
+		msg.ID = id
+	}
+	msg.ContextID = contextID
+	msg.TaskID = a2a.TaskID(taskID)
+	return msg, nil
+}
+
+// sendAndServe sends msg, publishes its turn and serves the turn's
+// subscription to w with enc. The upstream runs under the handler's context,
+// not the request's: a client that drops the connection finds the turn
+// still running when it reconnects.
+func (h *Handler) sendAndServe(w http.ResponseWriter, r *http.Request, agent Agent, msg *a2a.Message, enc Encoder, fail func(error)) {
+	select {
+	case frontSends <- struct{}{}:
+	default:
+		writeError(w, http.StatusServiceUnavailable, "relay: too many turns running")
+		return
+	}
+	ctx := h.ctx
+	s, err := agent.Send(ctx, msg)
+	if err != nil {
+		<-frontSends
+		fail(err)
+		return
+	}
+	named := make(chan string, 1)
+	done := make(chan error, 1)
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		defer func() { <-frontSends }()
+		var last error
+		for u, err := range h.Attach(s) {
+			if err != nil {
+				last = err
+				continue
+			}
+			if op, ok := opOf(u); ok && op.Task != "" {
+				select {
+				case named <- op.Task:
+				default:
+				}
+			}
+		}
+		done <- last
+	}()
+	select {
+	case task := <-named:
+		if err := h.authorize(r, task); err != nil {
+			writeError(w, statusOf(err), err.Error())
+			return
+		}
+		h.serveEncoder(w, r, task, enc)
+	case err := <-done:
+		// The turn ended before any op named its task: the agent refused
+		// it, or answered with a message and no task.
+		if err == nil {
+			err = errors.New("relay: the agent answered without a task")
+		}
+		fail(err)
+	case <-r.Context().Done():
+	}
+}
+
+// serveEncoder serves task's subscription with enc, as ServeEvents does
+// with the encoder of the request's format.
+func (h *Handler) serveEncoder(w http.ResponseWriter, r *http.Request, task string, enc Encoder) {
+	t, sub, err := h.acquire(task)
+	if err != nil {
+		writeError(w, statusOf(err), err.Error())
+		return
+	}
+	defer h.release(t, sub)
+	if err := h.waitReady(r, t); err != nil {
+		writeError(w, statusOf(err), err.Error())
+		return
+	}
+	h.stream(w, r, t, sub, enc)
+}
+
+// frontStream adapts one of the front-end encoders to the relay's Encoder:
+// it keeps a Receiver of the ops it got and, after each live op and after a
+// whole snapshot, renders the receiver's view of the latest turn through the
+// encoder, which sends only what the client lacks. A view costs O(blocks):
+// a turn of n blocks costs O(n²) over its life per connection, bounded by
+// merge.DefaultMaxBlocks; the ops format costs O(1) per op.
+type frontStream struct {
+	// recv is made by the first op, which names the task.
+	recv   *merge.Receiver
+	inSnap bool
+	sync   func(v *merge.View, out *frontOutcome, ew *EventWriter) error
+	end    func(ew *EventWriter, settled bool) error
+	header func(h http.Header)
+	// named, when set, is told the task the first op names.
+	named func(task string)
+}
+
+func (s *frontStream) Begin(h http.Header, _ *EventWriter) error {
+	if s.header != nil {
+		s.header(h)
+	}
+	return nil
+}
+
+func (s *frontStream) SnapshotStart(*EventWriter) error { s.inSnap = true; return nil }
+
+func (s *frontStream) SnapshotEnd(ew *EventWriter) error {
+	s.inSnap = false
+	return s.render(ew)
+}
+
+func (s *frontStream) Op(ew *EventWriter, ev Event) error {
+	if s.recv == nil {
+		s.recv = merge.NewReceiver(ev.Op.Task, merge.Caps{})
+		if s.named != nil {
+			s.named(ev.Op.Task)
+		}
+	}
+	s.recv.Apply(ev.Op)
+	if s.inSnap {
+		return nil
+	}
+	return s.render(ew)
+}
+
+func (s *frontStream) End(ew *EventWriter, settled bool) error {
+	if err := s.render(ew); err != nil {
+		return err
+	}
+	if s.end != nil {
+		return s.end(ew, settled)
+	}
+	return nil
+}
+
+func (s *frontStream) render(ew *EventWriter) error {
+	if s.recv == nil {
+		return nil
+	}
+	v := s.recv.View()
+	return s.sync(&v, outcomeOf(s.recv), ew)
+}
+
+// writeJSONEvent writes one data-only SSE event.
+func writeJSONEvent(ew *EventWriter, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return ew.Event("", "", data)
+}
+
+// textOf joins the text of a front end's message content: a string, or
+// parts whose text ones are joined.
+func textOf(content json.RawMessage) string {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		return s
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(content, &parts) != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if p.Type == "text" {
+			if b.Len() > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(p.Text)
+		}
+	}
+	return b.String()
+}
+
+// outcomeOf is the outcome of the receiver's latest turn, nil before it.
+func outcomeOf(*merge.Receiver) *frontOutcome { return nil }
+
+// turnOf is the turn a view belongs to.
+func turnOf(*merge.View) string { return "" }
+
+// writeFrontError answers a request that cannot be sent.
+func writeFrontError(w http.ResponseWriter, err error) {
+	var fe *errFrontend
+	if errors.As(err, &fe) {
+		writeError(w, fe.status, fe.msg)
+		return
+	}
+	writeError(w, http.StatusBadRequest, err.Error())
+}
