@@ -256,6 +256,7 @@ func TestAISDKResumeNothingActive(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusNoContent {
-		b, _ := io.ReadAll(resp.Body); t.Errorf("status %d, want 204: %s", resp.StatusCode, b)
+		b, _ := io.ReadAll(resp.Body)
+		t.Errorf("status %d, want 204: %s", resp.StatusCode, b)
 	}
 }
