@@ -46,7 +46,16 @@ func orders() map[string][]envelope.Reading {
 	for i := len(sent) - 1; i >= 0; i-- {
 		reversed = append(reversed, sent[i])
 	}
-	return map[string][]envelope.Reading{"as-sent": sent, "shuffled": shuffled, "reversed": reversed}
+	// call-1 without its tool_call blocks (101 running, 104 done): a call
+	// seen only through its output, placed by its first chunk, unfinished.
+	var outputOnly []envelope.Reading
+	for _, r := range sent {
+		if r.Envelope.Kind == envelope.KindToolCall && r.Envelope.StreamKey == "call-1" {
+			continue
+		}
+		outputOnly = append(outputOnly, r)
+	}
+	return map[string][]envelope.Reading{"as-sent": sent, "shuffled": shuffled, "reversed": reversed, "output-only": outputOnly}
 }
 
 // outcomes are the ends every mapping test runs.
@@ -80,16 +89,38 @@ func play(rs []envelope.Reading, out *frontOutcome, sync func(v *merge.View, out
 }
 
 // wantShown is what a person should see of a view and outcome: blocks in
-// view order, each tool call at its first tool_call block with its final
-// status and output, the reply last.
+// view order, each tool call at its first tool_call block (a call with none
+// before the first envelope with a seq above its first chunk's) with its
+// final status and output, the reply last.
 func wantShown(v merge.View, out *frontOutcome) []shown {
 	var want []shown
 	calls := map[string]merge.ToolCall{}
+	started := map[string]bool{}
+	for _, b := range v.Blocks {
+		if b.Kind == envelope.KindToolCall {
+			started[b.ToolKey()] = true
+		}
+	}
+	var loose []merge.ToolCall
 	for _, tc := range v.ToolCalls {
 		calls[tc.Key] = tc
+		if !started[tc.Key] {
+			loose = append(loose, tc)
+		}
+	}
+	tool := func(tc merge.ToolCall) shown {
+		name := tc.Tool
+		if name == "" {
+			name = "tool"
+		}
+		return shown{Kind: "tool", Text: name, Status: string(tc.Status), Output: tc.Output}
 	}
 	seen := map[string]bool{}
 	for _, b := range v.Blocks {
+		for len(loose) > 0 && b.Source == merge.SourceEnvelope && loose[0].FirstSeq < b.Key.Seq {
+			want = append(want, tool(loose[0]))
+			loose = loose[1:]
+		}
 		switch p := b.Payload.(type) {
 		case envelope.Thinking:
 			want = append(want, shown{Kind: "thinking", Text: p.Text})
@@ -100,9 +131,12 @@ func wantShown(v merge.View, out *frontOutcome) []shown {
 		case envelope.ToolCall:
 			if tc := calls[b.ToolKey()]; !seen[tc.Key] {
 				seen[tc.Key] = true
-				want = append(want, shown{Kind: "tool", Text: tc.Tool, Status: string(tc.Status), Output: tc.Output})
+				want = append(want, tool(tc))
 			}
 		}
+	}
+	for _, tc := range loose {
+		want = append(want, tool(tc))
 	}
 	if out != nil && out.Verdict == "completed" {
 		want = append(want, shown{Kind: "reply", Text: out.Reply})
