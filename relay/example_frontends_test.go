@@ -23,8 +23,9 @@ func ExampleHandler_AGUI() {
 
 	mux := http.NewServeMux()
 	mux.Handle("POST /ag-ui", h.AGUI(c)) // HttpAgent{url: ".../ag-ui"}
-	mux.Handle("/api/chat", h.Chat(c))   // useChat's POST
-	mux.Handle("/api/chat/", h.Chat(c))  // useChat({resume: true}): GET /api/chat/{id}/stream
+	chat := h.Chat(c)                    // one handler for both: it remembers each chat's task
+	mux.Handle("/api/chat", chat)        // useChat's POST
+	mux.Handle("/api/chat/", chat)       // useChat({resume: true}): GET /api/chat/{id}/stream
 	events := func(w http.ResponseWriter, r *http.Request) { h.ServeEvents(w, r, r.PathValue("taskId")) }
 	mux.HandleFunc("GET /tasks/{taskId}/events", events)  // ?format=ops (default), ag-ui, ai-sdk
 	mux.HandleFunc("POST /tasks/{taskId}/events", events) // ?format=ag-ui with a RunAgentInput: reconnect
