@@ -108,16 +108,24 @@ func (h *Handler) sendAndServe(w http.ResponseWriter, r *http.Request, agent Age
 		writeError(w, http.StatusServiceUnavailable, "relay: too many turns running")
 		return
 	}
-	ctx := h.ctx
-	s, err := agent.Send(ctx, msg)
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		<-frontSends
+		writeError(w, http.StatusServiceUnavailable, "relay: closed")
+		return
+	}
+	h.wg.Add(1) // under mu, so that Close's Wait never races a late Add
+	h.mu.Unlock()
+	s, err := agent.Send(h.ctx, msg)
 	if err != nil {
+		h.wg.Done()
 		<-frontSends
 		fail(err)
 		return
 	}
 	named := make(chan string, 1)
 	done := make(chan error, 1)
-	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
 		defer func() { <-frontSends }()
@@ -136,14 +144,23 @@ func (h *Handler) sendAndServe(w http.ResponseWriter, r *http.Request, agent Age
 		}
 		done <- last
 	}()
-	select {
-	case task := <-named:
+	serve := func(task string) {
 		if err := h.authorize(r, task); err != nil {
 			writeError(w, statusOf(err), err.Error())
 			return
 		}
 		h.serveEncoder(w, r, task, enc)
+	}
+	select {
+	case task := <-named:
+		serve(task)
 	case err := <-done:
+		select {
+		case task := <-named: // named, then ended at once
+			serve(task)
+			return
+		default:
+		}
 		// The turn ended before any op named its task: the agent refused
 		// it, or answered with a message and no task.
 		if err == nil {
