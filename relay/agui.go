@@ -15,8 +15,9 @@ import (
 	"github.com/tfrs/a2a-progress/merge"
 )
 
-// AG-UI (the protocol of @ag-ui/client 1.0 and CopilotKit) as a wire format
-// of a turn.
+// FormatAGUI is the ?format= name of AG-UI (the protocol of @ag-ui/client
+// 1.0 and CopilotKit) on the task events endpoint, and the wire format of
+// [Handler.AGUI].
 //
 // The client verifies the lifecycle strictly: one RUN_STARTED, every
 // TEXT_MESSAGE_*, REASONING_* and TOOL_CALL_* bracket opened before it is
@@ -60,6 +61,15 @@ import (
 // ("a2a:<task>:<n>") so that the run that answers it finds the task again;
 // failed, rejected, canceled, incomplete — RUN_ERROR with the verdict as
 // code.
+//
+// On the task events endpoint, a GET watches the task (threadId and runId
+// from the query, the task id when absent): the stream opens with a MESSAGES_SNAPSHOT of the
+// turn, which replaces whatever messages the client held. A POST with the
+// RunAgentInput the client would send for a run (as HttpAgent's requestInit
+// makes it, e.g. from a connect() override) reconnects: the snapshot
+// restates the input's messages, then the turn, so the client keeps its
+// conversation.
+const FormatAGUI = "ag-ui"
 
 // AGUITaskEvent is the name of the CUSTOM event, right after RUN_STARTED,
 // whose value {task, turn} names the A2A task the run follows.
@@ -368,15 +378,6 @@ func aguiResultMessage(it *frontItem) aguiEvent {
 		"content": it.tool.Output, "metadata": aguiEvent{"a2a": aguiEvent{"status": string(it.tool.Status)}}}
 }
 
-// FormatAGUI is the ?format= name of AG-UI events on the task events
-// endpoint. A GET watches the task (threadId and runId from the query, the
-// task id when absent): the stream opens with a MESSAGES_SNAPSHOT of the
-// turn, which replaces whatever messages the client held. A POST with the
-// RunAgentInput the client would send for a run (as HttpAgent's requestInit
-// makes it, e.g. from a connect() override) reconnects: the snapshot
-// restates the input's messages, then the turn, so the client keeps its
-// conversation.
-const FormatAGUI = "ag-ui"
 
 func init() {
 	builtinFormats[FormatAGUI] = func(r *http.Request, task string) (Encoder, error) {

@@ -12,8 +12,10 @@ import (
 	"github.com/tfrs/a2a-progress/merge"
 )
 
-// The Vercel AI SDK's UI message stream (protocol v1, the stream useChat
-// reads) as a wire format of a turn.
+// FormatAISDK is the ?format= name of the Vercel AI SDK's UI message stream
+// (protocol v1, the stream useChat reads) on the task events endpoint — a
+// resumed stream, as below, for a custom transport that watches a task — and
+// the wire format of [Handler.Chat].
 //
 // A turn is one assistant UIMessage whose id is a function of the task and
 // the turn ("start" names it). Its parts, in view order: reasoning-start /
@@ -49,6 +51,7 @@ import (
 // replaces the message it has, in place, and each block is there once. What
 // it re-sends is the current view (one part per block), never the history of
 // deltas and preliminary outputs.
+const FormatAISDK = "ai-sdk"
 
 // aisdkEvent is one UI message stream part, marshalled as its JSON object.
 type aisdkEvent = map[string]any
@@ -188,10 +191,6 @@ func aisdkToolMeta(it *frontItem) aisdkEvent {
 	return aisdkEvent{"a2a": m}
 }
 
-// FormatAISDK is the ?format= name of the UI message stream on the task
-// events endpoint: a resumed stream (start, reset-step, the turn's view,
-// then live parts) that a custom transport can read to watch a task.
-const FormatAISDK = "ai-sdk"
 
 func init() {
 	builtinFormats[FormatAISDK] = func(*http.Request, string) (Encoder, error) { return newAISDKStream(true), nil }
