@@ -378,7 +378,6 @@ func aguiResultMessage(it *frontItem) aguiEvent {
 		"content": it.tool.Output, "metadata": aguiEvent{"a2a": aguiEvent{"status": string(it.tool.Status)}}}
 }
 
-
 func init() {
 	builtinFormats[FormatAGUI] = func(r *http.Request, task string) (Encoder, error) {
 		var in aguiRunInput

@@ -191,7 +191,6 @@ func aisdkToolMeta(it *frontItem) aisdkEvent {
 	return aisdkEvent{"a2a": m}
 }
 
-
 func init() {
 	builtinFormats[FormatAISDK] = func(*http.Request, string) (Encoder, error) { return newAISDKStream(true), nil }
 }
