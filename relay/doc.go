@@ -26,6 +26,19 @@
 // formats plug in as a [Format] (an [Encoder] per subscription) that sees the
 // same ops, snapshots and ends.
 //
+// # Front ends
+//
+// The same subscriptions speak two front ends' own protocols: [FormatAGUI]
+// (AG-UI 1.0: @ag-ui/client, CopilotKit) and [FormatAISDK] (the Vercel AI
+// SDK's UI message stream v1: useChat) are formats of the task events
+// endpoint, and [Handler.AGUI] and [Handler.Chat] are those protocols' own
+// endpoints — they send the front end's last user message with an [Agent],
+// publish the turn with Attach and serve its subscription in the protocol,
+// with the same sources, bounds, access hook and replicas. Both render the
+// merged view in view order, whole blocks at a time, and re-synchronise when
+// a late block lands before what was sent, so that the strict client
+// libraries never see an invalid sequence and show each block once.
+//
 // # Sources
 //
 // One upstream per task, however many readers. [Handler.Attach] publishes a
