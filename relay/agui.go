@@ -96,6 +96,7 @@ type aguiEncoder struct {
 
 	started, finished bool
 	sent              frontSent
+	ids               *frontIDs
 	// suffix is appended to every id after the first snapshot (see
 	// snapshot).
 	suffix string
@@ -109,6 +110,7 @@ func (e *aguiEncoder) sync(v *merge.View, turn string, out *frontOutcome, emit f
 		return
 	}
 	prefix := frontPrefix(v.Task, turn)
+	e.ids = e.ids.forTurn(prefix)
 	if !e.started {
 		e.started = true
 		emit(aguiEvent{"type": "RUN_STARTED", "threadId": e.threadID, "runId": e.runID})
@@ -116,7 +118,7 @@ func (e *aguiEncoder) sync(v *merge.View, turn string, out *frontOutcome, emit f
 		// through the task events endpoint.
 		emit(aguiEvent{"type": "CUSTOM", "name": AGUITaskEvent, "value": aguiEvent{"task": v.Task, "turn": turn}})
 	}
-	items := frontItems(v, prefix, out)
+	items := frontItems(v, e.ids, out)
 	if e.reconnect || !e.sent.extends(items) {
 		e.reconnect = false
 		e.snapshot(items, prefix, emit)

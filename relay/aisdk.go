@@ -73,6 +73,7 @@ type aisdkEncoder struct {
 	started, finished bool
 	gaps              int64
 	sent              frontSent
+	ids               *frontIDs
 }
 
 // sync emits what the client lacks to show view v (of turn turn) and, once
@@ -83,12 +84,13 @@ func (e *aisdkEncoder) sync(v *merge.View, turn string, out *frontOutcome, emit 
 		return
 	}
 	prefix := frontPrefix(v.Task, turn)
+	e.ids = e.ids.forTurn(prefix)
 	if !e.started {
 		e.started = true
 		emit(aisdkEvent{"type": "start", "messageId": prefix,
 			"messageMetadata": aisdkEvent{"a2a": aisdkEvent{"task": v.Task, "turn": turn}}})
 	}
-	items := frontItems(v, prefix, out)
+	items := frontItems(v, e.ids, out)
 	if e.resume || !e.sent.extends(items) {
 		e.resume = false
 		emit(aisdkEvent{"type": "reset-step"})

@@ -90,7 +90,7 @@ func TestFrontIDsStable(t *testing.T) {
 	var ids [2][]string
 	for i := range ids {
 		v := play(realisticReadings(), nil, func(*merge.View, *frontOutcome) {})
-		for _, it := range frontItems(&v, frontPrefix(mapTask, mapTurn), nil) {
+		for _, it := range frontItems(&v, (*frontIDs)(nil).forTurn(frontPrefix(mapTask, mapTurn)), nil) {
 			ids[i] = append(ids[i], it.id)
 		}
 	}

@@ -114,12 +114,49 @@ func blockID(prefix string, b *merge.Block) string {
 
 func toolID(prefix, key string) string { return frontID(prefix, "t", key) }
 
+// frontIDs names the items of one turn, remembering each name: an encoder
+// renders the view again and again, and hashing every block each time would
+// cost more than the rest of a render. It holds one entry per block and tool
+// call of the turn, as bounded as the turn (merge.Caps).
+type frontIDs struct {
+	prefix string
+	blocks map[merge.Key]string
+	tools  map[string]string
+}
+
+// forTurn returns ids for the turn with prefix, reusing ids when it is the
+// same turn.
+func (ids *frontIDs) forTurn(prefix string) *frontIDs {
+	if ids == nil || ids.prefix != prefix {
+		return &frontIDs{prefix: prefix, blocks: map[merge.Key]string{}, tools: map[string]string{}}
+	}
+	return ids
+}
+
+func (ids *frontIDs) block(b *merge.Block) string {
+	id, ok := ids.blocks[b.Key]
+	if !ok {
+		id = blockID(ids.prefix, b)
+		ids.blocks[b.Key] = id
+	}
+	return id
+}
+
+func (ids *frontIDs) tool(key string) string {
+	id, ok := ids.tools[key]
+	if !ok {
+		id = toolID(ids.prefix, key)
+		ids.tools[key] = id
+	}
+	return id
+}
+
 // frontItems cuts a view into display items in view order. Thinking, text
 // and error blocks are items where they stand; a tool call stands where its
 // first tool_call block stands, or — seen only through output or a close —
 // before the first envelope block with a higher seq than its first chunk.
 // The reply of a completed outcome comes last.
-func frontItems(v *merge.View, prefix string, out *frontOutcome) []frontItem {
+func frontItems(v *merge.View, ids *frontIDs, out *frontOutcome) []frontItem {
 	items := make([]frontItem, 0, len(v.Blocks)+2)
 	tools := make(map[string]*merge.ToolCall, len(v.ToolCalls))
 	var loose []*merge.ToolCall // calls with no tool_call block, by FirstSeq
@@ -139,7 +176,7 @@ func frontItems(v *merge.View, prefix string, out *frontOutcome) []frontItem {
 	placed := make(map[string]bool, len(v.ToolCalls))
 	addTool := func(tc *merge.ToolCall, b *merge.Block) {
 		placed[tc.Key] = true
-		items = append(items, frontItem{kind: itemTool, id: toolID(prefix, tc.Key), tool: tc, block: b})
+		items = append(items, frontItem{kind: itemTool, id: ids.tool(tc.Key), tool: tc, block: b})
 	}
 	for i := range v.Blocks {
 		b := &v.Blocks[i]
@@ -157,11 +194,11 @@ func frontItems(v *merge.View, prefix string, out *frontOutcome) []frontItem {
 				addTool(tc, b)
 			}
 		case envelope.Thinking:
-			items = append(items, frontItem{kind: itemThinking, id: blockID(prefix, b), text: p.Text, block: b})
+			items = append(items, frontItem{kind: itemThinking, id: ids.block(b), text: p.Text, block: b})
 		case envelope.Text:
-			items = append(items, frontItem{kind: itemText, id: blockID(prefix, b), text: p.Text, block: b})
+			items = append(items, frontItem{kind: itemText, id: ids.block(b), text: p.Text, block: b})
 		case envelope.ErrorPayload:
-			items = append(items, frontItem{kind: itemError, id: blockID(prefix, b), text: p.Message, block: b})
+			items = append(items, frontItem{kind: itemError, id: ids.block(b), text: p.Message, block: b})
 		}
 	}
 	for _, tc := range loose {
@@ -170,7 +207,7 @@ func frontItems(v *merge.View, prefix string, out *frontOutcome) []frontItem {
 		}
 	}
 	if out != nil && out.Verdict == "completed" && out.Reply != "" {
-		items = append(items, frontItem{kind: itemReply, id: prefix + "-reply", text: out.Reply})
+		items = append(items, frontItem{kind: itemReply, id: ids.prefix + "-reply", text: out.Reply})
 	}
 	return items
 }
@@ -212,8 +249,18 @@ func (s *frontSent) extends(items []frontItem) bool {
 		if s.items[i].id != it.id {
 			return false
 		}
-		if it.kind == itemTool && s.items[i].name != it.toolName() {
-			return false
+		if it.kind == itemTool {
+			r := &s.items[i]
+			if r.name != it.toolName() {
+				return false
+			}
+			// Output after the close (a queue that flushed late) changes a
+			// result the client holds as final: restate it.
+			if toolClosed(r.status) {
+				if _, same, _ := s.outputChange(r, it.tool.Output); !same {
+					return false
+				}
+			}
 		}
 	}
 	return true
