@@ -125,6 +125,9 @@ func Query(ctx context.Context, baseURL, text string, opts ...Option) (*Stream, 
 	cfg.params = nil
 	s := newClient(nil, cfg).newStream(ctx, modeReplay, a2a.TaskID(conv), nil, 0)
 	s.events = iter.Seq2[a2a.Event, error](events)
+	// The endpoint has no message ids and no second reader (nothing can
+	// follow a query): the request's own id names the turn.
+	s.turnID = "query:" + a2a.NewMessageID()
 	return s, nil
 }
 

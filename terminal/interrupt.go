@@ -1,10 +1,6 @@
 package terminal
 
-import (
-	"strings"
-
-	"github.com/a2aproject/a2a-go/v2/a2a"
-)
+import "github.com/a2aproject/a2a-go/v2/a2a"
 
 // InterruptMetadataKey is the key of status.message.metadata under which
 // the agent runtime of seeds/004 puts the questions of an interrupt:
@@ -118,14 +114,5 @@ func messageText(m *a2a.Message) string {
 	if m == nil {
 		return ""
 	}
-	var texts []string
-	for _, p := range m.Parts {
-		if p == nil {
-			continue
-		}
-		if t, ok := p.Content.(a2a.Text); ok {
-			texts = append(texts, string(t))
-		}
-	}
-	return strings.Join(texts, "\n")
+	return partsText(m.Parts)
 }

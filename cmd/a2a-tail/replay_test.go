@@ -134,6 +134,10 @@ func TestReplay(t *testing.T) {
 // compares the rendering with golden files: text for every capture, ndjson
 // and json for the realistic turn and the seeds/004 frames. The text of one
 // trajectory must not depend on the wire format it was recorded in.
+// recordedAt is the status timestamp of every event in the recorded
+// captures.
+const recordedAt = "2026-11-30T00:00:00.000000000Z"
+
 func TestReplayCaptures(t *testing.T) {
 	captures, err := filepath.Glob(filepath.Join("..", "..", "testdata", "captures", "v*", "*.sse"))
 	if err != nil || len(captures) == 0 {
@@ -152,9 +156,16 @@ func TestReplayCaptures(t *testing.T) {
 			t.Run(dir+"/"+name+"/"+o, func(t *testing.T) {
 				res := runCLI(t.Context(), testApp(""), "replay", "-o", o, path)
 				ext := map[string]string{"text": "txt", "ndjson": "ndjson", "json": "json"}[o]
-				// An event without a status timestamp (an artifact update) is
-				// stamped when it is read: ts is not part of the golden.
-				stdout := tsRE.ReplaceAllString(res.Stdout, `"ts":"<ts>"`)
+				// A block's at is its event's status timestamp — the
+				// recordings' is fixed — and for an event without one (an
+				// artifact update) the time it was read, which is not part
+				// of the golden.
+				stdout := atRE.ReplaceAllStringFunc(res.Stdout, func(at string) string {
+					if strings.Contains(at, `"`+recordedAt+`"`) {
+						return at
+					}
+					return `"at":"<arrival>"`
+				})
 				golden(t, "replay-"+dir+"-"+name+"."+ext, fmt.Sprintf("exit %d\n%s", res.Code, stdout))
 				if o != "text" || dir == "seed004" {
 					return
