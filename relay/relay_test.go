@@ -204,13 +204,13 @@ func TestUnknownCursorSnapshots(t *testing.T) {
 	parts := strings.Split(real, ".")
 	ctx := testCtx(t)
 	for name, cur := range map[string]string{
-		"garbage":      "not a cursor",
-		"foreign":      "0123456789abcdef." + parts[1] + "." + parts[2],
-		"other log":    parts[0] + ".999." + parts[2],
-		"beyond end":   parts[0] + "." + parts[1] + ".100000",
-		"too long":     strings.Repeat("a", 200),
-		"negative":     parts[0] + "." + parts[1] + ".-1",
-		"non-ascii":    "é." + parts[1] + "." + parts[2],
+		"garbage":    "not a cursor",
+		"foreign":    "0123456789abcdef." + parts[1] + "." + parts[2],
+		"other log":  parts[0] + ".999." + parts[2],
+		"beyond end": parts[0] + "." + parts[1] + ".100000",
+		"too long":   strings.Repeat("a", 200),
+		"negative":   parts[0] + "." + parts[1] + ".-1",
+		"non-ascii":  "é." + parts[1] + "." + parts[2],
 	} {
 		t.Run(name, func(t *testing.T) {
 			got, err := readAll(ctx, s.url, cur)
