@@ -279,12 +279,13 @@ func (e *aguiEncoder) end(v *merge.View, prefix string, out *frontOutcome) aguiE
 		return aguiEvent{"type": "RUN_FINISHED", "threadId": e.threadID, "runId": e.runID,
 			"outcome": aguiEvent{"type": "success"}, "result": aguiEvent{"a2a": out}}
 	}
-	if out.interrupted() {
-		reason := strings.ReplaceAll(out.Verdict, "-", "_")
+	if interrupted(out) {
+		reason := strings.ReplaceAll(string(out.Verdict), "-", "_")
+		q, items := question(out)
 		var ints []any
-		for i, item := range out.Items {
+		for i, item := range items {
 			in := aguiEvent{"id": aguiInterruptID(v.Task, i), "reason": reason}
-			if msg := firstNonEmpty(item.Message, out.Question); msg != "" {
+			if msg := firstNonEmpty(item.Message, q); msg != "" {
 				in["message"] = msg
 			}
 			if key := toolKeyOf(v, item.ToolCallID); key != "" {
@@ -294,8 +295,8 @@ func (e *aguiEncoder) end(v *merge.View, prefix string, out *frontOutcome) aguiE
 		}
 		if len(ints) == 0 {
 			in := aguiEvent{"id": aguiInterruptID(v.Task, 0), "reason": reason}
-			if out.Question != "" {
-				in["message"] = out.Question
+			if q != "" {
+				in["message"] = q
 			}
 			ints = append(ints, in)
 		}
@@ -304,9 +305,9 @@ func (e *aguiEncoder) end(v *merge.View, prefix string, out *frontOutcome) aguiE
 	}
 	msg := out.Error
 	if msg == "" {
-		msg = "turn " + out.Verdict
+		msg = "turn " + string(out.Verdict)
 	}
-	return aguiEvent{"type": "RUN_ERROR", "message": msg, "code": out.Verdict}
+	return aguiEvent{"type": "RUN_ERROR", "message": msg, "code": string(out.Verdict)}
 }
 
 // aguiInterruptID names interrupt n of a task; the run that answers it sends

@@ -115,12 +115,12 @@ func (e *aisdkEncoder) sync(v *merge.View, turn string, out *frontOutcome, emit 
 		switch {
 		case out.Verdict == "completed":
 			emit(aisdkEvent{"type": "finish", "finishReason": "stop"})
-		case out.interrupted():
+		case interrupted(out):
 			emit(aisdkEvent{"type": "finish", "finishReason": "other"})
 		default:
 			msg := out.Error
 			if msg == "" {
-				msg = "turn " + out.Verdict
+				msg = "turn " + string(out.Verdict)
 			}
 			emit(aisdkEvent{"type": "error", "errorText": msg})
 		}

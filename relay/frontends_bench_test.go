@@ -30,7 +30,7 @@ func (w *discardWriter) Flush()                      {}
 func BenchmarkFrontFormats(b *testing.B) {
 	for _, n := range []int{100, 1000} {
 		sc := callee.Trajectory(n)
-		turn := merge.NewTurn("task-1", merge.Caps{})
+		turn := merge.NewTurn("task-1", "", merge.Caps{})
 		var evs []Event
 		for _, e := range sc.Envelopes() {
 			ch := turn.Apply(envelope.Reading{Envelope: e})

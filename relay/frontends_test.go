@@ -63,8 +63,8 @@ func outcomes() map[string]*frontOutcome {
 	return map[string]*frontOutcome{
 		"completed": {Verdict: "completed", State: "TASK_STATE_COMPLETED", Reply: callee.RealisticReply},
 		"failed":    {Verdict: "failed", State: "TASK_STATE_FAILED", Error: "warehouse down"},
-		"interrupt": {Verdict: "input-required", State: "TASK_STATE_INPUT_REQUIRED", Question: "Ship the partial order?",
-			Items: []frontInterrupt{{ToolCallID: "call-2", ToolName: "check_stock", Message: "approve partial shipment"}}},
+		"interrupt": {Verdict: "input-required", State: "TASK_STATE_INPUT_REQUIRED", Interrupt: &merge.Interrupt{Question: "Ship the partial order?",
+			Items: []merge.InterruptItem{{ToolCallID: "call-2", ToolName: "check_stock", Message: "approve partial shipment"}}}},
 	}
 }
 
@@ -72,7 +72,7 @@ func outcomes() map[string]*frontOutcome {
 // after each; with out non-nil it then seals and calls sync with the
 // outcome. It returns the final view.
 func play(rs []envelope.Reading, out *frontOutcome, sync func(v *merge.View, out *frontOutcome)) merge.View {
-	turn := merge.NewTurn(mapTask, merge.Caps{})
+	turn := merge.NewTurn(mapTask, mapTurn, merge.Caps{})
 	for _, r := range rs {
 		if turn.Apply(r).Result != merge.Applied {
 			continue
@@ -209,12 +209,13 @@ func checkAGUI(t *testing.T, res aguiResult, run *aguiRun, want []shown, out *fr
 		if run.Finished == nil || run.Finished.Outcome != "success" {
 			t.Errorf("finished = %+v, want outcome success", run.Finished)
 		}
-	case out.interrupted():
-		if run.Finished == nil || run.Finished.Outcome != "interrupt" || len(run.PendingInterrupts) != max(1, len(out.Items)) {
-			t.Errorf("finished = %+v, pending %v, want outcome interrupt with %d interrupts", run.Finished, run.PendingInterrupts, len(out.Items))
+	case interrupted(out):
+		_, items := question(out)
+		if run.Finished == nil || run.Finished.Outcome != "interrupt" || len(run.PendingInterrupts) != max(1, len(items)) {
+			t.Errorf("finished = %+v, pending %v, want outcome interrupt with %d interrupts", run.Finished, run.PendingInterrupts, max(1, len(items)))
 		}
 	default:
-		if run.RunError == nil || run.RunError.Code != out.Verdict {
+		if run.RunError == nil || run.RunError.Code != string(out.Verdict) {
 			t.Errorf("runError = %+v, want code %s", run.RunError, out.Verdict)
 		}
 	}
@@ -310,10 +311,10 @@ func checkAISDK(t *testing.T, res aisdkResult, want []shown, out *frontOutcome, 
 			outcome = p.Data
 		}
 	}
-	if outcome["verdict"] != out.Verdict {
+	if outcome["verdict"] != string(out.Verdict) {
 		t.Errorf("outcome part %v, want verdict %s", outcome, out.Verdict)
 	}
-	failed := out.Verdict != "completed" && !out.interrupted()
+	failed := out.Verdict != "completed" && !interrupted(out)
 	if failed != (len(res.Errors) > 0) {
 		t.Errorf("errors %q for verdict %s", res.Errors, out.Verdict)
 	}

@@ -286,10 +286,10 @@ func textOf(content json.RawMessage) string {
 }
 
 // outcomeOf is the outcome of the receiver's latest turn, nil before it.
-func outcomeOf(*merge.Receiver) *frontOutcome { return nil }
+func outcomeOf(r *merge.Receiver) *frontOutcome { return r.Result() }
 
 // turnOf is the turn a view belongs to.
-func turnOf(*merge.View) string { return "" }
+func turnOf(v *merge.View) string { return v.Turn }
 
 // writeFrontError answers a request that cannot be sent.
 func writeFrontError(w http.ResponseWriter, err error) {

@@ -17,39 +17,21 @@ import (
 // client that already holds it replaces it instead of adding a second one.
 
 // frontOutcome is the settled end of a turn as the front-end encoders render
-// it (PROTOCOL.md, "Result op").
-type frontOutcome struct {
-	// Verdict is completed, failed, rejected, canceled, input-required,
-	// auth-required or incomplete.
-	Verdict string `json:"verdict"`
-	// State is the A2A task state (TASK_STATE_…), "" when unknown.
-	State string `json:"state,omitempty"`
-	// Reply is the reply text of a completed turn.
-	Reply string `json:"reply,omitempty"`
-	// Error says why a turn failed, was rejected, canceled or is incomplete.
-	Error string `json:"error,omitempty"`
-	// Question and Items are the interrupt of an input-required or
-	// auth-required turn.
-	Question string           `json:"question,omitempty"`
-	Items    []frontInterrupt `json:"items,omitempty"`
-	// Context is the A2A context id of the task.
-	Context string `json:"context,omitempty"`
-	// Counters are the merge counters of the turn.
-	Counters *merge.Counters `json:"counters,omitempty"`
-}
+// it: the result op's TurnResult (PROTOCOL.md, "Result op").
+type frontOutcome = merge.TurnResult
 
-// frontInterrupt is one item of an interrupt: a tool call waiting for an
-// answer.
-type frontInterrupt struct {
-	ToolCallID string `json:"toolCallId,omitempty"`
-	ToolName   string `json:"toolName,omitempty"`
-	Message    string `json:"message,omitempty"`
-}
-
-// interrupted reports whether the verdict is an interrupt (the turn waits for
+// interrupted reports whether a verdict is an interrupt (the turn waits for
 // the caller), not an end.
-func (o *frontOutcome) interrupted() bool {
-	return o.Verdict == "input-required" || o.Verdict == "auth-required"
+func interrupted(o *frontOutcome) bool {
+	return o.Verdict == merge.VerdictInputRequired || o.Verdict == merge.VerdictAuthRequired
+}
+
+// question returns an interrupt's question and items.
+func question(o *frontOutcome) (string, []merge.InterruptItem) {
+	if o.Interrupt == nil {
+		return "", nil
+	}
+	return o.Interrupt.Question, o.Interrupt.Items
 }
 
 type itemKind uint8
