@@ -51,9 +51,18 @@ func TestFrontendBadRequests(t *testing.T) {
 		{"chat wrong method", "PUT", "/api/chat", `{}`, false, chat, 405, "POST"},
 		{"chat resume bad id", "GET", "/api/chat/a%20b/stream", "", false, chat, 400, "chat id"},
 		{"chat denied", "POST", "/api/chat", `{}`, true, chat, 403, "denied"},
+		{"ag-ui text/plain", "POST", "/ag-ui", `{"threadId":"t"}`, false, agui, 415, "application/json"},
+		{"chat form", "POST", "/api/chat", `id=c`, false, chat, 415, "application/json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := httptest.NewRequest(tc.method, tc.path, strings.NewReader(tc.body))
+			req.Header.Set("Content-Type", "application/json; charset=utf-8")
+			switch tc.name {
+			case "ag-ui text/plain":
+				req.Header.Set("Content-Type", "text/plain")
+			case "chat form":
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			}
 			if tc.deny {
 				req.Header.Set("X-Deny", "1")
 			}

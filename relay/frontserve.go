@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"strings"
 	"unicode/utf8"
@@ -59,8 +60,15 @@ func badRequest(format string, a ...any) error {
 	return &errFrontend{http.StatusBadRequest, fmt.Sprintf(format, a...)}
 }
 
-// readJSON decodes a bounded request body.
+// readJSON decodes a bounded request body. It takes only application/json
+// (what HttpAgent and DefaultChatTransport send): a page of another origin
+// cannot send that without a CORS preflight, which the relay answers only
+// for origins given to WithCORS — so a page the user merely visits cannot
+// make a loopback relay send messages to the agent on the user's behalf.
 func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return &errFrontend{http.StatusUnsupportedMediaType, "relay: the request must be application/json"}
+	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxFrontendBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError

@@ -34,6 +34,11 @@ elapsed time and output, thinking, text, errors, gaps and the verdict, live, res
 without loss after a reconnect. The page reads the relay's event stream at
 /tasks/{taskId}/events; POST /tasks with {"text": …} sends a message.
 
+Front ends speak their own protocols to the same agent: AG-UI (CopilotKit,
+@ag-ui/client's HttpAgent) at POST /ag-ui, the AI SDK's useChat at POST /api/chat
+with resume at GET /api/chat/{id}/stream; /tasks/{taskId}/events?format=ag-ui or
+?format=ai-sdk watches a task in those protocols.
+
 It listens on loopback and serves only loopback clients. --listen on another address
 needs --allow-remote: then anyone who reaches the port can read the agent's progress
 and send it messages with your credentials.
@@ -117,6 +122,16 @@ func newWebServer(ctx context.Context, c *client.Client, auth relay.Authorizer, 
 	files := http.FileServerFS(web.FS)
 	w.mux.Handle("GET /tasks/{taskId}/events", w.relay)
 	w.mux.HandleFunc("POST /tasks", w.send)
+	// The front ends' own protocols (AG-UI, the AI SDK's useChat) over the
+	// same relay; POST on the events route is AG-UI's reconnect
+	// (?format=ag-ui with the client's RunAgentInput).
+	w.mux.Handle("POST /ag-ui", w.relay.AGUI(c))
+	chat := w.relay.Chat(c)
+	w.mux.Handle("POST /api/chat", chat)
+	w.mux.Handle("GET /api/chat/{id}/stream", chat)
+	w.mux.HandleFunc("POST /tasks/{taskId}/events", func(rw http.ResponseWriter, r *http.Request) {
+		w.relay.ServeEvents(rw, r, r.PathValue("taskId"))
+	})
 	w.mux.Handle("GET /{file}", files)
 	w.mux.Handle("GET /{$}", files)
 	return w
