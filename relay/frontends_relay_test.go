@@ -260,3 +260,33 @@ func TestAISDKResumeNothingActive(t *testing.T) {
 		t.Errorf("status %d, want 204: %s", resp.StatusCode, b)
 	}
 }
+
+// TestFrontEndpointsUnderFaults: a long turn whose envelopes the callee
+// reorders, duplicates and skips, and whose upstream stream it cuts (the
+// relay's client resumes with a resubscription and backfills the history:
+// late and repeated envelopes), reaches both client libraries with each
+// block once, in view order.
+func TestFrontEndpointsUnderFaults(t *testing.T) {
+	needsResultOp(t)
+	frontendsNode(t)
+	for _, proto := range []string{"ag-ui", "ai-sdk"} {
+		t.Run(proto, func(t *testing.T) {
+			rig := newFrontRig(t, nil)
+			sc := callee.Trajectory(40, callee.Named("faults-"+proto), callee.Reorder(5), callee.Duplicate(4), callee.SkipSeqs(2))
+			rig.agent.Register(sc)
+			rig.agent.CutAfter(12, true)
+			out := frontOutcome{Verdict: "completed", Reply: sc.FinalText}
+			want := wantShown(scriptView(sc), &out)
+			if proto == "ag-ui" {
+				var res aguiResult
+				runHarness(t, "agui.mjs", map[string]any{"url": rig.url + "/ag-ui", "threadId": "thread-faults",
+					"messages": []any{map[string]any{"id": "u-faults", "role": "user", "content": sc.Name}}}, &res)
+				checkAGUI(t, res, &res.Run, want, &out)
+				return
+			}
+			var res aisdkResult
+			runHarness(t, "aisdk.mjs", map[string]any{"api": rig.url + "/api/chat", "id": "chat-faults", "text": sc.Name, "mode": "chat"}, &res)
+			checkAISDK(t, res, want, &out, true)
+		})
+	}
+}

@@ -233,8 +233,9 @@ func (s *frontStream) Op(ew *EventWriter, ev Event) error {
 			s.named(ev.Op.Task)
 		}
 	}
-	s.recv.Apply(ev.Op)
-	if s.inSnap {
+	// A duplicate (a resumed upstream repeats what it backfills), a
+	// conflict or a refused op changes nothing the client shows.
+	if s.recv.Apply(ev.Op) != merge.Applied || s.inSnap {
 		return nil
 	}
 	return s.render(ew)
