@@ -465,7 +465,9 @@ func (h *Handler) AGUI(agent Agent) http.Handler {
 			var task string
 			for _, res := range in.Resume {
 				if t := aguiInterruptTask(res.InterruptID); t != "" && ValidateTaskID(t) == nil {
-					task = t
+					// The answer opens a new turn of the task: a message of
+					// its own (the user message was the last turn's).
+					task, id = t, ""
 					if s := textOf(res.Payload); s != "" {
 						text = s
 					}

@@ -103,12 +103,14 @@ type aguiRun struct {
 		Outcome string `json:"outcome"`
 	} `json:"finished"`
 	Error             *string          `json:"error"`
+	Task              string           `json:"task"`
 	Messages          []aguiMessage    `json:"messages"`
 	PendingInterrupts []map[string]any `json:"pendingInterrupts"`
 }
 
 type aguiResult struct {
 	Run      aguiRun  `json:"run"`
+	Answer   *aguiRun `json:"answer"`
 	Connect  *aguiRun `json:"connect"`
 	Warnings []string `json:"warnings"`
 }

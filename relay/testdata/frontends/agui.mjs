@@ -8,6 +8,8 @@
 //   threadId:  the AG-UI thread,
 //   messages:  the agent's initial messages (the last user message is sent),
 //   resume:    optional RunAgentParameters.resume,
+//   answer:    optional; after a run that ended on an interrupt, a second
+//              run answers every pending interrupt with this payload,
 //   connectUrl: optional; after the run (finished, failed or cut), a second
 //              agent with the same thread and the messages the first one
 //              holds calls connectAgent(), whose connect() POSTs the same
@@ -75,10 +77,16 @@ async function drive(agent, fn) {
 }
 
 const agent = new HttpAgent({ url: cfg.url, threadId: cfg.threadId, initialMessages: cfg.messages ?? [] });
-const result = { run: null, connect: null, warnings };
+const result = { run: null, answer: null, connect: null, warnings };
 result.run = await drive(agent, (sub) =>
   agent.runAgent(cfg.resume ? { resume: cfg.resume } : undefined, sub),
 );
+// answer: after a run that ended on an interrupt, run again answering every
+// pending interrupt with this payload (RunAgentInput.resume).
+if (cfg.answer !== undefined && agent.pendingInterrupts.length > 0) {
+  const resume = agent.pendingInterrupts.map((i) => ({ interruptId: i.id, status: "resolved", payload: cfg.answer }));
+  result.answer = await drive(agent, (sub) => agent.runAgent({ resume }, sub));
+}
 if (cfg.connectUrl) {
   // "{task}" in connectUrl is the A2A task the run named (CUSTOM a2a.task).
   const again = new ConnectAgent(
