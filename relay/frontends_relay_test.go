@@ -317,7 +317,7 @@ func TestAGUIAnswerInterrupt(t *testing.T) {
 		t.Skipf("the relay ended the answer's stream unsettled (events %v): a settled task is not reopened for a new turn", res.Answer.Events)
 	}
 	if res.Answer.Error != nil || res.Answer.Finished == nil || res.Answer.Finished.Outcome != "success" {
-		t.Fatalf("answering run: error %v, finished %+v, want success: %+v", res.Answer.Error, res.Answer.Finished, res.Answer)
+		t.Fatalf("answering run: error %v, finished %+v, want success (events %v)", res.Answer.Error, res.Answer.Finished, res.Answer.Events)
 	}
 	if len(res.Answer.PendingInterrupts) != 0 {
 		t.Errorf("interrupts still pending: %v", res.Answer.PendingInterrupts)
