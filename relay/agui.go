@@ -413,17 +413,11 @@ type aguiRunInput struct {
 }
 
 func newAGUIStream(threadID, runID string, history []json.RawMessage, reconnect bool) *frontStream {
-	enc := &aguiEncoder{threadID: threadID, runID: runID, history: history, reconnect: reconnect}
-	return &frontStream{sync: func(v *merge.View, out *frontOutcome, ew *EventWriter) error {
-		var err error
-		enc.sync(v, turnOf(v), out, func(e aguiEvent) {
-			if err == nil {
-				err = writeJSONEvent(ew, e)
-			}
-		})
-		return err
-	}}
+	return &frontStream{enc: &aguiEncoder{threadID: threadID, runID: runID, history: history, reconnect: reconnect}}
 }
+
+func (e *aguiEncoder) appendItem(it *frontItem, emit func(aguiEvent)) { e.add(it, emit) }
+func (e *aguiEncoder) itemIDs() *frontIDs                             { return e.ids }
 
 // AGUI returns the handler of an AG-UI run endpoint (mounted by `a2a-tail
 // web` at POST /ag-ui): it reads the RunAgentInput that @ag-ui/client's

@@ -198,18 +198,9 @@ func init() {
 }
 
 func newAISDKStream(resume bool) *frontStream {
-	enc := &aisdkEncoder{resume: resume}
 	return &frontStream{
+		enc:    &aisdkEncoder{resume: resume},
 		header: func(h http.Header) { h.Set(AISDKHeader, AISDKHeaderValue) },
-		sync: func(v *merge.View, out *frontOutcome, ew *EventWriter) error {
-			var err error
-			enc.sync(v, turnOf(v), out, func(e aisdkEvent) {
-				if err == nil {
-					err = writeJSONEvent(ew, e)
-				}
-			})
-			return err
-		},
 		end: func(ew *EventWriter, settled bool) error {
 			if !settled {
 				// The turn goes on: no [DONE], so that the client treats the
@@ -220,6 +211,9 @@ func newAISDKStream(resume bool) *frontStream {
 		},
 	}
 }
+
+func (e *aisdkEncoder) appendItem(it *frontItem, emit func(aisdkEvent)) { e.add(it, emit) }
+func (e *aisdkEncoder) itemIDs() *frontIDs                              { return e.ids }
 
 // aisdkChatRequest is the part of useChat's POST body the relay reads
 // (DefaultChatTransport: {id, messages, trigger, messageId, ...body}).

@@ -15,6 +15,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 
 	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
 )
 
@@ -195,17 +196,45 @@ func (h *Handler) serveEncoder(w http.ResponseWriter, r *http.Request, task stri
 	h.stream(w, r, t, sub, enc)
 }
 
+// frontEncoder is what the AG-UI and AI SDK encoders share.
+type frontEncoder interface {
+	// sync emits what the client lacks to show view v of turn, and the
+	// outcome once it is known.
+	sync(v *merge.View, turn string, out *frontOutcome, emit func(map[string]any))
+	// appendItem sends one item that the view adds at its end, where sync
+	// would send the same: the client holds every earlier item.
+	appendItem(it *frontItem, emit func(map[string]any))
+	// itemIDs are the encoder's ids of the turn it renders (nil before the
+	// first sync).
+	itemIDs() *frontIDs
+}
+
 // frontStream adapts one of the front-end encoders to the relay's Encoder:
-// it keeps a Receiver of the ops it got and, after each live op and after a
-// whole snapshot, renders the receiver's view of the latest turn through the
-// encoder, which sends only what the client lacks. A view costs O(blocks):
-// a turn of n blocks costs O(n²) over its life per connection, bounded by
-// merge.DefaultMaxBlocks; the ops format costs O(1) per op.
+// it keeps a Receiver of the ops it got and renders the receiver's view of
+// the latest turn through the encoder, which sends only what the client
+// lacks — after a whole snapshot, and after each live op that changed the
+// view.
+//
+// A render costs O(blocks) (the view is rebuilt), so a live op that merely
+// adds an item at the end of the view — an envelope whose seq follows the
+// turn's highest (no gap, nothing moves) and that starts a block or a new
+// tool call — is sent without one: in order, the common case, an op costs
+// O(1). Output chunks, closes, late or gapped envelopes, fallbacks and
+// projections render the view: O(blocks) each, bounded by merge.Caps.
 type frontStream struct {
+	enc frontEncoder
 	// recv is made by the first op, which names the task.
 	recv   *merge.Receiver
 	inSnap bool
-	sync   func(v *merge.View, out *frontOutcome, ew *EventWriter) error
+	// rendered is true once the encoder rendered turn.
+	rendered bool
+	turn     string
+	// maxSeq is the highest envelope seq of turn's ops so far (hasSeq: one
+	// was seen); keys are the tool keys its ops named.
+	maxSeq int64
+	hasSeq bool
+	keys   map[string]bool
+
 	end    func(ew *EventWriter, settled bool) error
 	header func(h http.Header)
 	// named, when set, is told the task the first op names.
@@ -235,10 +264,68 @@ func (s *frontStream) Op(ew *EventWriter, ev Event) error {
 	}
 	// A duplicate (a resumed upstream repeats what it backfills), a
 	// conflict or a refused op changes nothing the client shows.
-	if s.recv.Apply(ev.Op) != merge.Applied || s.inSnap {
+	if s.recv.Apply(ev.Op) != merge.Applied {
 		return nil
 	}
+	it, ok := s.appendable(&ev.Op)
+	s.note(&ev.Op)
+	switch {
+	case s.inSnap:
+		return nil
+	case ok:
+		return s.emit(ew, func(emit func(map[string]any)) { s.enc.appendItem(it, emit) })
+	}
 	return s.render(ew)
+}
+
+// appendable returns the item op adds at the end of the rendered view, when
+// it does no more than that.
+func (s *frontStream) appendable(op *merge.Op) (*frontItem, bool) {
+	b := &op.Block
+	ids := s.enc.itemIDs()
+	if !s.rendered || s.inSnap || ids == nil || op.Type != merge.OpBlock || op.Turn != s.turn || s.recv.Result() != nil ||
+		b.Source != merge.SourceEnvelope || b.Status != envelope.StatusRunning || !s.hasSeq || b.Key.Seq != s.maxSeq+1 ||
+		b.Truncated != 0 {
+		return nil, false
+	}
+	switch p := b.Payload.(type) {
+	case envelope.Thinking:
+		return &frontItem{kind: itemThinking, id: ids.block(b), text: p.Text, block: b}, len(p.Text) <= merge.DefaultMaxTextBytes
+	case envelope.Text:
+		return &frontItem{kind: itemText, id: ids.block(b), text: p.Text, block: b}, len(p.Text) <= merge.DefaultMaxTextBytes
+	case envelope.ErrorPayload:
+		return &frontItem{kind: itemError, id: ids.block(b), text: p.Message, block: b}, len(p.Message) <= merge.DefaultMaxTextBytes
+	case envelope.ToolCall:
+		key := b.ToolKey()
+		if s.keys[key] || len(s.keys) >= merge.DefaultMaxStreamKeys-1 {
+			return nil, false
+		}
+		tc := &merge.ToolCall{Key: key, Tool: p.Tool, ToolCallID: p.ToolCallID, Status: merge.ToolRunning, Started: true, FirstSeq: b.Key.Seq}
+		return &frontItem{kind: itemTool, id: ids.tool(key), tool: tc, block: b}, true
+	}
+	return nil, false
+}
+
+// note records what op tells about its turn for appendable.
+func (s *frontStream) note(op *merge.Op) {
+	if op.Type != merge.OpBlock {
+		return
+	}
+	if op.Turn != s.turn || s.keys == nil {
+		// Another turn: what was noted is about an older one.
+		if s.rendered && op.Turn != s.turn {
+			s.rendered = false
+		}
+		s.turn, s.maxSeq, s.hasSeq, s.keys = op.Turn, 0, false, map[string]bool{}
+	}
+	b := &op.Block
+	if b.Source == merge.SourceEnvelope && (!s.hasSeq || b.Key.Seq > s.maxSeq) {
+		s.maxSeq, s.hasSeq = b.Key.Seq, true
+	}
+	// The blocks that make or change a tool call (merge.ToolCall).
+	if b.Kind == envelope.KindToolCall || b.Kind == envelope.KindToolOutputAppend || b.Status != envelope.StatusRunning {
+		s.keys[b.ToolKey()] = true
+	}
 }
 
 func (s *frontStream) End(ew *EventWriter, settled bool) error {
@@ -256,7 +343,22 @@ func (s *frontStream) render(ew *EventWriter) error {
 		return nil
 	}
 	v := s.recv.View()
-	return s.sync(&v, outcomeOf(s.recv), ew)
+	out := outcomeOf(s.recv)
+	err := s.emit(ew, func(emit func(map[string]any)) { s.enc.sync(&v, turnOf(&v), out, emit) })
+	s.rendered = v.Turn == s.turn
+	return err
+}
+
+// emit runs f with an emit that writes each event, stopping at the first
+// write error.
+func (s *frontStream) emit(ew *EventWriter, f func(emit func(map[string]any))) error {
+	var err error
+	f(func(e map[string]any) {
+		if err == nil {
+			err = writeJSONEvent(ew, e)
+		}
+	})
+	return err
 }
 
 // writeJSONEvent writes one data-only SSE event.
