@@ -417,7 +417,21 @@ func newAGUIStream(threadID, runID string, history []json.RawMessage, reconnect 
 }
 
 func (e *aguiEncoder) appendItem(it *frontItem, emit func(aguiEvent)) { e.add(it, emit) }
-func (e *aguiEncoder) itemIDs() *frontIDs                             { return e.ids }
+func (e *aguiEncoder) appendOutput(key, chunk string, emit func(aguiEvent)) bool {
+	if e.ids == nil || e.finished {
+		return false
+	}
+	r := e.sent.runningTool(e.ids.tool(key), len(chunk))
+	if r == nil {
+		return false
+	}
+	emit(aguiEvent{"type": "ACTIVITY_DELTA", "messageId": r.id + e.suffix + "-output", "activityType": AGUIActivityType,
+		"patch": []any{aguiEvent{"op": "add", "path": "/chunks/-", "value": chunk}}})
+	r.grow(chunk)
+	return true
+}
+
+func (e *aguiEncoder) itemIDs() *frontIDs { return e.ids }
 
 // AGUI returns the handler of an AG-UI run endpoint (mounted by `a2a-tail
 // web` at POST /ag-ui): it reads the RunAgentInput that @ag-ui/client's

@@ -73,7 +73,11 @@ type aisdkEncoder struct {
 	started, finished bool
 	gaps              int64
 	sent              frontSent
-	ids               *frontIDs
+	// outputs are the outputs of the running calls sent (by item id), for
+	// the next preliminary output; bounded by merge.Caps (output per call,
+	// calls per turn).
+	outputs map[string]string
+	ids     *frontIDs
 }
 
 // sync emits what the client lacks to show view v (of turn turn) and, once
@@ -96,6 +100,7 @@ func (e *aisdkEncoder) sync(v *merge.View, turn string, out *frontOutcome, emit 
 		emit(aisdkEvent{"type": "reset-step"})
 		e.sent.items = e.sent.items[:0]
 		e.gaps = 0
+		clear(e.outputs)
 	}
 	for i := range e.sent.items {
 		if it := &items[i]; it.kind == itemTool {
@@ -158,8 +163,21 @@ func (e *aisdkEncoder) add(it *frontItem, emit func(aisdkEvent)) {
 		if it.tool.Output != "" || toolClosed(it.tool.Status) {
 			emit(aisdkOutput(it))
 		}
+		e.keepOutput(it)
 	}
 	e.sent.items = append(e.sent.items, e.sent.record(it))
+}
+
+// keepOutput remembers a running call's output for appendOutput.
+func (e *aisdkEncoder) keepOutput(it *frontItem) {
+	if e.outputs == nil {
+		e.outputs = map[string]string{}
+	}
+	if toolClosed(it.tool.Status) {
+		delete(e.outputs, it.id)
+		return
+	}
+	e.outputs[it.id] = it.tool.Output
 }
 
 // updateTool sends a call's output again when it changed or the call closed:
@@ -171,6 +189,7 @@ func (e *aisdkEncoder) updateTool(r *sentItem, it *frontItem, emit func(aisdkEve
 		return
 	}
 	emit(aisdkOutput(it))
+	e.keepOutput(it)
 	*r = e.sent.record(it)
 }
 
@@ -213,7 +232,25 @@ func newAISDKStream(resume bool) *frontStream {
 }
 
 func (e *aisdkEncoder) appendItem(it *frontItem, emit func(aisdkEvent)) { e.add(it, emit) }
-func (e *aisdkEncoder) itemIDs() *frontIDs                              { return e.ids }
+func (e *aisdkEncoder) appendOutput(key, chunk string, emit func(aisdkEvent)) bool {
+	if e.ids == nil || e.finished {
+		return false
+	}
+	id := e.ids.tool(key)
+	r := e.sent.runningTool(id, len(chunk))
+	prev, ok := e.outputs[id]
+	if r == nil || !ok || len(prev) != r.outLen {
+		return false
+	}
+	out := prev + chunk
+	emit(aisdkEvent{"type": "tool-output-available", "toolCallId": id, "providerExecuted": true, "dynamic": true,
+		"output": aisdkEvent{"status": string(merge.ToolRunning), "output": out}, "preliminary": true})
+	e.outputs[id] = out
+	r.grow(chunk)
+	return true
+}
+
+func (e *aisdkEncoder) itemIDs() *frontIDs { return e.ids }
 
 // aisdkChatRequest is the part of useChat's POST body the relay reads
 // (DefaultChatTransport: {id, messages, trigger, messageId, ...body}).

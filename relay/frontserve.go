@@ -204,6 +204,10 @@ type frontEncoder interface {
 	// appendItem sends one item that the view adds at its end, where sync
 	// would send the same: the client holds every earlier item.
 	appendItem(it *frontItem, emit func(map[string]any))
+	// appendOutput sends chunk as the next output of the running tool call
+	// key, where sync would send the same, and reports whether it could (the
+	// call is sent, running, within the output cap).
+	appendOutput(key, chunk string, emit func(map[string]any)) bool
 	// itemIDs are the encoder's ids of the turn it renders (nil before the
 	// first sync).
 	itemIDs() *frontIDs
@@ -216,11 +220,14 @@ type frontEncoder interface {
 // view.
 //
 // A render costs O(blocks) (the view is rebuilt), so a live op that merely
-// adds an item at the end of the view — an envelope whose seq follows the
-// turn's highest (no gap, nothing moves) and that starts a block or a new
-// tool call — is sent without one: in order, the common case, an op costs
-// O(1). Output chunks, closes, late or gapped envelopes, fallbacks and
-// projections render the view: O(blocks) each, bounded by merge.Caps.
+// adds to the end of the view is sent without one: an envelope whose seq
+// follows the turn's highest, in a turn with no missing seq (so nothing
+// moves and no gap marker appears), that starts a block or a new tool call,
+// or appends a chunk to a running call's output. In order — the common case
+// — an op costs O(1) (O(output) for the AI SDK, whose preliminary output
+// carries the whole output so far). Closes, late or gapped envelopes,
+// fallbacks and projections render the view: O(blocks) each, bounded by
+// merge.Caps.
 type frontStream struct {
 	enc frontEncoder
 	// recv is made by the first op, which names the task.
@@ -234,6 +241,10 @@ type frontStream struct {
 	maxSeq int64
 	hasSeq bool
 	keys   map[string]bool
+	// minSeq and seqs (envelope blocks applied) tell whether the turn's seqs
+	// are contiguous: seqs == maxSeq-minSeq+1.
+	minSeq int64
+	seqs   int64
 
 	end    func(ew *EventWriter, settled bool) error
 	header func(h http.Header)
@@ -267,6 +278,15 @@ func (s *frontStream) Op(ew *EventWriter, ev Event) error {
 	if s.recv.Apply(ev.Op) != merge.Applied {
 		return nil
 	}
+	if key, chunk, ok := s.chunkable(&ev.Op); ok {
+		var done bool
+		err := s.emit(ew, func(emit func(map[string]any)) { done = s.enc.appendOutput(key, chunk, emit) })
+		s.note(&ev.Op)
+		if done || err != nil {
+			return err
+		}
+		return s.render(ew)
+	}
 	it, ok := s.appendable(&ev.Op)
 	s.note(&ev.Op)
 	switch {
@@ -278,14 +298,31 @@ func (s *frontStream) Op(ew *EventWriter, ev Event) error {
 	return s.render(ew)
 }
 
+// follows reports whether op is a live envelope block that follows the
+// rendered turn's highest seq, in a turn that misses no seq.
+func (s *frontStream) follows(op *merge.Op) bool {
+	b := &op.Block
+	return s.rendered && !s.inSnap && s.enc.itemIDs() != nil && op.Type == merge.OpBlock && op.Turn == s.turn &&
+		s.recv.Result() == nil && b.Source == merge.SourceEnvelope && b.Status == envelope.StatusRunning &&
+		s.hasSeq && b.Key.Seq == s.maxSeq+1 && s.seqs == s.maxSeq-s.minSeq+1
+}
+
+// chunkable returns the tool key and chunk of an op that only appends to a
+// call's output.
+func (s *frontStream) chunkable(op *merge.Op) (key, chunk string, ok bool) {
+	p, isChunk := op.Block.Payload.(envelope.ToolOutputAppend)
+	if !isChunk || !s.follows(op) {
+		return "", "", false
+	}
+	return op.Block.ToolKey(), p.Chunk, true
+}
+
 // appendable returns the item op adds at the end of the rendered view, when
 // it does no more than that.
 func (s *frontStream) appendable(op *merge.Op) (*frontItem, bool) {
 	b := &op.Block
 	ids := s.enc.itemIDs()
-	if !s.rendered || s.inSnap || ids == nil || op.Type != merge.OpBlock || op.Turn != s.turn || s.recv.Result() != nil ||
-		b.Source != merge.SourceEnvelope || b.Status != envelope.StatusRunning || !s.hasSeq || b.Key.Seq != s.maxSeq+1 ||
-		b.Truncated != 0 {
+	if !s.follows(op) || b.Truncated != 0 {
 		return nil, false
 	}
 	switch p := b.Payload.(type) {
@@ -316,11 +353,18 @@ func (s *frontStream) note(op *merge.Op) {
 		if s.rendered && op.Turn != s.turn {
 			s.rendered = false
 		}
-		s.turn, s.maxSeq, s.hasSeq, s.keys = op.Turn, 0, false, map[string]bool{}
+		s.turn, s.maxSeq, s.hasSeq, s.keys, s.minSeq, s.seqs = op.Turn, 0, false, map[string]bool{}, 0, 0
 	}
 	b := &op.Block
-	if b.Source == merge.SourceEnvelope && (!s.hasSeq || b.Key.Seq > s.maxSeq) {
-		s.maxSeq, s.hasSeq = b.Key.Seq, true
+	if b.Source == merge.SourceEnvelope {
+		if !s.hasSeq || b.Key.Seq > s.maxSeq {
+			s.maxSeq = b.Key.Seq
+		}
+		if !s.hasSeq || b.Key.Seq < s.minSeq {
+			s.minSeq = b.Key.Seq
+		}
+		s.hasSeq = true
+		s.seqs++
 	}
 	// The blocks that make or change a tool call (merge.ToolCall).
 	if b.Kind == envelope.KindToolCall || b.Kind == envelope.KindToolOutputAppend || b.Status != envelope.StatusRunning {

@@ -196,14 +196,17 @@ func frontItems(v *merge.View, ids *frontIDs, out *frontOutcome) []frontItem {
 
 // sentItem is what an encoder told its client about one item: enough to
 // decide whether a later view only extends it. Output is remembered by
-// length and hash, not kept: a subscriber costs O(items), not O(output).
+// length and a running hash, not kept: a subscriber costs O(items), not
+// O(output).
 type sentItem struct {
 	id     string
 	kind   itemKind
 	name   string
 	status merge.ToolStatus
 	outLen int
-	outSum uint64
+	// outHash is the hash of the output sent (frontSeed); it takes appended
+	// chunks without the output before them.
+	outHash maphash.Hash
 }
 
 // frontSent is the per-stream record both encoders keep of what they sent.
@@ -252,24 +255,47 @@ func (s *frontSent) extends(items []frontItem) bool {
 // full.
 func (s *frontSent) record(it *frontItem) sentItem {
 	r := sentItem{id: it.id, kind: it.kind}
+	r.outHash.SetSeed(frontSeed)
 	if it.kind == itemTool {
 		r.name = it.toolName()
 		r.status = it.tool.Status
 		r.outLen = len(it.tool.Output)
-		r.outSum = s.sum(it.tool.Output)
+		r.outHash.WriteString(it.tool.Output)
 	}
 	return r
 }
 
-// outputGrew reports how a sent call's output relates to the view's: same
+// outputChange reports how a sent call's output relates to the view's: same
 // (nothing to send), appended (the new tail is what is missing), or changed
-// (a late chunk, a gap filled, the head cut by the output cap: send it whole).
+// (a late chunk, a gap filled, the head cut by the output cap: send it
+// whole).
 func (s *frontSent) outputChange(r *sentItem, out string) (tail string, same, appended bool) {
-	if len(out) == r.outLen && s.sum(out) == r.outSum {
+	if len(out) == r.outLen && s.sum(out) == r.outHash.Sum64() {
 		return "", true, false
 	}
-	if len(out) > r.outLen && s.sum(out[:r.outLen]) == r.outSum {
+	if len(out) > r.outLen && s.sum(out[:r.outLen]) == r.outHash.Sum64() {
 		return out[r.outLen:], false, true
 	}
 	return "", false, false
+}
+
+// runningTool returns the record of the sent tool call id when it is still
+// running and its output may grow by n bytes within the output cap; nil
+// otherwise.
+func (s *frontSent) runningTool(id string, n int) *sentItem {
+	for i := len(s.items) - 1; i >= 0; i-- {
+		if r := &s.items[i]; r.id == id {
+			if r.kind != itemTool || r.status != merge.ToolRunning || r.outLen+n > merge.DefaultMaxOutputBytes {
+				return nil
+			}
+			return r
+		}
+	}
+	return nil
+}
+
+// grow records that chunk was appended to a sent call's output.
+func (r *sentItem) grow(chunk string) {
+	r.outLen += len(chunk)
+	r.outHash.WriteString(chunk)
 }
