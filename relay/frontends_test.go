@@ -205,6 +205,10 @@ func checkAGUI(t *testing.T, res aguiResult, run *aguiRun, want []shown, out *fr
 		t.Errorf("first message is %q, want the user's", run.Messages[0].Role)
 	}
 	switch {
+	case out == nil:
+		if run.RunError != nil {
+			t.Errorf("runError = %+v, want none", run.RunError)
+		}
 	case out.Verdict == "completed":
 		if run.Finished == nil || run.Finished.Outcome != "success" {
 			t.Errorf("finished = %+v, want outcome success", run.Finished)
@@ -304,6 +308,12 @@ func checkAISDK(t *testing.T, res aisdkResult, want []shown, out *frontOutcome, 
 	}
 	if diff := cmp.Diff(want, aisdkShown(t, assistant[0])); diff != "" {
 		t.Errorf("parts (-want +got):\n%s", diff)
+	}
+	if out == nil {
+		if len(res.Errors) > 0 {
+			t.Errorf("errors %q, want none", res.Errors)
+		}
+		return
 	}
 	var outcome map[string]any
 	for _, p := range assistant[0].Parts {
