@@ -443,8 +443,19 @@ func (e *aguiEncoder) itemIDs() *frontIDs { return e.ids }
 // The Authorizer is asked with the task "" before a message is sent, then
 // with the task the turn runs in. A request that cannot be sent gets a 4xx
 // JSON error; a turn the agent refuses is a RUN_STARTED and a RUN_ERROR.
+// It answers the CORS preflight (OPTIONS) for the origins given to
+// WithCORS: mount it without a method in the pattern to let them through.
 func (h *Handler) AGUI(agent Agent) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodOptions {
+			h.frontPreflight(w, r)
+			return
+		}
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", "POST")
+			writeError(w, http.StatusMethodNotAllowed, "relay: POST a RunAgentInput")
+			return
+		}
 		h.cors(w, r)
 		if err := h.authorize(r, ""); err != nil {
 			writeError(w, statusOf(err), err.Error())

@@ -284,7 +284,8 @@ const MaxChats = 4096
 // recently updated task — one call per resume — and answers 204 when the
 // agent lists none or cannot list (ListTasks is optional in A2A, and a2a-go's
 // store lists only an authenticated caller's tasks). The Authorizer is asked
-// with the task "" first, then with the task.
+// with the task "" first, then with the task. It answers the CORS preflight
+// (OPTIONS) for the origins given to WithCORS.
 func (h *Handler) Chat(agent Agent) http.Handler {
 	return &chatHandler{h: h, agent: agent, tasks: map[string]string{}}
 }
@@ -319,6 +320,10 @@ func (c *chatHandler) recall(chat string) string {
 
 func (c *chatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := c.h
+	if r.Method == http.MethodOptions {
+		h.frontPreflight(w, r)
+		return
+	}
 	h.cors(w, r)
 	if err := h.authorize(r, ""); err != nil {
 		writeError(w, statusOf(err), err.Error())

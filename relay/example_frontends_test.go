@@ -22,10 +22,10 @@ func ExampleHandler_AGUI() {
 	defer h.Close()
 
 	mux := http.NewServeMux()
-	mux.Handle("POST /ag-ui", h.AGUI(c)) // HttpAgent{url: ".../ag-ui"}
-	chat := h.Chat(c)                    // one handler for both: it remembers each chat's task
-	mux.Handle("/api/chat", chat)        // useChat's POST
-	mux.Handle("/api/chat/", chat)       // useChat({resume: true}): GET /api/chat/{id}/stream
+	mux.Handle("/ag-ui", h.AGUI(c)) // HttpAgent{url: ".../ag-ui"}
+	chat := h.Chat(c)               // one handler for both: it remembers each chat's task
+	mux.Handle("/api/chat", chat)   // useChat's POST
+	mux.Handle("/api/chat/", chat)  // useChat({resume: true}): GET /api/chat/{id}/stream
 	events := func(w http.ResponseWriter, r *http.Request) { h.ServeEvents(w, r, r.PathValue("taskId")) }
 	mux.HandleFunc("GET /tasks/{taskId}/events", events)  // ?format=ops (default), ag-ui, ai-sdk
 	mux.HandleFunc("POST /tasks/{taskId}/events", events) // ?format=ag-ui with a RunAgentInput: reconnect

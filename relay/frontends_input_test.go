@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -26,7 +27,7 @@ func TestFrontendBadRequests(t *testing.T) {
 		}
 		return nil
 	}
-	h := New(ctx, nil, WithAuthorizer(deny))
+	h := New(ctx, nil, WithAuthorizer(deny), WithCORS("https://app.example"))
 	defer h.Close()
 	agui, chat := h.AGUI(nil), h.Chat(nil)
 	big := `{"threadId":"t","messages":[{"id":"u","role":"user","content":"` + strings.Repeat("x", MaxFrontendBodyBytes) + `"}]}`
@@ -53,6 +54,9 @@ func TestFrontendBadRequests(t *testing.T) {
 		{"chat denied", "POST", "/api/chat", `{}`, true, chat, 403, "denied"},
 		{"ag-ui text/plain", "POST", "/ag-ui", `{"threadId":"t"}`, false, agui, 415, "application/json"},
 		{"chat form", "POST", "/api/chat", `id=c`, false, chat, 415, "application/json"},
+		{"ag-ui get", "GET", "/ag-ui", "", false, agui, 405, "POST"},
+		{"ag-ui preflight, other origin", "OPTIONS", "/ag-ui", "", false, agui, 403, "origin"},
+		{"chat preflight, other origin", "OPTIONS", "/api/chat", "", false, chat, 403, "origin"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := httptest.NewRequest(tc.method, tc.path, strings.NewReader(tc.body))
@@ -108,5 +112,27 @@ func TestFrontIDsStable(t *testing.T) {
 	}
 	if frontPrefix(mapTask, "turn-1") == frontPrefix(mapTask, "turn-2") {
 		t.Error("two turns share an id prefix")
+	}
+}
+
+// TestFrontendPreflight: a front end served from an origin given to
+// WithCORS may POST JSON to the endpoints.
+func TestFrontendPreflight(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h := New(ctx, nil, WithAuthorizer(AllowAll), WithCORS("https://app.example"))
+	defer h.Close()
+	for _, hd := range []http.Handler{h.AGUI(nil), h.Chat(nil)} {
+		req := httptest.NewRequest(http.MethodOptions, "/x", nil)
+		req.Header.Set("Origin", "https://app.example")
+		req.Header.Set("Access-Control-Request-Method", "POST")
+		rec := httptest.NewRecorder()
+		hd.ServeHTTP(rec, req)
+		got := []string{strconv.Itoa(rec.Code), rec.Header().Get("Access-Control-Allow-Origin"),
+			rec.Header().Get("Access-Control-Allow-Methods"), rec.Header().Get("Access-Control-Allow-Headers")}
+		want := []string{"204", "https://app.example", "POST, GET", "Content-Type, Authorization, Last-Event-ID"}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("preflight (-want +got):\n%s", diff)
+		}
 	}
 }

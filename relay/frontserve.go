@@ -446,6 +446,21 @@ func outcomeOf(r *merge.Receiver) *frontOutcome { return r.Result() }
 // turnOf is the turn a view belongs to.
 func turnOf(v *merge.View) string { return v.Turn }
 
+// frontPreflight answers the CORS preflight of a front-end POST: only for
+// the origins given to WithCORS (a front end served from another origin,
+// e.g. a Next.js dev server), never for others — the same rule as the
+// events endpoint, with the method and header of a JSON POST.
+func (h *Handler) frontPreflight(w http.ResponseWriter, r *http.Request) {
+	if !h.cors(w, r) {
+		writeError(w, http.StatusForbidden, "relay: origin not allowed")
+		return
+	}
+	w.Header().Set("Access-Control-Allow-Methods", "POST, GET")
+	w.Header().Set("Access-Control-Allow-Headers", "Content-Type, Authorization, Last-Event-ID")
+	w.Header().Set("Access-Control-Max-Age", "600")
+	w.WriteHeader(http.StatusNoContent)
+}
+
 // writeFrontError answers a request that cannot be sent.
 func writeFrontError(w http.ResponseWriter, err error) {
 	var fe *errFrontend
