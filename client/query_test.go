@@ -22,8 +22,8 @@ import (
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
-// seedQueryBody is the /v1/query stream of seeds/004 §2.1, frame for frame
-// as the seed shows it (internal/capture checks the file against the seed).
+// seedQueryBody is the /v1/query stream of the recorded runtime analysis,
+// frame for frame (internal/capture checks the file against it).
 func seedQueryBody(t *testing.T) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "testdata", "captures", "seed004", "query.sse"))

@@ -28,8 +28,10 @@ const MaxReceiverTurns = 16
 // evicted turn ids are remembered within the same bound.
 //
 // Give it the Turn's caps (they bound each turn): the output cap decides
-// which chunk bytes a view shows. A Receiver is not safe for concurrent
-// use.
+// which chunk bytes a view shows. Its memory is bounded by
+// MaxReceiverTurns times a turn's (see [Caps]), and a turn id longer than
+// [MaxIdentBytes] makes its op invalid. A Receiver is not safe for
+// concurrent use.
 type Receiver struct {
 	task    string
 	caps    Caps
@@ -63,12 +65,12 @@ func NewReceiver(task string, caps Caps) *Receiver {
 //   - a seal op: Applied the first time, Duplicate after.
 //   - a result op: Applied the first time; Duplicate for the same result
 //     again, Conflict for another one (the first stands).
-//   - an op for another task or without a turn, of an unknown type, with an
-//     invalid block or result: [Invalid], counted in Counters.Invalid of
-//     every view, and ignored.
+//   - an op for another task, without a turn or with one longer than
+//     [MaxIdentBytes], of an unknown type, with an invalid block or result:
+//     [Invalid], counted in Counters.Invalid of every view, and ignored.
 //   - an op of an evicted turn: DroppedCap, counted by Refused.
 func (r *Receiver) Apply(op Op) Result {
-	if op.Task != r.task || op.Turn == "" || !validOp(&op) {
+	if op.Task != r.task || op.Turn == "" || len(op.Turn) > MaxIdentBytes || !validOp(&op) {
 		r.invalid++
 		return Invalid
 	}
@@ -204,14 +206,13 @@ func (r *Receiver) Result() *TurnResult {
 }
 
 // Ops returns a snapshot of the turn with id turn as ops that rebuild it:
-// every retained block in view order (chunks at their seq), then the seal
-// op when it is sealed, then the result op when it has one. A receiver
-// given them, in any order, has this turn's view, with one exception: a
-// chunk whose text the output cap already dropped is not retained, so when
-// a tool call's output was cut (ToolCall.Truncated > 0) the rebuilt call
-// counts fewer chunks and bytes, may count the dropped chunks' seqs as
-// gaps, and misses what only those chunks said (a name, a done status).
-// Its blocks are the same. nil for a turn the receiver does not keep.
+// every block in view order (chunks at their seq), then the seal op when
+// it is sealed, then the result op when it has one. A receiver with the
+// same caps, given them in any order, has this turn's view (its own
+// counters of arrivals aside). A chunk whose text the output cap dropped
+// is given as its stub: its chunk is "" and Truncated holds its size
+// (PROTOCOL.md §4.1), so the rebuilt call counts it, names and closes by
+// it, and knows its seq. nil for a turn the receiver does not keep.
 //
 // A relay uses it to bring a late subscriber up to date before it
 // forwards live ops.

@@ -3,7 +3,7 @@ package terminal
 import "github.com/a2aproject/a2a-go/v2/a2a"
 
 // InterruptMetadataKey is the key of status.message.metadata under which
-// the agent runtime of seeds/004 puts the questions of an interrupt:
+// a runtime puts the questions of an interrupt (PROTOCOL.md §5.2):
 //
 //	"_interrupt": {"message": "…",
 //	               "items": [{"toolCallId": "call_1", "toolName": "expense-review", "message": "…"}]}
@@ -14,7 +14,7 @@ const InterruptMetadataKey = "_interrupt"
 type InterruptItem struct {
 	// ToolCallID is the id of the tool call waiting for the answer.
 	ToolCallID string
-	// ToolName names the tool (for the runtime of seeds/004, the remote agent).
+	// ToolName names the tool (for a remote invocation, the remote agent).
 	ToolName string
 	// Message is the question, in words.
 	Message string

@@ -29,7 +29,8 @@ import (
 var update = flag.Bool("update", false, "re-record the captures from the reference callee and rewrite every golden file")
 
 // dir holds the captures: <wire>/<trajectory>.sse recorded from the
-// reference callee, seed004/*.sse written by hand from seeds/004, each with
+// reference callee, seed004/*.sse written by hand from the recorded runtime
+// analysis (testdata/runtime/frames-analysis.txt), each with
 // its <name>.golden.json next to it.
 const dir = "../../testdata/captures"
 
@@ -232,8 +233,8 @@ func record(t *testing.T) {
 }
 
 // trajectories are the recorded scripts: the demo trajectory, one with
-// every fault knob, a failed and an input-required end, and seeds/004's
-// projection frames beside envelopes.
+// every fault knob, a failed and an input-required end, and the recorded
+// runtime's projection frames beside envelopes.
 func trajectories() []callee.Script {
 	faults := callee.Trajectory(30, callee.Named("faults"), callee.Reorder(2), callee.Duplicate(2), callee.SkipSeqs(2),
 		callee.PlainText(2), callee.Oversize())
@@ -244,7 +245,8 @@ func trajectories() []callee.Script {
 	return []callee.Script{callee.Realistic(), faults, failed, input, projections()}
 }
 
-// projections sends seeds/004's frames on the A2A stream of the callee:
+// projections sends the recorded runtime's frames (PROTOCOL.md §5.1) on the
+// A2A stream of the callee:
 // a member that completes, one that times out, a malformed frame, an
 // ordinary artifact, and the reply.
 func projections() callee.Script {
@@ -281,11 +283,13 @@ func TestNormalise(t *testing.T) {
 	}
 }
 
-// The hand-made seed captures are the seed's frames, byte for byte as the
-// seed shows them (modulo the blank line that ends the last event).
+// The hand-made seed004 captures are the frames of the recorded runtime
+// analysis, byte for byte (modulo the blank line that ends the last
+// event).
 func TestSeedCapturesAreVerbatim(t *testing.T) {
-	// A verbatim copy of ../shared/seeds/004_dacfd866676017ae.txt.
-	seed, err := os.ReadFile("../../testdata/seeds/004_dacfd866676017ae.txt")
+	// The analysis of a runtime's mis-routed frames, verbatim, with the
+	// frames it observed.
+	seed, err := os.ReadFile("../../testdata/runtime/frames-analysis.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +299,7 @@ func TestSeedCapturesAreVerbatim(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Contains(seed, bytes.TrimRight(b, "\n")) {
-			t.Errorf("%s is not a verbatim excerpt of seeds/004", name)
+			t.Errorf("%s is not a verbatim excerpt of the recorded analysis", name)
 		}
 	}
 }
