@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tfrs/a2a-progress/envelope"
@@ -30,7 +31,7 @@ const (
 	// envelope.
 	SourceFallback Source = "fallback"
 	// SourceProjection: progress of a producer with a seq space of its own,
-	// e.g. a remote-invocation projection frame of seeds/004, whose
+	// e.g. a remote-invocation projection frame (PROTOCOL.md §5.1), whose
 	// sequence counts per member, not per turn. It comes from a Reading
 	// that is not a fallback yet has an ID (envelope.FromMessage never
 	// makes one). Its identity is the ID; its Seq counts only within its
@@ -61,7 +62,9 @@ type Block struct {
 	// OverSoftLimit is true when the chunk is over envelope.SoftChunkLimit.
 	OverSoftLimit bool
 	// Truncated counts the bytes cut from the end of the block's text by
-	// Caps.MaxTextBytes.
+	// Caps.MaxTextBytes. On a tool_output_append block, which has no such
+	// cut, it marks a stub (only in a snapshot, [Receiver.Ops]): a chunk
+	// whose text the output cap dropped, its Chunk "" and its size here.
 	Truncated int64
 	// Anchored is true for a fallback that arrived after some envelope.
 	Anchored bool
@@ -71,6 +74,10 @@ type Block struct {
 	// Ordinal is, for a fallback, its 1-based arrival number among the
 	// fallbacks applied to the turn; 0 for an envelope.
 	Ordinal int64
+	// At is when the block was produced, as its first arrival said (see
+	// Op.At); zero when unknown. It is informational: never part of the
+	// block's identity, content or place.
+	At time.Time
 }
 
 // comparePlace orders blocks in a view (see [Block]).
@@ -121,7 +128,10 @@ func (b *Block) valid() bool {
 		b.Truncated < 0 || b.Truncated > envelope.MaxEnvelopeBytes {
 		return false
 	}
-	if p, ok := b.Payload.(envelope.ToolOutputAppend); ok && len(p.Chunk) > envelope.HardChunkLimit {
+	if p, ok := b.Payload.(envelope.ToolOutputAppend); ok &&
+		(len(p.Chunk) > envelope.HardChunkLimit || b.Truncated > envelope.HardChunkLimit || (b.Truncated > 0 && p.Chunk != "")) {
+		// A chunk with Truncated is a snapshot's stub: no text, its size
+		// (at most the hard limit) in Truncated.
 		return false
 	}
 	switch b.Source {

@@ -174,9 +174,6 @@ func (h *Handler) publishLocked(t *task, op merge.Op) {
 		h.cfg.logger.Warn("relay: op not encodable", "task", t.id, "err", err)
 		return
 	}
-	if startsTurn(t, op) {
-		t.settled = false
-	}
 	t.log = append(t.log, &entry{op: op, data: data})
 	t.bytes += len(data)
 	for len(t.log) > 1 && (len(t.log) > h.cfg.maxOps || t.bytes > h.cfg.maxLogBytes) {
@@ -185,8 +182,10 @@ func (h *Handler) publishLocked(t *task, op merge.Op) {
 		t.log = t.log[1:]
 		t.base++
 	}
-	t.views.apply(op)
-	if settles(op) {
+	if t.views.apply(op) {
+		t.settled = false // an attached stream started the task's next turn
+	}
+	if settles(t, op) {
 		t.settled = true
 	}
 	t.markReadyLocked(nil)
@@ -324,10 +323,22 @@ func (h *Handler) runFollow(ctx context.Context, t *task) error {
 		if err != nil {
 			return err
 		}
+		if ctx.Err() != nil {
+			// The relay stopped this follow (eviction, Close): the
+			// incomplete result the stream reports now is not the agent's.
+			return ctx.Err()
+		}
 		t.mu.Lock()
-		if op, ok := opOf(u); ok {
+		op, ok := opOf(u)
+		switch {
+		case ok && op.Type == merge.OpResult && op.Result != nil && op.Result.Verdict == merge.VerdictIncomplete &&
+			len(t.log) == 0 && t.base == 0:
+			// A follow that got nothing at all (an unknown task) is
+			// answered with its error — 404, 502 — not with a stream
+			// that holds only "incomplete".
+		case ok:
 			h.publishLocked(t, op)
-		} else {
+		default:
 			t.markReadyLocked(nil)
 		}
 		t.mu.Unlock()

@@ -1,6 +1,7 @@
 package terminal_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -106,7 +107,8 @@ func Example_verdict() {
 	// canceled, reason: budget exceeded
 }
 
-// The agent runtime of seeds/004 sends its remote-invocation progress as
+// A runtime that mis-routes its frames (PROTOCOL.md §5) sends its
+// remote-invocation progress as
 // artifact updates and the question as an input-required status whose
 // message metadata holds _interrupt. The seam keeps the progress frames out
 // of the artifacts; the Interrupt holds what the caller answers.
@@ -170,7 +172,7 @@ func ExampleTracker_Observe() {
 
 func ExampleClassify() {
 	for _, s := range []a2a.TaskState{a2a.TaskStateWorking, a2a.TaskStateAuthRequired, a2a.TaskStateRejected,
-		"input-required", a2a.TaskStateUnspecified} {
+		"input-required", "unknown"} {
 		fmt.Println(s, terminal.Classify(s))
 	}
 	// Output:
@@ -178,7 +180,7 @@ func ExampleClassify() {
 	// TASK_STATE_AUTH_REQUIRED interrupted
 	// TASK_STATE_REJECTED terminal
 	// input-required interrupted
-	// TASK_STATE_UNSPECIFIED in-progress
+	// unknown in-progress
 }
 
 // A hostile peer cannot grow the assembled artifacts without end: past a
@@ -194,4 +196,17 @@ func ExampleWithLimits() {
 	fmt.Println(len(out.Artifacts[0].Parts), out.Truncated, tr.Counters().PartsDropped)
 	// Output:
 	// 2 true 3
+}
+
+// The verdict in the JSON form a front end gets: a failed task's reason is
+// the error, and there is never a reply.
+func ExampleOutcome_Result() {
+	tr := terminal.NewTracker()
+	tr.Observe(a2a.NewStatusUpdateEvent(task, a2a.TaskStateWorking, agentText("working")))
+	tr.Observe(a2a.NewStatusUpdateEvent(task, a2a.TaskStateFailed, agentText("quota exceeded")))
+	out, _ := tr.Outcome()
+	b, _ := json.Marshal(out.Result())
+	fmt.Println(string(b))
+	// Output:
+	// {"state":"TASK_STATE_FAILED","verdict":"failed","error":"quota exceeded","context":"ctx-7","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}
 }
