@@ -7,6 +7,7 @@ require (
 	github.com/a2aproject/a2a-go/v2 v2.4.0
 	github.com/google/go-cmp v0.7.0
 	github.com/r3labs/sse/v2 v2.10.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/spf13/cobra v1.10.2
 	go.uber.org/goleak v1.3.0
 	golang.org/x/term v0.48.0

@@ -179,7 +179,7 @@ func (c *Client) Dispatch(ctx context.Context, msg *a2a.Message) (a2a.TaskID, er
 
 // Follow subscribes to a task (SubscribeToTask) and returns the stream of
 // its current turn: the same [Stream], with the same parsing, as [Send]
-// (SPEC §4). The subscription starts with the task's snapshot, whose
+// (PROTOCOL.md §3.4). The subscription starts with the task's snapshot, whose
 // history is scanned for the envelopes sent before it (backfill). A task
 // that has already settled cannot be subscribed to; Follow then resolves
 // it with GetTask.

@@ -8,7 +8,7 @@ import (
 )
 
 // WithCompat switches the compatibility layer for peers that send their
-// progress in the artifact channel (SPEC §6, seeds/004) on or off. It is on
+// progress in the artifact channel (PROTOCOL.md §5.1) on or off. It is on
 // by default.
 //
 // While it is on, an artifact update that carries the runtime's

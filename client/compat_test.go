@@ -13,7 +13,8 @@ import (
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
-// remoteInvocation is a projection value as seeds/004's runtime writes it.
+// remoteInvocation is a projection value as the recorded runtime writes it
+// (PROTOCOL.md §5.1).
 func remoteInvocation(batch, call string, seq int, phase, category string) map[string]any {
 	m := map[string]any{"kind": "remote_agent_invocation", "batchId": batch, "toolCallId": call,
 		"sequence": float64(seq), "target": "expense-review", "phase": phase, "latencyMs": float64(10 * seq)}
@@ -25,7 +26,7 @@ func remoteInvocation(batch, call string, seq int, phase, category string) map[s
 
 // compatScript mixes tfrs envelopes, projection frames in every place a
 // peer may put them, a duplicate, a malformed frame and an ordinary
-// artifact, and ends input-required with seeds/004's _interrupt.
+// artifact, and ends input-required with an _interrupt (PROTOCOL.md §5.2).
 func compatScript() callee.Script {
 	env := func(kind envelope.Kind, key string, seq int64, status envelope.Status, p envelope.Payload) callee.Step {
 		return callee.Step{Envelope: &envelope.Envelope{V: 1, Kind: kind, StreamKey: key, Seq: seq, Status: status, Payload: p}}

@@ -24,8 +24,21 @@
 //
 // A [Stream] is one turn. It yields [Update]s as they arrive (the
 // envelope or fallback with the merge's verdict on it, state changes,
-// artifacts, and reconnect diagnostics), then gives the [Stream.Outcome]
-// and the final [Stream.View].
+// artifacts, reconnect diagnostics, and last the turn's result), then
+// gives the [Stream.Outcome] and the final [Stream.View].
+//
+// # Forwarding to a front end
+//
+// A caller forwards the turn to its front end as ops (package merge, and
+// PROTOCOL.md §4): each applied block, the seal when the turn settles, and
+// the result — the verdict in a JSON form the library owns. [Update.Op]
+// hands each of them; the front end applies them to a merge.Receiver (or
+// its JavaScript port), in any order, any number of times. Every op names
+// the task and the turn ([Stream.Turn]: the messageId of the user message
+// that opened it, which a second process following the task reads from
+// its history too), so a task's second turn, after an interrupt, never
+// mixes with its first. A block op carries at: the event's status
+// timestamp, else its arrival time.
 //
 //	c, err := client.New(ctx, "https://agent.example")
 //	s, err := c.SendText(ctx, "summarise the incident")
@@ -33,8 +46,8 @@
 //		if err != nil {
 //			break // an *IncompleteError, or ctx's error
 //		}
-//		if u.Type == client.UpdateProgress && u.Change.Result == merge.Applied {
-//			render(u.Change.Op)
+//		if op, ok := u.Op(); ok {
+//			forward(op) // blocks, the seal, the result
 //		}
 //	}
 //	out, err := s.Outcome() // the verdict, from the terminal state only

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
@@ -64,6 +65,61 @@ func ExampleClient_Send() {
 	// tool check_stock: done
 	// TASK_STATE_COMPLETED - Order 42 has shipped; all 3 items are in stock.
 	// 8 blocks, 2 tool calls, 1 duplicate, 1 late
+}
+
+// Forward a turn to a front end: every op Update.Op hands — the blocks,
+// the seal, the result — as one JSON line each. The front end applies them
+// to a merge.Receiver (here in the same process) and has the turn's view
+// and verdict.
+func ExampleUpdate_Op() {
+	srv, url := agent()
+	defer srv.Close()
+	ctx := context.Background()
+	c, err := client.New(ctx, url)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer c.Close()
+
+	s, err := c.SendText(ctx, "what about order 42?")
+	if err != nil {
+		log.Fatal(err)
+	}
+	var lines [][]byte // what goes over the wire
+	for u, err := range s.Updates() {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if op, ok := u.Op(); ok {
+			b, err := json.Marshal(op)
+			if err != nil {
+				log.Fatal(err)
+			}
+			lines = append(lines, b)
+		}
+	}
+
+	var front *merge.Receiver // the front end
+	types := map[merge.OpType]int{}
+	for _, b := range lines {
+		var op merge.Op
+		if err := json.Unmarshal(b, &op); err != nil {
+			log.Fatal(err)
+		}
+		if front == nil {
+			front = merge.NewReceiver(op.Task, merge.DefaultCaps())
+		}
+		front.Apply(op)
+		types[op.Type]++
+	}
+	v, res := front.View(), front.Result()
+	fmt.Println(types[merge.OpBlock], "blocks,", types[merge.OpSeal], "seal,", types[merge.OpResult], "result")
+	fmt.Println(v.Turn == s.Turn(), len(v.ToolCalls), "tool calls:", v.ToolCalls[0].Status, v.ToolCalls[1].Status)
+	fmt.Println(res.Verdict, "-", res.Reply)
+	// Output:
+	// 12 blocks, 1 seal, 1 result
+	// true 2 tool calls: done done
+	// completed - Order 42 has shipped; all 3 items are in stock.
 }
 
 // Dispatch with return-immediately, then follow the task: the same stream,

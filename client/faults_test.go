@@ -269,7 +269,7 @@ func TestFollowUnknownTask(t *testing.T) {
 	}
 }
 
-// The seam for peers that send progress in the artifact channel (SPEC §6):
+// The seam for peers that send progress in the artifact channel (PROTOCOL.md §5.1):
 // such artifacts are merged as progress and kept out of the outcome.
 func TestArtifactProgressSeam(t *testing.T) {
 	progress := func(seq int) *a2a.TaskArtifactUpdateEvent {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/terminal"
 )
 
 // Reasons of an UpdateIgnored.
@@ -42,7 +43,7 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 		return emit(Update{Type: UpdateIgnored, TaskID: s.taskID, ContextID: s.contextID, Timestamp: time.Now(),
 			State: s.state, Event: ev, Err: reason})
 	}
-	s.pin(info)
+	s.pin(info, ev)
 	s.state = obs.State
 	base := Update{TaskID: s.taskID, ContextID: s.contextID, Timestamp: statusTime(ev), State: obs.State, Event: ev}
 
@@ -108,9 +109,29 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 		u := base
 		u.Type = UpdateState
 		u.Change = merge.Change{Op: op}
+		if !emit(u) {
+			return false
+		}
+		u.Type = UpdateResult
+		u.Change = merge.Change{Op: s.resultOp()}
 		return emit(u)
 	}
 	return true
+}
+
+// resultOp returns the result op of the turn: the verdict of
+// Stream.Outcome (an incomplete one when the turn did not settle) as a
+// merge.TurnResult, with the turn's counters.
+func (s *Stream) resultOp() merge.Op {
+	var o terminal.Outcome
+	if s.settled {
+		o, _ = s.tracker.Outcome()
+	} else {
+		o, _ = s.Outcome()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.turnLocked().ResultOp(o.Result())
 }
 
 // progress merges one reading and reports it. A backfill reports only
@@ -118,7 +139,7 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 // be mostly duplicates.
 func (s *Stream) progress(base Update, r envelope.Reading, backfill bool, emit emitFunc) bool {
 	s.mu.Lock()
-	ch := s.turnLocked().Apply(r)
+	ch := s.turnLocked().ApplyAt(r, base.Timestamp)
 	s.mu.Unlock()
 	if ch.Result == merge.Applied || ch.Result == merge.DroppedCap {
 		s.news++
@@ -191,10 +212,10 @@ func (s *Stream) backfill(base Update, t *a2a.Task, settled bool, emit emitFunc)
 	return true
 }
 
-// pin records the task and context the events name, and opens the merge
-// turn, which is keyed by the task: the seq scope is one turn.
-func (s *Stream) pin(info a2a.TaskInfo) {
-	if (s.taskID != "" || info.TaskID == "") && (s.contextID != "" || info.ContextID == "") {
+// pin records the task and context the events name, and the turn's id
+// when the first event is a Task (see Stream.Turn).
+func (s *Stream) pin(info a2a.TaskInfo, ev a2a.Event) {
+	if (s.taskID != "" || info.TaskID == "") && (s.contextID != "" || info.ContextID == "") && (s.turnID != "" || s.turn != nil) {
 		return
 	}
 	s.mu.Lock()
@@ -204,13 +225,31 @@ func (s *Stream) pin(info a2a.TaskInfo) {
 	if s.contextID == "" {
 		s.contextID = info.ContextID
 	}
+	if s.turnID == "" && s.turn == nil {
+		if t, ok := ev.(*a2a.Task); ok {
+			s.turnID = openingMessage(t)
+		}
+	}
 	s.mu.Unlock()
 }
 
-// turnLocked returns the merge turn, opening it on first use. s.mu held.
+// openingMessage returns the id of the last user message of t's history:
+// the message that opened the task's current turn; "" when there is none.
+func openingMessage(t *a2a.Task) string {
+	for i := len(t.History) - 1; i >= 0; i-- {
+		if m := t.History[i]; m != nil && m.Role == a2a.MessageRoleUser {
+			return m.ID
+		}
+	}
+	return ""
+}
+
+// turnLocked returns the merge turn, opening it on first use: its id is
+// the turn's, or merge.TaskTurn of the task when nothing named the turn.
+// s.mu held.
 func (s *Stream) turnLocked() *merge.Turn {
 	if s.turn == nil {
-		s.turn = merge.NewTurn(string(s.taskID), s.caps)
+		s.turn = merge.NewTurn(string(s.taskID), s.turnID, s.caps)
 	}
 	return s.turn
 }

@@ -118,11 +118,11 @@ func (r result) count(typ UpdateType) int {
 }
 
 // viewOpts compares views of different runs: task ids differ per run.
-var viewOpts = cmp.Options{cmpopts.IgnoreFields(merge.View{}, "Task")}
+var viewOpts = cmp.Options{cmpopts.IgnoreFields(merge.View{}, "Task", "Turn"), cmpopts.IgnoreFields(merge.Block{}, "At")}
 
 // cutViewOpts also ignores the duplicate count: a resumed stream replays
 // history, which the merge counts as duplicates — and that is the point.
-var cutViewOpts = cmp.Options{cmpopts.IgnoreFields(merge.View{}, "Task"), cmpopts.IgnoreFields(merge.Counters{}, "Duplicates")}
+var cutViewOpts = cmp.Options{cmpopts.IgnoreFields(merge.View{}, "Task", "Turn"), cmpopts.IgnoreFields(merge.Block{}, "At"), cmpopts.IgnoreFields(merge.Counters{}, "Duplicates")}
 
 // outcomeOpts compares outcomes of different runs: ids and shared pointers differ.
 var outcomeOpts = cmp.Options{

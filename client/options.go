@@ -52,7 +52,7 @@ type config struct {
 	maxBackoff    time.Duration
 	historyLength *int
 	artifact      func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)
-	noCompat      bool   // WithCompat(false): no seeds/004 projection recognition
+	noCompat      bool   // WithCompat(false): no projection recognition (PROTOCOL.md §5.1)
 	conversation  string // WithConversationID, for Query
 	factoryOpts   []a2aclient.FactoryOption
 }
@@ -209,8 +209,8 @@ func WithHistoryLength(n int) Option {
 
 // WithArtifactProgress installs the one place where an artifact update is
 // classified: when f returns true, the update is progress, not output
-// (SPEC §6, a runtime that sends its progress frames in the artifact
-// channel). Its Reading is merged like a working update's envelope and
+// (PROTOCOL.md §5.1, a runtime that sends its progress frames in the
+// artifact channel). Its Reading is merged like a working update's envelope and
 // the artifact never reaches the Outcome's artifacts. f must not modify
 // the event and is called for the artifacts of Task snapshots too. The
 // compatibility layer ([WithCompat], on by default) classifies first: f

@@ -16,8 +16,9 @@ import (
 	"github.com/tfrs/a2a-progress/internal/projection"
 )
 
-// QueryPath is the path of the plain REST endpoint of seeds/004's runtime,
-// relative to its base URL.
+// QueryPath is the path of the plain REST endpoint of a runtime that
+// mis-routes its progress frames (PROTOCOL.md §5.3), relative to its base
+// URL.
 const QueryPath = "/v1/query"
 
 // ErrQueryStatus is matched (errors.Is) by the error of [Query] when the
@@ -32,13 +33,13 @@ func WithConversationID(id string) Option {
 	return func(c *config) { c.conversation = id }
 }
 
-// Query sends text to the plain REST endpoint of the agent runtime of
-// seeds/004 — POST <baseURL>/v1/query with {"conversation_id", "message",
+// Query sends text to the plain REST endpoint of an agent runtime
+// (PROTOCOL.md §5.3) — POST <baseURL>/v1/query with {"conversation_id", "message",
 // "stream": true} — and returns its turn as a [Stream], the same type and
 // pipeline as an A2A turn: the same updates, merged View and Outcome.
 //
 // That endpoint answers with untyped SSE data: frames, framed here through
-// the r3labs seam and told apart by shape (SPEC §6): projection frames
+// the r3labs seam and told apart by shape: projection frames
 // {content, projection} are progress (merged like the A2A form's
 // projections; see [WithCompat], which is always on here because the shape
 // is all there is), the frame {message, items} is the interrupt (an
@@ -125,6 +126,9 @@ func Query(ctx context.Context, baseURL, text string, opts ...Option) (*Stream, 
 	cfg.params = nil
 	s := newClient(nil, cfg).newStream(ctx, modeReplay, a2a.TaskID(conv), nil, 0)
 	s.events = iter.Seq2[a2a.Event, error](events)
+	// The endpoint has no message ids and no second reader (nothing can
+	// follow a query): the request's own id names the turn.
+	s.turnID = "query:" + a2a.NewMessageID()
 	return s, nil
 }
 

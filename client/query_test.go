@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,8 +22,8 @@ import (
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
-// seedQueryBody is the /v1/query stream of seeds/004 §2.1, frame for frame
-// as the seed shows it (internal/capture checks the file against the seed).
+// seedQueryBody is the /v1/query stream of the recorded runtime analysis,
+// frame for frame (internal/capture checks the file against it).
 func seedQueryBody(t *testing.T) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "testdata", "captures", "seed004", "query.sse"))
@@ -108,8 +109,27 @@ func TestQuerySeedFrames(t *testing.T) {
 			Status: merge.ToolUnfinished, Started: true, FirstSeq: 1}},
 		Counters: merge.Counters{Applied: 2},
 	}
-	if diff := cmp.Diff(wantView, r.view); diff != "" {
+	// The endpoint has no message ids: the request names the turn.
+	if !strings.HasPrefix(st.Turn(), "query:") || len(st.Turn()) <= len("query:") {
+		t.Errorf("Turn = %q, want query:<id>", st.Turn())
+	}
+	wantView.Turn = st.Turn()
+	if diff := cmp.Diff(wantView, r.view, cmpopts.IgnoreFields(merge.Block{}, "At")); diff != "" {
 		t.Errorf("view (-want +got):\n%s", diff)
+	}
+	for _, b := range r.view.Blocks {
+		if b.At.IsZero() || b.At.Location() != time.UTC {
+			t.Errorf("block %v: at = %v, want its arrival time in UTC", b.Key, b.At)
+		}
+	}
+	wantResult := merge.Op{Type: merge.OpResult, Task: "6d72bcf8-...", Turn: st.Turn(), Result: &merge.TurnResult{
+		State: "TASK_STATE_INPUT_REQUIRED", Verdict: merge.VerdictInputRequired, Context: "6d72bcf8-...",
+		Interrupt: &merge.Interrupt{Question: question, Items: []merge.InterruptItem{
+			{ToolCallID: "call_00_JIhiVhnvjabn7DCjgY2D1744", ToolName: "expense-review", Message: question}}},
+		Counters: merge.Counters{Applied: 2}}}
+	last, _ := r.updates[len(r.updates)-1].Op()
+	if diff := cmp.Diff(wantResult, last); diff != "" {
+		t.Errorf("result op, the last update (-want +got):\n%s", diff)
 	}
 	wantOut := terminal.Outcome{TaskID: "6d72bcf8-...", ContextID: "6d72bcf8-...", State: a2a.TaskStateInputRequired,
 		Class: terminal.ClassInterrupted, Text: question,
@@ -118,7 +138,7 @@ func TestQuerySeedFrames(t *testing.T) {
 	if diff := cmp.Diff(wantOut, r.out, cmpopts.IgnoreFields(terminal.Outcome{}, "Message"), cmpopts.IgnoreFields(terminal.Interrupt{}, "Message")); diff != "" {
 		t.Errorf("outcome (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[UpdateType]int{UpdateProgress: 2, UpdateState: 1}, countTypes(r)); diff != "" {
+	if diff := cmp.Diff(map[UpdateType]int{UpdateProgress: 2, UpdateState: 1, UpdateResult: 1}, countTypes(r)); diff != "" {
 		t.Errorf("updates (-want +got):\n%s", diff)
 	}
 }

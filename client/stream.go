@@ -46,6 +46,12 @@ const (
 	// result, a poll. Event is the *a2a.Task; the envelopes of its history
 	// that were new follow as UpdateProgress with Backfill set.
 	UpdateSnapshot
+	// UpdateResult: the turn's verdict as a result op (Change.Op, whose
+	// Result is the merge.TurnResult of Stream.Outcome). It follows the
+	// settling UpdateState and is the last update of a settled turn; a
+	// turn that cannot be brought to an end gets one too, with verdict
+	// incomplete, right before the stream's error.
+	UpdateResult
 )
 
 // String returns the lower-case name of t ("progress", "state", …).
@@ -65,6 +71,8 @@ func (t UpdateType) String() string {
 		return "ignored"
 	case UpdateSnapshot:
 		return "snapshot"
+	case UpdateResult:
+		return "result"
 	}
 	return "unknown"
 }
@@ -85,8 +93,9 @@ type Update struct {
 	State a2a.TaskState
 	// Reading is the envelope or text fallback of an UpdateProgress.
 	Reading envelope.Reading
-	// Change is what the merge did with Reading (UpdateProgress), or the
-	// seal op of a settling UpdateState (in Change.Op).
+	// Change is what the merge did with Reading (UpdateProgress), the
+	// seal op of a settling UpdateState, or the result op of an
+	// UpdateResult (in Change.Op). [Update.Op] picks the op to forward.
 	Change merge.Change
 	// Backfill reports an UpdateProgress recovered from a Task's history
 	// or current status (a resubscription's snapshot, GetTask), not from a
@@ -100,6 +109,28 @@ type Update struct {
 	// Err is the cause of an UpdateReconnect or the reason of an
 	// UpdateIgnored.
 	Err error
+}
+
+// Op returns the op of u that a front end needs, and true; false when u
+// carries none. Those are: the block of an UpdateProgress that the merge
+// applied (a duplicate or a refused block changes nothing), the seal op of
+// the settling UpdateState, and the result op of an UpdateResult. Every op
+// names its task and turn (see [Stream.Turn]), and a block op carries at:
+// the event's status timestamp when it has one, else its arrival time (for
+// a block from a Task's history, the Task's status timestamp). So
+// forwarding a turn is one line:
+//
+//	if op, ok := u.Op(); ok {
+//		forward(op) // e.g. json.Marshal(op) as one NDJSON line
+//	}
+func (u Update) Op() (merge.Op, bool) {
+	switch u.Type {
+	case UpdateProgress:
+		return u.Change.Op, u.Change.Result == merge.Applied
+	case UpdateState, UpdateResult:
+		return u.Change.Op, u.Change.Op.Type != ""
+	}
+	return merge.Op{}, false
 }
 
 type mode int
@@ -130,8 +161,9 @@ type Stream struct {
 	// away during one Observe call.
 	pending []pendingArtifact
 
-	mu        sync.Mutex  // guards turn, taskID, contextID, finished, err
+	mu        sync.Mutex  // guards turn, turnID, taskID, contextID, finished, err
 	turn      *merge.Turn // opened on first use, by turnLocked
+	turnID    string      // "" until known (see Stream.Turn)
 	taskID    a2a.TaskID
 	contextID string
 	finished  bool
@@ -154,6 +186,9 @@ type pendingArtifact struct {
 
 func (c *Client) newStream(ctx context.Context, m mode, taskID a2a.TaskID, req *a2a.SendMessageRequest, interval time.Duration) *Stream {
 	s := &Stream{c: c, ctx: ctx, mode: m, req: req, interval: interval, taskID: taskID}
+	if req != nil && req.Message != nil {
+		s.turnID = req.Message.ID
+	}
 	s.caps = merge.DefaultCaps()
 	if c.cfg.capsSet {
 		s.caps = c.cfg.caps
@@ -183,6 +218,28 @@ func (s *Stream) TaskID() a2a.TaskID {
 	return s.taskID
 }
 
+// Turn returns the id of the stream's turn, which every op of the stream
+// carries (Op.Turn): the messageId of the user message that opened the
+// turn. For [Client.Send] that is the message sent, known at once. For
+// [Client.Follow] and [Client.Poll] (and [Replay]) it is read from the
+// first Task snapshot: the last user message of its history, so that two
+// processes following one task name its turns alike; "" before that
+// snapshot. When the first event is not a Task, or its history holds no
+// user message with an id (a peer that keeps no history, or a history
+// bounded by [WithHistoryLength] that no longer reaches it), the turn is
+// merge.TaskTurn of the task — also derived from the task, but shared by
+// every such turn of it (PROTOCOL.md §3.3). A [Query] turn is named by the
+// request ("query:" and a random id): that endpoint has no message ids,
+// and no other process can follow the turn.
+func (s *Stream) Turn() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.turnID == "" && s.turn != nil {
+		return s.turn.ID()
+	}
+	return s.turnID
+}
+
 // View returns a snapshot of the merged progress so far. It is safe to
 // call from any goroutine, during and after the iteration; each call
 // copies the view, so call it when you render, not per update.
@@ -190,18 +247,19 @@ func (s *Stream) View() merge.View {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.turn == nil {
-		return merge.NewTurn(string(s.taskID), s.caps).View()
+		return merge.NewTurn(string(s.taskID), s.turnID, s.caps).View()
 	}
 	return s.turn.View()
 }
 
 // Updates returns the updates of the turn as they arrive. The sequence
-// ends after the settling UpdateState (terminal or interrupted state), or
-// with a non-nil error as its last element when the turn cannot be
-// brought to an end: an [*IncompleteError] (errors.Is [ErrIncomplete]),
-// or the context's error. A failed, rejected or canceled task is not a
-// stream error: the sequence ends normally and [Stream.Outcome] returns
-// the verdict.
+// ends after the settling UpdateState (terminal or interrupted state) and
+// the UpdateResult that follows it, or with a non-nil error as its last
+// element when the turn cannot be brought to an end: an [*IncompleteError]
+// (errors.Is [ErrIncomplete]), or the context's error — then right after
+// an UpdateResult whose verdict is incomplete. A failed, rejected or
+// canceled task is not a stream error: the sequence ends normally and
+// [Stream.Outcome] returns the verdict.
 //
 // Breaking out of the loop stops the stream: the connection is closed and
 // no goroutine is left behind. The sequence can be iterated once; a second
@@ -228,7 +286,12 @@ func (s *Stream) Updates() iter.Seq2[Update, error] {
 		s.finished, s.err = true, err
 		s.mu.Unlock()
 		if err != nil && !stopped {
-			yield(Update{TaskID: s.TaskID(), State: s.state, Timestamp: time.Now()}, err)
+			u := Update{TaskID: s.TaskID(), ContextID: s.contextID, State: s.state, Timestamp: time.Now()}
+			r := u
+			r.Type, r.Change = UpdateResult, merge.Change{Op: s.resultOp()}
+			if yield(r, nil) {
+				yield(u, err)
+			}
 		}
 	}
 }

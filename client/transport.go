@@ -23,7 +23,8 @@ import (
 
 // streamingHTTPClient returns the client the transports use: a copy of hc
 // (or of a zero client) whose whole-request Timeout is removed — every
-// stream would die at it (NOTES: the 3-minute trap) — and whose Transport
+// stream would die at it (a2a-go's default client has a 3-minute Timeout,
+// which ends every longer stream) — and whose Transport
 // reports received bytes to the watchdog of the request's context. It also
 // returns the removed Timeout, which non-streaming calls get back as a
 // deadline.

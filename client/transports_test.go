@@ -138,10 +138,15 @@ func TestSendRealistic(t *testing.T) {
 	if v.Counters.Duplicates != 1 || v.Counters.Late != 1 {
 		t.Errorf("counters = %+v, want 1 duplicate, 1 late", v.Counters)
 	}
-	// The stream: state changes, every working update, the settling state last.
-	last := r.updates[len(r.updates)-1]
-	if last.Type != UpdateState || last.State != a2a.TaskStateCompleted || last.Change.Op.Type != merge.OpSeal {
-		t.Errorf("last update = %+v, want the settling state with the seal op", last)
+	// The stream: state changes, every working update, the settling state
+	// with the seal, then the result.
+	seal, last := r.updates[len(r.updates)-2], r.updates[len(r.updates)-1]
+	if seal.Type != UpdateState || seal.State != a2a.TaskStateCompleted || seal.Change.Op.Type != merge.OpSeal {
+		t.Errorf("update before the last = %+v, want the settling state with the seal op", seal)
+	}
+	if last.Type != UpdateResult || last.Change.Op.Type != merge.OpResult || last.Change.Op.Result.Verdict != merge.VerdictCompleted ||
+		last.Change.Op.Result.Reply != r.out.Text {
+		t.Errorf("last update = %+v, want the result op of the completed turn", last)
 	}
 	if r.out.Class != terminal.ClassTerminal {
 		t.Errorf("class = %v", r.out.Class)

@@ -1,5 +1,5 @@
 // Package envelope reads and writes the structured progress envelope that an
-// A2A callee puts into its working status updates (SPEC §2–3).
+// A2A callee puts into its working status updates (PROTOCOL.md §2).
 //
 // # The model
 //

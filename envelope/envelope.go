@@ -10,7 +10,7 @@ const MetadataKey = "tfrs"
 // Version is the envelope version this package reads and writes.
 const Version = 1
 
-// Size limits from the spec (decision E4) and the reader's own cap.
+// Size limits of the envelope (PROTOCOL.md §2.5) and the reader's own cap.
 const (
 	// SoftChunkLimit is the size above which a tool_output_append chunk is
 	// accepted but flagged (Reading.OverSoftLimit).

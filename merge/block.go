@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tfrs/a2a-progress/envelope"
@@ -30,7 +31,7 @@ const (
 	// envelope.
 	SourceFallback Source = "fallback"
 	// SourceProjection: progress of a producer with a seq space of its own,
-	// e.g. a remote-invocation projection frame of seeds/004, whose
+	// e.g. a remote-invocation projection frame (PROTOCOL.md §5.1), whose
 	// sequence counts per member, not per turn. It comes from a Reading
 	// that is not a fallback yet has an ID (envelope.FromMessage never
 	// makes one). Its identity is the ID; its Seq counts only within its
@@ -71,6 +72,10 @@ type Block struct {
 	// Ordinal is, for a fallback, its 1-based arrival number among the
 	// fallbacks applied to the turn; 0 for an envelope.
 	Ordinal int64
+	// At is when the block was produced, as its first arrival said (see
+	// Op.At); zero when unknown. It is informational: never part of the
+	// block's identity, content or place.
+	At time.Time
 }
 
 // comparePlace orders blocks in a view (see [Block]).

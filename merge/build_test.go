@@ -32,7 +32,7 @@ func chunk(tool, s string) envelope.ToolOutputAppend {
 
 // applyAll applies rs to a new turn and returns it.
 func applyAll(caps Caps, rs ...envelope.Reading) *Turn {
-	t := NewTurn("t1", caps)
+	t := NewTurn("t1", "m1", caps)
 	for _, r := range rs {
 		t.Apply(r)
 	}

@@ -120,7 +120,7 @@ func TestCaps(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			turn := NewTurn("t1", tt.caps)
+			turn := NewTurn("t1", "m1", tt.caps)
 			got := results(turn, tt.in)
 			if d := cmp.Diff(tt.want, got); d != "" {
 				t.Errorf("results (-want +got):\n%s", d)
@@ -160,7 +160,7 @@ func TestMaxTextBytesMarksTheCut(t *testing.T) {
 // The output cap bounds memory: evicted chunks release their text, and the
 // call keeps only the chunks of its window.
 func TestOutputCapBoundsMemory(t *testing.T) {
-	turn := NewTurn("t1", Caps{MaxOutputBytes: 4096, MaxBlocks: 20000})
+	turn := NewTurn("t1", "m1", Caps{MaxOutputBytes: 4096, MaxBlocks: 20000})
 	line := strings.Repeat("x", 1023) + "\n"
 	for seq := range int64(10000) {
 		turn.Apply(run("c1", seq, chunk("tail", line)))
@@ -190,7 +190,7 @@ func TestOutputCapBoundsMemory(t *testing.T) {
 func TestMaxTextBytesReleasesTheRest(t *testing.T) {
 	const n, size = 64, 1 << 20
 	before := heapAfterGC()
-	turn := NewTurn("t", DefaultCaps())
+	turn := NewTurn("t", "", DefaultCaps())
 	for i := range n {
 		text := strings.Repeat(string(rune('a'+i%26)), size)
 		msg := &a2a.Message{ID: fmt.Sprintf("m%d", i), Parts: a2a.ContentParts{a2a.NewTextPart(text)}}
@@ -211,7 +211,7 @@ func TestMaxTextBytesReleasesTheRest(t *testing.T) {
 func TestMaxOutputBytesReleasesDroppedChunks(t *testing.T) {
 	const n, size = 200, 60 << 10
 	before := heapAfterGC()
-	turn := NewTurn("t", DefaultCaps())
+	turn := NewTurn("t", "", DefaultCaps())
 	for i := range n {
 		e := envelope.Envelope{V: 1, Kind: envelope.KindToolOutputAppend, StreamKey: "call-1", Seq: int64(i + 1),
 			Status: envelope.StatusRunning, Payload: envelope.ToolOutputAppend{Tool: "cat", Chunk: strings.Repeat("x", size-1) + "\n"}}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/tfrs/a2a-progress/envelope"
 )
@@ -14,6 +15,7 @@ import (
 // Receiver rebuild a Turn's view from ops in any order.
 type core struct {
 	task   string
+	turn   string
 	caps   Caps
 	sealed bool
 
@@ -69,8 +71,9 @@ type rec struct {
 	payload  envelope.Payload // nil once the output cap evicted a chunk's text
 	key      string           // streamKey
 	seq      int64
-	n        int32 // a chunk's size; for other kinds the bytes cut by MaxTextBytes
+	at       int64 // Block.At in Unix nanoseconds; 0 when unknown
 	status   envelope.Status
+	n        int32 // a chunk's size; for other kinds the bytes cut by MaxTextBytes
 	chunk    bool
 	overSoft bool
 }
@@ -83,7 +86,7 @@ type recs struct {
 	n     int
 }
 
-const pageBits = 9 // 512 recs, 28 KiB a page
+const pageBits = 9 // 512 recs, 36 KiB a page
 
 func (rs *recs) at(i int32) *rec { return &rs.pages[i>>pageBits][i&(1<<pageBits-1)] }
 
@@ -103,9 +106,10 @@ func (rs *recs) add(r rec) {
 	rs.n++
 }
 
-func newCore(task string, caps Caps) core {
+func newCore(task, turn string, caps Caps) core {
 	return core{
 		task:   task,
+		turn:   turn,
 		caps:   caps.withDefaults(),
 		others: make(map[seqKey]int32),
 		byID:   make(map[string]int32),
@@ -173,6 +177,9 @@ func (c *core) apply(b *Block, place bool) Change {
 		ref = int32(c.recs.n)
 		r := rec{payload: b.Payload, key: b.Key.StreamKey, seq: seq, n: int32(b.Truncated),
 			status: b.Status, overSoft: b.OverSoftLimit}
+		if !b.At.IsZero() {
+			r.at = b.At.UnixNano()
+		}
 		if p, ok := b.Payload.(envelope.ToolOutputAppend); ok {
 			r.chunk, r.n = true, int32(len(p.Chunk))
 		}
@@ -190,7 +197,7 @@ func (c *core) apply(b *Block, place bool) Change {
 		c.order = append(c.order, ref)
 	}
 	c.counters.Applied++
-	ch.Op = Op{Type: OpBlock, Task: c.task, Block: *b}
+	ch.Op = Op{Type: OpBlock, Task: c.task, Turn: c.turn, At: b.At, Block: *b}
 
 	if st != nil {
 		was := st.last
@@ -271,6 +278,9 @@ func (c *core) block(ref int32) Block {
 	r := c.recs.at(ref)
 	b := Block{Key: Key{StreamKey: r.key, Seq: r.seq}, Status: r.status, Payload: r.payload,
 		Source: SourceEnvelope, OverSoftLimit: r.overSoft}
+	if r.at != 0 {
+		b.At = time.Unix(0, r.at).UTC()
+	}
 	if r.chunk {
 		b.Kind = envelope.KindToolOutputAppend
 	} else {
@@ -342,16 +352,7 @@ func (c *core) view() View {
 		slices.SortFunc(c.order, c.compareRefs)
 		c.sorted = true
 	}
-	if c.seqsOf < c.recs.n {
-		for i := int32(c.seqsOf); i < int32(c.recs.n); i++ {
-			c.seqs = append(c.seqs, c.recs.at(i).seq)
-		}
-		c.seqsOf = c.recs.n
-		slices.Sort(c.seqs) // mostly sorted already: cheap for pdqsort
-		c.seqs = slices.Compact(c.seqs)
-	}
-	v := View{Task: c.task, Sealed: c.sealed, Counters: c.counters.clone()}
-	v.Counters.Gaps = missing(c.seqs)
+	v := View{Task: c.task, Turn: c.turn, Sealed: c.sealed, Counters: c.countersNow()}
 	if len(c.order) > 0 {
 		v.Blocks = make([]Block, len(c.order))
 		for k, ref := range c.order {
@@ -369,6 +370,43 @@ func (c *core) view() View {
 		v.ToolCalls = append(v.ToolCalls, st.render(c))
 	}
 	return v
+}
+
+// countersNow returns a copy of the counters with Gaps brought up to date.
+func (c *core) countersNow() Counters {
+	if c.seqsOf < c.recs.n {
+		for i := int32(c.seqsOf); i < int32(c.recs.n); i++ {
+			c.seqs = append(c.seqs, c.recs.at(i).seq)
+		}
+		c.seqsOf = c.recs.n
+		slices.Sort(c.seqs) // mostly sorted already: cheap for pdqsort
+		c.seqs = slices.Compact(c.seqs)
+	}
+	cs := c.counters.clone()
+	cs.Gaps = missing(c.seqs)
+	return cs
+}
+
+// ops returns an op for every retained block — all applied blocks but the
+// chunks whose text the output cap dropped — in view order, chunks at
+// their seq.
+func (c *core) ops() []Op {
+	refs := make([]int32, 0, c.recs.n+len(c.fbs))
+	for i := range int32(c.recs.n) {
+		if c.recs.at(i).payload != nil {
+			refs = append(refs, i)
+		}
+	}
+	for i := range int32(len(c.fbs)) {
+		refs = append(refs, ^i)
+	}
+	slices.SortFunc(refs, c.compareRefs)
+	ops := make([]Op, len(refs))
+	for k, ref := range refs {
+		b := c.block(ref)
+		ops[k] = Op{Type: OpBlock, Task: c.task, Turn: c.turn, At: b.At, Block: b}
+	}
+	return ops
 }
 
 // compareStreams orders tool calls: by FirstSeq, then Key, among the

@@ -3,11 +3,17 @@
 //
 // # The model
 //
-// A turn is one send request: one A2A taskId. While the callee works, the
+// A turn is one request on an A2A task — a send, or the current turn of a
+// task that is followed — up to the state that settles it. A task that asks
+// a question (input-required) goes on in a new turn when the caller answers
+// on the same task, and the producer's seqs may start anywhere again: seqs
+// are scoped by turn, so every turn has an id of its own (the messageId of
+// the user message that opened it; see [Turn]). While the callee works, the
 // caller reads each working update with envelope.FromMessage and hands the
-// [envelope.Reading] to [Turn.Apply]. Readings arrive best effort — cut off,
-// lost, reordered, duplicated (SPEC §3) — so the view is defined by the SET
-// of blocks received, never by the order in which they came:
+// [envelope.Reading] to [Turn.ApplyAt] with the event's time. Readings
+// arrive best effort — cut off, lost, reordered, duplicated (PROTOCOL.md
+// §2.4) — so the view is defined by the SET of blocks received, never by
+// the order in which they came:
 //
 //   - Identity. An envelope is (streamKey, seq); a fallback (an update with
 //     no usable envelope, turned into a text pseudo envelope) is its
@@ -37,8 +43,8 @@
 //     status from the lowest-seq done or aborted block of the key, whatever
 //     its kind.
 //   - Projections. Some peers report progress in a seq space of their own
-//     (seeds/004: a remote invocation's frames count "sequence" per member,
-//     1, 2, 3…, next to envelope seqs 100…). A Reading that is not a
+//     (PROTOCOL.md §5.1: a remote invocation's frames count "sequence" per
+//     member, 1, 2, 3…, next to envelope seqs 100…). A Reading that is not a
 //     fallback yet carries an ID (envelope.FromMessage never makes one) is
 //     such a [SourceProjection] block: its identity is the ID, it is placed
 //     by arrival exactly like a fallback, and its seq orders it only within
@@ -64,24 +70,33 @@
 // ([Caps]): blocks per turn (which also bounds the identity set), stream
 // keys holding tool state, output bytes per tool call (the newest are kept;
 // ToolCall.Truncated counts the rest), text bytes per block, identifier
-// length. A cap refuses or cuts, and counts what it did. Within the block
+// length, turns per Receiver ([MaxReceiverTurns]). A cap refuses or cuts, and counts what it did. Within the block
 // and stream-key caps the view stays independent of arrival order; the
 // output cap too, since it keeps the newest chunks by seq.
 //
-// # Ops and receivers
+// # Ops, results and receivers
 //
-// Each applied block yields an [Op] (Change.Op), and Seal yields one more.
-// An op is self-contained and idempotent, with a stable flat JSON form (see
-// [Op]); a front end that applies the ops to a [Receiver], in whatever order
-// and however many times they reach it, ends with the Turn's view. [Turns]
-// keeps one Turn per taskId for a caller that follows several tasks, and
-// is safe for concurrent use; Turn and Receiver are not.
+// Each applied block yields an [Op] (Change.Op), Seal yields one more, and
+// [Turn.ResultOp] a last one: the verdict of the turn as a [TurnResult]
+// (completed with its reply, failed with the callee's reason, a question to
+// answer, or incomplete), which package terminal decides from the task
+// state alone. Every op names its task and turn; a block op also carries at,
+// when the block was produced — informational, never identity or order. An
+// op is self-contained and idempotent, with a stable flat JSON form (see
+// [Op]; PROTOCOL.md §4). A front end applies the ops to a [Receiver], in
+// whatever order and however many times they reach it: it keeps one view
+// per turn of the task, each ending equal to its Turn's view, and the
+// latest turn's result; [Receiver.Ops] gives a turn back as ops, to bring a
+// late subscriber up to date. [Turns] keeps one Turn per taskId for a
+// caller that follows several tasks, and is safe for concurrent use; Turn
+// and Receiver are not.
 //
 // # Cost
 //
 // Apply is O(1) amortised for an in-order envelope and O(log n) for a late
 // one or a chunk (a bisection, a heap), never O(n); per event it allocates
-// nothing beyond amortised growth (and a new tool summary when one changes). [Turn.View] pays for order (a sort
-// after late arrivals) and assembles each call's output once: call it to
-// render, and forward ops per event.
+// nothing beyond amortised growth (and a new tool summary when one
+// changes). [Turn.View] pays for order (a sort after late arrivals) and
+// assembles each call's output once: call it to render, and forward ops per
+// event.
 package merge

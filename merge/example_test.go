@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
@@ -17,7 +18,7 @@ func reading(streamKey string, seq int64, status envelope.Status, p envelope.Pay
 // A turn takes envelopes in any order and any number of times; the view is
 // ordered by seq, the tool call's output assembled from its chunks.
 func ExampleTurn() {
-	t := merge.NewTurn("task-1", merge.Caps{})
+	t := merge.NewTurn("task-1", "", merge.Caps{})
 	for _, r := range []envelope.Reading{
 		reading("call-1", 10, envelope.StatusRunning, envelope.ToolCall{Tool: "grep"}),
 		reading("call-1", 12, envelope.StatusRunning, envelope.ToolOutputAppend{Tool: "grep", Chunk: "b.go:7\n"}),
@@ -45,7 +46,7 @@ func ExampleTurn() {
 // Missing seqs between two chunks show as a gap marker; sealing the turn
 // marks a call that never finished.
 func ExampleTurn_Seal() {
-	t := merge.NewTurn("task-1", merge.Caps{})
+	t := merge.NewTurn("task-1", "", merge.Caps{})
 	t.Apply(reading("call-1", 1, envelope.StatusRunning, envelope.ToolCall{Tool: "tail"}))
 	t.Apply(reading("call-1", 2, envelope.StatusRunning, envelope.ToolOutputAppend{Tool: "tail", Chunk: "line 1\n"}))
 	t.Apply(reading("call-1", 5, envelope.StatusRunning, envelope.ToolOutputAppend{Tool: "tail", Chunk: "line 4\n"}))
@@ -64,16 +65,17 @@ func ExampleTurn_Seal() {
 // Ops carry each change to a front end as NDJSON; a Receiver applying them
 // in any order ends with the turn's view.
 func ExampleReceiver() {
-	t := merge.NewTurn("task-1", merge.Caps{})
+	t := merge.NewTurn("task-1", "msg-1", merge.Caps{})
+	at := time.Date(2026, 12, 1, 10, 0, 0, 250_000_000, time.UTC)
 	var ops []merge.Op
-	for _, r := range []envelope.Reading{
+	for i, r := range []envelope.Reading{
 		reading("call-1", 41, envelope.StatusRunning, envelope.ToolCall{Tool: "search"}),
 		{Fallback: true, Reason: envelope.ReasonNoEnvelope, ID: "msg:m7", Part: -1,
 			Envelope: envelope.Envelope{V: 1, Kind: envelope.KindText, Status: envelope.StatusRunning,
 				Payload: envelope.Text{Text: "still searching"}}},
 		reading("", 42, envelope.StatusRunning, envelope.Thinking{Text: "found it"}),
 	} {
-		if ch := t.Apply(r); ch.Result == merge.Applied {
+		if ch := t.ApplyAt(r, at.Add(time.Duration(i)*time.Second)); ch.Result == merge.Applied {
 			ops = append(ops, ch.Op)
 		}
 	}
@@ -89,13 +91,46 @@ func ExampleReceiver() {
 		fmt.Printf("%s %s seq=%d id=%q\n", b.Source, b.Kind, b.Key.Seq, b.Key.ID)
 	}
 	// Output:
-	// {"type":"seal","task":"task-1"}
-	// {"type":"block","task":"task-1","streamKey":"","seq":42,"id":"","kind":"thinking","status":"running","payload":{"text":"found it"},"source":"envelope"}
-	// {"type":"block","task":"task-1","streamKey":"","seq":0,"id":"msg:m7","kind":"text","status":"running","payload":{"text":"still searching"},"source":"fallback","reason":"no_envelope","after":41,"ordinal":1}
-	// {"type":"block","task":"task-1","streamKey":"call-1","seq":41,"id":"","kind":"tool_call","status":"running","payload":{"tool":"search"},"source":"envelope"}
+	// {"type":"seal","task":"task-1","turn":"msg-1"}
+	// {"type":"block","task":"task-1","turn":"msg-1","streamKey":"","seq":42,"id":"","kind":"thinking","status":"running","payload":{"text":"found it"},"source":"envelope","at":"2026-12-01T10:00:02.250000000Z"}
+	// {"type":"block","task":"task-1","turn":"msg-1","streamKey":"","seq":0,"id":"msg:m7","kind":"text","status":"running","payload":{"text":"still searching"},"source":"fallback","reason":"no_envelope","after":41,"ordinal":1,"at":"2026-12-01T10:00:01.250000000Z"}
+	// {"type":"block","task":"task-1","turn":"msg-1","streamKey":"call-1","seq":41,"id":"","kind":"tool_call","status":"running","payload":{"tool":"search"},"source":"envelope","at":"2026-12-01T10:00:00.250000000Z"}
 	// envelope tool_call seq=41 id=""
 	// fallback text seq=0 id="msg:m7"
 	// envelope thinking seq=42 id=""
+}
+
+// A task whose turn ended on a question goes on in a new turn when the
+// caller answers; its seqs may start again. The Receiver keeps one view per
+// turn, so nothing of turn 2 is a duplicate of turn 1; View is the latest.
+func ExampleReceiver_turns() {
+	rcv := merge.NewReceiver("task-1", merge.Caps{})
+	for _, turn := range []string{"msg-1", "msg-2"} {
+		t := merge.NewTurn("task-1", turn, merge.Caps{})
+		ops := []merge.Op{
+			t.Apply(reading("", 1, envelope.StatusRunning, envelope.Text{Text: "working on " + turn})).Op,
+			t.Seal(),
+		}
+		verdict := merge.TurnResult{State: "TASK_STATE_INPUT_REQUIRED", Verdict: merge.VerdictInputRequired,
+			Interrupt: &merge.Interrupt{Question: "Approve?"}}
+		if turn == "msg-2" {
+			verdict = merge.TurnResult{State: "TASK_STATE_COMPLETED", Verdict: merge.VerdictCompleted, Reply: "approved"}
+		}
+		ops = append(ops, t.ResultOp(verdict))
+		for _, op := range ops {
+			fmt.Println(turn, op.Type, rcv.Apply(op))
+		}
+	}
+	v, _ := rcv.TurnView("msg-1")
+	fmt.Println(rcv.Turns(), v.Blocks[0].Payload, rcv.View().Blocks[0].Payload, rcv.Result().Reply)
+	// Output:
+	// msg-1 block applied
+	// msg-1 seal applied
+	// msg-1 result applied
+	// msg-2 block applied
+	// msg-2 seal applied
+	// msg-2 result applied
+	// [msg-1 msg-2] {working on msg-1} {working on msg-2} approved
 }
 
 // Turns keeps one turn per task and is safe for concurrent use.

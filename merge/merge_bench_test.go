@@ -69,13 +69,13 @@ func shuffle10(rs []envelope.Reading) []envelope.Reading {
 // starts — its setup and growth are part of the cost.
 func benchApply(b *testing.B, rs []envelope.Reading) {
 	caps := Caps{MaxBlocks: len(rs)}
-	turn := NewTurn("t1", caps)
+	turn := NewTurn("t1", "m1", caps)
 	late := 0
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		if i%len(rs) == 0 && i > 0 {
-			turn = NewTurn("t1", caps)
+			turn = NewTurn("t1", "m1", caps)
 		}
 		if ch := turn.Apply(rs[i%len(rs)]); ch.Result != Applied {
 			b.Fatalf("reading %d: %v", i%len(rs), ch.Result)
@@ -122,7 +122,7 @@ func BenchmarkApply1M(b *testing.B) {
 	var turn *Turn
 	b.ReportAllocs()
 	for b.Loop() {
-		turn = NewTurn("t1", Caps{})
+		turn = NewTurn("t1", "m1", Caps{})
 		for i := range n {
 			r := pattern[i%len(pattern)]
 			r.Envelope.Seq += int64(i / len(pattern) * len(pattern))
@@ -152,7 +152,7 @@ func BenchmarkApply1M(b *testing.B) {
 // View of a full default turn: the price of a snapshot (copy, sort after
 // late arrivals, output assembly), paid per render, not per event.
 func BenchmarkView(b *testing.B) {
-	turn := NewTurn("t1", Caps{})
+	turn := NewTurn("t1", "m1", Caps{})
 	for _, r := range shuffle10(benchTrajectory(DefaultMaxBlocks)) {
 		turn.Apply(r)
 	}
@@ -169,11 +169,11 @@ func BenchmarkApplyOutputFlood(b *testing.B) {
 	var line envelope.Payload = chunk("tail", "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde\n")
 	const n = 100_000
 	caps := Caps{MaxBlocks: n, MaxOutputBytes: 64 << 10}
-	turn := NewTurn("t1", caps)
+	turn := NewTurn("t1", "m1", caps)
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		if i%n == 0 && i > 0 {
-			turn = NewTurn("t1", caps)
+			turn = NewTurn("t1", "m1", caps)
 		}
 		turn.Apply(run("c1", int64(i%n), line))
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/tfrs/a2a-progress/envelope"
 )
@@ -17,36 +18,64 @@ const (
 	OpBlock OpType = "block"
 	// OpSeal says the turn is sealed.
 	OpSeal OpType = "seal"
+	// OpResult carries the turn's verdict (see [TurnResult]).
+	OpResult OpType = "result"
 )
 
 // Op is one change to forward to a front end: self-contained, idempotent for
 // a [Receiver], and order-free (a Receiver that gets a Turn's ops in any
 // order ends with the Turn's view).
 //
+// Every op names its task and its turn (see [Turn] for what a turn id is):
+// a Receiver keeps one view per turn, so the seqs of a second turn on the
+// same task never meet the first turn's.
+//
 // Its JSON form is flat and stable; NDJSON is one op per line:
 //
-//	{"type":"block","task":"t1","streamKey":"call-1","seq":42,"id":"","kind":"tool_call",
-//	 "status":"running","payload":{"tool":"search"},"source":"envelope"}
-//	{"type":"block","task":"t1","streamKey":"","seq":0,"id":"msg:m7","kind":"text",
+//	{"type":"block","task":"t1","turn":"m1","streamKey":"call-1","seq":42,"id":"","kind":"tool_call",
+//	 "status":"running","payload":{"tool":"search"},"source":"envelope","at":"2026-12-01T10:00:00.250000000Z"}
+//	{"type":"block","task":"t1","turn":"m1","streamKey":"","seq":0,"id":"msg:m7","kind":"text",
 //	 "status":"running","payload":{"text":"working…"},"source":"fallback",
 //	 "reason":"no_envelope","after":42,"ordinal":1}
-//	{"type":"block","task":"t1","streamKey":"ri:b1:call-9","seq":2,"id":"ri:b1:call-9:2",
+//	{"type":"block","task":"t1","turn":"m1","streamKey":"ri:b1:call-9","seq":2,"id":"ri:b1:call-9:2",
 //	 "kind":"tool_call","status":"done","payload":{"tool":"expense-review","tool_call_id":"call-9"},
 //	 "source":"projection","after":42,"ordinal":2}
-//	{"type":"seal","task":"t1"}
+//	{"type":"seal","task":"t1","turn":"m1"}
+//	{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"completed",
+//	 "reply":"done","counters":{"applied":3,…}}
 //
-// A block op always has type, task, streamKey, seq, id, kind, status,
+// A block op always has type, task, turn, streamKey, seq, id, kind, status,
 // payload (the envelope payload, per kind) and source; it has reason,
 // overSoftLimit and truncated only when they are set (non-empty, true,
-// non-zero), and, for a fallback or a projection, ordinal and — when it is
-// anchored — after (see [Block]: seq means nothing for a fallback, id is its
-// identity; a projection's seq counts within its streamKey only). A seal op
-// has only type and task.
+// non-zero), at when it is known, and, for a fallback or a projection,
+// ordinal and — when it is anchored — after (see [Block]: seq means nothing
+// for a fallback, id is its identity; a projection's seq counts within its
+// streamKey only). A seal op has only type, task and turn. A result op has
+// type, task, turn and the fields of [TurnResult], flat.
+//
+// The decoder is strict about values (an unknown type, kind, status, source
+// or verdict, a payload that does not fit its kind, a missing turn, an at
+// that is not in canonical form: [ErrBadOp], with the reason) and lenient
+// about names: a field it does not know is ignored, so that a carrier may
+// add its own (a2a-tail adds exitCode to the result line).
 type Op struct {
 	Type OpType
 	Task string
-	// Block is the block of an OpBlock; zero for OpSeal.
+	// Turn is the id of the turn the op belongs to; never "" in an op a
+	// Turn made.
+	Turn string
+	// At is, for a block op, when the block was produced: the status
+	// timestamp of the event that carried it, else its arrival time; zero
+	// when unknown. It is the same time as Block.At (the encoder writes
+	// At, or Block.At when At is zero). It is informational: a Receiver
+	// never uses it for identity or order, and keeps the first arrival's.
+	// Its JSON form is canonical RFC 3339 in UTC with nine fractional
+	// digits (see [FormatAt]).
+	At time.Time
+	// Block is the block of an OpBlock; zero otherwise.
 	Block Block
+	// Result is the verdict of an OpResult; nil otherwise.
+	Result *TurnResult
 }
 
 // wireBlock is the flat JSON form of a block.
@@ -63,16 +92,65 @@ type wireBlock struct {
 	Truncated     int64           `json:"truncated,omitempty"`
 	After         *int64          `json:"after,omitempty"`
 	Ordinal       int64           `json:"ordinal,omitempty"`
+	At            string          `json:"at,omitempty"`
 }
 
 type wireHead struct {
 	Type OpType `json:"type"`
 	Task string `json:"task"`
+	Turn string `json:"turn"`
 }
 
 type wireOp struct {
 	wireHead
 	wireBlock
+}
+
+type wireResultOp struct {
+	wireHead
+	TurnResult
+}
+
+// wireAny is what the decoder reads: any op's fields.
+type wireAny struct {
+	wireHead
+	wireBlock
+	TurnResult
+}
+
+// atLayout is the canonical form of an at: RFC 3339 in UTC with nine
+// fractional digits, so that two encoders write one instant as one string
+// and strings sort as instants.
+const atLayout = "2006-01-02T15:04:05.000000000Z"
+
+// FormatAt returns the canonical JSON form of an op's at: t in UTC, RFC
+// 3339 with nine fractional digits ("2026-12-01T10:00:00.250000000Z"); ""
+// for the zero time. Years outside 0000–9999 are clamped to that range.
+func FormatAt(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	t = t.UTC()
+	switch {
+	case t.Year() < 0:
+		t = time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)
+	case t.Year() > 9999:
+		t = time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)
+	}
+	return t.Format(atLayout)
+}
+
+// parseAt parses the canonical form of an at; any other form is an error,
+// so that every receiver keeps and shows the same string.
+func parseAt(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(atLayout, s)
+	if err != nil || t.Format(atLayout) != s {
+		return time.Time{}, fmt.Errorf("%w: at %q is not RFC 3339 in UTC with nine fractional digits (2026-12-01T10:00:00.250000000Z)", ErrBadOp, s)
+	}
+	return t, nil
 }
 
 // ErrBadOp is returned (wrapped) by the JSON decoders for an op or block that
@@ -86,7 +164,7 @@ func (b Block) wire() (*wireBlock, error) {
 	}
 	w := &wireBlock{StreamKey: b.Key.StreamKey, Seq: b.Key.Seq, ID: b.Key.ID, Kind: b.Kind, Status: b.Status,
 		Payload: p, Source: b.Source, Reason: b.Reason, OverSoftLimit: b.OverSoftLimit, Truncated: b.Truncated,
-		Ordinal: b.Ordinal}
+		Ordinal: b.Ordinal, At: FormatAt(b.At)}
 	if b.Anchored {
 		w.After = &b.After
 	}
@@ -100,6 +178,9 @@ func (w *wireBlock) block() (Block, error) {
 		b.Anchored, b.After = true, *w.After
 	}
 	var err error
+	if b.At, err = parseAt(w.At); err != nil {
+		return Block{}, err
+	}
 	if b.Payload, err = decodePayload(w.Kind, w.Payload); err != nil {
 		return Block{}, err
 	}
@@ -166,26 +247,44 @@ func (b *Block) UnmarshalJSON(data []byte) error {
 
 // MarshalJSON encodes the op in its flat form (see [Op]).
 func (o Op) MarshalJSON() ([]byte, error) {
-	h := wireHead{Type: o.Type, Task: o.Task}
-	if o.Type != OpBlock {
-		return json.Marshal(h)
+	h := wireHead{Type: o.Type, Task: o.Task, Turn: o.Turn}
+	switch o.Type {
+	case OpBlock:
+		b := o.Block
+		if !o.At.IsZero() {
+			b.At = o.At
+		}
+		w, err := b.wire()
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(wireOp{h, *w})
+	case OpResult:
+		if o.Result == nil {
+			return nil, fmt.Errorf("%w: a result op without a result", ErrBadOp)
+		}
+		return json.Marshal(wireResultOp{h, *o.Result})
 	}
-	b, err := o.Block.wire()
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(wireOp{h, *b})
+	return json.Marshal(h)
 }
 
-// UnmarshalJSON decodes an op and checks it: an unknown type, kind, status
-// or source, or a payload that does not fit its kind, is an error wrapping
-// [ErrBadOp].
+// UnmarshalJSON decodes an op and checks it: an unknown type, kind,
+// status, source or verdict, a payload that does not fit its kind, a
+// missing task or turn, an at not in canonical form ([FormatAt]) is an
+// error wrapping [ErrBadOp] that says which. Fields it does not know are
+// ignored.
 func (o *Op) UnmarshalJSON(data []byte) error {
-	var w wireOp
+	var w wireAny
 	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadOp, err)
 	}
-	v := Op{Type: w.Type, Task: w.Task}
+	switch {
+	case w.Task == "":
+		return fmt.Errorf("%w: %s op without a task", ErrBadOp, w.Type)
+	case w.Turn == "":
+		return fmt.Errorf("%w: %s op without a turn", ErrBadOp, w.Type)
+	}
+	v := Op{Type: w.Type, Task: w.Task, Turn: w.Turn}
 	switch w.Type {
 	case OpSeal:
 	case OpBlock:
@@ -193,7 +292,13 @@ func (o *Op) UnmarshalJSON(data []byte) error {
 		if err != nil {
 			return err
 		}
-		v.Block = b
+		v.Block, v.At = b, b.At
+	case OpResult:
+		r := w.TurnResult
+		if err := r.Validate(); err != nil {
+			return err
+		}
+		v.Result = &r
 	default:
 		return fmt.Errorf("%w: type %q", ErrBadOp, w.Type)
 	}

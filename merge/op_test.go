@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tfrs/a2a-progress/envelope"
@@ -18,38 +19,69 @@ func TestOpJSON(t *testing.T) {
 	}{
 		{
 			name: "envelope block",
-			op: Op{Type: OpBlock, Task: "t1", Block: Block{Key: Key{StreamKey: "c1", Seq: 42}, Kind: envelope.KindToolCall,
+			op: Op{Type: OpBlock, Task: "t1", Turn: "m1", Block: Block{Key: Key{StreamKey: "c1", Seq: 42}, Kind: envelope.KindToolCall,
 				Status: envelope.StatusRunning, Payload: envelope.ToolCall{Tool: "search", ToolCallID: "c1"}, Source: SourceEnvelope}},
-			want: `{"type":"block","task":"t1","streamKey":"c1","seq":42,"id":"","kind":"tool_call","status":"running","payload":{"tool":"search","tool_call_id":"c1"},"source":"envelope"}`,
+			want: `{"type":"block","task":"t1","turn":"m1","streamKey":"c1","seq":42,"id":"","kind":"tool_call","status":"running","payload":{"tool":"search","tool_call_id":"c1"},"source":"envelope"}`,
 		},
 		{
 			name: "chunk over the soft limit",
-			op: Op{Type: OpBlock, Task: "t1", Block: Block{Key: Key{StreamKey: "c1", Seq: -3}, Kind: envelope.KindToolOutputAppend,
+			op: Op{Type: OpBlock, Task: "t1", Turn: "m1", Block: Block{Key: Key{StreamKey: "c1", Seq: -3}, Kind: envelope.KindToolOutputAppend,
 				Status: envelope.StatusDone, Payload: chunk("grep", "a\n"), Source: SourceEnvelope, OverSoftLimit: true}},
-			want: `{"type":"block","task":"t1","streamKey":"c1","seq":-3,"id":"","kind":"tool_output_append","status":"done","payload":{"tool":"grep","chunk":"a\n"},"source":"envelope","overSoftLimit":true}`,
+			want: `{"type":"block","task":"t1","turn":"m1","streamKey":"c1","seq":-3,"id":"","kind":"tool_output_append","status":"done","payload":{"tool":"grep","chunk":"a\n"},"source":"envelope","overSoftLimit":true}`,
 		},
 		{
 			name: "cut text",
-			op: Op{Type: OpBlock, Task: "t1", Block: Block{Key: Key{Seq: 1}, Kind: envelope.KindThinking,
+			op: Op{Type: OpBlock, Task: "t1", Turn: "m1", Block: Block{Key: Key{Seq: 1}, Kind: envelope.KindThinking,
 				Status: envelope.StatusRunning, Payload: think("hm"), Source: SourceEnvelope, Truncated: 100}},
-			want: `{"type":"block","task":"t1","streamKey":"","seq":1,"id":"","kind":"thinking","status":"running","payload":{"text":"hm"},"source":"envelope","truncated":100}`,
+			want: `{"type":"block","task":"t1","turn":"m1","streamKey":"","seq":1,"id":"","kind":"thinking","status":"running","payload":{"text":"hm"},"source":"envelope","truncated":100}`,
 		},
 		{
 			name: "anchored fallback (anchor 0 is still written)",
-			op: Op{Type: OpBlock, Task: "t1", Block: Block{Key: Key{ID: "msg:m1"}, Kind: envelope.KindText, Status: envelope.StatusRunning,
+			op: Op{Type: OpBlock, Task: "t1", Turn: "m1", Block: Block{Key: Key{ID: "msg:m1"}, Kind: envelope.KindText, Status: envelope.StatusRunning,
 				Payload: text("working"), Source: SourceFallback, Reason: envelope.ReasonBadJSON, Anchored: true, After: 0, Ordinal: 2}},
-			want: `{"type":"block","task":"t1","streamKey":"","seq":0,"id":"msg:m1","kind":"text","status":"running","payload":{"text":"working"},"source":"fallback","reason":"bad_json","after":0,"ordinal":2}`,
+			want: `{"type":"block","task":"t1","turn":"m1","streamKey":"","seq":0,"id":"msg:m1","kind":"text","status":"running","payload":{"text":"working"},"source":"fallback","reason":"bad_json","after":0,"ordinal":2}`,
 		},
 		{
 			name: "fallback before any envelope",
-			op: Op{Type: OpBlock, Task: "t1", Block: Block{Key: Key{ID: "msg:m0"}, Kind: envelope.KindText, Status: envelope.StatusRunning,
+			op: Op{Type: OpBlock, Task: "t1", Turn: "m1", Block: Block{Key: Key{ID: "msg:m0"}, Kind: envelope.KindText, Status: envelope.StatusRunning,
 				Payload: text("starting"), Source: SourceFallback, Reason: envelope.ReasonNoEnvelope, Ordinal: 1}},
-			want: `{"type":"block","task":"t1","streamKey":"","seq":0,"id":"msg:m0","kind":"text","status":"running","payload":{"text":"starting"},"source":"fallback","reason":"no_envelope","ordinal":1}`,
+			want: `{"type":"block","task":"t1","turn":"m1","streamKey":"","seq":0,"id":"msg:m0","kind":"text","status":"running","payload":{"text":"starting"},"source":"fallback","reason":"no_envelope","ordinal":1}`,
 		},
 		{
 			name: "seal",
-			op:   Op{Type: OpSeal, Task: "t1"},
-			want: `{"type":"seal","task":"t1"}`,
+			op:   Op{Type: OpSeal, Task: "t1", Turn: "m1"},
+			want: `{"type":"seal","task":"t1","turn":"m1"}`,
+		},
+		{
+			name: "block with its time, in UTC with nine digits",
+			op: Op{Type: OpBlock, Task: "t1", Turn: "m1", At: at0, Block: Block{Key: Key{StreamKey: "c1", Seq: 7}, Kind: envelope.KindText,
+				Status: envelope.StatusRunning, Payload: text("hi"), Source: SourceEnvelope, At: at0}},
+			want: `{"type":"block","task":"t1","turn":"m1","streamKey":"c1","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"hi"},"source":"envelope","at":"2026-12-01T10:00:00.250000000Z"}`,
+		},
+		{
+			name: "result of an interrupted turn",
+			op: Op{Type: OpResult, Task: "t1", Turn: "m1", Result: &TurnResult{State: "TASK_STATE_INPUT_REQUIRED",
+				Verdict: VerdictInputRequired, Interrupt: &Interrupt{Question: "Approve?",
+					Items: []InterruptItem{{ToolCallID: "call-9", ToolName: "expense-review", Message: "Approve?"}}},
+				Context: "c1", Counters: Counters{Applied: 3, Gaps: 1, Fallbacks: map[envelope.Reason]int64{envelope.ReasonNoEnvelope: 1}}}},
+			want: `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_INPUT_REQUIRED","verdict":"input-required",` +
+				`"interrupt":{"question":"Approve?","items":[{"toolCallId":"call-9","toolName":"expense-review","message":"Approve?"}]},` +
+				`"context":"c1","counters":{"applied":3,"duplicates":0,"conflicts":0,"late":0,"gaps":1,"droppedAfterSeal":0,"droppedByCap":0,"fallbacks":{"no_envelope":1}}}`,
+		},
+		{
+			name: "result of a completed turn",
+			op: Op{Type: OpResult, Task: "t1", Turn: "m1", Result: &TurnResult{State: "TASK_STATE_COMPLETED",
+				Verdict: VerdictCompleted, Reply: "42", Artifacts: []Artifact{{ID: "a1", Name: "report", Text: "all good"}}}},
+			want: `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"completed","reply":"42",` +
+				`"artifacts":[{"id":"a1","name":"report","text":"all good"}],` +
+				`"counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`,
+		},
+		{
+			name: "result of a turn that could not be ended",
+			op: Op{Type: OpResult, Task: "t1", Turn: "m1", Result: &TurnResult{State: "TASK_STATE_WORKING",
+				Verdict: VerdictIncomplete, Error: "client: turn incomplete"}},
+			want: `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_WORKING","verdict":"incomplete","error":"client: turn incomplete",` +
+				`"counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`,
 		},
 	}
 	for _, tt := range tests {
@@ -79,12 +111,25 @@ func TestOpJSONErrors(t *testing.T) {
 	}{
 		{"not JSON", `{"type":`},
 		{"unknown type", `{"type":"nope","task":"t1"}`},
-		{"unknown kind", `{"type":"block","task":"t1","seq":1,"kind":"video","status":"running","payload":{},"source":"envelope"}`},
-		{"payload of another kind", `{"type":"block","task":"t1","seq":1,"kind":"text","status":"running","payload":{"text":3},"source":"envelope"}`},
-		{"bad status", `{"type":"block","task":"t1","seq":1,"kind":"text","status":"paused","payload":{"text":"a"},"source":"envelope"}`},
-		{"bad source", `{"type":"block","task":"t1","seq":1,"kind":"text","status":"running","payload":{"text":"a"},"source":"rumour"}`},
-		{"fallback of kind thinking", `{"type":"block","task":"t1","id":"m","kind":"thinking","status":"running","payload":{"text":"a"},"source":"fallback","ordinal":1}`},
-		{"tool_call without tool", `{"type":"block","task":"t1","seq":1,"kind":"tool_call","status":"running","payload":{},"source":"envelope"}`},
+		{"unknown kind", `{"type":"block","task":"t1","turn":"m1","seq":1,"kind":"video","status":"running","payload":{},"source":"envelope"}`},
+		{"payload of another kind", `{"type":"block","task":"t1","turn":"m1","seq":1,"kind":"text","status":"running","payload":{"text":3},"source":"envelope"}`},
+		{"bad status", `{"type":"block","task":"t1","turn":"m1","seq":1,"kind":"text","status":"paused","payload":{"text":"a"},"source":"envelope"}`},
+		{"bad source", `{"type":"block","task":"t1","turn":"m1","seq":1,"kind":"text","status":"running","payload":{"text":"a"},"source":"rumour"}`},
+		{"fallback of kind thinking", `{"type":"block","task":"t1","turn":"m1","id":"m","kind":"thinking","status":"running","payload":{"text":"a"},"source":"fallback","ordinal":1}`},
+		{"tool_call without tool", `{"type":"block","task":"t1","turn":"m1","seq":1,"kind":"tool_call","status":"running","payload":{},"source":"envelope"}`},
+		{"no turn", `{"type":"seal","task":"t1"}`},
+		{"empty turn", `{"type":"seal","task":"t1","turn":""}`},
+		{"no task", `{"type":"seal","turn":"m1"}`},
+		{"at with an offset", `{"type":"block","task":"t1","turn":"m1","seq":1,"kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"2026-12-01T11:00:00.000000000+01:00"}`},
+		{"at without nine digits", `{"type":"block","task":"t1","turn":"m1","seq":1,"kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"2026-12-01T10:00:00.25Z"}`},
+		{"at that is no time", `{"type":"block","task":"t1","turn":"m1","seq":1,"kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"yesterday"}`},
+		{"unknown verdict", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"done","counters":{}}`},
+		{"verdict and state disagree", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_FAILED","verdict":"completed","counters":{}}`},
+		{"incomplete with a settled state", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"incomplete","counters":{}}`},
+		{"a reply with a failure", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_FAILED","verdict":"failed","reply":"42","counters":{}}`},
+		{"an interrupt with a completion", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"completed","interrupt":{"question":"?"},"counters":{}}`},
+		{"a negative counter", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"completed","counters":{"applied":-1}}`},
+		{"a result field of the wrong type", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"completed","reply":7}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -93,6 +138,47 @@ func TestOpJSONErrors(t *testing.T) {
 				t.Errorf("Unmarshal(%s) = %v, want an error wrapping ErrBadOp", tt.in, err)
 			}
 		})
+	}
+}
+
+var at0 = time.Date(2026, 12, 1, 10, 0, 0, 250_000_000, time.UTC)
+
+// Fields the decoder does not know are ignored, so that a carrier may add
+// its own (a2a-tail adds exitCode to the result line).
+func TestOpJSONUnknownFields(t *testing.T) {
+	var op Op
+	in := `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_CANCELED","verdict":"canceled","counters":{},"exitCode":3}`
+	if err := json.Unmarshal([]byte(in), &op); err != nil {
+		t.Fatal(err)
+	}
+	want := Op{Type: OpResult, Task: "t1", Turn: "m1", Result: &TurnResult{State: "TASK_STATE_CANCELED", Verdict: VerdictCanceled}}
+	if d := cmp.Diff(want, op); d != "" {
+		t.Errorf("op (-want +got):\n%s", d)
+	}
+}
+
+func TestFormatAt(t *testing.T) {
+	got := []string{
+		FormatAt(time.Time{}),
+		FormatAt(time.Date(2026, 12, 1, 11, 0, 0, 5, time.FixedZone("CET", 3600))),
+		FormatAt(time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)),
+	}
+	want := []string{"", "2026-12-01T10:00:00.000000005Z", "9999-12-31T23:59:59.999999999Z"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("FormatAt (-want +got):\n%s", d)
+	}
+}
+
+func TestVerdictOf(t *testing.T) {
+	var got []Verdict
+	for _, s := range []string{"TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_REJECTED", "TASK_STATE_CANCELED",
+		"TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED", "TASK_STATE_WORKING", "", "completed"} {
+		got = append(got, VerdictOf(s))
+	}
+	want := []Verdict{VerdictCompleted, VerdictFailed, VerdictRejected, VerdictCanceled, VerdictInputRequired,
+		VerdictAuthRequired, VerdictIncomplete, VerdictIncomplete, VerdictIncomplete}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("VerdictOf (-want +got):\n%s", d)
 	}
 }
 

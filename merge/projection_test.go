@@ -53,7 +53,7 @@ func TestProjections(t *testing.T) {
 		{
 			name: "per-member seqs beside envelope seqs: no gaps, nothing late, placed by arrival",
 			in:   []envelope.Reading{e100, p1, e101, q1, p2, e103, p3, q2},
-			want: View{Task: "t1",
+			want: View{Task: "t1", Turn: "m1",
 				Blocks: []Block{eblock(e100), pblock(p1, true, 100, 1), eblock(e101), pblock(q1, true, 101, 2),
 					pblock(p2, true, 101, 3), eblock(e103), pblock(p3, true, 103, 4), pblock(q2, true, 103, 5)},
 				ToolCalls: []ToolCall{
@@ -69,7 +69,7 @@ func TestProjections(t *testing.T) {
 			name:    "two members with the same sequence do not collide; a repeat is a duplicate, other content a conflict",
 			in:      []envelope.Reading{p1, q1, p1, proj(m1, 1, envelope.StatusRunning, pcall("other", "call-1"))},
 			results: []Result{Applied, Applied, Duplicate, Conflict},
-			want: View{Task: "t1",
+			want: View{Task: "t1", Turn: "m1",
 				Blocks: []Block{pblock(p1, false, 0, 1), pblock(q1, false, 0, 2)},
 				ToolCalls: []ToolCall{
 					{Key: m1, Tool: "expense-review", ToolCallID: "call-1", Status: ToolRunning, Started: true, FirstSeq: 1},
@@ -80,7 +80,7 @@ func TestProjections(t *testing.T) {
 		{
 			name: "a member's own seqs decide its status, whatever the arrival",
 			in:   []envelope.Reading{p3, p1, p2},
-			want: View{Task: "t1",
+			want: View{Task: "t1", Turn: "m1",
 				Blocks:    []Block{pblock(p3, false, 0, 1), pblock(p1, false, 0, 2), pblock(p2, false, 0, 3)},
 				ToolCalls: []ToolCall{{Key: m1, Tool: "expense-review", ToolCallID: "call-1", Status: ToolDone, Started: true, FirstSeq: 1}},
 				Counters:  Counters{Applied: 3}},
@@ -88,7 +88,7 @@ func TestProjections(t *testing.T) {
 		{
 			name: "an envelope stream key equal to a member key is another call",
 			in:   []envelope.Reading{run(m1, 7, call("local")), p1},
-			want: View{Task: "t1",
+			want: View{Task: "t1", Turn: "m1",
 				Blocks: []Block{eblock(run(m1, 7, call("local"))), pblock(p1, true, 7, 1)},
 				ToolCalls: []ToolCall{
 					{Key: m1, Tool: "local", Status: ToolRunning, Started: true, FirstSeq: 7},
@@ -103,12 +103,12 @@ func TestProjections(t *testing.T) {
 				proj("", 4, envelope.StatusRunning, pcall("x", "")),
 			},
 			results: []Result{Invalid, Invalid},
-			want:    View{Task: "t1", Counters: Counters{Invalid: 2}},
+			want:    View{Task: "t1", Turn: "m1", Counters: Counters{Invalid: 2}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			turn := NewTurn("t1", Caps{})
+			turn := NewTurn("t1", "m1", Caps{})
 			got := results(turn, tt.in)
 			if tt.results != nil {
 				if diff := cmp.Diff(tt.results, got); diff != "" {
@@ -155,7 +155,7 @@ func TestPropertyProjectionsLeaveEnvelopesAlone(t *testing.T) {
 			mixed = slices.Insert(mixed, at, p)
 		}
 
-		alone, with := NewTurn("t1", caps), NewTurn("t1", caps)
+		alone, with := NewTurn("t1", "m1", caps), NewTurn("t1", "m1", caps)
 		for _, r := range traj {
 			alone.Apply(r)
 		}

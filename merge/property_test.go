@@ -53,7 +53,7 @@ func TestPropertyAnyOrderSameView(t *testing.T) {
 		sealed := rng.IntN(2) == 0
 		after := rng.IntN(3) // readings after the seal
 
-		in := NewTurn("t1", caps)
+		in := NewTurn("t1", "m1", caps)
 		for i, r := range traj {
 			ch := in.Apply(r)
 			if ch.Result != Applied || ch.Late {
@@ -69,7 +69,7 @@ func TestPropertyAnyOrderSameView(t *testing.T) {
 		for p := range propertyPermutations {
 			cases++
 			arrival, dups, conflicts := permute(rng, traj)
-			got := NewTurn("t1", caps)
+			got := NewTurn("t1", "m1", caps)
 			var ops []Op
 			for _, r := range arrival {
 				if ch := got.Apply(r); ch.Result == Applied {
@@ -94,6 +94,18 @@ func TestPropertyAnyOrderSameView(t *testing.T) {
 			}
 			if rv.Counters.Duplicates != opDups {
 				t.Fatalf("seed %d permutation %d: receiver duplicates = %d, want %d", seed, p, rv.Counters.Duplicates, opDups)
+			}
+
+			sv := rebuild(t, rng, ops, caps)
+			wantS := transportFree(gv)
+			if outputCut(gv) {
+				// Ops holds no chunk whose text the output cap dropped
+				// (see Receiver.Ops): the rebuilt view shows the same
+				// blocks, but its tool calls miss what those chunks said.
+				wantS, sv = blocksOnly(wantS), blocksOnly(sv)
+			}
+			if d := cmp.Diff(wantS, sv); d != "" {
+				t.Fatalf("seed %d permutation %d: view rebuilt from Receiver.Ops differs (-turn +rebuilt):\n%s", seed, p, d)
 			}
 		}
 	}
@@ -305,6 +317,51 @@ func receive(t *testing.T, rng *rand.Rand, ops []Op, caps Caps, viaJSON bool) (V
 		r.Apply(op)
 	}
 	return r.View(), dups
+}
+
+// rebuild feeds ops to a receiver, takes its snapshot (Receiver.Ops),
+// shuffles it and feeds it to a second receiver, whose view it returns
+// (transport-free). Every op of the snapshot must apply.
+func rebuild(t *testing.T, rng *rand.Rand, ops []Op, caps Caps) View {
+	t.Helper()
+	src := NewReceiver("t1", caps)
+	for _, op := range ops {
+		src.Apply(op)
+	}
+	snap := src.Ops("m1")
+	if len(ops) > 0 && snap == nil {
+		t.Fatalf("Ops(m1) = nil, want the turn's ops; turns %q", src.Turns())
+	}
+	rng.Shuffle(len(snap), func(i, j int) { snap[i], snap[j] = snap[j], snap[i] })
+	dst := NewReceiver("t1", caps)
+	for _, op := range snap {
+		if res := dst.Apply(op); res != Applied {
+			t.Fatalf("snapshot op %+v: %v, want applied", op, res)
+		}
+	}
+	if len(ops) == 0 {
+		// Nothing applied, nothing to rebuild: the empty view of the task.
+		v := src.View()
+		v.Turn = "m1"
+		return transportFree(v)
+	}
+	return transportFree(dst.View())
+}
+
+// outputCut reports whether the output cap dropped chunk text in v.
+func outputCut(v View) bool {
+	for _, tc := range v.ToolCalls {
+		if tc.Truncated > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// blocksOnly keeps what a snapshot rebuilds whatever the output cap
+// dropped: the blocks.
+func blocksOnly(v View) View {
+	return View{Task: v.Task, Turn: v.Turn, Sealed: v.Sealed, Blocks: v.Blocks}
 }
 
 // transportFree zeroes the counters that describe arrivals rather than

@@ -1,14 +1,16 @@
 package merge
 
 import (
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tfrs/a2a-progress/envelope"
 )
 
 func TestReceiver(t *testing.T) {
-	turn := NewTurn("t1", Caps{})
+	turn := NewTurn("t1", "m1", Caps{})
 	a := turn.Apply(run("c1", 1, call("grep"))).Op
 	b := turn.Apply(fallback("msg:1", "x", envelope.ReasonNoEnvelope)).Op
 	seal := turn.Seal()
@@ -27,7 +29,7 @@ func TestReceiver(t *testing.T) {
 		{
 			name: "a block after the seal is still applied",
 			ops:  []Op{seal, b, a, a},
-			want: View{Task: "t1", Sealed: true, Blocks: []Block{a.Block, b.Block},
+			want: View{Task: "t1", Turn: "m1", Sealed: true, Blocks: []Block{a.Block, b.Block},
 				ToolCalls: []ToolCall{{Key: "c1", Tool: "grep", Status: ToolUnfinished, Started: true, FirstSeq: 1}},
 				Counters:  Counters{Applied: 2, Duplicates: 1, Fallbacks: map[envelope.Reason]int64{envelope.ReasonNoEnvelope: 1}}},
 		},
@@ -47,5 +49,182 @@ func TestReceiver(t *testing.T) {
 				t.Errorf("View (-want +got):\n%s", d)
 			}
 		})
+	}
+}
+
+// An interrupt answered on the same task opens a second turn whose seqs
+// start again: a receiver keeps it apart, so nothing of turn 2 is a
+// duplicate or a conflict of turn 1.
+func TestReceiverTwoTurnsSeqsRestart(t *testing.T) {
+	t1 := NewTurn("t1", "m1", Caps{})
+	t2 := NewTurn("t1", "m2", Caps{})
+	var ops []Op
+	for _, r := range []envelope.Reading{run("c1", 1, call("grep")), env("c1", 2, envelope.StatusDone, chunk("grep", "a\n"))} {
+		ops = append(ops, t1.Apply(r).Op)
+	}
+	ops = append(ops, t1.Seal(), t1.ResultOp(TurnResult{State: "TASK_STATE_INPUT_REQUIRED", Verdict: VerdictInputRequired,
+		Interrupt: &Interrupt{Question: "go on?"}}))
+	// The same seqs and stream key, other content.
+	for _, r := range []envelope.Reading{run("c1", 1, call("sed")), run("c1", 2, chunk("sed", "b\n"))} {
+		ops = append(ops, t2.Apply(r).Op)
+	}
+	ops = append(ops, t2.Seal(), t2.ResultOp(TurnResult{State: "TASK_STATE_COMPLETED", Verdict: VerdictCompleted, Reply: "ok"}))
+
+	r := NewReceiver("t1", Caps{})
+	var got []Result
+	for _, op := range ops {
+		got = append(got, r.Apply(op))
+	}
+	if d := cmp.Diff([]Result{Applied, Applied, Applied, Applied, Applied, Applied, Applied, Applied}, got); d != "" {
+		t.Errorf("results (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"m1", "m2"}, r.Turns()); d != "" {
+		t.Errorf("Turns (-want +got):\n%s", d)
+	}
+	v1, ok := r.TurnView("m1")
+	if !ok {
+		t.Fatal("TurnView(m1): not kept")
+	}
+	want1 := View{Task: "t1", Turn: "m1", Sealed: true,
+		Blocks:    []Block{{Key: Key{StreamKey: "c1", Seq: 1}, Kind: envelope.KindToolCall, Status: envelope.StatusRunning, Payload: call("grep"), Source: SourceEnvelope}},
+		ToolCalls: []ToolCall{{Key: "c1", Tool: "grep", Status: ToolDone, Started: true, FirstSeq: 1, Output: "a\n", Chunks: 1, Bytes: 2}},
+		Counters:  Counters{Applied: 2}}
+	if d := cmp.Diff(want1, v1); d != "" {
+		t.Errorf("TurnView(m1) (-want +got):\n%s", d)
+	}
+	want2 := View{Task: "t1", Turn: "m2", Sealed: true,
+		Blocks:    []Block{{Key: Key{StreamKey: "c1", Seq: 1}, Kind: envelope.KindToolCall, Status: envelope.StatusRunning, Payload: call("sed"), Source: SourceEnvelope}},
+		ToolCalls: []ToolCall{{Key: "c1", Tool: "sed", Status: ToolUnfinished, Started: true, FirstSeq: 1, Output: "b\n", Chunks: 1, Bytes: 2}},
+		Counters:  Counters{Applied: 2}}
+	if d := cmp.Diff(want2, r.View()); d != "" {
+		t.Errorf("View, the latest turn (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(&TurnResult{State: "TASK_STATE_COMPLETED", Verdict: VerdictCompleted, Reply: "ok", Counters: Counters{Applied: 2}}, r.Result()); d != "" {
+		t.Errorf("Result (-want +got):\n%s", d)
+	}
+	// A straggler of turn 1 goes to turn 1, and the latest stays turn 2.
+	straggler := NewTurn("t1", "m1", Caps{}).Apply(run("c1", 3, text("late"))).Op
+	if res := r.Apply(straggler); res != Applied {
+		t.Errorf("straggler: %v, want applied", res)
+	}
+	if got := r.View().Turn; got != "m2" {
+		t.Errorf("View().Turn after a straggler of m1 = %q, want m2", got)
+	}
+}
+
+func TestReceiverApplyResults(t *testing.T) {
+	turn := NewTurn("t1", "m1", Caps{})
+	a := turn.Apply(run("c1", 1, call("grep"))).Op
+	conflict := a
+	conflict.Block.Payload = call("sed")
+	seal := turn.Seal()
+	done := turn.ResultOp(TurnResult{State: "TASK_STATE_COMPLETED", Verdict: VerdictCompleted, Reply: "yes"})
+	other := turn.ResultOp(TurnResult{State: "TASK_STATE_COMPLETED", Verdict: VerdictCompleted, Reply: "no"})
+	badResult := turn.ResultOp(TurnResult{State: "TASK_STATE_WORKING", Verdict: VerdictCompleted})
+	noTurn := a
+	noTurn.Turn = ""
+	nilResult := Op{Type: OpResult, Task: "t1", Turn: "m1"}
+
+	r := NewReceiver("t1", Caps{})
+	var got []Result
+	for _, op := range []Op{a, a, conflict, seal, seal, done, done, other, badResult, noTurn, nilResult} {
+		got = append(got, r.Apply(op))
+	}
+	want := []Result{Applied, Duplicate, Conflict, Applied, Duplicate, Applied, Duplicate, Conflict, Invalid, Invalid, Invalid}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("results (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff("yes", r.Result().Reply); d != "" {
+		t.Errorf("the first result stands (-want +got):\n%s", d)
+	}
+	if got := r.View().Counters; got.Duplicates != 1 || got.Conflicts != 1 || got.Invalid != 3 {
+		t.Errorf("counters = %+v, want 1 duplicate, 1 conflict (blocks only), 3 invalid", got)
+	}
+}
+
+func TestReceiverTurnCap(t *testing.T) {
+	r := NewReceiver("t1", Caps{})
+	for i := range MaxReceiverTurns + 1 {
+		turn := NewTurn("t1", fmt.Sprintf("m%02d", i), Caps{})
+		if res := r.Apply(turn.Apply(run("", 1, text("hi"))).Op); res != Applied {
+			t.Fatalf("turn %d: %v", i, res)
+		}
+	}
+	var want []string
+	for i := 1; i <= MaxReceiverTurns; i++ {
+		want = append(want, fmt.Sprintf("m%02d", i))
+	}
+	if d := cmp.Diff(want, r.Turns()); d != "" {
+		t.Errorf("Turns (-want +got):\n%s", d)
+	}
+	// The evicted turn is not opened again as the latest.
+	late := NewTurn("t1", "m00", Caps{}).Apply(run("", 2, text("late"))).Op
+	if res := r.Apply(late); res != DroppedCap {
+		t.Errorf("op of an evicted turn: %v, want dropped_cap", res)
+	}
+	if r.Refused() != 1 || r.View().Turn != want[len(want)-1] {
+		t.Errorf("Refused = %d, View().Turn = %q; want 1 and %q", r.Refused(), r.View().Turn, want[len(want)-1])
+	}
+	if _, ok := r.TurnView("m00"); ok || r.Ops("m00") != nil {
+		t.Error("the evicted turn is still reported")
+	}
+}
+
+// A block's at is informational: a later copy with another at is a
+// duplicate, and the first arrival's at stays — in the Turn and in the
+// Receiver.
+func TestAtFirstArrivalStays(t *testing.T) {
+	turn := NewTurn("t1", "m1", Caps{})
+	first := turn.ApplyAt(run("c1", 1, call("grep")), at0)
+	again := turn.ApplyAt(run("c1", 1, call("grep")), at0.Add(time.Hour))
+	if first.Result != Applied || again.Result != Duplicate {
+		t.Fatalf("results %v, %v; want applied, duplicate", first.Result, again.Result)
+	}
+	if d := cmp.Diff(at0, turn.View().Blocks[0].At); d != "" {
+		t.Errorf("Turn: at (-want +got):\n%s", d)
+	}
+	r := NewReceiver("t1", Caps{})
+	later := first.Op
+	later.At = at0.Add(time.Hour)
+	got := []Result{r.Apply(first.Op), r.Apply(later)}
+	if d := cmp.Diff([]Result{Applied, Duplicate}, got); d != "" {
+		t.Errorf("Receiver: results (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(at0, r.View().Blocks[0].At); d != "" {
+		t.Errorf("Receiver: at (-want +got):\n%s", d)
+	}
+}
+
+// Ops is a snapshot that rebuilds a turn: every block in view order with
+// its placement and at, then the seal, then the result.
+func TestReceiverOps(t *testing.T) {
+	turn := NewTurn("t1", "m1", Caps{})
+	var ops []Op
+	for i, r := range []envelope.Reading{
+		run("c1", 5, chunk("grep", "b\n")),
+		fallback("msg:1", "hm", envelope.ReasonNoEnvelope),
+		run("c1", 3, call("grep")),
+		run("c1", 4, chunk("grep", "a\n")),
+	} {
+		ops = append(ops, turn.ApplyAt(r, at0.Add(time.Duration(i)*time.Second)).Op)
+	}
+	ops = append(ops, turn.Seal(), turn.ResultOp(TurnResult{State: "TASK_STATE_FAILED", Verdict: VerdictFailed, Error: "quota"}))
+	r := NewReceiver("t1", Caps{})
+	for i := len(ops) - 1; i >= 0; i-- {
+		r.Apply(ops[i])
+	}
+	want := []Op{ops[2], ops[3], ops[0], ops[1], ops[4], ops[5]}
+	if d := cmp.Diff(want, r.Ops("m1")); d != "" {
+		t.Errorf("Ops (-want +got):\n%s", d)
+	}
+	rebuilt := NewReceiver("t1", Caps{})
+	for _, op := range r.Ops("m1") {
+		rebuilt.Apply(op)
+	}
+	if d := cmp.Diff(transportFree(turn.View()), transportFree(rebuilt.View())); d != "" {
+		t.Errorf("rebuilt view (-turn +rebuilt):\n%s", d)
+	}
+	if r.Ops("m9") != nil {
+		t.Error("Ops of an unknown turn is not nil")
 	}
 }

@@ -157,7 +157,11 @@ func (st *stream) evict(c *core) {
 		st.pop(c)
 		st.retained -= int64(top.n)
 		st.evicted += int64(top.n)
-		top.payload = nil // releases the chunk text
+		if top.n > 0 {
+			// Releases the chunk text. An empty chunk keeps its payload:
+			// it holds nothing, and Receiver.Ops can then still give it.
+			top.payload = nil
+		}
 	}
 }
 

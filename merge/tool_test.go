@@ -260,7 +260,7 @@ func TestChangeTool(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			turn := NewTurn("t1", Caps{})
+			turn := NewTurn("t1", "m1", Caps{})
 			var got []step
 			for _, r := range tt.in {
 				ch := turn.Apply(r)

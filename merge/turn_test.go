@@ -85,7 +85,7 @@ func TestOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			turn := NewTurn("t1", Caps{})
+			turn := NewTurn("t1", "m1", Caps{})
 			var late []bool
 			for _, r := range tt.in {
 				ch := turn.Apply(r)
@@ -155,7 +155,7 @@ func TestIdentity(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			turn := NewTurn("t1", Caps{})
+			turn := NewTurn("t1", "m1", Caps{})
 			got := results(turn, tt.in)
 			if d := cmp.Diff(tt.want, got); d != "" {
 				t.Errorf("results (-want +got):\n%s", d)
@@ -177,9 +177,9 @@ func TestIdentity(t *testing.T) {
 }
 
 func TestSeal(t *testing.T) {
-	turn := NewTurn("t1", Caps{})
+	turn := NewTurn("t1", "m1", Caps{})
 	turn.Apply(run("c1", 1, call("grep")))
-	if d := cmp.Diff(Op{Type: OpSeal, Task: "t1"}, turn.Seal()); d != "" {
+	if d := cmp.Diff(Op{Type: OpSeal, Task: "t1", Turn: "m1"}, turn.Seal()); d != "" {
 		t.Errorf("Seal op (-want +got):\n%s", d)
 	}
 	turn.Seal() // twice changes nothing
@@ -193,6 +193,7 @@ func TestSeal(t *testing.T) {
 	}
 	want := View{
 		Task:      "t1",
+		Turn:      "m1",
 		Sealed:    true,
 		Blocks:    []Block{{Key: Key{StreamKey: "c1", Seq: 1}, Kind: envelope.KindToolCall, Status: envelope.StatusRunning, Payload: call("grep"), Source: SourceEnvelope}},
 		ToolCalls: []ToolCall{{Key: "c1", Tool: "grep", Status: ToolUnfinished, Started: true, FirstSeq: 1}},
@@ -254,7 +255,7 @@ func TestViewIsASnapshot(t *testing.T) {
 // Duplicates among the ties, in order and late, are still recognised.
 func TestSameSeqTiesStayCheap(t *testing.T) {
 	const n = 2000
-	turn := NewTurn("t1", Caps{MaxBlocks: 2*n + 2})
+	turn := NewTurn("t1", "m1", Caps{MaxBlocks: 2*n + 2})
 	for i := range n {
 		if r := turn.Apply(run(fmt.Sprintf("k%d", i), 5, text("x"))).Result; r != Applied {
 			t.Fatalf("tie %d: %v, want applied", i, r)

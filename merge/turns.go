@@ -72,7 +72,7 @@ func (ts *Turns) get(task string) (t *Turn, sealed bool) {
 		ts.refused++
 		return nil, false
 	}
-	e := &turnEntry{turn: NewTurn(task, ts.caps), used: ts.clock}
+	e := &turnEntry{turn: NewTurn(task, "", ts.caps), used: ts.clock}
 	ts.turns[task] = e
 	return e.turn, false
 }

@@ -12,6 +12,8 @@ import (
 type View struct {
 	// Task is the A2A taskId of the turn.
 	Task string `json:"task"`
+	// Turn is the turn's id (see [Turn]).
+	Turn string `json:"turn"`
 	// Blocks are the applied blocks in order (see [Block] for the rule).
 	// tool_output_append blocks are not listed: their chunks are folded
 	// into ToolCalls[i].Output.

@@ -8,7 +8,7 @@ import "github.com/a2aproject/a2a-go/v2/a2a"
 // outcome.
 type Class int
 
-// The classes of task states (SPEC §5).
+// The classes of task states (PROTOCOL.md §3.1).
 const (
 	// ClassInProgress: submitted, working, unspecified or any state this
 	// package does not know. Progress only; the turn has not ended.
@@ -38,7 +38,7 @@ func (c Class) String() string {
 // Classify returns the class of s. It knows the A2A 1.0 names
 // (TASK_STATE_WORKING, …) and, for events built from raw v0.3 JSON without
 // a2a-go's conversion, the v0.3 names (working, input-required, …). Every
-// other value — "", TASK_STATE_UNSPECIFIED, v0.3 "unknown", a typo — is
+// other value — "", the unspecified state, v0.3 "unknown", a typo — is
 // [ClassInProgress]: an unknown state can never end a turn.
 func Classify(s a2a.TaskState) Class {
 	switch Canonical(s) {
@@ -52,7 +52,8 @@ func Classify(s a2a.TaskState) Class {
 
 // Canonical returns the A2A 1.0 constant for s: v0.3 names are mapped
 // ("input-required" → TASK_STATE_INPUT_REQUIRED, "unknown" and
-// "TASK_STATE_UNSPECIFIED" → [a2a.TaskStateUnspecified]); every other value
+// the 1.0 wire name of the unspecified state → [a2a.TaskStateUnspecified],
+// which is ""); every other value
 // is returned unchanged. A [Tracker] stores and reports canonical states.
 func Canonical(s a2a.TaskState) a2a.TaskState {
 	// a2a-go converts v0.3 events itself; the v0.3 names are for events
@@ -75,8 +76,16 @@ func Canonical(s a2a.TaskState) a2a.TaskState {
 		return a2a.TaskStateCanceled
 	case "rejected":
 		return a2a.TaskStateRejected
-	case "unknown", "TASK_STATE_UNSPECIFIED":
+	case "unknown":
+		return a2a.TaskStateUnspecified
+	}
+	if s == unspecifiedName {
 		return a2a.TaskStateUnspecified
 	}
 	return s
 }
+
+// unspecifiedName is the wire name of the unspecified state, which a2a-go
+// decodes to a2a.TaskStateUnspecified ("") but an event decoded by hand may
+// carry; a2a-go's String spells it.
+var unspecifiedName = a2a.TaskState(a2a.TaskStateUnspecified.String())

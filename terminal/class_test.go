@@ -16,7 +16,7 @@ func TestClassify(t *testing.T) {
 		{"submitted", a2a.TaskStateSubmitted, ClassInProgress},
 		{"working", a2a.TaskStateWorking, ClassInProgress},
 		{"unspecified", a2a.TaskStateUnspecified, ClassInProgress},
-		{"unspecified wire name", "TASK_STATE_UNSPECIFIED", ClassInProgress},
+		{"unspecified wire name", unspecifiedName, ClassInProgress},
 		{"v0.3 unknown", "unknown", ClassInProgress},
 		{"unknown string", "TASK_STATE_SOMETHING_NEW", ClassInProgress},
 		{"wrong case is unknown", "Completed", ClassInProgress},
@@ -74,7 +74,7 @@ func TestCanonical(t *testing.T) {
 		{"v0.3 canceled", "canceled", a2a.TaskStateCanceled},
 		{"v0.3 rejected", "rejected", a2a.TaskStateRejected},
 		{"v0.3 unknown", "unknown", a2a.TaskStateUnspecified},
-		{"unspecified wire name", "TASK_STATE_UNSPECIFIED", a2a.TaskStateUnspecified},
+		{"unspecified wire name", unspecifiedName, a2a.TaskStateUnspecified},
 		{"foreign unchanged", "TASK_STATE_PAUSED", "TASK_STATE_PAUSED"},
 		{"wrong case unchanged", "Working", "Working"},
 	}

@@ -287,7 +287,8 @@ func TestDisciplineCutIsNeverSuccess(t *testing.T) {
 	}
 }
 
-// The frames of seeds/004 §2.2, as the runtime sends them (the results of
+// The A2A frames of the recorded runtime (PROTOCOL.md §5.1, §5.2), as it
+// sends them (the results of
 // the JSON-RPC frames; ids shortened).
 const (
 	seedRunning            = `{"artifactUpdate":{"taskId":"3836f437","artifact":{"artifactId":"620157e7","parts":[{"text":"RUNNING","metadata":{"_remote_invocation":{"kind":"remote_agent_invocation","batchId":"d1625ae4","toolCallId":"call_00_32BxucUtBW0bBQZE9mz32638","sequence":1,"target":"expense-review","phase":"RUNNING","latencyMs":0}}}]},"contextId":"0af383b5"}}`

@@ -1,6 +1,6 @@
 // Package terminal decides the authoritative outcome of one A2A turn from
 // its events: completed, failed, rejected, canceled, interrupted — or cut,
-// which is not an outcome at all (SPEC §5).
+// which is not an outcome at all (PROTOCOL.md §3.1, §3.2).
 //
 // # The model
 //
@@ -22,9 +22,10 @@
 //     errors.Is matches [ErrFailed], [ErrRejected] (which also matches
 //     ErrFailed: the spec treats rejected like failed) or [ErrCanceled].
 //   - input-required, auth-required: the turn is over but the task is not.
-//     The [Interrupt] holds the status message and, for the agent runtime of
-//     seeds/004, the questions of status.message.metadata._interrupt; the
-//     caller answers with a message on the same task id.
+//     The [Interrupt] holds the status message and, for a runtime that
+//     sends them, the questions of status.message.metadata._interrupt
+//     (PROTOCOL.md §5.2); the caller answers with a message on the same
+//     task id.
 //   - the stream ended while the state was in progress: a cut, a
 //     [*CutError] matching [ErrCut]. It says nothing about the task, which
 //     may still be running or may be long over. Resubscribe
@@ -68,8 +69,8 @@
 // (defaults 1024, 65536 and 64 MiB); what does not fit is dropped, counted,
 // and reported as [Outcome.Truncated].
 //
-// Some peers send progress in the artifact channel (SPEC §6: the
-// `_remote_invocation` frames of seeds/004). [WithProgressArtifact] is the
+// Some peers send progress in the artifact channel (PROTOCOL.md §5.1: the
+// `_remote_invocation` frames). [WithProgressArtifact] is the
 // seam for a compatibility layer: artifacts its predicate claims are routed
 // away, counted, and never reach [Outcome.Artifacts] — including those in a
 // Task snapshot. This package does not recognise such frames by itself.

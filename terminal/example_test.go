@@ -106,7 +106,8 @@ func Example_verdict() {
 	// canceled, reason: budget exceeded
 }
 
-// The agent runtime of seeds/004 sends its remote-invocation progress as
+// A runtime that mis-routes its frames (PROTOCOL.md §5) sends its
+// remote-invocation progress as
 // artifact updates and the question as an input-required status whose
 // message metadata holds _interrupt. The seam keeps the progress frames out
 // of the artifacts; the Interrupt holds what the caller answers.
@@ -170,7 +171,7 @@ func ExampleTracker_Observe() {
 
 func ExampleClassify() {
 	for _, s := range []a2a.TaskState{a2a.TaskStateWorking, a2a.TaskStateAuthRequired, a2a.TaskStateRejected,
-		"input-required", a2a.TaskStateUnspecified} {
+		"input-required", "unknown"} {
 		fmt.Println(s, terminal.Classify(s))
 	}
 	// Output:
@@ -178,7 +179,7 @@ func ExampleClassify() {
 	// TASK_STATE_AUTH_REQUIRED interrupted
 	// TASK_STATE_REJECTED terminal
 	// input-required interrupted
-	// TASK_STATE_UNSPECIFIED in-progress
+	// unknown in-progress
 }
 
 // A hostile peer cannot grow the assembled artifacts without end: past a

@@ -1,13 +1,9 @@
 package terminal
 
-import (
-	"strings"
-
-	"github.com/a2aproject/a2a-go/v2/a2a"
-)
+import "github.com/a2aproject/a2a-go/v2/a2a"
 
 // InterruptMetadataKey is the key of status.message.metadata under which
-// the agent runtime of seeds/004 puts the questions of an interrupt:
+// a runtime puts the questions of an interrupt (PROTOCOL.md §5.2):
 //
 //	"_interrupt": {"message": "…",
 //	               "items": [{"toolCallId": "call_1", "toolName": "expense-review", "message": "…"}]}
@@ -18,7 +14,7 @@ const InterruptMetadataKey = "_interrupt"
 type InterruptItem struct {
 	// ToolCallID is the id of the tool call waiting for the answer.
 	ToolCallID string
-	// ToolName names the tool (for the runtime of seeds/004, the remote agent).
+	// ToolName names the tool (for a remote invocation, the remote agent).
 	ToolName string
 	// Message is the question, in words.
 	Message string
@@ -118,14 +114,5 @@ func messageText(m *a2a.Message) string {
 	if m == nil {
 		return ""
 	}
-	var texts []string
-	for _, p := range m.Parts {
-		if p == nil {
-			continue
-		}
-		if t, ok := p.Content.(a2a.Text); ok {
-			texts = append(texts, string(t))
-		}
-	}
-	return strings.Join(texts, "\n")
+	return partsText(m.Parts)
 }

@@ -10,8 +10,8 @@ import (
 type Option func(*Tracker)
 
 // WithProgressArtifact installs the seam for peers that send progress in
-// the artifact channel (SPEC §6: the `_remote_invocation` frames of
-// seeds/004). f is called for every artifact update observed before a
+// the artifact channel (PROTOCOL.md §5.1: the `_remote_invocation`
+// frames). f is called for every artifact update observed before a
 // terminal state, and for every artifact of a Task snapshot (wrapped in an
 // update with the snapshot's task and context id). When f returns true the
 // artifact is progress, not output: it never reaches [Outcome.Artifacts],

@@ -89,11 +89,11 @@ has already settled is resolved with GetTask and its history.
 	f.StringVar(&a.auth, "auth", "", `credentials, shorthand for --svc-param "Authorization=<creds>"`)
 	f.StringArrayVar(&a.svcParams, "svc-param", nil, "service parameter k=v, split on the first = (repeatable)")
 	f.StringVar(&a.tenant, "tenant", "", "tenant identifier, passed on every request")
-	f.StringVarP(&a.output, "output", "o", "text", "output format: text, ndjson or json")
+	f.StringVarP(&a.output, "output", "o", "text", "output format: text, ndjson (the ops a front end gets, PROTOCOL.md §4; last the result with exitCode) or json")
 	f.StringVar(&a.color, "color", "auto", "color: auto, always or never (NO_COLOR is honoured)")
 	f.DurationVar(&a.idleTimeout, "idle-timeout", 2*time.Minute, "treat a stream silent this long as cut and resubscribe (0: never)")
 	f.IntVar(&a.maxRetries, "max-retries", 5, "resubscriptions after a cut before giving up (0: resolve with one GetTask only)")
-	f.BoolVar(&a.timestamps, "timestamps", false, "prefix every line of the append-only text output with the update's timestamp (-o ndjson always carries ts)")
+	f.BoolVar(&a.timestamps, "timestamps", false, "prefix every line of the append-only text output with the update's timestamp (-o ndjson blocks always carry at)")
 	f.BoolVar(&a.plaintext, "grpc-plaintext", false, "speak gRPC without TLS (loopback or a trusted network only)")
 	f.CountVarP(&a.verbose, "verbose", "v", "more diagnostics on stderr (repeat for debug logs)")
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return a.validate() }

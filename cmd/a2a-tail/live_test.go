@@ -194,7 +194,7 @@ type liveFeed struct {
 func newLiveFeed(t *testing.T, term io.Writer, cols, rows int) *liveFeed {
 	now := time.Date(2026, 11, 30, 5, 0, 0, 0, time.UTC)
 	s := newLiveSink(term, false, false, func() time.Time { return now }, func() (int, int) { return cols, rows })
-	return &liveFeed{t: t, turn: merge.NewTurn("task-1", merge.DefaultCaps()), sink: s}
+	return &liveFeed{t: t, turn: merge.NewTurn("task-1", "", merge.DefaultCaps()), sink: s}
 }
 
 func (f *liveFeed) send(e envelope.Envelope) {

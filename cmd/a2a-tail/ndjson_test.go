@@ -15,70 +15,73 @@ import (
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
-// TestNDJSONBlockLine pins the block line of the README's schema, "ts"
-// included: merge.Op marshals itself, which once hid every field added
-// beside it.
-func TestNDJSONBlockLine(t *testing.T) {
-	ts := time.Date(2026, 11, 30, 5, 0, 0, 123, time.FixedZone("CET", 3600))
-	blk := merge.Block{Key: merge.Key{StreamKey: "call-1", Seq: 101}, Kind: envelope.KindToolCall, Status: envelope.StatusRunning,
-		Payload: envelope.ToolCall{Tool: "search_orders", ToolCallID: "call-1"}, Source: merge.SourceEnvelope}
-	tests := []struct {
-		name string
-		u    client.Update
-		want map[string]any
-	}{
-		{
-			name: "block with a timestamp",
-			u: client.Update{Type: client.UpdateProgress, Timestamp: ts,
-				Change: merge.Change{Result: merge.Applied, Op: merge.Op{Type: merge.OpBlock, Task: "task-1", Block: blk}}},
-			want: map[string]any{"type": "block", "task": "task-1", "streamKey": "call-1", "seq": 101.0, "id": "",
-				"kind": "tool_call", "status": "running", "payload": map[string]any{"tool": "search_orders", "tool_call_id": "call-1"},
-				"source": "envelope", "ts": "2026-11-30T04:00:00.000000123Z"},
-		},
-		{
-			name: "no timestamp, no ts",
-			u: client.Update{Type: client.UpdateProgress,
-				Change: merge.Change{Result: merge.Applied, Op: merge.Op{Type: merge.OpBlock, Task: "task-1", Block: blk}}},
-			want: map[string]any{"type": "block", "task": "task-1", "streamKey": "call-1", "seq": 101.0, "id": "",
-				"kind": "tool_call", "status": "running", "payload": map[string]any{"tool": "search_orders", "tool_call_id": "call-1"},
-				"source": "envelope"},
-		},
-		{
-			name: "seal",
-			u:    client.Update{Type: client.UpdateState, Timestamp: ts, Change: merge.Change{Op: merge.Op{Type: merge.OpSeal, Task: "task-1"}}},
-			want: map[string]any{"type": "seal", "task": "task-1", "ts": "2026-11-30T04:00:00.000000123Z"},
-		},
+// TestNDJSONLines pins the lines of -o ndjson: each op the stream
+// forwards, in the library's JSON form (a block with its turn and at, the
+// seal), and last the result op with exitCode spliced in — merge.Op
+// marshals itself, which once hid every field added beside it.
+func TestNDJSONLines(t *testing.T) {
+	at := time.Date(2026, 11, 30, 5, 0, 0, 123, time.FixedZone("CET", 3600))
+	turn := merge.NewTurn("task-1", "msg-1", merge.DefaultCaps())
+	block := turn.ApplyAt(envelope.Reading{Envelope: envelope.Envelope{V: 1, Kind: envelope.KindToolCall, StreamKey: "call-1", Seq: 101,
+		Status: envelope.StatusRunning, Payload: envelope.ToolCall{Tool: "search_orders", ToolCallID: "call-1"}}}, at)
+	dup := turn.ApplyAt(envelope.Reading{Envelope: envelope.Envelope{V: 1, Kind: envelope.KindToolCall, StreamKey: "call-1", Seq: 101,
+		Status: envelope.StatusRunning, Payload: envelope.ToolCall{Tool: "search_orders", ToolCallID: "call-1"}}}, at)
+	seal := turn.Seal()
+	out := terminal.Outcome{TaskID: "task-1", ContextID: "ctx-1", State: a2a.TaskStateCompleted, Class: terminal.ClassTerminal, Text: "done"}
+	result := turn.ResultOp(out.Result())
+
+	var b strings.Builder
+	sink := &ndjsonSink{w: &b}
+	for _, u := range []client.Update{
+		{Type: client.UpdateProgress, Change: block},
+		{Type: client.UpdateProgress, Change: dup}, // not applied: not forwarded
+		{Type: client.UpdateState, Change: merge.Change{Op: seal}},
+		{Type: client.UpdateResult, Change: merge.Change{Op: result}},
+	} {
+		if err := sink.update(u); err != nil {
+			t.Fatal(err)
+		}
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			var out strings.Builder
-			if err := (&ndjsonSink{w: &out}).update(tc.u); err != nil {
-				t.Fatal(err)
-			}
-			if !strings.HasSuffix(out.String(), "}\n") || strings.Count(out.String(), "\n") != 1 {
-				t.Fatalf("not one JSON line: %q", out.String())
-			}
-			var got map[string]any
-			if err := json.Unmarshal([]byte(out.String()), &got); err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("line (-want +got):\n%s", diff)
-			}
-		})
+	if err := sink.finish(turn.View(), out, nil); err != nil {
+		t.Fatal(err)
+	}
+	var got []map[string]any
+	for _, line := range strings.SplitAfter(b.String(), "\n") {
+		if line == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil || !strings.HasSuffix(line, "}\n") {
+			t.Fatalf("not one JSON line: %q (%v)", line, err)
+		}
+		got = append(got, m)
+	}
+	counters := map[string]any{"applied": 1.0, "duplicates": 1.0, "conflicts": 0.0, "late": 0.0, "gaps": 0.0,
+		"droppedAfterSeal": 0.0, "droppedByCap": 0.0}
+	want := []map[string]any{
+		{"type": "block", "task": "task-1", "turn": "msg-1", "streamKey": "call-1", "seq": 101.0, "id": "",
+			"kind": "tool_call", "status": "running", "payload": map[string]any{"tool": "search_orders", "tool_call_id": "call-1"},
+			"source": "envelope", "at": "2026-11-30T04:00:00.000000123Z"},
+		{"type": "seal", "task": "task-1", "turn": "msg-1"},
+		{"type": "result", "task": "task-1", "turn": "msg-1", "state": "TASK_STATE_COMPLETED", "verdict": "completed",
+			"reply": "done", "context": "ctx-1", "counters": counters, "exitCode": 0.0},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("lines (-want +got):\n%s", diff)
 	}
 }
 
-// TestResultInterrupt pins the result line of an interrupted turn: the
-// question and items under camelCase names, no reply (a question is not
-// an answer).
+// TestResultInterrupt pins the result line of an interrupted turn that
+// the stream could not give (it was stopped): the same form, built from the
+// outcome — the question and items under camelCase names, no reply (a
+// question is not an answer).
 func TestResultInterrupt(t *testing.T) {
 	out := terminal.Outcome{TaskID: "task-1", State: a2a.TaskStateInputRequired, Class: terminal.ClassInterrupted,
 		Text: "which region?", Interrupt: &terminal.Interrupt{State: a2a.TaskStateInputRequired,
 			Message: a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart("which region?")), Text: "which region?",
 			Items: []terminal.InterruptItem{{ToolCallID: "call-1", ToolName: "deploy", Message: "which region?"}}}}
 	var b strings.Builder
-	if err := (&ndjsonSink{w: &b}).finish(merge.View{}, out, nil); err != nil {
+	if err := (&ndjsonSink{w: &b}).finish(merge.View{Task: "task-1", Turn: "msg-1"}, out, nil); err != nil {
 		t.Fatal(err)
 	}
 	var got map[string]any
@@ -86,7 +89,7 @@ func TestResultInterrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 	delete(got, "counters")
-	want := map[string]any{"type": "result", "task": "task-1", "state": "TASK_STATE_INPUT_REQUIRED", "verdict": "interrupted",
+	want := map[string]any{"type": "result", "task": "task-1", "turn": "msg-1", "state": "TASK_STATE_INPUT_REQUIRED", "verdict": "input-required",
 		"interrupt": map[string]any{"question": "which region?",
 			"items": []any{map[string]any{"toolCallId": "call-1", "toolName": "deploy", "message": "which region?"}}},
 		"exitCode": 4.0}
@@ -98,7 +101,7 @@ func TestResultInterrupt(t *testing.T) {
 // TestAppendOnlyIsPrintable: the peer's escape sequences never reach the
 // terminal through the append-only output either.
 func TestAppendOnlyIsPrintable(t *testing.T) {
-	turn := merge.NewTurn("task-1", merge.DefaultCaps())
+	turn := merge.NewTurn("task-1", "", merge.DefaultCaps())
 	var out strings.Builder
 	s := &lineSink{w: &out}
 	for _, e := range []envelope.Envelope{

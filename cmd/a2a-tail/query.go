@@ -9,14 +9,15 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 )
 
-// queryCommand talks to the plain REST SSE endpoint of seeds/004's runtime.
+// queryCommand talks to the plain REST SSE endpoint of a runtime that
+// mis-routes its progress frames (PROTOCOL.md §5.3).
 func (a *app) queryCommand() *cobra.Command {
 	var conversation string
 	cmd := &cobra.Command{
 		Use:   "query <base-url> <text…>",
 		Short: "Ask a runtime's plain REST endpoint (POST /v1/query, stream) and follow the turn",
 		Long: `query sends the text to POST <base-url>/v1/query with "stream": true — the plain REST
-SSE endpoint of the agent runtime of seeds/004 — and renders the turn like an A2A
+SSE endpoint of an agent runtime (see PROTOCOL.md §5.3) — and renders the turn like an A2A
 one. Its untyped data: frames are told apart by shape: projection frames
 {content, projection} are remote tool-call progress, {message, items} is the
 interrupt (exit code 4; answer with --conversation-id set to the id printed on

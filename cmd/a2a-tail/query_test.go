@@ -12,8 +12,8 @@ import (
 )
 
 func TestQueryCommand(t *testing.T) {
-	// The /v1/query stream of seeds/004 §2.1, exactly as the seed shows it
-	// (internal/capture checks the file against the seed).
+	// The /v1/query stream of the recorded runtime analysis, verbatim
+	// (internal/capture checks the file against it).
 	seedQuery, err := os.ReadFile(filepath.Join("..", "..", "testdata", "captures", "seed004", "query.sse"))
 	if err != nil {
 		t.Fatal(err)

@@ -219,54 +219,28 @@ func oneLine(s string, max int) string {
 
 // ---- NDJSON ----
 
-// ndjsonSink prints one JSON object per applied op, then a result line.
-// The schema is documented in README.md (“NDJSON output”). Every op line
-// carries "ts", whatever --timestamps says: a script can ignore a field,
-// not recover one.
+// ndjsonSink prints one line per op the stream forwards — its blocks, seal
+// and result, in the library's JSON form (PROTOCOL.md §4) — so that a
+// script sees exactly what a front end gets. The last line is the result
+// op with the process's exitCode added.
 type ndjsonSink struct {
 	w io.Writer
-}
-
-// forwarded reports whether u carries an op for a front end: an applied
-// block, or the seal that comes with the settling state.
-func forwarded(u client.Update) bool {
-	switch {
-	case u.Type == client.UpdateProgress:
-		return u.Change.Result == merge.Applied
-	case u.Type == client.UpdateState:
-		return u.Change.Op.Type == merge.OpSeal
-	}
-	return false
-}
-
-// ndjsonLine is a merge op's JSON plus the timestamp of the update that
-// caused it. merge.Op has its own MarshalJSON, so embedding it in a struct
-// would promote that method and silently drop every other field: the "ts"
-// member is spliced into the op's object instead.
-func ndjsonLine(u client.Update) ([]byte, error) {
-	b, err := json.Marshal(u.Change.Op)
-	if err != nil {
-		return nil, err
-	}
-	if u.Timestamp.IsZero() || len(b) < 2 || b[len(b)-1] != '}' {
-		return b, nil
-	}
-	ts, err := json.Marshal(u.Timestamp.UTC().Format(time.RFC3339Nano))
-	if err != nil {
-		return nil, err
-	}
-	b = append(b[:len(b)-1], `,"ts":`...)
-	b = append(b, ts...)
-	return append(b, '}'), nil
+	// result is the stream's result op, held back for the last line.
+	result *merge.Op
 }
 
 func (s *ndjsonSink) close() {}
 
 func (s *ndjsonSink) update(u client.Update) error {
-	if !forwarded(u) {
+	op, ok := u.Op()
+	switch {
+	case !ok:
+		return nil
+	case op.Type == merge.OpResult:
+		s.result = &op
 		return nil
 	}
-	b, err := ndjsonLine(u)
+	b, err := json.Marshal(op)
 	if err != nil {
 		return err
 	}
@@ -275,7 +249,12 @@ func (s *ndjsonSink) update(u client.Update) error {
 }
 
 func (s *ndjsonSink) finish(v merge.View, out terminal.Outcome, err error) error {
-	return writeJSONLine(s.w, newResult(v, out, err))
+	b, err := resultLine(s.result, v, out, err)
+	if err != nil {
+		return err
+	}
+	_, err = s.w.Write(append(b, '\n'))
+	return err
 }
 
 func writeJSONLine(w io.Writer, v any) error {
@@ -288,100 +267,64 @@ func writeJSONLine(w io.Writer, v any) error {
 	return err
 }
 
-// result is the final line of -o ndjson and the "outcome" of -o json.
-type result struct {
-	Type      string           `json:"type"`
-	Task      string           `json:"task"`
-	Context   string           `json:"context,omitempty"`
-	State     string           `json:"state"`
-	Verdict   string           `json:"verdict"`
-	Reply     string           `json:"reply,omitempty"`
-	Error     string           `json:"error,omitempty"`
-	Artifacts []resultArtifact `json:"artifacts,omitempty"`
-	Interrupt *resultInterrupt `json:"interrupt,omitempty"`
-	Counters  merge.Counters   `json:"counters"`
-	ExitCode  int              `json:"exitCode"`
-}
-
-// resultInterrupt is what an interrupted turn asks: the question (the
-// runtime's _interrupt.message, else the status message's text) and the
-// tool calls waiting for the answer. Its own type, not terminal.Interrupt,
-// so that the schema is camelCase and stable, without the raw message.
-type resultInterrupt struct {
-	Question string                `json:"question"`
-	Items    []resultInterruptItem `json:"items,omitempty"`
-}
-
-type resultInterruptItem struct {
-	ToolCallID string `json:"toolCallId"`
-	ToolName   string `json:"toolName"`
-	Message    string `json:"message"`
-}
-
-func newResultInterrupt(in *terminal.Interrupt) *resultInterrupt {
-	r := &resultInterrupt{Question: in.Question}
-	if r.Question == "" {
-		r.Question = in.Text
+// resultLine is the result op of the turn plus "exitCode": the stream's
+// own result op when it gave one, else (a stream stopped before it could)
+// the same form built from the outcome. The stream's error, when the turn
+// did not settle, is the result's error.
+func resultLine(op *merge.Op, v merge.View, out terminal.Outcome, err error) ([]byte, error) {
+	var r merge.TurnResult
+	if op != nil && op.Result != nil {
+		r = *op.Result
+	} else {
+		r = out.Result()
+		r.Counters = v.Counters
 	}
-	for _, it := range in.Items {
-		r.Items = append(r.Items, resultInterruptItem{ToolCallID: it.ToolCallID, ToolName: it.ToolName, Message: it.Message})
-	}
-	return r
-}
-
-type resultArtifact struct {
-	ID   string `json:"id"`
-	Name string `json:"name,omitempty"`
-	Text string `json:"text,omitempty"`
-}
-
-func newResult(v merge.View, out terminal.Outcome, err error) result {
-	r := result{Type: "result", Task: string(out.TaskID), Context: out.ContextID, State: string(out.State),
-		Reply: out.Text, Counters: v.Counters, ExitCode: codeFor(out, err)}
-	if r.Task == "" {
-		r.Task = v.Task
-	}
-	if out.State == "" {
-		r.State = a2a.TaskStateUnspecified.String()
-	}
-	switch r.ExitCode {
-	case exitOK:
-		r.Verdict = "completed"
-	case exitInterrupted:
-		// The status message of an interrupt is a question, not a reply.
-		r.Verdict = "interrupted"
-		r.Reply = ""
-		if out.Interrupt != nil {
-			r.Interrupt = newResultInterrupt(out.Interrupt)
-		}
-	case exitFailed:
-		r.Verdict = strings.ToLower(strings.TrimPrefix(string(out.State), "TASK_STATE_"))
-	default:
-		r.Verdict = "incomplete"
-	}
-	if err != nil {
+	if err != nil && r.Verdict == merge.VerdictIncomplete {
 		r.Error = err.Error()
-		r.Reply = ""
 	}
-	for _, a := range out.Artifacts {
-		r.Artifacts = append(r.Artifacts, resultArtifact{ID: string(a.ID), Name: a.Name, Text: artifactText(a)})
+	task, turn := v.Task, v.Turn
+	if op != nil {
+		task, turn = op.Task, op.Turn
 	}
-	return r
+	if task == "" {
+		task = string(out.TaskID)
+	}
+	b, merr := json.Marshal(merge.Op{Type: merge.OpResult, Task: task, Turn: turn, Result: &r})
+	if merr != nil {
+		return nil, merr
+	}
+	// merge.Op marshals itself, so a struct embedding it would drop every
+	// field beside it: exitCode is spliced into the op's object.
+	return fmt.Appendf(b[:len(b)-1], `,"exitCode":%d}`, codeFor(out, err)), nil
 }
 
 // ---- one JSON document ----
 
-type jsonSink struct{ w io.Writer }
+type jsonSink struct {
+	w      io.Writer
+	result *merge.Op
+}
 
-func (s *jsonSink) update(client.Update) error { return nil }
+func (s *jsonSink) update(u client.Update) error {
+	if op, ok := u.Op(); ok && op.Type == merge.OpResult {
+		s.result = &op
+	}
+	return nil
+}
 
 func (s *jsonSink) close() {}
 
+// finish writes {"view": …, "outcome": …}: the merged view and the result
+// line of -o ndjson.
 func (s *jsonSink) finish(v merge.View, out terminal.Outcome, err error) error {
+	res, rerr := resultLine(s.result, v, out, err)
+	if rerr != nil {
+		return rerr
+	}
 	doc := struct {
-		View    merge.View `json:"view"`
-		Outcome result     `json:"outcome"`
-	}{View: v, Outcome: newResult(v, out, err)}
+		View    merge.View      `json:"view"`
+		Outcome json.RawMessage `json:"outcome"`
+	}{View: v, Outcome: res}
 	bw := bufio.NewWriter(s.w)
 	enc := json.NewEncoder(bw)
 	enc.SetIndent("", "  ")

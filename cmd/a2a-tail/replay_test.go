@@ -104,7 +104,7 @@ func TestReplay(t *testing.T) {
 			inStderr: "", stdout: strings.Replace(wantLines, "✓ completed: all good\n",
 				`✗ incomplete: client: turn incomplete (task "task-1", last state TASK_STATE_WORKING, 0 attempts): frame 6: sseframe: stream ended inside an event (truncated last frame) (`, 1)},
 		{name: "broken frame", args: []string{"replay", "-"}, stdin: "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32001,\"message\":\"task not found\"}}\n\n", code: 1,
-			stdout: "✗ incomplete: client: turn incomplete (last state TASK_STATE_UNSPECIFIED, 0 attempts): frame 1: wire: JSON-RPC error -32001: task not found\n"},
+			stdout: "✗ incomplete: client: turn incomplete (last state " + a2a.TaskStateUnspecified.String() + ", 0 attempts): frame 1: wire: JSON-RPC error -32001: task not found\n"},
 		{name: "missing file", args: []string{"replay", filepath.Join(dir, "nope.sse")}, code: 1, inStderr: "no such file or directory"},
 		{name: "bad wire flag", args: []string{"replay", "--wire", "v9", "-"}, code: 2, inStderr: `--wire "v9"`},
 	}
@@ -130,10 +130,15 @@ func TestReplay(t *testing.T) {
 	}
 }
 
+// recordedAt is the status timestamp of every event in the recorded
+// captures.
+const recordedAt = "2026-11-30T00:00:00.000000000Z"
+
 // TestReplayCaptures replays the recorded captures (testdata/captures) and
 // compares the rendering with golden files: text for every capture, ndjson
-// and json for the realistic turn and the seeds/004 frames. The text of one
-// trajectory must not depend on the wire format it was recorded in.
+// and json for the realistic turn and the recorded runtime's mis-routed
+// frames (PROTOCOL.md §5). The text of one trajectory must not depend on
+// the wire format it was recorded in.
 func TestReplayCaptures(t *testing.T) {
 	captures, err := filepath.Glob(filepath.Join("..", "..", "testdata", "captures", "v*", "*.sse"))
 	if err != nil || len(captures) == 0 {
@@ -152,9 +157,16 @@ func TestReplayCaptures(t *testing.T) {
 			t.Run(dir+"/"+name+"/"+o, func(t *testing.T) {
 				res := runCLI(t.Context(), testApp(""), "replay", "-o", o, path)
 				ext := map[string]string{"text": "txt", "ndjson": "ndjson", "json": "json"}[o]
-				// An event without a status timestamp (an artifact update) is
-				// stamped when it is read: ts is not part of the golden.
-				stdout := tsRE.ReplaceAllString(res.Stdout, `"ts":"<ts>"`)
+				// A block's at is its event's status timestamp — the
+				// recordings' is fixed — and for an event without one (an
+				// artifact update) the time it was read, which is not part
+				// of the golden.
+				stdout := atRE.ReplaceAllStringFunc(res.Stdout, func(at string) string {
+					if strings.Contains(at, `"`+recordedAt+`"`) {
+						return at
+					}
+					return `"at":"<arrival>"`
+				})
 				golden(t, "replay-"+dir+"-"+name+"."+ext, fmt.Sprintf("exit %d\n%s", res.Code, stdout))
 				if o != "text" || dir == "seed004" {
 					return

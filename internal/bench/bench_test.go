@@ -122,7 +122,7 @@ func BenchmarkOpMarshal(b *testing.B) {
 // trajectoryOps parses the envelopes of callee.Trajectory(n) from their
 // status updates and merges them; it returns the ops, the seal's last.
 func trajectoryOps(tb testing.TB, n int) []merge.Op {
-	turn := merge.NewTurn("task-1", merge.DefaultCaps())
+	turn := merge.NewTurn("task-1", "", merge.DefaultCaps())
 	info := a2a.TaskInfo{TaskID: "task-1", ContextID: "ctx-1"}
 	var ops []merge.Op
 	for _, st := range callee.Trajectory(n).Steps {

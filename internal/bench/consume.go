@@ -259,6 +259,8 @@ func sdk(s *client.Stream, on OnProgress) (Result, error) {
 			if u.State.Terminal() || u.State == a2a.TaskStateInputRequired {
 				r.Events++
 			}
+		case client.UpdateResult:
+			// The verdict of the settling event, not an event of its own.
 		default:
 			r.Events++
 		}

@@ -70,7 +70,7 @@ type Script struct {
 	// nil the final status has no message.
 	FinalText string
 	// FinalMeta is the metadata of the final status message, e.g. the
-	// `_interrupt` object of seeds/004. Values must be JSON-native (string,
+	// `_interrupt` object of PROTOCOL.md §5.2. Values must be JSON-native (string,
 	// float64, bool, nil, map[string]any, []any): a2asrv deep-copies tasks
 	// through gob and silently fails a task holding anything else.
 	FinalMeta map[string]any

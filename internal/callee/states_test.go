@@ -10,7 +10,7 @@ import (
 	"github.com/tfrs/a2a-progress/envelope"
 )
 
-// interruptMeta is the `_interrupt` object of the runtime in seeds/004.
+// interruptMeta is an `_interrupt` object (PROTOCOL.md §5.2).
 func interruptMeta() map[string]any {
 	return map[string]any{"_interrupt": map[string]any{
 		"message": "need a decision",

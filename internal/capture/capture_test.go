@@ -29,7 +29,8 @@ import (
 var update = flag.Bool("update", false, "re-record the captures from the reference callee and rewrite every golden file")
 
 // dir holds the captures: <wire>/<trajectory>.sse recorded from the
-// reference callee, seed004/*.sse written by hand from seeds/004, each with
+// reference callee, seed004/*.sse written by hand from the recorded runtime
+// analysis (testdata/runtime/frames-analysis.txt), each with
 // its <name>.golden.json next to it.
 const dir = "../../testdata/captures"
 
@@ -54,7 +55,13 @@ var wires = []struct {
 type golden struct {
 	View    merge.View `json:"view"`
 	Outcome outcome    `json:"outcome"`
+	// Result is the stream's result op (the last op a front end gets).
+	Result merge.Op `json:"result"`
 }
+
+// recordedAt is the status timestamp of every recorded event (see
+// normalise in recorder.go).
+var recordedAt = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 
 // outcome is terminal.Outcome without the shared pointers.
 type outcome struct {
@@ -96,10 +103,26 @@ func replay(t *testing.T, path string) golden {
 		events = projection.QueryEvents(f, queryConversation)
 	}
 	st := client.Replay(context.Background(), events)
-	for range st.Updates() {
+	var res merge.Op
+	for u := range st.Updates() {
+		if op, ok := u.Op(); ok && op.Type == merge.OpResult {
+			res = op
+		}
 	}
 	o, _ := st.Outcome()
-	return golden{View: st.View(), Outcome: newOutcome(o)}
+	g := golden{View: st.View(), Outcome: newOutcome(o), Result: res}
+	// A block of an event without a status timestamp (an artifact update,
+	// a query frame) is stamped when it is read; the recorded ones carry
+	// the recording's. A query turn is named by a random request id.
+	for i, b := range g.View.Blocks {
+		if !b.At.Equal(recordedAt) {
+			g.View.Blocks[i].At = time.Time{}
+		}
+	}
+	if strings.HasPrefix(g.View.Turn, "query:") {
+		g.View.Turn, g.Result.Turn = "query:<id>", "query:<id>"
+	}
+	return g
 }
 
 // TestCaptures replays every capture and compares its View and Outcome
@@ -202,7 +225,7 @@ func record(t *testing.T) {
 			ids := cmpopts.IgnoreFields(outcome{}, "TaskID", "ContextID", "Artifacts", "Err")
 			// Ids were normalised in the capture (fallbacks are "msg:<id>").
 			renamed := cmpopts.IgnoreFields(merge.Key{}, "ID")
-			if diff := cmp.Diff(live, replay(t, path), cmpopts.IgnoreFields(merge.View{}, "Task"), ids, renamed); diff != "" {
+			if diff := cmp.Diff(live, replay(t, path), cmpopts.IgnoreFields(merge.View{}, "Task", "Turn"), cmpopts.IgnoreFields(merge.Block{}, "At"), ids, renamed); diff != "" {
 				t.Errorf("%s: the capture does not replay to the live stream (-live +replay):\n%s", path, diff)
 			}
 		}
@@ -210,8 +233,8 @@ func record(t *testing.T) {
 }
 
 // trajectories are the recorded scripts: the demo trajectory, one with
-// every fault knob, a failed and an input-required end, and seeds/004's
-// projection frames beside envelopes.
+// every fault knob, a failed and an input-required end, and the recorded
+// runtime's projection frames beside envelopes.
 func trajectories() []callee.Script {
 	faults := callee.Trajectory(30, callee.Named("faults"), callee.Reorder(2), callee.Duplicate(2), callee.SkipSeqs(2),
 		callee.PlainText(2), callee.Oversize())
@@ -222,7 +245,8 @@ func trajectories() []callee.Script {
 	return []callee.Script{callee.Realistic(), faults, failed, input, projections()}
 }
 
-// projections sends seeds/004's frames on the A2A stream of the callee:
+// projections sends the recorded runtime's frames (PROTOCOL.md §5.1) on the
+// A2A stream of the callee:
 // a member that completes, one that times out, a malformed frame, an
 // ordinary artifact, and the reply.
 func projections() callee.Script {
@@ -259,11 +283,13 @@ func TestNormalise(t *testing.T) {
 	}
 }
 
-// The hand-made seed captures are the seed's frames, byte for byte as the
-// seed shows them (modulo the blank line that ends the last event).
+// The hand-made seed004 captures are the frames of the recorded runtime
+// analysis, byte for byte (modulo the blank line that ends the last
+// event).
 func TestSeedCapturesAreVerbatim(t *testing.T) {
-	// A verbatim copy of ../shared/seeds/004_dacfd866676017ae.txt.
-	seed, err := os.ReadFile("../../testdata/seeds/004_dacfd866676017ae.txt")
+	// The analysis of a runtime's mis-routed frames, verbatim, with the
+	// frames it observed.
+	seed, err := os.ReadFile("../../testdata/runtime/frames-analysis.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +299,7 @@ func TestSeedCapturesAreVerbatim(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !bytes.Contains(seed, bytes.TrimRight(b, "\n")) {
-			t.Errorf("%s is not a verbatim excerpt of seeds/004", name)
+			t.Errorf("%s is not a verbatim excerpt of the recorded analysis", name)
 		}
 	}
 }
@@ -282,10 +308,11 @@ func TestSeedCapturesAreVerbatim(t *testing.T) {
 // the same View and Outcome (ids aside, which differ per recording).
 func TestEveryWireSameGolden(t *testing.T) {
 	ids := cmp.Options{
-		cmpopts.IgnoreFields(merge.View{}, "Task"),
+		cmpopts.IgnoreFields(merge.View{}, "Task", "Turn"), cmpopts.IgnoreFields(merge.Block{}, "At"),
 		cmpopts.IgnoreFields(merge.Key{}, "ID"),
 		cmpopts.IgnoreFields(outcome{}, "TaskID", "ContextID", "Err"),
 		cmpopts.IgnoreFields(a2a.Artifact{}, "ID"),
+		cmpopts.IgnoreFields(merge.Op{}, "Task", "Turn"), cmpopts.IgnoreFields(merge.TurnResult{}, "Context"),
 	}
 	for _, sc := range trajectories() {
 		t.Run(sc.Name, func(t *testing.T) {

@@ -1,6 +1,6 @@
 // Package projection reads the remote-invocation progress frames
-// ("projections") of the agent runtime of seeds/004, which sends them in
-// the wrong channel (SPEC §6): as artifactUpdate events on its A2A stream,
+// ("projections") of an agent runtime that sends them in the wrong
+// channel (PROTOCOL.md §5): as artifactUpdate events on its A2A stream,
 // and as untyped data: frames on its plain REST stream (POST /v1/query).
 // A caller must not mistake them for output; this package turns each one
 // into an envelope.Reading that the merge treats as progress.

@@ -9,8 +9,8 @@ import (
 	"github.com/tfrs/a2a-progress/envelope"
 )
 
-// MetadataKey is the metadata key under which the runtime of seeds/004
-// puts a projection on the A2A stream (ChunkMapper.toParts).
+// MetadataKey is the metadata key under which the runtime puts a
+// projection on the A2A stream (PROTOCOL.md §5.1).
 const MetadataKey = "_remote_invocation"
 
 // Kind is the only projection kind this package knows.

@@ -86,7 +86,7 @@ const ReplyArtifactID = "reply"
 
 // QueryEvents frames a /v1/query SSE body (through internal/sseframe) and
 // translates each frame into the A2A event the runtime's own A2A exit
-// sends for the same chunk (seeds/004, §3.3), on task and context
+// sends for the same chunk (PROTOCOL.md §5.3), on task and context
 // conversationID:
 //
 //   - a projection frame: an artifact update ("projection-<n>") whose one

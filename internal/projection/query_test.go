@@ -14,7 +14,7 @@ import (
 	"github.com/tfrs/a2a-progress/internal/sseframe"
 )
 
-// The three frames of seeds/004 §2.1, exactly as the seed shows them.
+// The three /v1/query frames of the recorded runtime analysis, verbatim.
 const (
 	seedQueryRunning   = `{"content":"RUNNING","projection":{"kind":"remote_agent_invocation","batchId":"333a9f5f-...","toolCallId":"call_00_JIhiVhnvjabn7DCjgY2D1744","sequence":1,"target":"expense-review","phase":"RUNNING","latencyMs":0}}`
 	seedQueryInput     = `{"content":"INPUT_REQUIRED","projection":{"kind":"remote_agent_invocation","batchId":"333a9f5f-...","toolCallId":"call_00_JIhiVhnvjabn7DCjgY2D1744","sequence":2,"target":"expense-review","phase":"INPUT_REQUIRED","resultCategory":"INPUT_REQUIRED","latencyMs":11900}}`

@@ -3,7 +3,7 @@
 // endpoints that are not A2A — into events.
 //
 // It is the one seam around github.com/r3labs/sse/v2's EventStreamReader,
-// whose traps (NOTES.md) it closes:
+// whose traps it closes:
 //   - the per-event cap is always set explicitly ([DefaultMaxEventBytes],
 //     a2a-go's own 10 MiB line cap) and an event over it is an error,
 //     [ErrEventTooLarge], not a silent stop;

@@ -1,0 +1,207 @@
+package merge
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Verdict is how a turn ended, in one word a front end can switch on.
+type Verdict string
+
+// The verdicts. The first six follow the task state that settled the turn;
+// incomplete says that no such state could be observed.
+const (
+	// VerdictCompleted: the task completed; TurnResult.Reply and
+	// TurnResult.Artifacts hold the answer.
+	VerdictCompleted Verdict = "completed"
+	// VerdictFailed: the task failed; TurnResult.Error holds the callee's
+	// reason, when it gave one.
+	VerdictFailed Verdict = "failed"
+	// VerdictRejected: the callee refused the task without starting it.
+	VerdictRejected Verdict = "rejected"
+	// VerdictCanceled: the task was canceled.
+	VerdictCanceled Verdict = "canceled"
+	// VerdictInputRequired: the turn ended on a question
+	// (TurnResult.Interrupt); the task goes on when the caller answers on
+	// the same task, in a new turn.
+	VerdictInputRequired Verdict = "input-required"
+	// VerdictAuthRequired: like VerdictInputRequired, for credentials.
+	VerdictAuthRequired Verdict = "auth-required"
+	// VerdictIncomplete: the turn could not be brought to an end (the
+	// stream was cut and the task could not be resolved); TurnResult.Error
+	// says why. It is never a success: the task may still be running.
+	VerdictIncomplete Verdict = "incomplete"
+)
+
+// verdictStates maps each settled verdict to the A2A 1.0 state it stands
+// for.
+var verdictStates = map[Verdict]string{
+	VerdictCompleted:     "TASK_STATE_COMPLETED",
+	VerdictFailed:        "TASK_STATE_FAILED",
+	VerdictRejected:      "TASK_STATE_REJECTED",
+	VerdictCanceled:      "TASK_STATE_CANCELED",
+	VerdictInputRequired: "TASK_STATE_INPUT_REQUIRED",
+	VerdictAuthRequired:  "TASK_STATE_AUTH_REQUIRED",
+}
+
+// VerdictOf returns the verdict of an A2A 1.0 task state name: the settled
+// states map to their verdict, every other state (submitted, working,
+// unspecified, "", an unknown name) to VerdictIncomplete.
+func VerdictOf(state string) Verdict {
+	for v, s := range verdictStates {
+		if s == state {
+			return v
+		}
+	}
+	return VerdictIncomplete
+}
+
+// TurnResult is the authoritative result of a turn, as a front end gets it
+// in the result op: a JSON form of the verdict that package terminal
+// decides from the task state alone (terminal.Outcome.Result builds it).
+// Progress never changes it.
+//
+// In the result op its fields are flat, next to type, task and turn:
+//
+//	{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_INPUT_REQUIRED",
+//	 "verdict":"input-required","interrupt":{"question":"Approve?","items":[
+//	 {"toolCallId":"call-9","toolName":"expense-review","message":"Approve?"}]},
+//	 "context":"c1","counters":{"applied":12,…}}
+type TurnResult struct {
+	// State is the A2A 1.0 name of the state that settled the turn
+	// (TASK_STATE_COMPLETED, …); for an incomplete turn the last state
+	// observed, or "" when there was none.
+	State string `json:"state"`
+	// Verdict is how the turn ended; it agrees with State (see
+	// [VerdictOf]).
+	Verdict Verdict `json:"verdict"`
+	// Reply is the text of the completing status message (or of a direct
+	// Message reply): completed only.
+	Reply string `json:"reply,omitempty"`
+	// Artifacts are the task's output artifacts (never the progress that a
+	// peer sent in the artifact channel), when the turn settled.
+	Artifacts []Artifact `json:"artifacts,omitempty"`
+	// ArtifactsTruncated reports that the caller's memory bounds cut
+	// Artifacts.
+	ArtifactsTruncated bool `json:"artifactsTruncated,omitempty"`
+	// Interrupt is the question of an input-required or auth-required
+	// turn; nil otherwise.
+	Interrupt *Interrupt `json:"interrupt,omitempty"`
+	// Error is, for failed, rejected and canceled, the callee's reason
+	// (the text of the final status message; "" when it gave none), and
+	// for incomplete why the turn could not be ended.
+	Error string `json:"error,omitempty"`
+	// Context is the A2A context id of the task ("" when none was seen).
+	Context string `json:"context,omitempty"`
+	// Counters are the producing Turn's counters when it was sealed (the
+	// receiver's own counters describe the ops it got; these describe the
+	// events the caller got).
+	Counters Counters `json:"counters"`
+}
+
+// Artifact is one output artifact of a completed turn, reduced to what a
+// front end shows.
+type Artifact struct {
+	// ID is the artifact id.
+	ID string `json:"id"`
+	// Name is the artifact's name ("" when it has none).
+	Name string `json:"name,omitempty"`
+	// Text is its text parts joined with "\n".
+	Text string `json:"text"`
+}
+
+// Interrupt is the question that ended an input-required or auth-required
+// turn.
+type Interrupt struct {
+	// Question is the question in words: the structured interrupt's
+	// message when the peer sent one (PROTOCOL.md §5.2), else the status
+	// message's text.
+	Question string `json:"question"`
+	// Items are the tool calls waiting for the answer, in order; nil when
+	// the peer named none.
+	Items []InterruptItem `json:"items,omitempty"`
+}
+
+// InterruptItem is one question of an interrupt, tied to the tool call that
+// asked it. Any field may be "".
+type InterruptItem struct {
+	ToolCallID string `json:"toolCallId"`
+	ToolName   string `json:"toolName"`
+	Message    string `json:"message"`
+}
+
+// Validate checks that r is a result a Turn could have sent: a known
+// verdict that agrees with the state, a reply only when completed, an
+// interrupt only when interrupted, counters that are not negative. The
+// error wraps [ErrBadOp] and says what is wrong.
+func (r *TurnResult) Validate() error {
+	want, settled := verdictStates[r.Verdict]
+	switch {
+	case r.Verdict == VerdictIncomplete:
+		if VerdictOf(r.State) != VerdictIncomplete {
+			return fmt.Errorf("%w: result: verdict incomplete with the settled state %q", ErrBadOp, r.State)
+		}
+	case !settled:
+		return fmt.Errorf("%w: result: verdict %q", ErrBadOp, r.Verdict)
+	case r.State != want:
+		return fmt.Errorf("%w: result: verdict %s with state %q, want %s", ErrBadOp, r.Verdict, r.State, want)
+	}
+	if r.Reply != "" && r.Verdict != VerdictCompleted {
+		return fmt.Errorf("%w: result: a reply with verdict %s", ErrBadOp, r.Verdict)
+	}
+	interrupted := r.Verdict == VerdictInputRequired || r.Verdict == VerdictAuthRequired
+	if r.Interrupt != nil && !interrupted {
+		return fmt.Errorf("%w: result: an interrupt with verdict %s", ErrBadOp, r.Verdict)
+	}
+	if c := &r.Counters; c.Applied < 0 || c.Duplicates < 0 || c.Conflicts < 0 || c.Late < 0 || c.Gaps < 0 ||
+		c.DroppedAfterSeal < 0 || c.DroppedByCap < 0 || c.Invalid < 0 {
+		return fmt.Errorf("%w: result: a negative counter", ErrBadOp)
+	}
+	for reason, n := range r.Counters.Fallbacks {
+		if n < 0 || strings.TrimSpace(string(reason)) == "" {
+			return fmt.Errorf("%w: result: fallback counter %q = %d", ErrBadOp, reason, n)
+		}
+	}
+	return nil
+}
+
+// equal reports whether two results are the same.
+func (r *TurnResult) equal(o *TurnResult) bool {
+	return r.State == o.State && r.Verdict == o.Verdict && r.Reply == o.Reply && r.ArtifactsTruncated == o.ArtifactsTruncated &&
+		r.Error == o.Error && r.Context == o.Context && slices.Equal(r.Artifacts, o.Artifacts) &&
+		equalInterrupts(r.Interrupt, o.Interrupt) && equalCounters(&r.Counters, &o.Counters)
+}
+
+func equalInterrupts(a, b *Interrupt) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return a.Question == b.Question && slices.Equal(a.Items, b.Items)
+}
+
+func equalCounters(a, b *Counters) bool {
+	return a.Applied == b.Applied && a.Duplicates == b.Duplicates && a.Conflicts == b.Conflicts &&
+		a.Late == b.Late && a.Gaps == b.Gaps && a.DroppedAfterSeal == b.DroppedAfterSeal &&
+		a.DroppedByCap == b.DroppedByCap && a.Invalid == b.Invalid && maps.Equal(a.Fallbacks, b.Fallbacks)
+}
+
+// clone returns a deep copy of r.
+func (r *TurnResult) clone() *TurnResult {
+	c := *r
+	c.Artifacts = append([]Artifact(nil), r.Artifacts...)
+	if len(r.Artifacts) == 0 {
+		c.Artifacts = r.Artifacts
+	}
+	if r.Interrupt != nil {
+		in := *r.Interrupt
+		in.Items = append([]InterruptItem(nil), r.Interrupt.Items...)
+		if len(r.Interrupt.Items) == 0 {
+			in.Items = r.Interrupt.Items
+		}
+		c.Interrupt = &in
+	}
+	c.Counters = r.Counters.clone()
+	return &c
+}

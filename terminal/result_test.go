@@ -1,0 +1,80 @@
+package terminal
+
+import (
+	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfrs/a2a-progress/merge"
+)
+
+// Outcome.Result is the library's JSON form of the verdict: one verdict
+// per settled state, the reply only for completed, the callee's reason for
+// a failure, the question for an interrupt, and for anything else
+// incomplete with the error.
+func TestOutcomeResult(t *testing.T) {
+	msg := func(text string) *a2a.Message { return a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart(text)) }
+	art := &a2a.Artifact{ID: "a1", Name: "report", Parts: []*a2a.Part{a2a.NewTextPart("line 1"), a2a.NewDataPart(map[string]any{"k": 1.0}), a2a.NewTextPart("line 2")}}
+	tests := []struct {
+		name string
+		out  Outcome
+		want merge.TurnResult
+	}{
+		{
+			name: "completed",
+			out: Outcome{ContextID: "c1", State: a2a.TaskStateCompleted, Class: ClassTerminal, Message: msg("42"), Text: "42",
+				Artifacts: []*a2a.Artifact{art}, Truncated: true},
+			want: merge.TurnResult{State: "TASK_STATE_COMPLETED", Verdict: merge.VerdictCompleted, Reply: "42", Context: "c1",
+				Artifacts: []merge.Artifact{{ID: "a1", Name: "report", Text: "line 1\nline 2"}}, ArtifactsTruncated: true},
+		},
+		{
+			name: "failed: the reason, never a reply",
+			out: Outcome{State: a2a.TaskStateFailed, Class: ClassTerminal, Message: msg("quota"), Text: "quota",
+				Err: &VerdictError{State: a2a.TaskStateFailed, Reason: "quota"}},
+			want: merge.TurnResult{State: "TASK_STATE_FAILED", Verdict: merge.VerdictFailed, Error: "quota"},
+		},
+		{
+			name: "rejected without a reason",
+			out:  Outcome{State: a2a.TaskStateRejected, Class: ClassTerminal, Err: &VerdictError{State: a2a.TaskStateRejected}},
+			want: merge.TurnResult{State: "TASK_STATE_REJECTED", Verdict: merge.VerdictRejected},
+		},
+		{
+			name: "canceled",
+			out:  Outcome{State: a2a.TaskStateCanceled, Class: ClassTerminal, Err: &VerdictError{State: a2a.TaskStateCanceled, Reason: "by user"}},
+			want: merge.TurnResult{State: "TASK_STATE_CANCELED", Verdict: merge.VerdictCanceled, Error: "by user"},
+		},
+		{
+			name: "input required: the structured question and its items",
+			out: Outcome{State: a2a.TaskStateInputRequired, Class: ClassInterrupted, Text: "status text",
+				Interrupt: &Interrupt{State: a2a.TaskStateInputRequired, Text: "status text", Question: "Approve?",
+					Items: []InterruptItem{{ToolCallID: "call-9", ToolName: "expense-review", Message: "Approve?"}}}},
+			want: merge.TurnResult{State: "TASK_STATE_INPUT_REQUIRED", Verdict: merge.VerdictInputRequired,
+				Interrupt: &merge.Interrupt{Question: "Approve?", Items: []merge.InterruptItem{{ToolCallID: "call-9", ToolName: "expense-review", Message: "Approve?"}}}},
+		},
+		{
+			name: "auth required: the status text is the question",
+			out: Outcome{State: a2a.TaskStateAuthRequired, Class: ClassInterrupted, Text: "log in",
+				Interrupt: &Interrupt{State: a2a.TaskStateAuthRequired, Text: "log in"}},
+			want: merge.TurnResult{State: "TASK_STATE_AUTH_REQUIRED", Verdict: merge.VerdictAuthRequired, Interrupt: &merge.Interrupt{Question: "log in"}},
+		},
+		{
+			name: "a cut is incomplete, with its error",
+			out: Outcome{State: a2a.TaskStateWorking, Class: ClassInProgress,
+				Err: &CutError{TaskID: "t1", LastState: a2a.TaskStateWorking}},
+			want: merge.TurnResult{State: "TASK_STATE_WORKING", Verdict: merge.VerdictIncomplete,
+				Error: `terminal: stream ended before the turn settled (task "t1", last state TASK_STATE_WORKING)`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.out.Result()
+			if d := cmp.Diff(tt.want, got); d != "" {
+				t.Errorf("Result (-want +got):\n%s", d)
+			}
+			if err := got.Validate(); err != nil {
+				t.Errorf("Validate: %v", err)
+			}
+		})
+	}
+}
