@@ -1,8 +1,8 @@
 // receiver.js — the browser side of the a2a-progress op stream.
 //
 // A Receiver is a front end's model of one task, fed with the ops the Go SDK
-// forwards (block, seal and result ops; their JSON forms and the rules below
-// are in PROTOCOL.md). It is a port of Go's merge.Receiver, and both are
+// forwards (block, seal and result ops, PROTOCOL.md §4; the rules below are
+// §6 in full). It is a port of Go's merge.Receiver, and both are
 // checked against the same golden vectors (testdata/ops/) and against each
 // other on random op streams: for the same ops, apply says the same, and
 // viewJSON() and outcomeJSON() are byte for byte Go's json.Marshal of
@@ -40,7 +40,7 @@
 // No dependencies, no DOM: render agent text with textContent, never
 // innerHTML — tool output, text and results are peer text.
 
-/** The caps a Receiver applies when none are given (Go merge.DefaultCaps). */
+/** The caps a Receiver applies when none are given (Go merge.DefaultCaps; PROTOCOL.md §6.7). */
 export const DEFAULT_CAPS = Object.freeze({
   maxBlocks: 10000,
   maxStreamKeys: 256,
@@ -524,6 +524,8 @@ function decodePayload(kind, raw) {
   return { kind, ...decode(s, raw, zero(s), "payload") };
 }
 
+// An at is canonical or refused (PROTOCOL.md §4.4), so every receiver keeps
+// and shows one string.
 const AT = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})\.[0-9]{9}Z$/;
 const ZERO_AT = "0001-01-01T00:00:00.000000000Z"; // Go's zero time: unknown
 
@@ -1225,7 +1227,7 @@ function goString(s) {
 
 // ---------------------------------------------------------------------------
 
-/** The number of turns a Receiver keeps (Go merge.MaxReceiverTurns). */
+/** The number of turns a Receiver keeps (Go merge.MaxReceiverTurns; PROTOCOL.md §6.7). */
 export const MAX_RECEIVER_TURNS = 16;
 
 function resultModel(r) {
