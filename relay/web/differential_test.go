@@ -451,3 +451,56 @@ func mutate(rng *rand.Rand, s string) string {
 }
 
 var edits = []rune(`{}[],:"\ 019-.eEtrufalsn` + "\x00\x1f\u00e9\u017f\u212a\U0001F600")
+
+// TestDifferentialSyntax compares the JSON syntax the two decoders accept:
+// each snippet is the value of an unknown field of a seal op, so the op is
+// invalid exactly when the snippet is not JSON (or nests too deep).
+func TestDifferentialSyntax(t *testing.T) {
+	snippets := []string{
+		`0`, `-0`, `1e5`, `1E+5`, `1e-5`, `0.5`, `-0.0e0`, `.5`, `01`, `-`, `1.`, `+1`, `1e`, `1e+`, `0x1`, `Infinity`,
+		`NaN`, `"a"`, `"\u00e9"`, `"\uD800"`, `"\uDC00\uD800"`, `"\ud83d\ude00"`, `"\x"`, `"\/"`, `"\'"`, `"é😀"`,
+		"\"\x01\"", "\"\x7f\"", `"\u12"`, `"\u12g4"`, `tru`, `nul`, `true`, `false`, `null`, `[]`, `{}`, `[1,]`,
+		`{"a":1,}`, `{"a" 1}`, `{a:1}`, `{"a":1 "b":2}`, `[1 2]`, "\u00a0 1", "\f1", " \t\r\n1", `{"a":{"a":{"a":[]}}}`,
+		`'a'`, `"a`, `[`, `]`, `{`, `}`, `"\u0000"`, strings.Repeat("[", 9998) + strings.Repeat("]", 9998),
+		strings.Repeat("[", 9999) + strings.Repeat("]", 9999), strings.Repeat(`{"a":`, 9998) + "1" + strings.Repeat("}", 9998),
+		strings.Repeat(`{"a":`, 9999) + "1" + strings.Repeat("}", 9999),
+		strings.Repeat("[", 10000) + strings.Repeat("]", 10000), // with the op, one over Go's limit
+	}
+	corpus := []string{`{"a":[1,-2.5e3,true,false,null,"s\"\\\u00e9"],"b":{"c":{}}}`, `[0,[],{},"",-0.1E-2]`,
+		`"\ud83d\ude00\n\t"`, `123456789012345678901234567890`}
+	rng := rand.New(rand.NewPCG(7, 0x5e))
+	for range 3000 {
+		rs := []rune(corpus[rng.IntN(len(corpus))])
+		for range 1 + rng.IntN(2) {
+			i := rng.IntN(len(rs))
+			switch rng.IntN(3) {
+			case 0:
+				rs = append(rs[:i], rs[i+1:]...)
+			case 1:
+				rs[i] = edits[rng.IntN(len(edits))]
+			default:
+				rs = append(rs[:i], append([]rune{edits[rng.IntN(len(edits))]}, rs[i:]...)...)
+			}
+			if len(rs) == 0 {
+				break
+			}
+		}
+		snippets = append(snippets, string(rs))
+	}
+	c := nodeCase{Task: "t1"}
+	var valid int
+	for i, s := range snippets {
+		c.Ops = append(c.Ops, fmt.Sprintf(`{"type":"seal","task":"t1","turn":"m%d","x":%s}`, i, s))
+	}
+	got := jsReceive(t, []nodeCase{c})[0]
+	want := goReceive(t, c.Task, c.Caps, c.Ops)
+	for i, s := range snippets {
+		if got.Results[i] != want.Results[i] {
+			t.Errorf("snippet %q: JS says %s, Go %s", s, got.Results[i], want.Results[i])
+		}
+		if want.Results[i] == "applied" {
+			valid++
+		}
+	}
+	t.Logf("%d snippets, %d valid JSON", len(snippets), valid)
+}

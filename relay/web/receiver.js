@@ -274,82 +274,78 @@ function parseJSON(text) {
     i += m[0].length;
     return new JNum(m[0]);
   };
-  const value = (depth) => {
+  const key = () => {
+    ws();
+    if (text[i] !== '"') fail("expected a key");
+    const k = str();
+    ws();
+    if (text[i] !== ":") fail("expected ':'");
+    i++;
+    return k;
+  };
+  // Containers are kept on a stack of their own, not on the call stack, so
+  // that the nesting Go allows (10000) never overflows the JS stack.
+  const open = [];
+  let v;
+  for (;;) {
     ws();
     if (i >= n) fail("unexpected end");
     const c = text[i];
-    if (c === "{") {
-      if (depth >= MAX_JSON_DEPTH) fail("too deep");
+    if (c === "{" || c === "[") {
+      if (open.length >= MAX_JSON_DEPTH) fail("nested too deep");
       i++;
-      const entries = [];
       ws();
-      if (text[i] === "}") {
+      if (c === "{" && text[i] === "}") {
         i++;
-        return new JObj(entries);
-      }
-      for (;;) {
-        ws();
-        if (text[i] !== '"') fail("expected a key");
-        const k = str();
-        ws();
-        if (text[i] !== ":") fail("expected ':'");
+        v = new JObj([]);
+      } else if (c === "[" && text[i] === "]") {
         i++;
-        entries.push([k, value(depth + 1)]);
-        ws();
-        if (text[i] === ",") {
-          i++;
-          continue;
-        }
-        if (text[i] === "}") {
-          i++;
-          return new JObj(entries);
-        }
-        fail("expected ',' or '}'");
+        v = [];
+      } else {
+        open.push(c === "{" ? { entries: [], key: key() } : { items: [] });
+        continue;
       }
-    }
-    if (c === "[") {
-      if (depth >= MAX_JSON_DEPTH) fail("too deep");
-      i++;
-      const items = [];
-      ws();
-      if (text[i] === "]") {
-        i++;
-        return items;
-      }
-      for (;;) {
-        items.push(value(depth + 1));
-        ws();
-        if (text[i] === ",") {
-          i++;
-          continue;
-        }
-        if (text[i] === "]") {
-          i++;
-          return items;
-        }
-        fail("expected ',' or ']'");
-      }
-    }
-    if (c === '"') return str();
-    if (text.startsWith("true", i)) {
+    } else if (c === '"') {
+      v = str();
+    } else if (text.startsWith("true", i)) {
       i += 4;
-      return true;
-    }
-    if (text.startsWith("false", i)) {
+      v = true;
+    } else if (text.startsWith("false", i)) {
       i += 5;
-      return false;
-    }
-    if (text.startsWith("null", i)) {
+      v = false;
+    } else if (text.startsWith("null", i)) {
       i += 4;
-      return null;
+      v = null;
+    } else if (c === "-" || (c >= "0" && c <= "9")) {
+      v = num();
+    } else {
+      fail("unexpected character");
     }
-    if (c === "-" || (c >= "0" && c <= "9")) return num();
-    fail("unexpected character");
-  };
-  const v = value(0);
-  ws();
-  if (i !== n) fail("data after the value");
-  return v;
+    // v is complete: add it to the open containers, closing those that end.
+    for (;;) {
+      const top = open[open.length - 1];
+      if (top === undefined) {
+        ws();
+        if (i !== n) fail("data after the value");
+        return v;
+      }
+      if (top.entries) top.entries.push([top.key, v]);
+      else top.items.push(v);
+      ws();
+      if (text[i] === ",") {
+        i++;
+        if (top.entries) top.key = key();
+        break;
+      }
+      if (text[i] === (top.entries ? "}" : "]")) {
+        i++;
+        open.pop();
+        v = top.entries ? new JObj(top.entries) : top.items;
+        continue;
+      }
+      fail(top.entries ? "expected ',' or '}'" : "expected ',' or ']'");
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------
