@@ -75,10 +75,20 @@ func TestDifferential(t *testing.T) {
 	t.Logf("%d op streams (%d ops, %d turns) agree; results %v", len(cases), ops, turns, results)
 }
 
+// integerReason is a reason that a JS object lists before its other keys,
+// whatever their order (an array index), where Go sorts it as a string:
+// JSON.stringify(view()) has the fallback counts in another order then
+// (viewJSON() has Go's).
+const integerReason = "7"
+
 // safeNumbers reports whether every number in the case's ops is exact as a
-// JS number, so that JSON.stringify(view()) must equal Go's view too.
+// JS number and no fallback reason is an array index, so that
+// JSON.stringify(view()) must equal Go's view too.
 func safeNumbers(c nodeCase) bool {
 	for _, op := range c.Ops {
+		if strings.Contains(op, `"reason":"`+integerReason+`"`) {
+			return false
+		}
 		d := json.NewDecoder(strings.NewReader(op))
 		d.UseNumber()
 		var v map[string]any
@@ -101,8 +111,10 @@ var (
 	toolNames  = []string{"grep", "search", "ask_colleague", "<script>", "工具"}
 	pool       = []string{"alpha ", "béta ", "γάμμα ", "delta\n", "日本語 ", "x", "", "line\n", "<b>&amp;", "\u2028",
 		"\x01\x1f", `"q" \ `, "😀", "\ufffd"}
+	// reasons has odd ones too: an op's reason is not checked against the
+	// known ones, and a view's fallbacks are keyed by it.
 	reasons = []envelope.Reason{envelope.ReasonNoEnvelope, envelope.ReasonBadJSON, envelope.ReasonUnsupportedVersion,
-		envelope.ReasonBadField}
+		envelope.ReasonBadField, "", "__proto__", integerReason}
 )
 
 func words(rng *rand.Rand) string {
@@ -153,6 +165,12 @@ func randomCase(t *testing.T, rng *rand.Rand) nodeCase {
 	}
 	if rng.IntN(5) == 0 {
 		rcaps.MaxStreamKeys = 1 + rng.IntN(4)
+	}
+	if rng.IntN(8) == 0 {
+		rcaps.MaxTextBytes = 1 + rng.IntN(10) // cuts again what the producer cut
+	}
+	if rng.IntN(8) == 0 {
+		rcaps.MaxOutputBytes = 1 + rng.IntN(40)
 	}
 
 	var lines []string

@@ -6,8 +6,10 @@
 // checked against the same golden vectors (testdata/ops/) and against each
 // other on random op streams: for the same ops, apply says the same, and
 // viewJSON() and outcomeJSON() are byte for byte Go's json.Marshal of
-// merge.View and merge.TurnResult; JSON.stringify(view()) is the same JSON
-// without Go's escaping of <, >, &, U+2028 and U+2029.
+// merge.View and merge.TurnResult. JSON.stringify(view()) is the same JSON
+// but for Go's escaping of <, >, &, U+2028 and U+2029, for int64 values
+// beyond 2^53 (see Numbers), and for a fallback reason that is an array
+// index ("7"), which a JS object lists first where Go sorts it as a string.
 //
 // The rules a receiver implements, in short:
 //   - Turns. Every op names its turn; each turn has a view of its own, so a
