@@ -46,13 +46,15 @@ func WithConversationID(id string) Option {
 // Outcome.Interrupt with its items, state input-required), and every other
 // frame is a business chunk of the reply (UpdateArtifact; the Outcome's
 // artifact "reply", one part per chunk; Outcome.Text, the text chunks
-// joined). Each frame is translated into the
-// A2A event the runtime's own A2A exit sends for it, which is what
-// Update.Event holds. The conversation id is the turn's task and context
-// id, known at once ([Stream.TaskID]). The body's clean end completes the turn — the stream has no other
-// end signal; a body cut inside a frame, a read error or the idle timeout
-// ends it with an [*IncompleteError]. A turn is never resumed: the
-// endpoint has no resubscription, and re-sending would ask twice.
+// joined). Each frame is translated into the A2A event the runtime's own
+// A2A exit sends for it, which is what Update.Event holds. The
+// conversation id is the turn's task and context id, known at once
+// ([Stream.TaskID]); the turn is named by the request ("query:" and a
+// random id, [Stream.Turn]): the endpoint has no message ids. The body's
+// clean end completes the turn — the stream has no other end signal; a
+// body cut inside a frame, a read error or the idle timeout ends it with
+// an [*IncompleteError]. A turn is never resumed: the endpoint has no
+// resubscription, and re-sending would ask twice.
 //
 // The request is sent before Query returns: a transport error, a non-2xx
 // status or a response that is not text/event-stream is returned as an

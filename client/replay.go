@@ -10,7 +10,8 @@ import (
 // Replay runs a sequence of events that did not come from a live call — a
 // recorded stream, events from another transport — through exactly the
 // pipeline of a live [Stream]: envelope reading, merge, terminal verdict,
-// the same updates and the same Outcome and View.
+// the same updates and the same Outcome and View. Its turn is named by
+// the first event when that is a Task (see [Stream.Turn]).
 //
 // A recording cannot be resumed: when events ends (or yields an error)
 // before the turn settled, the stream ends with an [*IncompleteError]

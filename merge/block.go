@@ -62,7 +62,9 @@ type Block struct {
 	// OverSoftLimit is true when the chunk is over envelope.SoftChunkLimit.
 	OverSoftLimit bool
 	// Truncated counts the bytes cut from the end of the block's text by
-	// Caps.MaxTextBytes.
+	// Caps.MaxTextBytes. On a tool_output_append block, which has no such
+	// cut, it marks a stub (only in a snapshot, [Receiver.Ops]): a chunk
+	// whose text the output cap dropped, its Chunk "" and its size here.
 	Truncated int64
 	// Anchored is true for a fallback that arrived after some envelope.
 	Anchored bool
@@ -126,7 +128,10 @@ func (b *Block) valid() bool {
 		b.Truncated < 0 || b.Truncated > envelope.MaxEnvelopeBytes {
 		return false
 	}
-	if p, ok := b.Payload.(envelope.ToolOutputAppend); ok && len(p.Chunk) > envelope.HardChunkLimit {
+	if p, ok := b.Payload.(envelope.ToolOutputAppend); ok &&
+		(len(p.Chunk) > envelope.HardChunkLimit || b.Truncated > envelope.HardChunkLimit || (b.Truncated > 0 && p.Chunk != "")) {
+		// A chunk with Truncated is a snapshot's stub: no text, its size
+		// (at most the hard limit) in Truncated.
 		return false
 	}
 	switch b.Source {

@@ -171,7 +171,7 @@ func TestOutputCapBoundsMemory(t *testing.T) {
 	}
 	held := 0
 	for i := range int32(turn.recs.n) {
-		if turn.recs.at(i).payload != nil {
+		if turn.recs.at(i).payload.(envelope.ToolOutputAppend).Chunk != "" {
 			held++
 		}
 	}

@@ -68,7 +68,7 @@ type seqKey struct {
 // rec is one applied envelope, kept compact: it is the bulk of a turn's
 // memory and of the per-event cost.
 type rec struct {
-	payload  envelope.Payload // nil once the output cap evicted a chunk's text
+	payload  envelope.Payload // for a chunk the output cap evicted, its stub: the text is gone
 	key      string           // streamKey
 	seq      int64
 	at       int64 // Block.At in Unix nanoseconds; 0 when unknown
@@ -181,7 +181,9 @@ func (c *core) apply(b *Block, place bool) Change {
 			r.at = b.At.UnixNano()
 		}
 		if p, ok := b.Payload.(envelope.ToolOutputAppend); ok {
-			r.chunk, r.n = true, int32(len(p.Chunk))
+			// A chunk's size; a snapshot's stub (see Receiver.Ops) has
+			// no text and its size in Truncated.
+			r.chunk, r.n = true, int32(len(p.Chunk)+int(b.Truncated))
 		}
 		if inOrder {
 			c.inOrder = append(c.inOrder, ref)
@@ -262,12 +264,17 @@ func (r *rec) same(b *Block) bool {
 	if r.status != b.Status || r.overSoft != b.OverSoftLimit {
 		return false
 	}
-	if r.payload == nil {
-		// An evicted chunk: its text is gone, its size is what is left.
-		p, ok := b.Payload.(envelope.ToolOutputAppend)
-		return ok && len(p.Chunk) == int(r.n)
+	if !r.chunk {
+		return r.payload == b.Payload
 	}
-	return r.payload == b.Payload
+	p, ok := b.Payload.(envelope.ToolOutputAppend)
+	q := r.payload.(envelope.ToolOutputAppend)
+	if !ok || p.Tool != q.Tool || p.ToolCallID != q.ToolCallID || int64(len(p.Chunk))+b.Truncated != int64(r.n) {
+		return false
+	}
+	// When a cap dropped either text (here, or upstream: a stub), the size
+	// is what is left to compare.
+	return len(q.Chunk) != int(r.n) || b.Truncated != 0 || p.Chunk == q.Chunk
 }
 
 // block returns the block a ref names.
@@ -283,6 +290,9 @@ func (c *core) block(ref int32) Block {
 	}
 	if r.chunk {
 		b.Kind = envelope.KindToolOutputAppend
+		// An evicted chunk is given as its stub: no text, its size in
+		// Truncated.
+		b.Truncated = int64(r.n) - int64(len(r.payload.(envelope.ToolOutputAppend).Chunk))
 	} else {
 		b.Kind, b.Truncated = r.payload.Kind(), int64(r.n)
 	}
@@ -387,15 +397,12 @@ func (c *core) countersNow() Counters {
 	return cs
 }
 
-// ops returns an op for every retained block — all applied blocks but the
-// chunks whose text the output cap dropped — in view order, chunks at
-// their seq.
+// ops returns an op for every applied block — a chunk whose text the
+// output cap dropped as its stub — in view order, chunks at their seq.
 func (c *core) ops() []Op {
 	refs := make([]int32, 0, c.recs.n+len(c.fbs))
 	for i := range int32(c.recs.n) {
-		if c.recs.at(i).payload != nil {
-			refs = append(refs, i)
-		}
+		refs = append(refs, i)
 	}
 	for i := range int32(len(c.fbs)) {
 		refs = append(refs, ^i)

@@ -204,14 +204,13 @@ func (r *Receiver) Result() *TurnResult {
 }
 
 // Ops returns a snapshot of the turn with id turn as ops that rebuild it:
-// every retained block in view order (chunks at their seq), then the seal
-// op when it is sealed, then the result op when it has one. A receiver
-// given them, in any order, has this turn's view, with one exception: a
-// chunk whose text the output cap already dropped is not retained, so when
-// a tool call's output was cut (ToolCall.Truncated > 0) the rebuilt call
-// counts fewer chunks and bytes, may count the dropped chunks' seqs as
-// gaps, and misses what only those chunks said (a name, a done status).
-// Its blocks are the same. nil for a turn the receiver does not keep.
+// every block in view order (chunks at their seq), then the seal op when
+// it is sealed, then the result op when it has one. A receiver with the
+// same caps, given them in any order, has this turn's view (its own
+// counters of arrivals aside). A chunk whose text the output cap dropped
+// is given as its stub: its chunk is "" and Truncated holds its size
+// (PROTOCOL.md §4.1), so the rebuilt call counts it, names and closes by
+// it, and knows its seq. nil for a turn the receiver does not keep.
 //
 // A relay uses it to bring a late subscriber up to date before it
 // forwards live ops.

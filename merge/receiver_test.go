@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -226,5 +227,75 @@ func TestReceiverOps(t *testing.T) {
 	}
 	if r.Ops("m9") != nil {
 		t.Error("Ops of an unknown turn is not nil")
+	}
+}
+
+// A snapshot gives a chunk whose text the output cap dropped as a stub —
+// no text, its size in truncated — so a receiver rebuilds the call exactly:
+// its name, status, bytes, truncation and gaps. A stub and the full chunk
+// are the same block.
+func TestReceiverOpsStubs(t *testing.T) {
+	caps := Caps{MaxOutputBytes: 4}
+	turn := NewTurn("t1", "m1", caps)
+	var ops []Op
+	for _, r := range []envelope.Reading{
+		run("", 1, chunk("first-name", "aaaa")), // names the call, then is evicted
+		env("", 2, envelope.StatusDone, chunk("grep", "bbbb")),
+		run("", 4, chunk("grep", "cc")),
+		run("", 5, chunk("grep", "dd")),
+	} {
+		ops = append(ops, turn.Apply(r).Op)
+	}
+	src := NewReceiver("t1", caps)
+	for _, op := range ops {
+		src.Apply(op)
+	}
+	snap := src.Ops("m1")
+	stub := func(seq int64, status envelope.Status, tool string, n int64) Op {
+		return Op{Type: OpBlock, Task: "t1", Turn: "m1", Block: Block{Key: Key{Seq: seq}, Kind: envelope.KindToolOutputAppend,
+			Status: status, Payload: chunk(tool, ""), Source: SourceEnvelope, Truncated: n}}
+	}
+	want := []Op{stub(1, envelope.StatusRunning, "first-name", 4), stub(2, envelope.StatusDone, "grep", 4), ops[2], ops[3]}
+	if d := cmp.Diff(want, snap); d != "" {
+		t.Fatalf("Ops (-want +got):\n%s", d)
+	}
+	for _, op := range snap {
+		b, err := json.Marshal(op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Op
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		if d := cmp.Diff(op, back); d != "" {
+			t.Errorf("JSON round trip (-want +got):\n%s", d)
+		}
+	}
+	rebuilt := NewReceiver("t1", caps)
+	for i := len(snap) - 1; i >= 0; i-- {
+		rebuilt.Apply(snap[i])
+	}
+	wantCall := []ToolCall{{Key: "", Tool: "first-name", Status: ToolDone, FirstSeq: 1, Output: "ccdd",
+		Truncated: 8, Chunks: 4, Bytes: 12}}
+	if d := cmp.Diff(wantCall, rebuilt.View().ToolCalls); d != "" {
+		t.Errorf("rebuilt call (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff(transportFree(turn.View()), transportFree(rebuilt.View())); d != "" {
+		t.Errorf("rebuilt view (-turn +rebuilt):\n%s", d)
+	}
+	// The full chunk after its stub, and the stub after the full chunk
+	// (retained or evicted): duplicates.
+	got := []Result{rebuilt.Apply(ops[0]), src.Apply(snap[0]), rebuilt.Apply(snap[3])}
+	if d := cmp.Diff([]Result{Duplicate, Duplicate, Duplicate}, got); d != "" {
+		t.Errorf("results (-want +got):\n%s", d)
+	}
+	// A stub of another size, or with text, is not the block.
+	other := snap[0]
+	other.Block.Truncated = 3
+	withText := snap[0]
+	withText.Block.Payload = chunk("first-name", "a")
+	if got := []Result{rebuilt.Apply(other), rebuilt.Apply(withText)}; !cmp.Equal([]Result{Conflict, Invalid}, got) {
+		t.Errorf("results = %v, want conflict, invalid", got)
 	}
 }

@@ -61,6 +61,21 @@ type stream struct {
 	// last is the summary the latest Change reported; shared, never
 	// modified.
 	last *ToolCall
+
+	// stub is the payload an evicted chunk keeps — its names without its
+	// text (the names never share the text's memory: the envelope reader
+	// gives a chunk a buffer of its own) — shared by the evicted chunks
+	// of one name, so that a flood evicts without allocating.
+	stub envelope.Payload
+}
+
+// stubOf returns the stub of an evicted chunk p: p without its text.
+func (st *stream) stubOf(p envelope.ToolOutputAppend) envelope.Payload {
+	if s, ok := st.stub.(envelope.ToolOutputAppend); ok && s.Tool == p.Tool && s.ToolCallID == p.ToolCallID {
+		return st.stub
+	}
+	st.stub = envelope.ToolOutputAppend{Tool: p.Tool, ToolCallID: p.ToolCallID}
+	return st.stub
 }
 
 // add applies rec idx, an envelope with this stream's key, and reports
@@ -80,8 +95,14 @@ func (st *stream) add(c *core, idx int32) (changed bool) {
 			changed = true
 		}
 		st.chunks++
-		st.bytes += int64(len(p.Chunk))
-		st.retained += int64(len(p.Chunk))
+		st.bytes += int64(r.n)
+		if int(r.n) > len(p.Chunk) {
+			// A stub: the output cap of the snapshot's producer already
+			// dropped its text. It counts as evicted here too.
+			st.evicted += int64(r.n)
+			break
+		}
+		st.retained += int64(r.n)
 		st.push(c, idx)
 		st.evict(c)
 	}
@@ -157,11 +178,7 @@ func (st *stream) evict(c *core) {
 		st.pop(c)
 		st.retained -= int64(top.n)
 		st.evicted += int64(top.n)
-		if top.n > 0 {
-			// Releases the chunk text. An empty chunk keeps its payload:
-			// it holds nothing, and Receiver.Ops can then still give it.
-			top.payload = nil
-		}
+		top.payload = st.stubOf(top.payload.(envelope.ToolOutputAppend))
 	}
 }
 

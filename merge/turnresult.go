@@ -127,9 +127,12 @@ type Interrupt struct {
 // InterruptItem is one question of an interrupt, tied to the tool call that
 // asked it. Any field may be "".
 type InterruptItem struct {
+	// ToolCallID is the id of the tool call waiting for the answer.
 	ToolCallID string `json:"toolCallId"`
-	ToolName   string `json:"toolName"`
-	Message    string `json:"message"`
+	// ToolName names the tool (for a remote invocation, the remote agent).
+	ToolName string `json:"toolName"`
+	// Message is the question, in words.
+	Message string `json:"message"`
 }
 
 // Validate checks that r is a result a Turn could have sent: a known

@@ -12,7 +12,8 @@ import (
 const DefaultMaxTurns = 64
 
 // Turns keeps one [Turn] per A2A taskId, for a caller that follows several
-// tasks. It is safe for concurrent use (one mutex guards every turn).
+// tasks. It is safe for concurrent use (one mutex guards every turn). Its
+// turns have no id of their own: each is named [TaskTurn] of its task.
 //
 // It keeps at most maxTurns turns. When a reading or seal for a new task
 // arrives and the cap is reached, the sealed turn used least recently is
@@ -131,7 +132,7 @@ func (ts *Turns) Seal(task string) (op Op, ok bool) {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	if _, gone := ts.evicted[task]; gone {
-		return Op{Type: OpSeal, Task: task}, true
+		return Op{Type: OpSeal, Task: task, Turn: TaskTurn(task)}, true
 	}
 	t, _ := ts.get(task)
 	if t == nil {

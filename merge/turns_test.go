@@ -93,7 +93,7 @@ func TestTurnsEvictedStaySealed(t *testing.T) {
 	if d := cmp.Diff([]string{"c", "d"}, ts.Tasks()); d != "" {
 		t.Errorf("tasks (-want +got): a straggler opened a turn\n%s", d)
 	}
-	if op, ok := ts.Seal("a"); !ok || op != (Op{Type: OpSeal, Task: "a"}) {
+	if op, ok := ts.Seal("a"); !ok || op != (Op{Type: OpSeal, Task: "a", Turn: "task:a"}) {
 		t.Errorf("Seal of an evicted sealed task = %+v, %v; want its seal op", op, ok)
 	}
 	ts.Seal("c")

@@ -79,7 +79,11 @@
 //
 // [Tracker.Track] consumes an a2a-go event stream (iter.Seq2) until the
 // turn settles; [Tracker.Observe] takes one event at a time for callers
-// that also render progress. [Tracker.Outcome] gives the verdict.
+// that also render progress. [Tracker.Outcome] gives the verdict, and
+// [Outcome.Result] the same verdict in the JSON form a front end gets as
+// the turn's result op (merge.TurnResult, PROTOCOL.md §4.3): one word
+// (completed, failed, rejected, canceled, input-required, auth-required,
+// incomplete) and what goes with it.
 //
 //	tr, zero := terminal.NewTracker(), 0
 //	out, err := tr.Track(client.SendStreamingMessage(ctx, req))

@@ -1,6 +1,7 @@
 package terminal_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -195,4 +196,17 @@ func ExampleWithLimits() {
 	fmt.Println(len(out.Artifacts[0].Parts), out.Truncated, tr.Counters().PartsDropped)
 	// Output:
 	// 2 true 3
+}
+
+// The verdict in the JSON form a front end gets: a failed task's reason is
+// the error, and there is never a reply.
+func ExampleOutcome_Result() {
+	tr := terminal.NewTracker()
+	tr.Observe(a2a.NewStatusUpdateEvent(task, a2a.TaskStateWorking, agentText("working")))
+	tr.Observe(a2a.NewStatusUpdateEvent(task, a2a.TaskStateFailed, agentText("quota exceeded")))
+	out, _ := tr.Outcome()
+	b, _ := json.Marshal(out.Result())
+	fmt.Println(string(b))
+	// Output:
+	// {"state":"TASK_STATE_FAILED","verdict":"failed","error":"quota exceeded","context":"ctx-7","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}
 }

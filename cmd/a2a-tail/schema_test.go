@@ -198,6 +198,25 @@ func TestSchemasAgainstViewsAndOps(t *testing.T) {
 	for _, op := range ops {
 		rcv.Apply(op)
 	}
+	// A snapshot, with stubs of the chunks a small output cap dropped.
+	small := merge.NewReceiver("task-1", merge.Caps{MaxOutputBytes: 4})
+	for _, op := range ops {
+		small.Apply(op)
+	}
+	stubs := 0
+	for _, op := range small.Ops("msg-1") {
+		if op.Block.Kind == envelope.KindToolOutputAppend && op.Block.Truncated > 0 {
+			stubs++
+		}
+		b, err := json.Marshal(op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustValidate(t, sc["op"], "snapshot op", b)
+	}
+	if stubs == 0 {
+		t.Error("the snapshot has no stub: the test checks none")
+	}
 	for what, v := range map[string]merge.View{"Turn view": turn.View(), "Receiver view": rcv.View(),
 		"empty Receiver view": merge.NewReceiver("task-1", merge.Caps{}).View(), "empty Turn view": merge.NewTurn("task-1", "m", merge.Caps{}).View()} {
 		b, err := json.Marshal(v)
@@ -272,6 +291,7 @@ func TestSchemasRefuseBrokenDocuments(t *testing.T) {
 		{"incomplete with a settled state", "op", strings.Replace(strings.Replace(result, `"verdict":"completed"`, `"verdict":"incomplete"`, 1), `"reply":"ok",`, "", 1)},
 		{"result without counters", "op", result[:strings.Index(result, `,"counters"`)] + "}"},
 		{"a negative counter", "op", strings.Replace(result, `"applied":0`, `"applied":-1`, 1)},
+		{"stub with text", "op", `{"type":"block","task":"t1","turn":"m1","streamKey":"c1","seq":2,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"grep","chunk":"x"},"source":"envelope","truncated":4}`},
 		{"envelope of version 2", "envelope", strings.Replace(env, `"v":1`, `"v":2`, 1)},
 		{"envelope with a string seq", "envelope", strings.Replace(env, `"seq":42`, `"seq":"42"`, 1)},
 		{"envelope of an unknown kind", "envelope", strings.Replace(env, `"tool_call"`, `"video"`, 1)},
