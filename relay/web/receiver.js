@@ -651,7 +651,12 @@ function validBlock(b) {
     b.truncated < 0n || b.truncated > BigInt(MAX_ENVELOPE_BYTES)) {
     return false;
   }
-  if (b.kind === "tool_output_append" && utf8Length(b.payload.chunk) > HARD_CHUNK_LIMIT) return false;
+  if (b.kind === "tool_output_append" && (utf8Length(b.payload.chunk) > HARD_CHUNK_LIMIT ||
+    b.truncated > HARD_CHUNK_LIMIT || (b.truncated > 0 && b.payload.chunk !== ""))) {
+    // A chunk with truncated is a snapshot's stub (PROTOCOL.md §4.1): no
+    // text, its size (at most the hard limit) in truncated.
+    return false;
+  }
   switch (b.source) {
     case "envelope":
       return b.id === "" && b.reason === "" && !b.anchored && b.after === 0n && b.ordinal === 0n;
@@ -772,6 +777,7 @@ class Stream {
     this.evicted = 0;
     this.chunks = 0;
     this.bytes = 0;
+    this.stub = null;
   }
 
   markTool(seq) {
@@ -792,9 +798,15 @@ class Stream {
       this.chunk.offer(r.seq, r.key, { tool: p.tool, tool_call_id: p.tool_call_id });
       this.chunks++;
       this.bytes += r.n;
-      this.retained += r.n;
-      this.push(core, idx);
-      this.evict(core);
+      if (r.n > utf8Length(p.chunk)) {
+        // A stub: the output cap of the snapshot's producer already dropped
+        // its text. It counts as evicted here too.
+        this.evicted += r.n;
+      } else {
+        this.retained += r.n;
+        this.push(core, idx);
+        this.evict(core);
+      }
     }
     if (r.status !== "running") this.end.offer(r.seq, r.key, r.status);
   }
@@ -820,6 +832,15 @@ class Stream {
     return { streamKey: this.key, seq: this.first, id: "", source: "envelope", anchored: false, after: 0n, ordinal: 0n };
   }
 
+  // stubOf is an evicted chunk p without its text, shared by the evicted
+  // chunks of one name.
+  stubOf(p) {
+    const s = this.stub;
+    if (s !== null && s.tool === p.tool && s.tool_call_id === p.tool_call_id) return s;
+    this.stub = { kind: "tool_output_append", tool: p.tool, chunk: "", tool_call_id: p.tool_call_id };
+    return this.stub;
+  }
+
   evict(core) {
     const max = core.caps.maxOutputBytes;
     while (this.heap.length > 1) {
@@ -828,7 +849,7 @@ class Stream {
       this.pop(core);
       this.retained -= top.n;
       this.evicted += top.n;
-      top.payload = null; // releases the chunk text
+      top.payload = this.stubOf(top.payload); // releases the chunk text
     }
   }
 
@@ -987,7 +1008,9 @@ class Core {
       }
       ref = this.recs.length;
       const chunk = b.kind === "tool_output_append";
-      this.recs.push({ payload: b.payload, key: b.streamKey, seq, n: chunk ? utf8Length(b.payload.chunk) : b.truncated,
+      // A chunk's n is its size; a stub's text is gone, its size in truncated.
+      this.recs.push({ payload: b.payload, key: b.streamKey, seq,
+        n: chunk ? utf8Length(b.payload.chunk) + b.truncated : b.truncated,
         status: b.status, chunk, overSoft: b.overSoftLimit, at: b.at });
       this.bySeqKey.set(seq + "|" + b.streamKey, ref);
     }
@@ -1031,7 +1054,7 @@ class Core {
     const r = this.recs[ref];
     return { streamKey: r.key, seq: r.seq, id: "", kind: r.chunk ? "tool_output_append" : r.payload.kind,
       status: r.status, payload: r.payload, source: "envelope", reason: "", overSoftLimit: r.overSoft,
-      truncated: r.chunk ? 0 : r.n, anchored: false, after: 0n, ordinal: 0n, at: r.at };
+      truncated: r.chunk ? r.n - utf8Length(r.payload.chunk) : r.n, anchored: false, after: 0n, ordinal: 0n, at: r.at };
   }
 
   missingBetween(a, b) {
@@ -1077,11 +1100,16 @@ function samePlaced(a, b) {
 
 function sameRec(r, b) {
   if (r.status !== b.status || r.overSoft !== b.overSoftLimit) return false;
-  if (r.payload === null) {
-    // An evicted chunk: its text is gone, its size is what is left.
-    return b.kind === "tool_output_append" && utf8Length(b.payload.chunk) === r.n;
+  if (!r.chunk) return samePayload(r.payload, b.payload);
+  const p = b.payload;
+  const q = r.payload;
+  if (p.kind !== "tool_output_append" || p.tool !== q.tool || p.tool_call_id !== q.tool_call_id ||
+    utf8Length(p.chunk) + b.truncated !== r.n) {
+    return false;
   }
-  return samePayload(r.payload, b.payload);
+  // When a cap dropped either text (here, or upstream: a stub), the size is
+  // what is left to compare.
+  return utf8Length(q.chunk) !== r.n || b.truncated !== 0 || p.chunk === q.chunk;
 }
 
 function compareStreams(a, b) {

@@ -314,6 +314,28 @@ func vectors(t testing.TB) []vector {
 	v = basic(t).vector("unsealed", "No seal yet: running calls stay running.", merge.Caps{})
 	add(v)
 
+	caps = merge.Caps{MaxOutputBytes: 10}
+	p = newProducer(t, caps).
+		run("c1", 1, grep).
+		run("c1", 2, chunk("grep", "aaaa\n")).
+		run("c1", 3, chunk("grep", "ééé\n")).
+		run("c1", 4, chunk("grep", "日本\n")).
+		env("c1", 5, envelope.StatusDone, chunk("grep", "end\n")).
+		seal()
+	rcv := merge.NewReceiver("t1", caps)
+	for _, op := range p.ops {
+		rcv.Apply(op)
+	}
+	v = vector{name: "snapshot-stubs", meta: vectorMeta{Description: "A relay's snapshot of a turn (Go Receiver.Ops): " +
+		"a chunk whose text the output cap dropped comes as its stub, chunk \"\" and its size in truncated; a " +
+		"receiver counts it, names and closes the call by it, and knows its seq. The snapshot's ops shuffled.",
+		Task: "t1", Caps: toJSCaps(caps)}}
+	for _, op := range rcv.Ops("msg-1") {
+		v.ops = append(v.ops, marshal(t, op))
+	}
+	v.ops = shuffled(14, v.ops)
+	add(v)
+
 	for _, v := range turnVectors(t) {
 		add(v)
 	}
