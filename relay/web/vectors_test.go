@@ -394,6 +394,8 @@ func invalidVector(t testing.TB) vector {
 		`{"type":"block","task":"t1","streamKey":"k","seq":1,"id":"p","kind":"tool_output_append","status":"running","payload":{"tool":"t","chunk":"a"},"source":"projection","ordinal":1}`,
 		`{"type":"block","task":"t1","streamKey":"k","seq":1,"id":"p","kind":"text","status":"running","payload":{"text":"a"},"source":"projection","reason":"bad_json","ordinal":1}`,
 		`{"type":"block","task":"t1","streamKey":"c9","seq":7,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"t","chunk":"` + strings.Repeat("x", envelope.HardChunkLimit+1) + `"},"source":"envelope"}`,
+		`{"type":"block","task":"t1","streamKey":"c9","seq":7,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"t","chunk":"text"},"source":"envelope","truncated":3}`,
+		`{"type":"block","task":"t1","streamKey":"c9","seq":7,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"t","chunk":""},"source":"envelope","truncated":65537}`,
 		`{"type":"block","task":"t1","streamKey":"","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"2026-12-01T10:00:00.25Z"}`,
 		`{"type":"block","task":"t1","streamKey":"","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"2026-12-01T10:00:00.000000000+00:00"}`,
 		`{"type":"block","task":"t1","streamKey":"","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"2026-02-29T10:00:00.000000000Z"}`,
