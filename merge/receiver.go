@@ -28,8 +28,10 @@ const MaxReceiverTurns = 16
 // evicted turn ids are remembered within the same bound.
 //
 // Give it the Turn's caps (they bound each turn): the output cap decides
-// which chunk bytes a view shows. A Receiver is not safe for concurrent
-// use.
+// which chunk bytes a view shows. Its memory is bounded by
+// MaxReceiverTurns times a turn's (see [Caps]), and a turn id longer than
+// [MaxIdentBytes] makes its op invalid. A Receiver is not safe for
+// concurrent use.
 type Receiver struct {
 	task    string
 	caps    Caps
@@ -63,12 +65,12 @@ func NewReceiver(task string, caps Caps) *Receiver {
 //   - a seal op: Applied the first time, Duplicate after.
 //   - a result op: Applied the first time; Duplicate for the same result
 //     again, Conflict for another one (the first stands).
-//   - an op for another task or without a turn, of an unknown type, with an
-//     invalid block or result: [Invalid], counted in Counters.Invalid of
-//     every view, and ignored.
+//   - an op for another task, without a turn or with one longer than
+//     [MaxIdentBytes], of an unknown type, with an invalid block or result:
+//     [Invalid], counted in Counters.Invalid of every view, and ignored.
 //   - an op of an evicted turn: DroppedCap, counted by Refused.
 func (r *Receiver) Apply(op Op) Result {
-	if op.Task != r.task || op.Turn == "" || !validOp(&op) {
+	if op.Task != r.task || op.Turn == "" || len(op.Turn) > MaxIdentBytes || !validOp(&op) {
 		r.invalid++
 		return Invalid
 	}

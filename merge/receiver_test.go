@@ -3,6 +3,7 @@ package merge
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -124,22 +125,24 @@ func TestReceiverApplyResults(t *testing.T) {
 	badResult := turn.ResultOp(TurnResult{State: "TASK_STATE_WORKING", Verdict: VerdictCompleted})
 	noTurn := a
 	noTurn.Turn = ""
+	longTurn := a
+	longTurn.Turn = strings.Repeat("m", MaxIdentBytes+1)
 	nilResult := Op{Type: OpResult, Task: "t1", Turn: "m1"}
 
 	r := NewReceiver("t1", Caps{})
 	var got []Result
-	for _, op := range []Op{a, a, conflict, seal, seal, done, done, other, badResult, noTurn, nilResult} {
+	for _, op := range []Op{a, a, conflict, seal, seal, done, done, other, badResult, noTurn, nilResult, longTurn} {
 		got = append(got, r.Apply(op))
 	}
-	want := []Result{Applied, Duplicate, Conflict, Applied, Duplicate, Applied, Duplicate, Conflict, Invalid, Invalid, Invalid}
+	want := []Result{Applied, Duplicate, Conflict, Applied, Duplicate, Applied, Duplicate, Conflict, Invalid, Invalid, Invalid, Invalid}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("results (-want +got):\n%s", d)
 	}
 	if d := cmp.Diff("yes", r.Result().Reply); d != "" {
 		t.Errorf("the first result stands (-want +got):\n%s", d)
 	}
-	if got := r.View().Counters; got.Duplicates != 1 || got.Conflicts != 1 || got.Invalid != 3 {
-		t.Errorf("counters = %+v, want 1 duplicate, 1 conflict (blocks only), 3 invalid", got)
+	if got := r.View().Counters; got.Duplicates != 1 || got.Conflicts != 1 || got.Invalid != 4 {
+		t.Errorf("counters = %+v, want 1 duplicate, 1 conflict (blocks only), 4 invalid", got)
 	}
 }
 

@@ -54,14 +54,18 @@ func TaskTurn(task string) string { return "task:" + task }
 //
 // After [Turn.Seal] nothing is applied; the reading is counted as
 // DroppedAfterSeal.
-func (t *Turn) Apply(r envelope.Reading) Change { return t.ApplyAt(r, time.Time{}) }
+func (t *Turn) Apply(r envelope.Reading) Change { return t.applyReading(&r, time.Time{}) }
 
 // ApplyAt is [Turn.Apply] for a reading produced at at: the status
 // timestamp of the event that carried it when the event has one, else the
 // time it arrived. at travels in the block and its op (Op.At, in UTC); it
 // is informational — a duplicate with another at is still a duplicate,
 // and the first arrival's stays. A zero at is "unknown".
-func (t *Turn) ApplyAt(r envelope.Reading, at time.Time) Change {
+func (t *Turn) ApplyAt(r envelope.Reading, at time.Time) Change { return t.applyReading(&r, at) }
+
+// applyReading is Apply and ApplyAt: a Reading is large, and is copied once,
+// by the exported call.
+func (t *Turn) applyReading(r *envelope.Reading, at time.Time) Change {
 	if t.sealed {
 		t.counters.DroppedAfterSeal++
 		return Change{Result: DroppedSealed}
