@@ -459,12 +459,14 @@ var mutations = []func(string) string{
 	func(string) string { return `null` },
 	func(string) string { return `[]` },
 	func(s string) string { return strings.Replace(s, `"turn":"`, `"turn":"other-`, 1) },
+	func(s string) string { return strings.Replace(s, `"turn":"`, `"turn":"`+strings.Repeat("é", 500), 1) },
 	func(s string) string {
 		return strings.Replace(s, `"counters":{`, `"counters":{"applied":7,"applied":`, 1)
 	},
 	func(s string) string { return s[:len(s)-1] + `,"artifacts":null,"interrupt":null}` },
 	// Rejected:
 	func(s string) string { return strings.Replace(s, `"turn":"`, `"turn":"","_":"`, 1) },
+	func(s string) string { return strings.Replace(s, `"turn":"`, `"turn":"`+strings.Repeat("é", 512), 1) },
 	func(s string) string { return strings.Replace(s, `Z"`, `+00:00"`, 1) },
 	func(s string) string { return strings.Replace(s, `.`, `,`, 1) },
 	func(s string) string { return strings.Replace(s, `"verdict":"`, `"verdict":"x`, 1) },

@@ -134,7 +134,8 @@ export interface ApplyResult {
 
 /**
  * A front end's model of a task's progress, fed with the ops the Go SDK
- * forwards: one view per turn, keyed by the ops' turn id. Ops are
+ * forwards: one view per turn, keyed by the ops' turn id (at most 1024
+ * UTF-8 bytes; a longer one makes the op invalid). Ops are
  * idempotent and may arrive in any order, any number of times. apply never
  * throws: an op that cannot be decoded, that Go's decoder would reject, or
  * that names another task, is counted in counters.invalid.

@@ -1288,8 +1288,9 @@ function resultModel(r) {
  * whose later ops are refused (dropped_cap, counted by refused()).
  *
  * Bad input never throws: an op that cannot be decoded, that Go's decoder
- * would reject, or that names another task, is counted in counters.invalid
- * (of every view) and ignored.
+ * would reject, that names another task, or whose turn id is longer than
+ * MAX_IDENT_BYTES, is counted in counters.invalid (of every view) and
+ * ignored.
  */
 export class Receiver {
   /**
@@ -1334,7 +1335,8 @@ export class Receiver {
       // stack: bad input is counted, never thrown.
       return this.#invalidOp();
     }
-    if (o.task !== this.#task || (o.type === "block" && o.block.source !== "envelope" && o.block.ordinal < 1n)) {
+    if (o.task !== this.#task || utf8Length(o.turn) > MAX_IDENT_BYTES ||
+      (o.type === "block" && o.block.source !== "envelope" && o.block.ordinal < 1n)) {
       return this.#invalidOp();
     }
     const t = this.#turn(o.turn);
