@@ -38,7 +38,10 @@ func (h *Handler) Attach(s *client.Stream) iter.Seq2[client.Update, error] {
 			h.mu.Lock()
 			defer h.mu.Unlock()
 			t.attached--
-			if t.attached == 0 && !t.settled && t.follow == nil {
+			t.mu.RLock()
+			settled := t.settled
+			t.mu.RUnlock()
+			if t.attached == 0 && !settled && t.follow == nil {
 				h.removeLocked(t.id, t)
 			}
 			t.idleSince = time.Now()
@@ -64,7 +67,13 @@ func (h *Handler) publishAttached(t *task, op merge.Op) *task {
 	if h.closed {
 		return t
 	}
-	if t == nil || t.gone {
+	gone := false
+	if t != nil {
+		t.mu.RLock()
+		gone = t.gone
+		t.mu.RUnlock()
+	}
+	if t == nil || gone {
 		cur := h.tasks[op.Task]
 		if cur == nil {
 			var err error
@@ -79,6 +88,8 @@ func (h *Handler) publishAttached(t *task, op merge.Op) *task {
 		t = cur
 		t.attached++
 	}
+	t.mu.Lock()
 	h.publishLocked(t, op)
+	t.mu.Unlock()
 	return t
 }

@@ -204,7 +204,7 @@ func blockIDs(ops []merge.Op) map[string]int {
 	m := map[string]int{}
 	for _, op := range ops {
 		if op.Type == merge.OpBlock {
-			m[fmt.Sprintf("%s/%d/%s", op.Block.Key.StreamKey, op.Block.Key.Seq, op.Block.Key.ID)]++
+			m[fmt.Sprintf("%s/%s/%d/%s", op.Turn, op.Block.Key.StreamKey, op.Block.Key.Seq, op.Block.Key.ID)]++
 		}
 	}
 	return m

@@ -48,34 +48,42 @@ type entry struct {
 }
 
 // task is what the relay holds for one task id: its op log, the view for
-// snapshots and its subscribers. Every field is guarded by Handler.mu: one
-// lock keeps publish, subscribe and evict simple, and a publish holds it for
-// an append and one non-blocking send per subscriber.
+// snapshots and its subscribers.
+//
+// Locks: Handler.mu guards the task map and the lifecycle fields marked
+// below; task.mu guards the rest. A publish takes task.mu for an append and
+// one non-blocking send per subscriber; subscribers read the log under the
+// read lock, so readers of one task never wait for each other and tasks
+// never wait for each other. Order: Handler.mu before task.mu.
 type task struct {
 	id  string
 	gen uint64
+
+	// Under Handler.mu: follow is the cancel of the running Follow;
+	// attached counts the attached streams feeding the task; idleSince is
+	// when its last subscriber left.
+	follow    context.CancelFunc
+	attached  int
+	idleSince time.Time
+
+	mu sync.RWMutex
 	// log holds the newest ops; base counts the ops that left it, so the
 	// op log[i] has position base+i+1.
-	log   []entry
+	log   []*entry
 	base  uint64
 	bytes int
 	views *views
 	// settled: the latest turn has its result and nothing more comes
 	// until an attached stream starts another turn.
 	settled bool
-	// follow is the cancel of the running Follow; attached counts the
-	// attached streams feeding the task.
-	follow   context.CancelFunc
-	attached int
+	// gone is set when the task left the map: its subscribers end and
+	// reconnect to a fresh one.
+	gone bool
+	subs map[*subscriber]struct{}
 	// ready is closed once the upstream answered (first update, or an
 	// error in readyErr).
 	ready    chan struct{}
 	readyErr error
-	// gone is set when the task left the map: its subscribers end and
-	// reconnect to a fresh one.
-	gone      bool
-	subs      map[*subscriber]struct{}
-	idleSince time.Time
 }
 
 func (t *task) end() uint64 { return t.base + uint64(len(t.log)) }
@@ -125,12 +133,14 @@ func (h *Handler) removeLocked(id string, t *task) {
 	if h.tasks[id] == t {
 		delete(h.tasks, id)
 	}
-	t.gone = true
 	if t.follow != nil {
 		t.follow()
 		t.follow = nil
 	}
+	t.mu.Lock()
+	t.gone = true
 	t.wakeLocked()
+	t.mu.Unlock()
 }
 
 func (t *task) wakeLocked() {
@@ -156,26 +166,26 @@ func (h *Handler) newTaskLocked(id string) (*task, error) {
 }
 
 // publishLocked appends op to t's log, trims the log to its caps, updates
-// the view and wakes the subscribers. It never blocks on a subscriber.
+// the view and wakes the subscribers. It never blocks on a subscriber. The
+// caller holds t.mu.
 func (h *Handler) publishLocked(t *task, op merge.Op) {
 	data, err := json.Marshal(op)
 	if err != nil {
 		h.cfg.logger.Warn("relay: op not encodable", "task", t.id, "err", err)
 		return
 	}
-	if startsTurn(t, op) {
-		t.settled = false
-	}
-	t.log = append(t.log, entry{op: op, data: data})
+	t.log = append(t.log, &entry{op: op, data: data})
 	t.bytes += len(data)
 	for len(t.log) > 1 && (len(t.log) > h.cfg.maxOps || t.bytes > h.cfg.maxLogBytes) {
 		t.bytes -= len(t.log[0].data)
-		t.log[0] = entry{}
+		t.log[0] = nil
 		t.log = t.log[1:]
 		t.base++
 	}
-	t.views.apply(op)
-	if settles(op) {
+	if t.views.apply(op) {
+		t.settled = false // an attached stream started the task's next turn
+	}
+	if settles(t, op) {
 		t.settled = true
 	}
 	t.markReadyLocked(nil)
@@ -215,7 +225,10 @@ func (h *Handler) evict(now time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for id, t := range h.tasks {
-		if len(t.subs) == 0 && t.attached == 0 && now.Sub(t.idleSince) >= h.cfg.ttl {
+		t.mu.RLock()
+		idle := len(t.subs) == 0
+		t.mu.RUnlock()
+		if idle && t.attached == 0 && now.Sub(t.idleSince) >= h.cfg.ttl {
 			h.removeLocked(id, t)
 		}
 	}
@@ -243,6 +256,8 @@ func (h *Handler) acquire(id string) (*task, *subscriber, error) {
 		}
 		h.startFollowLocked(t)
 	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
 	if len(t.subs) >= h.cfg.maxPerTask {
 		return nil, nil, errBusy("relay: too many subscribers for this task")
 	}
@@ -255,12 +270,16 @@ func (h *Handler) acquire(id string) (*task, *subscriber, error) {
 func (h *Handler) release(t *task, s *subscriber) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if _, ok := t.subs[s]; !ok {
+	t.mu.Lock()
+	_, ok := t.subs[s]
+	delete(t.subs, s)
+	idle := len(t.subs) == 0
+	t.mu.Unlock()
+	if !ok {
 		return
 	}
-	delete(t.subs, s)
 	h.subs--
-	if len(t.subs) == 0 {
+	if idle {
 		t.idleSince = time.Now()
 	}
 }
@@ -276,7 +295,10 @@ func (h *Handler) startFollowLocked(t *task) {
 		err := h.runFollow(ctx, t)
 		h.mu.Lock()
 		defer h.mu.Unlock()
+		t.mu.Lock()
 		t.markReadyLocked(err)
+		settled := t.settled
+		t.mu.Unlock()
 		if err != nil && !errors.Is(err, context.Canceled) {
 			h.cfg.logger.Info("relay: follow ended", "task", t.id, "err", err)
 		}
@@ -286,7 +308,7 @@ func (h *Handler) startFollowLocked(t *task) {
 		// A follow that ended before the turn settled (the agent lost the
 		// task, the follow gave up) leaves nothing to serve: the next
 		// subscriber starts over, from a snapshot.
-		if !t.settled && t.attached == 0 {
+		if !settled && t.attached == 0 {
 			h.removeLocked(t.id, t)
 		}
 	}()
@@ -301,13 +323,25 @@ func (h *Handler) runFollow(ctx context.Context, t *task) error {
 		if err != nil {
 			return err
 		}
-		h.mu.Lock()
-		if op, ok := opOf(u); ok {
+		if ctx.Err() != nil {
+			// The relay stopped this follow (eviction, Close): the
+			// incomplete result the stream reports now is not the agent's.
+			return ctx.Err()
+		}
+		t.mu.Lock()
+		op, ok := opOf(u)
+		switch {
+		case ok && op.Type == merge.OpResult && op.Result != nil && op.Result.Verdict == merge.VerdictIncomplete &&
+			len(t.log) == 0 && t.base == 0:
+			// A follow that got nothing at all (an unknown task) is
+			// answered with its error — 404, 502 — not with a stream
+			// that holds only "incomplete".
+		case ok:
 			h.publishLocked(t, op)
-		} else {
+		default:
 			t.markReadyLocked(nil)
 		}
-		h.mu.Unlock()
+		t.mu.Unlock()
 	}
 	return nil
 }

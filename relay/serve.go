@@ -68,8 +68,8 @@ func (h *Handler) waitReady(r *http.Request, t *task) error {
 	case <-timer.C:
 		return &httpError{http.StatusGatewayTimeout, "relay: agent did not answer in time"}
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	t.mu.RLock()
+	defer t.mu.RUnlock()
 	if t.readyErr != nil && len(t.log) == 0 && t.base == 0 {
 		return upstreamError(t.readyErr)
 	}
@@ -89,6 +89,9 @@ func resumeCursor(r *http.Request) string {
 // until the turn settles, the task goes, the subscriber falls out of the
 // log, a write fails or times out, or the request or handler ends. It runs
 // on the request's goroutine: the relay starts none per subscriber or op.
+// The work of each wake-up is in sub.begin and sub.step, so that the frame
+// parked between ops stays small and an idle subscriber's stack shrinks
+// back to its minimum.
 func (h *Handler) stream(w http.ResponseWriter, r *http.Request, t *task, sub *subscriber, enc Encoder) {
 	hd := w.Header()
 	hd.Set("Content-Type", "text/event-stream")
@@ -103,93 +106,13 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, t *task, sub *s
 	if ew.Retry(h.cfg.retry) != nil {
 		return
 	}
-
-	// Where to start: after a cursor this log still holds, else a snapshot.
-	h.mu.Lock()
-	pos, resumed := uint64(0), false
-	if c, ok := parseCursor(resumeCursor(r)); ok && c.epoch == h.epoch && c.gen == t.gen && c.n >= t.base && c.n <= t.end() {
-		pos, resumed = c.n, true
+	st := &streamState{h: h, t: t, enc: enc, ew: ew}
+	if !st.begin(resumeCursor(r)) {
+		return
 	}
-	var snap []Event
-	if !resumed {
-		pos = t.end()
-		ops := t.views.snapshot()
-		snap = make([]Event, 0, len(ops))
-		for _, op := range ops {
-			data, err := json.Marshal(op)
-			if err != nil {
-				continue
-			}
-			snap = append(snap, Event{Op: op, JSON: data, Snapshot: true})
-		}
-		if len(snap) > 0 {
-			snap[len(snap)-1].ID = cursor{h.epoch, t.gen, pos}.String()
-		}
-	}
-	var last Event // the settling op, resent to a reader that has it all
-	if n := len(t.log); t.settled && n > 0 {
-		e := t.log[n-1]
-		last = Event{Op: e.op, JSON: e.data, ID: cursor{h.epoch, t.gen, t.end()}.String()}
-	}
-	h.mu.Unlock()
-
-	if !resumed {
-		if enc.SnapshotStart(ew) != nil {
-			return
-		}
-		for _, ev := range snap {
-			if enc.Op(ew, ev) != nil {
-				return
-			}
-		}
-		if enc.SnapshotEnd(ew) != nil {
-			return
-		}
-	}
-	sent := len(snap)
 	keep := time.NewTicker(h.cfg.keepAlive)
 	defer keep.Stop()
-	batch := make([]entry, 0, 64)
-	for {
-		h.mu.Lock()
-		if pos < t.base {
-			// Fell out of the log: too slow. Ending the response is the
-			// bound; the reader's reconnect resumes or snapshots.
-			h.mu.Unlock()
-			_ = enc.End(ew, false)
-			_ = ew.Flush()
-			return
-		}
-		batch = append(batch[:0], t.log[pos-t.base:]...)
-		from := pos
-		pos = t.end()
-		settled, gone := t.settled, t.gone
-		gen := t.gen
-		h.mu.Unlock()
-
-		ew.deadline(time.Now().Add(h.cfg.writeTimeout))
-		for i, e := range batch {
-			ev := Event{Op: e.op, JSON: e.data, ID: cursor{h.epoch, gen, from + uint64(i) + 1}.String()}
-			if enc.Op(ew, ev) != nil {
-				return
-			}
-		}
-		sent += len(batch)
-		if settled && sent == 0 && last.JSON != nil {
-			if enc.Op(ew, last) != nil {
-				return
-			}
-			sent++
-		}
-		if settled || gone {
-			_ = enc.End(ew, settled)
-			_ = ew.Flush()
-			return
-		}
-		if ew.Flush() != nil {
-			return
-		}
-		clear(batch)
+	for st.step() {
 		select {
 		case <-sub.wake:
 		case <-keep.C:
@@ -205,6 +128,108 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, t *task, sub *s
 			return
 		}
 	}
+}
+
+// streamState is one subscription's position and what it sent.
+type streamState struct {
+	h     *Handler
+	t     *task
+	enc   Encoder
+	ew    *EventWriter
+	pos   uint64 // ops of the log the reader has
+	sent  int
+	last  *entry   // the settling op, resent to a reader that has it all
+	batch []*entry // reused between steps
+}
+
+// begin positions the subscription after cursor when the log still holds
+// it, and otherwise sends a snapshot. It reports whether to go on.
+func (s *streamState) begin(cur string) bool {
+	h, t := s.h, s.t
+	t.mu.RLock()
+	resumed := false
+	if c, ok := parseCursor(cur); ok && c.epoch == h.epoch && c.gen == t.gen && c.n >= t.base && c.n <= t.end() {
+		s.pos, resumed = c.n, true
+	}
+	var snap []Event
+	if !resumed {
+		s.pos = t.end()
+		ops := t.views.snapshot()
+		snap = make([]Event, 0, len(ops))
+		for _, op := range ops {
+			data, err := json.Marshal(op)
+			if err != nil {
+				continue
+			}
+			snap = append(snap, Event{Op: op, JSON: data, Snapshot: true})
+		}
+		if len(snap) > 0 {
+			snap[len(snap)-1].ID = cursor{h.epoch, t.gen, s.pos}.String()
+		}
+	}
+	if n := len(t.log); t.settled && n > 0 {
+		s.last = t.log[n-1]
+	}
+	t.mu.RUnlock()
+	if resumed {
+		return true
+	}
+	if s.enc.SnapshotStart(s.ew) != nil {
+		return false
+	}
+	for _, ev := range snap {
+		if s.enc.Op(s.ew, ev) != nil {
+			return false
+		}
+	}
+	s.sent = len(snap)
+	return s.enc.SnapshotEnd(s.ew) == nil
+}
+
+// step sends what the log holds after the reader's position and flushes.
+// It reports whether to wait for more.
+func (s *streamState) step() bool {
+	h, t, enc, ew := s.h, s.t, s.enc, s.ew
+	t.mu.RLock()
+	if s.pos < t.base {
+		// Fell out of the log: too slow. Ending the response is the
+		// bound; the reader's reconnect resumes or snapshots.
+		t.mu.RUnlock()
+		_ = enc.End(ew, false)
+		_ = ew.Flush()
+		return false
+	}
+	s.batch = append(s.batch[:0], t.log[s.pos-t.base:]...)
+	from := s.pos
+	s.pos = t.end()
+	settled, gone := t.settled, t.gone
+	t.mu.RUnlock()
+
+	ew.deadline(time.Now().Add(h.cfg.writeTimeout))
+	for i, e := range s.batch {
+		ev := Event{Op: e.op, JSON: e.data, ID: cursor{h.epoch, t.gen, from + uint64(i) + 1}.String()}
+		if enc.Op(ew, ev) != nil {
+			return false
+		}
+	}
+	s.sent += len(s.batch)
+	clear(s.batch)
+	if cap(s.batch) > 64 {
+		s.batch = nil // a burst's slice is not kept by an idle reader
+	}
+	if settled && s.sent == 0 && s.last != nil {
+		ev := Event{Op: s.last.op, JSON: s.last.data, ID: cursor{h.epoch, t.gen, s.pos}.String()}
+		if enc.Op(ew, ev) != nil {
+			return false
+		}
+		s.sent++
+	}
+	if settled || gone {
+		_ = enc.End(ew, settled)
+		_ = ew.Flush()
+		return false
+	}
+	return ew.Flush() == nil
 }
 
 func (h *Handler) authorize(r *http.Request, task string) error {

@@ -172,8 +172,8 @@ func TestWebPageInBrowser(t *testing.T) {
 	if uncut.Keys != uncut.Items {
 		t.Errorf("%d items for %d distinct blocks: a block shown twice", uncut.Items, uncut.Keys)
 	}
-	if uncut.Verdict == "" {
-		t.Errorf("no verdict banner")
+	if want := "Completed" + callee.RealisticReply; !strings.HasPrefix(uncut.Verdict, want) {
+		t.Errorf("verdict banner %q, want it to start with %q", uncut.Verdict, want)
 	}
 	cut, wasCut := run(t, 4)
 	if !wasCut {

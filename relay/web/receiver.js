@@ -1,23 +1,33 @@
 // receiver.js — the browser side of the a2a-progress op stream.
 //
-// A Receiver is a front end's model of a task's turns, fed with the ops the
-// Go SDK forwards (PROTOCOL.md, "Ops" and "Receivers"). It is a port of Go's
-// merge.Receiver, and both are checked against the same golden vectors
-// (testdata/ops/) and against each other on random op streams: for the same
-// ops, viewJSON() is byte for byte Go's json.Marshal of merge.View, and
-// JSON.stringify(view()) is the same JSON without Go's HTML escaping.
+// A Receiver is a front end's model of one task, fed with the ops the Go SDK
+// forwards (block, seal and result ops, PROTOCOL.md §4; the rules below are
+// §6 in full). It is a port of Go's merge.Receiver, and both are
+// checked against the same golden vectors (testdata/ops/) and against each
+// other on random op streams: for the same ops, apply says the same, and
+// viewJSON() and outcomeJSON() are byte for byte Go's json.Marshal of
+// merge.View and merge.TurnResult. JSON.stringify(view()) is the same JSON
+// but for Go's escaping of <, >, &, U+2028 and U+2029, for int64 values
+// beyond 2^53 (see Numbers), and for a fallback reason that is an array
+// index ("7"), which a JS object lists first where Go sorts it as a string.
 //
-// The rules a receiver implements, in short (PROTOCOL.md has them in full):
+// The rules a receiver implements, in short:
+//   - Turns. Every op names its turn; each turn has a view of its own, so a
+//     second turn on the task (an answered question) whose seqs start again
+//     never meets the first turn's blocks. view() is the latest turn's (by
+//     the first arrival of one of its ops); outcome() its result op's.
 //   - Identity. An envelope block is (streamKey, seq); a fallback or a
 //     projection block is its id. The first arrival wins; a later arrival is
 //     a duplicate (same content) or a conflict (other content) and changes
-//     nothing. So ops may come in any order, any number of times.
+//     nothing. So ops may come in any order, any number of times. A block's
+//     "at" is informational: never identity, content or order.
 //   - Order. Blocks are ordered by seq (ties by streamKey, compared as UTF-8
 //     bytes); fallbacks and projections stand after their anchor seq
 //     ("after") by arrival number ("ordinal"), both stamped by the producer.
 //   - Tool calls group blocks by streamKey (or tool_call_id when the
 //     streamKey is empty); output is the chunks in seq order with a gap
-//     marker line where the turn misses seqs, cut to the newest bytes.
+//     marker line where the turn misses seqs, cut to the newest bytes. The
+//     seal turns calls still running into unfinished.
 //   - Caps bound memory whatever a peer sends; each cap counts what it did.
 //
 // Numbers. Seqs are int64 on the wire. Inside, every seq, anchor and ordinal
@@ -30,9 +40,9 @@
 // the nearest double beyond); viewJSON() is always exact.
 //
 // No dependencies, no DOM: render agent text with textContent, never
-// innerHTML — tool output and text are peer text.
+// innerHTML — tool output, text and results are peer text.
 
-/** The caps a Receiver applies when none are given (Go merge.DefaultCaps). */
+/** The caps a Receiver applies when none are given (Go merge.DefaultCaps; PROTOCOL.md §6.7). */
 export const DEFAULT_CAPS = Object.freeze({
   maxBlocks: 10000,
   maxStreamKeys: 256,
@@ -266,89 +276,89 @@ function parseJSON(text) {
     i += m[0].length;
     return new JNum(m[0]);
   };
-  const value = (depth) => {
+  const key = () => {
+    ws();
+    if (text[i] !== '"') fail("expected a key");
+    const k = str();
+    ws();
+    if (text[i] !== ":") fail("expected ':'");
+    i++;
+    return k;
+  };
+  // Containers are kept on a stack of their own, not on the call stack, so
+  // that the nesting Go allows (10000) never overflows the JS stack.
+  const open = [];
+  let v;
+  for (;;) {
     ws();
     if (i >= n) fail("unexpected end");
     const c = text[i];
-    if (c === "{") {
-      if (depth >= MAX_JSON_DEPTH) fail("too deep");
+    if (c === "{" || c === "[") {
+      if (open.length >= MAX_JSON_DEPTH) fail("nested too deep");
       i++;
-      const entries = [];
       ws();
-      if (text[i] === "}") {
+      if (c === "{" && text[i] === "}") {
         i++;
-        return new JObj(entries);
-      }
-      for (;;) {
-        ws();
-        if (text[i] !== '"') fail("expected a key");
-        const k = str();
-        ws();
-        if (text[i] !== ":") fail("expected ':'");
+        v = new JObj([]);
+      } else if (c === "[" && text[i] === "]") {
         i++;
-        entries.push([k, value(depth + 1)]);
-        ws();
-        if (text[i] === ",") {
-          i++;
-          continue;
-        }
-        if (text[i] === "}") {
-          i++;
-          return new JObj(entries);
-        }
-        fail("expected ',' or '}'");
+        v = [];
+      } else {
+        open.push(c === "{" ? { entries: [], key: key() } : { items: [] });
+        continue;
       }
-    }
-    if (c === "[") {
-      if (depth >= MAX_JSON_DEPTH) fail("too deep");
-      i++;
-      const items = [];
-      ws();
-      if (text[i] === "]") {
-        i++;
-        return items;
-      }
-      for (;;) {
-        items.push(value(depth + 1));
-        ws();
-        if (text[i] === ",") {
-          i++;
-          continue;
-        }
-        if (text[i] === "]") {
-          i++;
-          return items;
-        }
-        fail("expected ',' or ']'");
-      }
-    }
-    if (c === '"') return str();
-    if (text.startsWith("true", i)) {
+    } else if (c === '"') {
+      v = str();
+    } else if (text.startsWith("true", i)) {
       i += 4;
-      return true;
-    }
-    if (text.startsWith("false", i)) {
+      v = true;
+    } else if (text.startsWith("false", i)) {
       i += 5;
-      return false;
-    }
-    if (text.startsWith("null", i)) {
+      v = false;
+    } else if (text.startsWith("null", i)) {
       i += 4;
-      return null;
+      v = null;
+    } else if (c === "-" || (c >= "0" && c <= "9")) {
+      v = num();
+    } else {
+      fail("unexpected character");
     }
-    if (c === "-" || (c >= "0" && c <= "9")) return num();
-    fail("unexpected character");
-  };
-  const v = value(0);
-  ws();
-  if (i !== n) fail("data after the value");
-  return v;
+    // v is complete: add it to the open containers, closing those that end.
+    for (;;) {
+      const top = open[open.length - 1];
+      if (top === undefined) {
+        ws();
+        if (i !== n) fail("data after the value");
+        return v;
+      }
+      if (top.entries) top.entries.push([top.key, v]);
+      else top.items.push(v);
+      ws();
+      if (text[i] === ",") {
+        i++;
+        if (top.entries) top.key = key();
+        break;
+      }
+      if (text[i] === (top.entries ? "}" : "]")) {
+        i++;
+        open.pop();
+        v = top.entries ? new JObj(top.entries) : top.items;
+        continue;
+      }
+      fail(top.entries ? "expected ',' or '}'" : "expected ',' or ']'");
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------
-// Decoding an op: what Go's Op.UnmarshalJSON accepts, field by field. Keys
-// match exactly, else case-insensitively under Unicode simple folding (as
-// encoding/json does: "SEQ" and "ſeq" are seq); unknown keys are ignored;
-// null leaves a field as it was; a value of the wrong type is an error.
+// Decoding an op: what Go's Op.UnmarshalJSON accepts, value by value, as
+// encoding/json reads Go's wire struct. Keys match exactly, else
+// case-insensitively under Unicode simple folding ("SEQ" and "ſeq" are
+// seq); unknown keys are ignored; null leaves a string, number, bool or
+// struct as it was and makes a pointer, slice or map nil; a value of the
+// wrong type is an error. A repeated key decodes into what the first left
+// (the last string wins; objects merge field by field, maps key by key,
+// arrays element by element), as encoding/json does.
 
 class OpError extends Error {}
 
@@ -373,44 +383,88 @@ function entriesOf(v) {
   return null;
 }
 
-// decodeFields decodes obj into the named fields (name → kind), returning
-// an object with the values present; a missing or null field is absent.
-function decodeFields(obj, fields, what) {
-  const entries = entriesOf(obj);
-  if (entries === null) throw new OpError(what + " is not an object");
+// Schemas of Go types: S a string, B a bool, I an int64, RAW a
+// json.RawMessage, struct(fields), ptr(elem), slice(elem), map(elem).
+const S = { t: "string" };
+const B = { t: "bool" };
+const I = { t: "int64" };
+const RAW = { t: "raw" };
+const struct = (fields) => {
   const byFold = new Map();
   for (const name of Object.keys(fields)) byFold.set(foldKey(name), name);
-  const out = Object.create(null);
-  for (const [k, v] of entries) {
-    const name = Object.prototype.hasOwnProperty.call(fields, k) ? k : byFold.get(foldKey(k));
-    if (name === undefined) continue;
-    const kind = fields[name];
-    if (kind === "raw") {
-      out[name] = v; // any JSON value; null too
-      continue;
+  return { t: "struct", fields, byFold };
+};
+const ptr = (elem) => ({ t: "ptr", elem });
+const slice = (elem) => ({ t: "slice", elem });
+const map = (elem) => ({ t: "map", elem });
+
+function zero(s) {
+  switch (s.t) {
+    case "string":
+      return "";
+    case "bool":
+      return false;
+    case "int64":
+      return 0n;
+    case "struct": {
+      const o = Object.create(null);
+      for (const [k, f] of Object.entries(s.fields)) o[k] = zero(f);
+      return o;
     }
-    if (v === null) {
-      if (kind === "int64?") delete out[name]; // a nil pointer
-      continue;
-    }
-    out[name] = decodeValue(v, kind, name);
+    case "raw":
+      return undefined; // absent: Go's nil RawMessage
   }
-  return out;
+  return null; // ptr, slice, map
 }
 
-function decodeValue(v, kind, name) {
-  switch (kind) {
+function decode(s, v, cur, what) {
+  if (v === null) {
+    switch (s.t) {
+      case "ptr":
+      case "slice":
+      case "map":
+        return null;
+      case "raw":
+        return null;
+    }
+    return cur;
+  }
+  switch (s.t) {
+    case "raw":
+      return v;
     case "string":
-      if (typeof v !== "string") throw new OpError(name + ": not a string");
+      if (typeof v !== "string") throw new OpError(what + ": not a string");
       return wellFormed(v);
     case "bool":
-      if (typeof v !== "boolean") throw new OpError(name + ": not a boolean");
+      if (typeof v !== "boolean") throw new OpError(what + ": not a boolean");
       return v;
     case "int64":
-    case "int64?":
-      return toInt64(v, name);
+      return toInt64(v, what);
+    case "ptr":
+      return decode(s.elem, v, cur ?? zero(s.elem), what);
+    case "struct": {
+      const entries = entriesOf(v);
+      if (entries === null) throw new OpError(what + ": not an object");
+      const out = Object.assign(Object.create(null), cur);
+      for (const [k, x] of entries) {
+        const name = Object.prototype.hasOwnProperty.call(s.fields, k) ? k : s.byFold.get(foldKey(k));
+        if (name !== undefined) out[name] = decode(s.fields[name], x, out[name], what + "." + name);
+      }
+      return out;
+    }
+    case "slice": {
+      if (!Array.isArray(v)) throw new OpError(what + ": not an array");
+      return v.map((x, i) => decode(s.elem, x, cur && i < cur.length ? cur[i] : zero(s.elem), what + "[" + i + "]"));
+    }
+    case "map": {
+      const entries = entriesOf(v);
+      if (entries === null) throw new OpError(what + ": not an object");
+      const m = cur ?? new Map();
+      for (const [k, x] of entries) m.set(k, decode(s.elem, x, zero(s.elem), what + "." + k));
+      return m;
+    }
   }
-  throw new OpError(name + ": unknown field kind");
+  throw new OpError(what + ": unknown schema");
 }
 
 function toInt64(v, name) {
@@ -432,75 +486,90 @@ function toInt64(v, name) {
   return b;
 }
 
-const OP_FIELDS = {
-  type: "string", task: "string",
-  streamKey: "string", seq: "int64", id: "string", kind: "string", status: "string",
-  payload: "raw", source: "string", reason: "string", overSoftLimit: "bool",
-  truncated: "int64", after: "int64?", ordinal: "int64",
-};
+const COUNTERS = struct({
+  applied: I, duplicates: I, conflicts: I, late: I, gaps: I, droppedAfterSeal: I, droppedByCap: I, invalid: I,
+  fallbacks: map(I),
+});
 
-const PAYLOAD_FIELDS = {
-  thinking: { text: "string" },
-  text: { text: "string" },
-  error: { message: "string" },
-  tool_call: { tool: "string", tool_call_id: "string" },
-  tool_output_append: { tool: "string", chunk: "string", tool_call_id: "string" },
+// The op as Go's decoder reads it: the head, the block's fields and the
+// result's fields, flat.
+const OP = struct({
+  type: S, task: S, turn: S,
+  streamKey: S, seq: I, id: S, kind: S, status: S, payload: RAW, source: S, reason: S, overSoftLimit: B,
+  truncated: I, after: ptr(I), ordinal: I, at: S,
+  state: S, verdict: S, reply: S,
+  artifacts: slice(struct({ id: S, name: S, text: S })), artifactsTruncated: B,
+  interrupt: ptr(struct({ question: S, items: slice(struct({ toolCallId: S, toolName: S, message: S })) })),
+  error: S, context: S, counters: COUNTERS,
+});
+
+const PAYLOADS = {
+  thinking: struct({ text: S }),
+  text: struct({ text: S }),
+  error: struct({ message: S }),
+  tool_call: struct({ tool: S, tool_call_id: S }),
+  tool_output_append: struct({ tool: S, chunk: S, tool_call_id: S }),
 };
 
 // decodePayload gives the payload of kind, with every field of its Go type
 // (zero when absent).
 function decodePayload(kind, raw) {
-  const p = { kind };
-  switch (kind) {
-    case "thinking":
-    case "text":
-      p.text = "";
-      break;
-    case "error":
-      p.message = "";
-      break;
-    case "tool_call":
-      p.tool = "";
-      p.tool_call_id = "";
-      break;
-    case "tool_output_append":
-      p.tool = "";
-      p.chunk = "";
-      p.tool_call_id = "";
-      break;
-    default:
-      throw new OpError("kind " + JSON.stringify(kind));
+  const s = PAYLOADS[kind];
+  if (s === undefined || !Object.prototype.hasOwnProperty.call(PAYLOADS, kind)) {
+    throw new OpError("kind " + JSON.stringify(kind));
   }
   if (raw === undefined) throw new OpError("payload: missing");
-  if (raw === null) return p; // Go decodes null into the zero payload
-  if (Array.isArray(raw) || entriesOf(raw) === null) throw new OpError("payload of kind " + kind + " is not an object");
-  Object.assign(p, decodeFields(raw, PAYLOAD_FIELDS[kind], "payload"));
-  return p;
+  return { kind, ...decode(s, raw, zero(s), "payload") };
+}
+
+// An at is canonical or refused (PROTOCOL.md §4.4), so every receiver keeps
+// and shows one string.
+const AT = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})\.[0-9]{9}Z$/;
+const ZERO_AT = "0001-01-01T00:00:00.000000000Z"; // Go's zero time: unknown
+
+// parseAt checks the canonical form of an at (RFC 3339 in UTC with nine
+// fractional digits, a real date and time) and returns it, "" for unknown.
+function parseAt(s) {
+  if (s === "" || s === ZERO_AT) return "";
+  const m = AT.exec(s);
+  if (m === null) throw new OpError("at " + JSON.stringify(s) + " is not canonical");
+  const [y, mo, d, h, mi, se] = m.slice(1).map(Number);
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1];
+  if (mo < 1 || mo > 12 || d < 1 || d > days || h > 23 || mi > 59 || se > 59) {
+    throw new OpError("at " + JSON.stringify(s) + " is no time");
+  }
+  return s;
 }
 
 // decodeOp decodes one op given as JSON text or as an object. It throws an
 // OpError (or a SyntaxErr) for what Go's Op.UnmarshalJSON rejects.
 function decodeOp(input) {
   const v = typeof input === "string" ? parseJSON(input) : input;
-  if (entriesOf(v) === null) throw new OpError("an op is a JSON object");
-  const w = decodeFields(v, OP_FIELDS, "op");
-  const op = { type: w.type ?? "", task: w.task ?? "" };
-  if (op.type === "seal") return op;
-  if (op.type !== "block") throw new OpError("type " + JSON.stringify(op.type));
+  const w = decode(OP, v, zero(OP), "op");
+  if (w.task === "") throw new OpError(w.type + " op without a task");
+  if (w.turn === "") throw new OpError(w.type + " op without a turn");
+  const op = { type: w.type, task: w.task, turn: w.turn };
+  switch (w.type) {
+    case "seal":
+      return op;
+    case "result": {
+      const r = { state: w.state, verdict: w.verdict, reply: w.reply, artifacts: w.artifacts,
+        artifactsTruncated: w.artifactsTruncated,
+        interrupt: w.interrupt, error: w.error, context: w.context, counters: w.counters };
+      validateResult(r);
+      op.result = r;
+      return op;
+    }
+    case "block":
+      break;
+    default:
+      throw new OpError("type " + JSON.stringify(w.type));
+  }
   const b = {
-    streamKey: w.streamKey ?? "",
-    seq: w.seq ?? 0n,
-    id: w.id ?? "",
-    kind: w.kind ?? "",
-    status: w.status ?? "",
-    payload: null,
-    source: w.source ?? "",
-    reason: w.reason ?? "",
-    overSoftLimit: w.overSoftLimit ?? false,
-    truncated: w.truncated ?? 0n,
-    anchored: w.after !== undefined,
-    after: w.after ?? 0n,
-    ordinal: w.ordinal ?? 0n,
+    streamKey: w.streamKey, seq: w.seq, id: w.id, kind: w.kind, status: w.status, payload: null,
+    source: w.source, reason: w.reason, overSoftLimit: w.overSoftLimit, truncated: w.truncated,
+    anchored: w.after !== null, after: w.after ?? 0n, ordinal: w.ordinal, at: parseAt(w.at),
   };
   b.payload = decodePayload(b.kind, w.payload);
   // envelope.Validate on the block's kind, status and payload.
@@ -514,6 +583,67 @@ function decodeOp(input) {
   return op;
 }
 
+const VERDICT_STATES = new Map([
+  ["completed", "TASK_STATE_COMPLETED"],
+  ["failed", "TASK_STATE_FAILED"],
+  ["rejected", "TASK_STATE_REJECTED"],
+  ["canceled", "TASK_STATE_CANCELED"],
+  ["input-required", "TASK_STATE_INPUT_REQUIRED"],
+  ["auth-required", "TASK_STATE_AUTH_REQUIRED"],
+]);
+const SETTLED_STATES = new Set(VERDICT_STATES.values());
+
+// goBlank reports whether s is empty after Go's strings.TrimSpace (which
+// trims U+0085 and keeps U+FEFF, unlike String.prototype.trim).
+function goBlank(s) {
+  return /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/.test(s);
+}
+
+// validateResult is Go's TurnResult.Validate.
+function validateResult(r) {
+  if (r.verdict === "incomplete") {
+    if (SETTLED_STATES.has(r.state)) throw new OpError("result: verdict incomplete with a settled state");
+  } else if (!VERDICT_STATES.has(r.verdict)) {
+    throw new OpError("result: verdict " + JSON.stringify(r.verdict));
+  } else if (r.state !== VERDICT_STATES.get(r.verdict)) {
+    throw new OpError("result: verdict " + r.verdict + " with state " + JSON.stringify(r.state));
+  }
+  if (r.reply !== "" && r.verdict !== "completed") throw new OpError("result: a reply with verdict " + r.verdict);
+  if (r.interrupt !== null && r.verdict !== "input-required" && r.verdict !== "auth-required") {
+    throw new OpError("result: an interrupt with verdict " + r.verdict);
+  }
+  const c = r.counters;
+  for (const k of ["applied", "duplicates", "conflicts", "late", "gaps", "droppedAfterSeal", "droppedByCap", "invalid"]) {
+    if (c[k] < 0n) throw new OpError("result: a negative counter");
+  }
+  if (c.fallbacks !== null) {
+    for (const [reason, n] of c.fallbacks) {
+      if (n < 0n || goBlank(reason)) throw new OpError("result: fallback counter " + JSON.stringify(reason));
+    }
+  }
+}
+
+// sameResult is Go's TurnResult.equal.
+function sameResult(a, b) {
+  const sameList = (x, y, same) => (x ?? []).length === (y ?? []).length && (x ?? []).every((e, i) => same(e, y[i]));
+  const sameArtifact = (x, y) => x.id === y.id && x.name === y.name && x.text === y.text;
+  const sameItem = (x, y) => x.toolCallId === y.toolCallId && x.toolName === y.toolName && x.message === y.message;
+  const sameInterrupt = (x, y) => x === null || y === null ? x === y :
+    x.question === y.question && sameList(x.items, y.items, sameItem);
+  const sameCounters = (x, y) => {
+    for (const k of ["applied", "duplicates", "conflicts", "late", "gaps", "droppedAfterSeal", "droppedByCap", "invalid"]) {
+      if (x[k] !== y[k]) return false;
+    }
+    const fx = x.fallbacks ?? new Map();
+    const fy = y.fallbacks ?? new Map();
+    return fx.size === fy.size && [...fx].every(([k, n]) => fy.has(k) && fy.get(k) === n);
+  };
+  return a.state === b.state && a.verdict === b.verdict && a.reply === b.reply &&
+    a.artifactsTruncated === b.artifactsTruncated &&
+    a.error === b.error && a.context === b.context && sameList(a.artifacts, b.artifacts, sameArtifact) &&
+    sameInterrupt(a.interrupt, b.interrupt) && sameCounters(a.counters, b.counters);
+}
+
 // validBlock is Go's Block.valid: a kind with its payload, a status, a
 // source with its identity.
 function validBlock(b) {
@@ -521,7 +651,12 @@ function validBlock(b) {
     b.truncated < 0n || b.truncated > BigInt(MAX_ENVELOPE_BYTES)) {
     return false;
   }
-  if (b.kind === "tool_output_append" && utf8Length(b.payload.chunk) > HARD_CHUNK_LIMIT) return false;
+  if (b.kind === "tool_output_append" && (utf8Length(b.payload.chunk) > HARD_CHUNK_LIMIT ||
+    b.truncated > HARD_CHUNK_LIMIT || (b.truncated > 0 && b.payload.chunk !== ""))) {
+    // A chunk with truncated is a snapshot's stub (PROTOCOL.md §4.1): no
+    // text, its size (at most the hard limit) in truncated.
+    return false;
+  }
   switch (b.source) {
     case "envelope":
       return b.id === "" && b.reason === "" && !b.anchored && b.after === 0n && b.ordinal === 0n;
@@ -642,6 +777,7 @@ class Stream {
     this.evicted = 0;
     this.chunks = 0;
     this.bytes = 0;
+    this.stub = null;
   }
 
   markTool(seq) {
@@ -662,9 +798,15 @@ class Stream {
       this.chunk.offer(r.seq, r.key, { tool: p.tool, tool_call_id: p.tool_call_id });
       this.chunks++;
       this.bytes += r.n;
-      this.retained += r.n;
-      this.push(core, idx);
-      this.evict(core);
+      if (r.n > utf8Length(p.chunk)) {
+        // A stub: the output cap of the snapshot's producer already dropped
+        // its text. It counts as evicted here too.
+        this.evicted += r.n;
+      } else {
+        this.retained += r.n;
+        this.push(core, idx);
+        this.evict(core);
+      }
     }
     if (r.status !== "running") this.end.offer(r.seq, r.key, r.status);
   }
@@ -690,6 +832,15 @@ class Stream {
     return { streamKey: this.key, seq: this.first, id: "", source: "envelope", anchored: false, after: 0n, ordinal: 0n };
   }
 
+  // stubOf is an evicted chunk p without its text, shared by the evicted
+  // chunks of one name.
+  stubOf(p) {
+    const s = this.stub;
+    if (s !== null && s.tool === p.tool && s.tool_call_id === p.tool_call_id) return s;
+    this.stub = { kind: "tool_output_append", tool: p.tool, chunk: "", tool_call_id: p.tool_call_id };
+    return this.stub;
+  }
+
   evict(core) {
     const max = core.caps.maxOutputBytes;
     while (this.heap.length > 1) {
@@ -698,7 +849,7 @@ class Stream {
       this.pop(core);
       this.retained -= top.n;
       this.evicted += top.n;
-      top.payload = null; // releases the chunk text
+      top.payload = this.stubOf(top.payload); // releases the chunk text
     }
   }
 
@@ -784,11 +935,13 @@ function normalizeCaps(caps = {}) {
 }
 
 class Core {
-  constructor(task, caps) {
+  constructor(task, turn, caps) {
     this.task = task;
+    this.turn = turn;
     this.caps = caps;
     this.sealed = false;
-    this.recs = []; // applied envelopes: {payload, key, seq, n, status, chunk, overSoft}
+    this.result = null;
+    this.recs = []; // applied envelopes: {payload, key, seq, n, status, chunk, overSoft, at}
     this.fbs = []; // applied fallbacks and projections (blocks), by arrival
     this.bySeqKey = new Map(); // "seq|streamKey" → rec index
     this.byID = new Map(); // id → ref (~index into fbs)
@@ -855,8 +1008,10 @@ class Core {
       }
       ref = this.recs.length;
       const chunk = b.kind === "tool_output_append";
-      this.recs.push({ payload: b.payload, key: b.streamKey, seq, n: chunk ? utf8Length(b.payload.chunk) : b.truncated,
-        status: b.status, chunk, overSoft: b.overSoftLimit });
+      // A chunk's n is its size; a stub's text is gone, its size in truncated.
+      this.recs.push({ payload: b.payload, key: b.streamKey, seq,
+        n: chunk ? utf8Length(b.payload.chunk) + b.truncated : b.truncated,
+        status: b.status, chunk, overSoft: b.overSoftLimit, at: b.at });
       this.bySeqKey.set(seq + "|" + b.streamKey, ref);
     }
     if (b.kind !== "tool_output_append") {
@@ -899,7 +1054,7 @@ class Core {
     const r = this.recs[ref];
     return { streamKey: r.key, seq: r.seq, id: "", kind: r.chunk ? "tool_output_append" : r.payload.kind,
       status: r.status, payload: r.payload, source: "envelope", reason: "", overSoftLimit: r.overSoft,
-      truncated: r.chunk ? 0 : r.n, anchored: false, after: 0n, ordinal: 0n };
+      truncated: r.chunk ? r.n - utf8Length(r.payload.chunk) : r.n, anchored: false, after: 0n, ordinal: 0n, at: r.at };
   }
 
   missingBetween(a, b) {
@@ -934,7 +1089,7 @@ class Core {
     const tools = this.streams.filter((st) => st.isTool);
     tools.sort(compareStreams);
     const toolCalls = tools.length > 0 ? tools.map((st) => st.render(this)) : null;
-    return { task: this.task, blocks, toolCalls, counters, sealed: this.sealed };
+    return { task: this.task, turn: this.turn, blocks, toolCalls, counters, sealed: this.sealed };
   }
 }
 
@@ -945,11 +1100,16 @@ function samePlaced(a, b) {
 
 function sameRec(r, b) {
   if (r.status !== b.status || r.overSoft !== b.overSoftLimit) return false;
-  if (r.payload === null) {
-    // An evicted chunk: its text is gone, its size is what is left.
-    return b.kind === "tool_output_append" && utf8Length(b.payload.chunk) === r.n;
+  if (!r.chunk) return samePayload(r.payload, b.payload);
+  const p = b.payload;
+  const q = r.payload;
+  if (p.kind !== "tool_output_append" || p.tool !== q.tool || p.tool_call_id !== q.tool_call_id ||
+    utf8Length(p.chunk) + b.truncated !== r.n) {
+    return false;
   }
-  return samePayload(r.payload, b.payload);
+  // When a cap dropped either text (here, or upstream: a stub), the size is
+  // what is left to compare.
+  return utf8Length(q.chunk) !== r.n || b.truncated !== 0 || p.chunk === q.chunk;
 }
 
 function compareStreams(a, b) {
@@ -1001,6 +1161,7 @@ function blockModel(b) {
   if (b.truncated !== 0) o.truncated = b.truncated;
   if (b.anchored) o.after = b.after;
   if (b.ordinal !== 0n) o.ordinal = b.ordinal;
+  if (b.at !== "") o.at = b.at;
   return o;
 }
 
@@ -1028,14 +1189,15 @@ class SortedMap {
 function countersModel(c) {
   const o = { applied: c.applied, duplicates: c.duplicates, conflicts: c.conflicts, late: c.late, gaps: c.gaps,
     droppedAfterSeal: c.droppedAfterSeal, droppedByCap: c.droppedByCap };
-  if (c.invalid !== 0) o.invalid = c.invalid;
-  if (c.fallbacks !== null) o.fallbacks = new SortedMap(c.fallbacks);
+  if (c.invalid != 0) o.invalid = c.invalid; // a number, or a BigInt in a result
+  if (c.fallbacks !== null && c.fallbacks.size > 0) o.fallbacks = new SortedMap(c.fallbacks);
   return o;
 }
 
 function viewModel(m) {
   return {
     task: m.task,
+    turn: m.turn,
     blocks: m.blocks && m.blocks.map(blockModel),
     toolCalls: m.toolCalls && m.toolCalls.map(toolModel),
     counters: countersModel(m.counters),
@@ -1091,29 +1253,77 @@ function goString(s) {
 
 // ---------------------------------------------------------------------------
 
+/** The number of turns a Receiver keeps (Go merge.MaxReceiverTurns; PROTOCOL.md §6.7). */
+export const MAX_RECEIVER_TURNS = 16;
+
+function resultModel(r) {
+  const o = { state: r.state, verdict: r.verdict };
+  if (r.reply !== "") o.reply = r.reply;
+  if (r.artifacts !== null && r.artifacts.length > 0) {
+    o.artifacts = r.artifacts.map((a) => (a.name === "" ? { id: a.id, text: a.text } :
+      { id: a.id, name: a.name, text: a.text }));
+  }
+  if (r.artifactsTruncated) o.artifactsTruncated = true;
+  if (r.interrupt !== null) {
+    o.interrupt = { question: r.interrupt.question };
+    if (r.interrupt.items !== null && r.interrupt.items.length > 0) {
+      o.interrupt.items = r.interrupt.items.map((i) => ({ toolCallId: i.toolCallId, toolName: i.toolName,
+        message: i.message }));
+    }
+  }
+  if (r.error !== "") o.error = r.error;
+  if (r.context !== "") o.context = r.context;
+  o.counters = countersModel(r.counters);
+  return o;
+}
+
 /**
  * A front end's model of a task's progress, fed with the ops the Go SDK
- * forwards (a port of Go's merge.Receiver). Ops are idempotent and may
- * arrive in any order, any number of times. Bad input never throws: an op
- * that cannot be decoded, or that is not one a Go Turn produces, is counted
- * in counters.invalid and ignored.
+ * forwards (a port of Go's merge.Receiver): one view per turn, keyed by the
+ * ops' turn id, so a second turn on the same task — whose seqs may start
+ * anywhere again — never meets the first turn's blocks. Ops are idempotent
+ * and may arrive in any order, any number of times. Turns are ordered by
+ * the first arrival of one of their ops; view() is the latest. At most
+ * MAX_RECEIVER_TURNS are kept: a new one beyond them evicts the oldest,
+ * whose later ops are refused (dropped_cap, counted by refused()).
+ *
+ * Bad input never throws: an op that cannot be decoded, that Go's decoder
+ * would reject, that names another task, or whose turn id is longer than
+ * MAX_IDENT_BYTES, is counted in counters.invalid (of every view) and
+ * ignored.
  */
 export class Receiver {
   /**
    * @param {string} task the A2A taskId whose ops this receiver takes.
-   * @param {{caps?: object}} [options] caps: maxBlocks, maxStreamKeys,
-   *   maxOutputBytes, maxTextBytes (a missing, zero or negative field takes
-   *   its default, DEFAULT_CAPS). Give it the producer's caps: the output cap
-   *   decides which chunk bytes a view shows.
+   * @param {{caps?: object}} [options] caps bound each turn: maxBlocks,
+   *   maxStreamKeys, maxOutputBytes, maxTextBytes (a missing, zero or
+   *   negative field takes its default, DEFAULT_CAPS). Give it the
+   *   producer's caps: the output cap decides which chunk bytes a view shows.
    */
   constructor(task, options = {}) {
-    this.#core = new Core(String(task ?? ""), normalizeCaps(options.caps));
+    this.#task = String(task ?? "");
+    this.#caps = normalizeCaps(options?.caps);
   }
 
-  #core;
+  #task;
+  #caps;
+  #turns = []; // by first arrival
+  #byID = new Map();
+  #invalid = 0;
+  #refused = 0;
+  // The ids of the last MAX_RECEIVER_TURNS evicted turns; #ring lists them,
+  // oldest at #next.
+  #evicted = new Set();
+  #ring = [];
+  #next = 0;
 
   /**
    * Merges one op, given as its JSON text (exact int64) or as an object.
+   * A block op: applied, duplicate or conflict (the first arrival wins), or
+   * dropped_cap. A seal op: applied the first time, duplicate after. A
+   * result op: applied the first time, duplicate for the same result,
+   * conflict for another (the first stands). An op of an evicted turn:
+   * dropped_cap. Anything else: invalid.
    * @returns {{result: string, late: boolean}}
    */
   apply(op) {
@@ -1123,30 +1333,131 @@ export class Receiver {
     } catch {
       // OpError, SyntaxErr, or a RangeError of a nesting too deep for the
       // stack: bad input is counted, never thrown.
-      return this.#invalid();
+      return this.#invalidOp();
     }
-    const c = this.#core;
-    if (o.task !== c.task) return this.#invalid();
-    if (o.type === "seal") {
-      c.sealed = true;
-      return { result: Results.applied, late: false };
+    if (o.task !== this.#task || utf8Length(o.turn) > MAX_IDENT_BYTES ||
+      (o.type === "block" && o.block.source !== "envelope" && o.block.ordinal < 1n)) {
+      return this.#invalidOp();
     }
-    if (o.block.source !== "envelope" && o.block.ordinal < 1n) return this.#invalid();
-    return c.apply(o.block);
+    const t = this.#turn(o.turn);
+    if (t === null) {
+      this.#refused++;
+      return { result: Results.droppedCap, late: false };
+    }
+    switch (o.type) {
+      case "seal":
+        if (t.sealed) return { result: Results.duplicate, late: false };
+        t.sealed = true;
+        return { result: Results.applied, late: false };
+      case "result":
+        if (t.result === null) {
+          t.result = o.result;
+          return { result: Results.applied, late: false };
+        }
+        return { result: sameResult(t.result, o.result) ? Results.duplicate : Results.conflict, late: false };
+    }
+    return t.apply(o.block);
   }
 
-  #invalid() {
-    this.#core.counters.invalid++;
+  #invalidOp() {
+    this.#invalid++;
     return { result: Results.invalid, late: false };
   }
 
-  /** A snapshot of the view: plain values, int64 fields as numbers. */
-  view() {
-    return plain(viewModel(this.#core.model()));
+  #turn(id) {
+    const t = this.#byID.get(id);
+    if (t !== undefined) return t;
+    if (this.#evicted.has(id)) return null;
+    if (this.#turns.length === MAX_RECEIVER_TURNS) {
+      const old = this.#turns.shift();
+      this.#byID.delete(old.turn);
+      this.#remember(old.turn);
+    }
+    const n = new Core(this.#task, id, this.#caps);
+    this.#turns.push(n);
+    this.#byID.set(id, n);
+    return n;
   }
 
-  /** The view as Go's json.Marshal writes merge.View: exact, byte for byte. */
+  #remember(id) {
+    if (this.#ring.length < MAX_RECEIVER_TURNS) {
+      this.#ring.push(id);
+    } else {
+      this.#evicted.delete(this.#ring[this.#next]);
+      this.#ring[this.#next] = id;
+      this.#next = (this.#next + 1) % MAX_RECEIVER_TURNS;
+    }
+    this.#evicted.add(id);
+  }
+
+  #model(turn) {
+    let t;
+    if (turn === undefined) {
+      t = this.#turns[this.#turns.length - 1];
+      if (t === undefined) {
+        const v = viewModel(new Core(this.#task, "", this.#caps).model());
+        if (this.#invalid !== 0) v.counters.invalid = this.#invalid;
+        return v;
+      }
+    } else {
+      t = this.#byID.get(turn);
+      if (t === undefined) return null;
+    }
+    const m = t.model();
+    m.counters.invalid = this.#invalid;
+    return viewModel(m);
+  }
+
+  /** The latest turn's view (plain values, int64 fields as numbers); before any valid op, an empty view with turn "". */
+  view() {
+    return plain(this.#model());
+  }
+
+  /** The latest turn's view as Go's json.Marshal writes merge.View: exact, byte for byte. */
   viewJSON() {
-    return goJSON(viewModel(this.#core.model()));
+    return goJSON(this.#model());
+  }
+
+  /** The view of the turn with id turn, or null when the receiver does not keep it. */
+  turnView(turn) {
+    const m = this.#model(String(turn));
+    return m === null ? null : plain(m);
+  }
+
+  /** turnView as Go's JSON, or null. */
+  turnViewJSON(turn) {
+    const m = this.#model(String(turn));
+    return m === null ? null : goJSON(m);
+  }
+
+  /** The ids of the turns kept, in the order their first op arrived: the last is the latest. */
+  turns() {
+    return this.#turns.map((t) => t.turn);
+  }
+
+  #result(turn) {
+    const t = turn === undefined ? this.#turns[this.#turns.length - 1] : this.#byID.get(String(turn));
+    return t === undefined || t.result === null ? null : resultModel(t.result);
+  }
+
+  /**
+   * The result op of the latest turn (or of turn, when given) as its
+   * TurnResult JSON object — state, verdict, reply, artifacts, interrupt,
+   * error, context, counters — or null before it arrived.
+   */
+  outcome(turn) {
+    const m = this.#result(turn);
+    return m === null ? null : plain(m);
+  }
+
+  /** outcome as Go's json.Marshal writes merge.TurnResult ("null" before it arrived). */
+  outcomeJSON(turn) {
+    const m = this.#result(turn);
+    return m === null ? "null" : goJSON(m);
+  }
+
+  /** The ops refused because their turn was evicted. */
+  refused() {
+    return this.#refused;
   }
 }

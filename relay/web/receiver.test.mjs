@@ -26,19 +26,21 @@ for (const name of names) {
     const ops = lines(name + ".ops.ndjson");
     const views = lines(name + ".views.ndjson");
     const r = new Receiver(meta.task, { caps: meta.caps });
-    for (const op of ops) {
-      const got = r.apply(op);
-      assert.ok(["applied", "duplicate", "conflict", "dropped_cap", "invalid"].includes(got.result), got.result);
-    }
-    // Byte for byte what Go's json.Marshal writes.
-    assert.equal(r.viewJSON(), views[views.length - 1]);
+    assert.deepEqual(ops.map((op) => r.apply(op).result), meta.results);
+    assert.deepEqual(r.turns(), meta.turns);
+    // Byte for byte what Go's json.Marshal writes, for every turn.
+    const got = meta.turns.length === 0 ? [r.viewJSON()] : meta.turns.map((t) => r.turnViewJSON(t));
+    assert.deepEqual(got, views);
+    const latest = views[views.length - 1];
+    assert.equal(r.viewJSON(), latest);
     // view() is the same value (numbers beyond 2^53 rounded alike by
-    // JSON.parse), and JSON.stringify of it is the same text but for
-    // Go's HTML escapes.
-    assert.deepEqual(r.view(), JSON.parse(views[views.length - 1]));
-    if (name !== "int64-seqs") {
-      assert.equal(htmlEscape(JSON.stringify(r.view())), views[views.length - 1]);
-    }
+    // JSON.parse), and JSON.stringify of it is the same text but for Go's
+    // HTML escapes.
+    assert.deepEqual(r.view(), JSON.parse(latest));
+    if (name !== "int64-seqs") assert.equal(htmlEscape(JSON.stringify(r.view())), latest);
+    for (const [i, t] of meta.turns.entries()) assert.deepEqual(r.turnView(t), JSON.parse(views[i]));
+    assert.deepEqual(r.outcome(), meta.outcome);
+    assert.equal(r.outcomeJSON(), htmlEscape(JSON.stringify(meta.outcome)));
   });
 }
 
@@ -57,7 +59,7 @@ test("apply never throws on bad input", () => {
 });
 
 test("an op object works like its JSON text; seqs past 2^53 need the text or a BigInt", () => {
-  const op = { type: "block", task: "t1", streamKey: "", seq: 7, id: "", kind: "text", status: "running",
+  const op = { type: "block", task: "t1", turn: "m1", streamKey: "", seq: 7, id: "", kind: "text", status: "running",
     payload: { text: "hi" }, source: "envelope" };
   const a = new Receiver("t1");
   const b = new Receiver("t1");
@@ -73,7 +75,7 @@ test("an op object works like its JSON text; seqs past 2^53 need the text or a B
 
 test("the results of apply", () => {
   const r = new Receiver("t1", { caps: { maxBlocks: 2 } });
-  const op = (seq, text) => JSON.stringify({ type: "block", task: "t1", streamKey: "", seq, id: "", kind: "text",
+  const op = (seq, text) => JSON.stringify({ type: "block", task: "t1", turn: "m1", streamKey: "", seq, id: "", kind: "text",
     status: "running", payload: { text }, source: "envelope" });
   assert.deepEqual([op(5, "a"), op(5, "a"), op(5, "b"), op(3, "c"), op(9, "d"), op(3, "c")].map((o) => r.apply(o)),
     [{ result: "applied", late: false }, { result: "duplicate", late: false }, { result: "conflict", late: false },
@@ -88,15 +90,41 @@ test("defaults and helpers", () => {
   assert.equal(gapMarker(1), "[gap: 1 seq missing]\n");
   assert.equal(gapMarker(3n), "[gap: 3 seqs missing]\n");
   assert.equal(new Receiver("t1").viewJSON(),
-    '{"task":"t1","blocks":null,"toolCalls":null,"counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,' +
+    '{"task":"t1","turn":"","blocks":null,"toolCalls":null,"counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,' +
     '"gaps":0,"droppedAfterSeal":0,"droppedByCap":0},"sealed":false}');
 });
 
 test("a reason named __proto__ is a key like any other", () => {
   const r = new Receiver("t1");
-  r.apply({ type: "block", task: "t1", streamKey: "", seq: 0, id: "m", kind: "text", status: "running",
+  r.apply({ type: "block", task: "t1", turn: "m1", streamKey: "", seq: 0, id: "m", kind: "text", status: "running",
     payload: { text: "x" }, source: "fallback", reason: "__proto__", ordinal: 1 });
   const v = r.view();
   assert.equal(Object.getPrototypeOf(v.counters.fallbacks), Object.prototype);
   assert.equal(JSON.stringify(v.counters.fallbacks), '{"__proto__":1}');
+});
+
+test("turns: a view each, the latest by first arrival, seqs scoped by turn", () => {
+  const r = new Receiver("t1");
+  const op = (turn, seq, text) => ({ type: "block", task: "t1", turn, streamKey: "", seq, id: "", kind: "text",
+    status: "running", payload: { text }, source: "envelope" });
+  assert.equal(r.apply(op("q", 1, "question turn")).result, "applied");
+  assert.equal(r.apply(op("a", 1, "answer turn, seq 1 again")).result, "applied");
+  assert.equal(r.apply(op("q", 1, "question turn")).result, "duplicate");
+  assert.deepEqual(r.turns(), ["q", "a"]);
+  assert.equal(r.view().turn, "a");
+  assert.equal(r.turnView("q").blocks[0].payload.text, "question turn");
+  assert.equal(r.turnView("nope"), null);
+  assert.equal(r.turnViewJSON("nope"), null);
+  assert.equal(r.outcome(), null);
+  assert.equal(r.outcomeJSON(), "null");
+  assert.equal(r.apply({ type: "seal", task: "t1", turn: "a" }).result, "applied");
+  assert.equal(r.apply({ type: "seal", task: "t1", turn: "a" }).result, "duplicate");
+  const result = { type: "result", task: "t1", turn: "a", state: "TASK_STATE_COMPLETED", verdict: "completed",
+    reply: "done", counters: { applied: 1 } };
+  assert.equal(r.apply(result).result, "applied");
+  assert.equal(r.apply(result).result, "duplicate");
+  assert.equal(r.apply({ ...result, reply: "other" }).result, "conflict");
+  assert.equal(r.outcome().reply, "done");
+  assert.equal(r.outcome("q"), null);
+  assert.equal(r.refused(), 0);
 });

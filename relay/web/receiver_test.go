@@ -30,8 +30,15 @@ func (c jsCaps) merge() merge.Caps {
 
 // received is what a receiver made of an op stream.
 type received struct {
-	// Views are the JSON of each turn's view, in turn order.
-	Views []string
+	// Results are what Apply said of each op.
+	Results []string `json:"results"`
+	// Views are the JSON of each turn's view, in turn order; the latest
+	// view alone when there is no turn.
+	Views []string `json:"views"`
+	// Outcome is the JSON of the latest turn's result ("null" before it).
+	Outcome string `json:"outcome"`
+	// Refused counts the ops refused because their turn was evicted.
+	Refused int64 `json:"refused"`
 }
 
 // goReceive feeds the op lines to a Go Receiver, as a front end written in
@@ -40,18 +47,37 @@ type received struct {
 func goReceive(t testing.TB, task string, caps jsCaps, lines []string) received {
 	t.Helper()
 	r := merge.NewReceiver(task, caps.merge())
+	var out received
 	for _, line := range lines {
 		var op merge.Op
 		if err := json.Unmarshal([]byte(line), &op); err != nil {
-			op = merge.Op{Type: "undecodable"} // counted in Counters.Invalid
+			op = merge.Op{Type: "undecodable"} // Apply counts it in Counters.Invalid
 		}
-		r.Apply(op)
+		out.Results = append(out.Results, r.Apply(op).String())
 	}
-	b, err := json.Marshal(r.View())
+	marshalView := func(v merge.View) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatalf("marshal view: %v", err)
+		}
+		return string(b)
+	}
+	for _, turn := range r.Turns() {
+		v, ok := r.TurnView(turn)
+		if !ok {
+			t.Fatalf("TurnView(%q) of a turn Turns listed: not ok", turn)
+		}
+		out.Views = append(out.Views, marshalView(v))
+	}
+	if len(out.Views) == 0 {
+		out.Views = []string{marshalView(r.View())}
+	}
+	b, err := json.Marshal(r.Result())
 	if err != nil {
-		t.Fatalf("marshal view: %v", err)
+		t.Fatalf("marshal result: %v", err)
 	}
-	return received{Views: []string{string(b)}}
+	out.Outcome, out.Refused = string(b), r.Refused()
+	return out
 }
 
 // nodeCase is one op stream for the JS side (testdata/harness.mjs).
@@ -62,9 +88,9 @@ type nodeCase struct {
 }
 
 type nodeAnswer struct {
-	Results []string `json:"results"`
-	View    string   `json:"view"`
-	Plain   string   `json:"plain"`
+	received
+	// Plain is JSON.stringify of the latest view().
+	Plain string `json:"plain"`
 }
 
 // needNode returns the path of node, or skips the test.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tfrs/a2a-progress/envelope"
@@ -23,16 +24,21 @@ var update = flag.Bool("update", false, "rewrite the golden op vectors in testda
 //
 //   - NAME.ops.ndjson: the op stream, one op per line, in arrival order
 //     (lines a receiver must reject included);
-//   - NAME.views.ndjson: the view of each turn, in turn order, exactly as
-//     Go's json.Marshal writes a merge.View;
-//   - NAME.json: what the vector shows, the receiving task and the caps a
-//     receiver is built with.
+//   - NAME.views.ndjson: the view of each turn, in turn order (the order in
+//     which a first op of each arrived), exactly as Go's json.Marshal
+//     writes a merge.View; with no turn, the receiver's empty view;
+//   - NAME.json: what the vector shows, the receiving task, the caps a
+//     receiver is built with, what Apply says of each op, the turn ids, and
+//     the latest turn's outcome (the result op's TurnResult, or null).
 const vectorDir = "../../testdata/ops"
 
 type vectorMeta struct {
-	Description string `json:"description"`
-	Task        string `json:"task"`
-	Caps        jsCaps `json:"caps"`
+	Description string          `json:"description"`
+	Task        string          `json:"task"`
+	Caps        jsCaps          `json:"caps"`
+	Results     []string        `json:"results"`
+	Turns       []string        `json:"turns"`
+	Outcome     json.RawMessage `json:"outcome"`
 }
 
 type vector struct {
@@ -44,19 +50,29 @@ type vector struct {
 	turnView *merge.View
 }
 
-// producer applies readings to a real merge.Turn and keeps its ops.
+// producer applies readings to a real merge.Turn and keeps its ops. The
+// n-th reading is produced at start + n × 250 ms.
 type producer struct {
-	t   testing.TB
-	tn  *merge.Turn
-	ops []merge.Op
+	t     testing.TB
+	tn    *merge.Turn
+	ops   []merge.Op
+	start time.Time
+	n     int
 }
 
+var t0 = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+
 func newProducer(t testing.TB, caps merge.Caps) *producer {
-	return &producer{t: t, tn: merge.NewTurn("t1", caps)}
+	return newTurnProducer(t, "msg-1", t0, caps)
+}
+
+func newTurnProducer(t testing.TB, turn string, start time.Time, caps merge.Caps) *producer {
+	return &producer{t: t, tn: merge.NewTurn("t1", turn, caps), start: start}
 }
 
 func (p *producer) apply(r envelope.Reading) *producer {
-	if ch := p.tn.Apply(r); ch.Result == merge.Applied {
+	p.n++
+	if ch := p.tn.ApplyAt(r, p.start.Add(time.Duration(p.n)*250*time.Millisecond)); ch.Result == merge.Applied {
 		p.ops = append(p.ops, ch.Op)
 	} else {
 		p.t.Fatalf("producer: %v for %+v", ch.Result, r)
@@ -86,6 +102,11 @@ func (p *producer) proj(key string, seq int64, status envelope.Status, pl envelo
 
 func (p *producer) seal() *producer {
 	p.ops = append(p.ops, p.tn.Seal())
+	return p
+}
+
+func (p *producer) result(r merge.TurnResult) *producer {
+	p.ops = append(p.ops, p.tn.ResultOp(r))
 	return p
 }
 
@@ -293,6 +314,31 @@ func vectors(t testing.TB) []vector {
 	v = basic(t).vector("unsealed", "No seal yet: running calls stay running.", merge.Caps{})
 	add(v)
 
+	caps = merge.Caps{MaxOutputBytes: 10}
+	p = newProducer(t, caps).
+		run("c1", 1, grep).
+		run("c1", 2, chunk("grep", "aaaa\n")).
+		run("c1", 3, chunk("grep", "ééé\n")).
+		run("c1", 4, chunk("grep", "日本\n")).
+		env("c1", 5, envelope.StatusDone, chunk("grep", "end\n")).
+		seal()
+	rcv := merge.NewReceiver("t1", caps)
+	for _, op := range p.ops {
+		rcv.Apply(op)
+	}
+	v = vector{name: "snapshot-stubs", meta: vectorMeta{Description: "A relay's snapshot of a turn (Go Receiver.Ops): " +
+		"a chunk whose text the output cap dropped comes as its stub, chunk \"\" and its size in truncated; a " +
+		"receiver counts it, names and closes the call by it, and knows its seq. The snapshot's ops shuffled.",
+		Task: "t1", Caps: toJSCaps(caps)}}
+	for _, op := range rcv.Ops("msg-1") {
+		v.ops = append(v.ops, marshal(t, op))
+	}
+	v.ops = shuffled(14, v.ops)
+	add(v)
+
+	for _, v := range turnVectors(t) {
+		add(v)
+	}
 	add(invalidVector(t))
 	add(int64Vector(t))
 	add(orderVector(t))
@@ -307,13 +353,13 @@ func invalidVector(t testing.TB) vector {
 		"accepts though they look odd: keys in other case or Unicode folding (ſ, K), unknown fields, repeated "+
 		"keys (the last wins), a null payload of a text block, lone surrogates (read as U+FFFD).", merge.Caps{})
 	v.turnView = nil
-	v.ops = append(v.ops,
+	manual := []string{
 		// Accepted:
-		`{"TYPE":"block","Task":"t1","ſtreamKey":"c1","ſeq":2,"id":"","KIND":"tool_output_append","status":"running","payload":{"TOOL":"grep","chunk":"out\n"},"source":"envelope","extra":{"nested":[1,2,{"x":null}]}}`,
-		`{"type":"block","task":"t1","stream`+"\u212a"+`ey":"c1","seq":3,"seq":4,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"grep","chunk":"more\n"},"payload":{"tool":"grep","chunk":"last payload wins\n"},"source":"envelope"}`,
+		`{"TYPE":"block","Task":"t1","TURN":"msg-1","ſtreamKey":"c1","ſeq":2,"id":"","KIND":"tool_output_append","status":"running","payload":{"TOOL":"grep","chunk":"out\n"},"source":"envelope","extra":{"nested":[1,2,{"x":null}]}}`,
+		`{"type":"block","task":"t1","stream` + "\u212a" + `ey":"c1","seq":3,"seq":4,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"grep","chunk":"more\n"},"payload":{"tool":"grep","chunk":"last payload wins\n"},"source":"envelope"}`,
 		`{"type":"block","task":"t1","streamKey":"","seq":5,"id":"","kind":"text","status":"running","payload":null,"source":"envelope","reason":null,"truncated":-0}`,
 		`{"type":"block","task":"t1","streamKey":"","seq":6,"id":"","kind":"text","status":"running","payload":{"text":"lone \ud800 and pair \ud83d\ude00 and \u00e9"},"source":"envelope"}`,
-		`  {"type":"block","task":"t1","streamKey":"","seq":0,"id":"msg:2","kind":"text","status":"running","payload":{"text":"unanchored"},"source":"fallback","after":null,"ordinal":2}`+"\t",
+		`  {"type":"block","task":"t1","streamKey":"","seq":0,"id":"msg:2","kind":"text","status":"running","payload":{"text":"unanchored"},"source":"fallback","after":null,"ordinal":2}` + "\t",
 		// Rejected:
 		``,
 		`{"type":"block"`,
@@ -339,7 +385,7 @@ func invalidVector(t testing.TB) vector {
 		`{"type":"block","task":"t1","streamKey":"","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","overSoftLimit":"yes"}`,
 		`{"type":"block","task":"t1","streamKey":"","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","truncated":-1}`,
 		`{"type":"block","task":"t1","streamKey":"","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope"}x`,
-		`{"type":"block","task":"t1","streamKey":"","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"a`+"\x01"+`"},"source":"envelope"}`,
+		`{"type":"block","task":"t1","streamKey":"","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"a` + "\x01" + `"},"source":"envelope"}`,
 		`{"type":"block","task":"t1","streamKey":"c9","seq":7,"id":"","kind":"tool_call","status":"running","payload":{},"source":"envelope"}`,
 		`{"type":"block","task":"t1","streamKey":"","seq":0,"id":"m","kind":"thinking","status":"running","payload":{"text":"a"},"source":"fallback","ordinal":1}`,
 		`{"type":"block","task":"t1","streamKey":"","seq":0,"id":"m","kind":"text","status":"running","payload":{"text":"a"},"source":"fallback"}`,
@@ -347,7 +393,40 @@ func invalidVector(t testing.TB) vector {
 		`{"type":"block","task":"t1","streamKey":"","seq":1,"id":"p","kind":"text","status":"running","payload":{"text":"a"},"source":"projection","ordinal":1}`,
 		`{"type":"block","task":"t1","streamKey":"k","seq":1,"id":"p","kind":"tool_output_append","status":"running","payload":{"tool":"t","chunk":"a"},"source":"projection","ordinal":1}`,
 		`{"type":"block","task":"t1","streamKey":"k","seq":1,"id":"p","kind":"text","status":"running","payload":{"text":"a"},"source":"projection","reason":"bad_json","ordinal":1}`,
-		`{"type":"block","task":"t1","streamKey":"c9","seq":7,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"t","chunk":"`+strings.Repeat("x", envelope.HardChunkLimit+1)+`"},"source":"envelope"}`,
+		`{"type":"block","task":"t1","streamKey":"c9","seq":7,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"t","chunk":"` + strings.Repeat("x", envelope.HardChunkLimit+1) + `"},"source":"envelope"}`,
+		`{"type":"block","task":"t1","streamKey":"c9","seq":7,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"t","chunk":"text"},"source":"envelope","truncated":3}`,
+		`{"type":"block","task":"t1","streamKey":"c9","seq":7,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"t","chunk":""},"source":"envelope","truncated":65537}`,
+		`{"type":"block","task":"t1","streamKey":"","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"2026-12-01T10:00:00.25Z"}`,
+		`{"type":"block","task":"t1","streamKey":"","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"2026-12-01T10:00:00.000000000+00:00"}`,
+		`{"type":"block","task":"t1","streamKey":"","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"2026-02-29T10:00:00.000000000Z"}`,
+		`{"type":"block","task":"t1","streamKey":"","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"2026-12-01T24:00:00.000000000Z"}`,
+		`{"type":"block","task":"t1","streamKey":"","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":1764583200}`,
+		`{"type":"seal","task":"t1","turn":""}`,
+		`{"type":"seal","task":"t1","turn":"`+strings.Repeat("é", merge.MaxIdentBytes/2)+`x"}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_FAILED","verdict":"completed","counters":{}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"done","counters":{}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"incomplete","counters":{}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_FAILED","verdict":"failed","reply":"hi","counters":{}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","interrupt":{"question":"?"},"counters":{}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","counters":{"late":-1}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","counters":{"fallbacks":{"\u0085 ":1}}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","counters":{"fallbacks":{"x":-1}}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","artifacts":{},"counters":{}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","counters":[]}`,
+	}
+	for _, line := range manual {
+		// Every line has the turn, but for the ones that test it.
+		if !strings.Contains(line, `"turn"`) {
+			line = strings.Replace(line, `"task":"t1",`, `"task":"t1","turn":"msg-1",`, 1)
+		}
+		v.ops = append(v.ops, line)
+	}
+	v.ops = append(v.ops,
+		`{"type":"seal","task":"t1"}`,
+		`{"type":"block","task":"t1","streamKey":"","seq":8,"id":"","kind":"text","status":"running","payload":{"text":"no turn"},"source":"envelope"}`,
+		// Accepted: a result whose blank-looking reason is not blank to Go
+		// (U+FEFF is no space), odd counters merged as encoding/json does.
+		`{"type":"result","task":"t1","turn":"msg-1","state":"TASK_STATE_COMPLETED","verdict":"completed","reply":"ok","counters":{"applied":1,"fallbacks":{"\ufeff":1}},"counters":{"late":2,"fallbacks":{"no_envelope":null}},"artifacts":[{"id":"a","name":"n"}],"artifacts":[{"text":"t"}]}`,
 	)
 	return v
 }
@@ -394,11 +473,23 @@ func receiveVector(t testing.TB, v vector) received {
 
 func vectorFiles(t testing.TB, v vector) map[string][]byte {
 	t.Helper()
-	meta, err := json.MarshalIndent(v.meta, "", "  ")
+	r := receiveVector(t, v)
+	m := v.meta
+	m.Results, m.Outcome = r.Results, json.RawMessage(r.Outcome)
+	m.Turns = []string{}
+	for _, view := range r.Views {
+		var head struct{ Turn string }
+		if err := json.Unmarshal([]byte(view), &head); err != nil {
+			t.Fatal(err)
+		}
+		if head.Turn != "" {
+			m.Turns = append(m.Turns, head.Turn)
+		}
+	}
+	meta, err := json.MarshalIndent(m, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := receiveVector(t, v)
 	return map[string][]byte{
 		v.name + ".json":         append(meta, '\n'),
 		v.name + ".ops.ndjson":   []byte(strings.Join(v.ops, "\n") + "\n"),
@@ -428,7 +519,7 @@ func TestVectors(t *testing.T) {
 			if v.turnView != nil {
 				got := receiveVector(t, v)
 				var rv merge.View
-				if err := json.Unmarshal([]byte(got.Views[len(got.Views)-1]), &rv); err != nil {
+				if err := json.Unmarshal([]byte(got.Views[0]), &rv); err != nil {
 					t.Fatal(err)
 				}
 				if d := cmp.Diff(transportFree(*v.turnView), transportFree(rv)); d != "" {
@@ -469,4 +560,112 @@ func transportFree(v merge.View) merge.View {
 	c := &v.Counters
 	c.Duplicates, c.Conflicts, c.Late, c.DroppedAfterSeal, c.DroppedByCap, c.Invalid = 0, 0, 0, 0, 0, 0
 	return v
+}
+
+// question is the first turn of a task that asks the caller a question:
+// its seqs start at 1.
+func question(t testing.TB) *producer {
+	return newTurnProducer(t, "msg-q", t0, merge.Caps{}).
+		run("", 1, text("Checking the expense")).
+		run("c1", 2, envelope.ToolCall{Tool: "expense-review", ToolCallID: "call-9"}).
+		run("c1", 3, chunk("expense-review", "amount: 1200 EUR\n")).
+		seal().
+		result(merge.TurnResult{State: "TASK_STATE_INPUT_REQUIRED", Verdict: merge.VerdictInputRequired,
+			Interrupt: &merge.Interrupt{Question: "Approve 1200 EUR?", Items: []merge.InterruptItem{
+				{ToolCallID: "call-9", ToolName: "expense-review", Message: "Approve 1200 EUR?"}}},
+			Context: "ctx-1"})
+}
+
+// answer is the second turn on the same task, after the caller answered:
+// its seqs start at 1 again, on the same stream key.
+func answer(t testing.TB) *producer {
+	return newTurnProducer(t, "msg-a", t0.Add(time.Minute), merge.Caps{}).
+		run("c1", 1, envelope.ToolCall{Tool: "expense-review", ToolCallID: "call-9"}).
+		run("c1", 2, chunk("expense-review", "approved\n")).
+		env("c1", 3, envelope.StatusDone, envelope.ToolCall{Tool: "expense-review", ToolCallID: "call-9"}).
+		run("", 4, text("Booked.")).
+		seal().
+		result(merge.TurnResult{State: "TASK_STATE_COMPLETED", Verdict: merge.VerdictCompleted, Reply: "Booked.",
+			Artifacts: []merge.Artifact{{ID: "a1", Name: "receipt", Text: "1200 EUR <approved>"}}, Context: "ctx-1"})
+}
+
+// turnVectors are the vectors of turns, results and times.
+func turnVectors(t testing.TB) []vector {
+	var vs []vector
+	q, a := question(t), answer(t)
+	v := vector{name: "two-turns", meta: vectorMeta{Description: "An interrupt answered on the same task: the second " +
+		"turn's seqs start at 1 again on the same stream key, and make a view of their own (nothing of it is a " +
+		"duplicate or conflict of the first); each turn's ops shuffled, the second turn's after the first's. The " +
+		"outcome is the latest turn's.", Task: "t1"},
+		ops: append(shuffled(10, q.lines()), shuffled(11, a.lines())...)}
+	vs = append(vs, v)
+	v = vector{name: "two-turns-interleaved", meta: vectorMeta{Description: "The two turns' ops interleaved at random: " +
+		"turns are ordered by the first arrival of one of their ops, whichever turn that is.", Task: "t1"},
+		ops: shuffled(12, append(q.lines(), a.lines()...))}
+	vs = append(vs, v)
+
+	for _, r := range []merge.TurnResult{
+		{State: "TASK_STATE_COMPLETED", Verdict: merge.VerdictCompleted, Reply: "All done.",
+			Artifacts:          []merge.Artifact{{ID: "a1", Text: "report"}, {ID: "a2", Name: "log", Text: "line 1\nline 2"}},
+			ArtifactsTruncated: true},
+		{State: "TASK_STATE_FAILED", Verdict: merge.VerdictFailed, Error: "upstream returned 502"},
+		{State: "TASK_STATE_REJECTED", Verdict: merge.VerdictRejected, Error: "not my job"},
+		{State: "TASK_STATE_CANCELED", Verdict: merge.VerdictCanceled},
+		{State: "TASK_STATE_INPUT_REQUIRED", Verdict: merge.VerdictInputRequired,
+			Interrupt: &merge.Interrupt{Question: "Which account?"}},
+		{State: "TASK_STATE_AUTH_REQUIRED", Verdict: merge.VerdictAuthRequired,
+			Interrupt: &merge.Interrupt{Question: "Sign in", Items: []merge.InterruptItem{{ToolCallID: "c1", ToolName: "grep"}}}},
+		{State: "TASK_STATE_WORKING", Verdict: merge.VerdictIncomplete, Error: "stream cut; the task could not be resolved"},
+	} {
+		p := newProducer(t, merge.Caps{}).
+			run("c1", 1, grep).
+			run("c1", 2, chunk("grep", "hit\n")).
+			run("", 3, text("thinking about it"))
+		desc := "A result op of verdict " + string(r.Verdict) + " after the seal; its counters are the producing turn's."
+		if r.Verdict != merge.VerdictIncomplete {
+			p.seal()
+		} else {
+			desc = "An incomplete turn: the result op without a seal (the task may still be running), so its calls " +
+				"stay running."
+		}
+		p.result(r)
+		v := p.vector("result-"+string(r.Verdict), desc, merge.Caps{})
+		v.ops = shuffled(13, v.ops)
+		vs = append(vs, v)
+	}
+
+	p := newProducer(t, merge.Caps{}).run("", 1, text("x")).seal().
+		result(merge.TurnResult{State: "TASK_STATE_COMPLETED", Verdict: merge.VerdictCompleted, Reply: "first"})
+	v = p.vector("result-conflict", "A seal twice is a duplicate; the same result twice a duplicate; another result "+
+		"for the turn a conflict, and the first stands.", merge.Caps{})
+	other := *p.ops[2].Result
+	other.Reply = "second"
+	v.ops = append(v.ops, v.ops[1], v.ops[2], marshal(t, merge.Op{Type: merge.OpResult, Task: "t1", Turn: "msg-1", Result: &other}))
+	vs = append(vs, v)
+
+	p = newProducer(t, merge.Caps{}).
+		run("c1", 1, grep).
+		fallback("msg:f", "a fallback", envelope.ReasonNoEnvelope).
+		run("", 2, text("y"))
+	v = p.vector("at-first-arrival", "at is informational: a copy with another at is a duplicate, and the first "+
+		"arrival's at stays (here the copies, stamped an hour later, arrive first).", merge.Caps{})
+	var early []string
+	for _, op := range p.ops {
+		op.At = op.Block.At.Add(time.Hour)
+		early = append(early, marshal(t, op))
+	}
+	v.ops = append(early, v.ops...)
+	v.turnView = nil
+	vs = append(vs, v)
+
+	var lines []string
+	for i := range merge.MaxReceiverTurns + 1 {
+		p := newTurnProducer(t, "msg-"+string(rune('a'+i)), t0, merge.Caps{}).run("", 1, text(string(rune('a'+i))))
+		lines = append(lines, p.lines()...)
+	}
+	lines = append(lines, lines[0], lines[1])
+	vs = append(vs, vector{name: "evicted-turns", meta: vectorMeta{Description: "One turn more than a receiver keeps " +
+		"(16): the oldest is evicted, and its later ops are refused (dropped_cap) instead of opening it again; the " +
+		"others are kept.", Task: "t1"}, ops: lines})
+	return vs
 }
