@@ -131,29 +131,6 @@ func newFrontRig(t *testing.T, wrap func(http.Handler) http.Handler) *frontRig {
 	return &frontRig{agent: s, url: srv.URL}
 }
 
-// relayForwardsResults reports whether the relay forwards a turn's result
-// op (it settles on it); before it does, the front ends get no outcome.
-func relayForwardsResults() bool { return settles(merge.Op{Type: merge.OpResult}) }
-
-// needsResultOp skips a test that is about a turn's outcome while the relay
-// forwards no result op.
-func needsResultOp(t *testing.T) {
-	if !relayForwardsResults() {
-		t.Skip("skipping: the relay forwards no result op yet, so no outcome reaches the front ends")
-	}
-}
-
-// expectOutcome is out when the relay forwards result ops, else nil: then
-// the test checks the blocks (each once, in order, no client error) and
-// says that it left the outcome out.
-func expectOutcome(t *testing.T, out *frontOutcome) *frontOutcome {
-	if relayForwardsResults() {
-		return out
-	}
-	t.Log("the relay forwards no result op yet: checking the blocks, not the outcome")
-	return nil
-}
-
 // frontCases are the turns every endpoint test runs through the callee.
 var frontCases = []struct {
 	name  string
@@ -176,8 +153,7 @@ func TestAGUIEndpoint(t *testing.T) {
 			var res aguiResult
 			runHarness(t, "agui.mjs", map[string]any{"url": rig.url + "/ag-ui", "threadId": "thread-" + tc.name,
 				"messages": []any{map[string]any{"id": "u-" + tc.name, "role": "user", "content": sc.Name}}}, &res)
-			out := expectOutcome(t, &tc.out)
-			checkAGUI(t, res, &res.Run, wantShown(scriptView(sc), out), out)
+			checkAGUI(t, res, &res.Run, wantShown(scriptView(sc), &tc.out), &tc.out)
 		})
 	}
 }
@@ -203,7 +179,7 @@ func TestAGUIEndpointReconnect(t *testing.T) {
 		t.Fatal("no connect run")
 	}
 	res.Warnings = dropCutWarnings(res.Warnings)
-	out := expectOutcome(t, &frontCases[0].out)
+	out := &frontCases[0].out
 	checkAGUI(t, res, res.Connect, wantShown(scriptView(sc), out), out)
 }
 
@@ -230,8 +206,7 @@ func TestAISDKEndpoint(t *testing.T) {
 				var res aisdkResult
 				runHarness(t, "aisdk.mjs", map[string]any{"api": rig.url + "/api/chat", "id": "chat-" + tc.name + "-" + mode,
 					"text": sc.Name, "mode": mode}, &res)
-				out := expectOutcome(t, &tc.out)
-				checkAISDK(t, res, wantShown(scriptView(sc), out), out, mode == "chat")
+				checkAISDK(t, res, wantShown(scriptView(sc), &tc.out), &tc.out, mode == "chat")
 			})
 		}
 	}
@@ -255,7 +230,7 @@ func TestAISDKEndpointResume(t *testing.T) {
 	}
 	res.Errors = dropCutWarnings(res.Errors)
 	res.Warnings = dropCutWarnings(res.Warnings)
-	out := expectOutcome(t, &frontCases[0].out)
+	out := &frontCases[0].out
 	checkAISDK(t, res, wantShown(scriptView(sc), out), out, true)
 }
 
@@ -287,7 +262,7 @@ func TestFrontEndpointsUnderFaults(t *testing.T) {
 			sc := callee.Trajectory(40, callee.Named("faults-"+proto), callee.Reorder(5), callee.Duplicate(4), callee.SkipSeqs(2))
 			rig.agent.Register(sc)
 			rig.agent.CutAfter(12, true)
-			out := expectOutcome(t, &frontOutcome{Verdict: "completed", Reply: sc.FinalText})
+			out := &frontOutcome{Verdict: "completed", Reply: sc.FinalText}
 			want := wantShown(scriptView(sc), out)
 			if proto == "ag-ui" {
 				var res aguiResult
@@ -307,7 +282,6 @@ func TestFrontEndpointsUnderFaults(t *testing.T) {
 // answers it (RunAgentInput.resume): the answer goes to the interrupted
 // task as a new turn, which completes.
 func TestAGUIAnswerInterrupt(t *testing.T) {
-	needsResultOp(t)
 	frontendsNode(t)
 	rig := newFrontRig(t, nil)
 	sc := frontScript("agui-ask", a2a.TaskStateInputRequired, "Ship the partial order?", "")
@@ -320,13 +294,6 @@ func TestAGUIAnswerInterrupt(t *testing.T) {
 	}
 	if res.Answer == nil {
 		t.Fatal("no answering run")
-	}
-	if res.Answer.Error == nil && res.Answer.Finished == nil && res.Answer.RunError == nil {
-		// The encoder never ends a run by itself without RUN_FINISHED or
-		// RUN_ERROR: the relay ended the stream, which it does for a task
-		// whose turn settled until it reopens a settled task for its next
-		// turn.
-		t.Skipf("the relay ended the answer's stream unsettled (events %v): a settled task is not reopened for a new turn", res.Answer.Events)
 	}
 	if res.Answer.Error != nil || res.Answer.Finished == nil || res.Answer.Finished.Outcome != "success" {
 		t.Fatalf("answering run: error %v, finished %+v, want success (events %v)", res.Answer.Error, res.Answer.Finished, res.Answer.Events)
