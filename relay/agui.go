@@ -431,6 +431,7 @@ func (e *aguiEncoder) appendOutput(key, chunk string, emit func(aguiEvent)) bool
 	return true
 }
 
+func (e *aguiEncoder) done() bool         { return e.finished }
 func (e *aguiEncoder) itemIDs() *frontIDs { return e.ids }
 
 // AGUI returns the handler of an AG-UI run endpoint (mounted by `a2a-tail

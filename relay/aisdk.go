@@ -250,6 +250,7 @@ func (e *aisdkEncoder) appendOutput(key, chunk string, emit func(aisdkEvent)) bo
 	return true
 }
 
+func (e *aisdkEncoder) done() bool         { return e.finished }
 func (e *aisdkEncoder) itemIDs() *frontIDs { return e.ids }
 
 // aisdkChatRequest is the part of useChat's POST body the relay reads

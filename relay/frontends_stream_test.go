@@ -2,6 +2,7 @@ package relay
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -37,7 +38,10 @@ func streamServer(t *testing.T, ops []merge.Op, dup bool) *httptest.Server {
 			ew := newEventWriter(w)
 			for _, op := range ops {
 				for range 1 + btoi(dup) {
-					if err := s.Op(ew, Event{Op: op}); err != nil {
+					if err := s.Op(ew, Event{Op: op}); errors.Is(err, errFrontDone) {
+						_ = ew.Flush()
+						return // as the relay ends the response
+					} else if err != nil {
 						t.Errorf("Op: %v", err)
 						return
 					}
@@ -94,4 +98,34 @@ func TestFrontStreamLiveOps(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestFrontStreamEndsAtIncomplete: an incomplete result ends the front end's
+// run (RUN_ERROR / error) and its response, although the relay goes on with
+// the turn (an incomplete result settles nothing): the client libraries'
+// runs end instead of waiting on an open body.
+func TestFrontStreamEndsAtIncomplete(t *testing.T) {
+	frontendsNode(t)
+	rs := realisticReadings()
+	half := len(rs) / 2
+	turn := merge.NewTurn(mapTask, mapTurn, merge.Caps{})
+	var ops []merge.Op
+	for i, r := range rs {
+		if i == half {
+			ops = append(ops, turn.ResultOp(merge.TurnResult{Verdict: merge.VerdictIncomplete, State: "TASK_STATE_WORKING", Error: "stream cut"}))
+		}
+		if ch := turn.Apply(r); ch.Result == merge.Applied {
+			ops = append(ops, ch.Op)
+		}
+	}
+	out := &frontOutcome{Verdict: merge.VerdictIncomplete, Error: "stream cut"}
+	want := wantShown(play(rs[:half], nil, func(*merge.View, *frontOutcome) {}), out)
+	s := streamServer(t, ops, false)
+	var ag aguiResult
+	runHarness(t, "agui.mjs", map[string]any{"url": s.URL + "/run", "threadId": "thread-1",
+		"messages": []any{map[string]any{"id": "u1", "role": "user", "content": "order 42?"}}}, &ag)
+	checkAGUI(t, ag, &ag.Run, want, out)
+	var ai aisdkResult
+	runHarness(t, "aisdk.mjs", map[string]any{"api": s.URL + "/api/chat", "id": "chat-1", "text": "order 42?", "mode": "chat"}, &ai)
+	checkAISDK(t, ai, want, out, true)
 }

@@ -211,7 +211,15 @@ type frontEncoder interface {
 	// itemIDs are the encoder's ids of the turn it renders (nil before the
 	// first sync).
 	itemIDs() *frontIDs
+	// done reports whether the encoder sent the run's end (the outcome).
+	done() bool
 }
+
+// errFrontDone ends a front-end response once its run ended: the relay ends
+// a response when its Encoder returns an error. The front ends' clients
+// wait for the body to end, and the relay goes on with a turn whose result
+// settles nothing (incomplete: a follow may still bring it to an end).
+var errFrontDone = errors.New("relay: the front end's run ended")
 
 // frontStream adapts one of the front-end encoders to the relay's Encoder:
 // it keeps a Receiver of the ops it got and renders the receiver's view of
@@ -246,6 +254,8 @@ type frontStream struct {
 	minSeq int64
 	seqs   int64
 
+	// ended: the end marker was written.
+	ended  bool
 	end    func(ew *EventWriter, settled bool) error
 	header func(h http.Header)
 	// named, when set, is told the task the first op names.
@@ -263,7 +273,22 @@ func (s *frontStream) SnapshotStart(*EventWriter) error { s.inSnap = true; retur
 
 func (s *frontStream) SnapshotEnd(ew *EventWriter) error {
 	s.inSnap = false
-	return s.render(ew)
+	return s.finish(ew, s.render(ew))
+}
+
+// finish ends the response once the encoder sent the run's end: the end
+// marker, then errFrontDone.
+func (s *frontStream) finish(ew *EventWriter, err error) error {
+	if err != nil || !s.enc.done() || s.ended {
+		return err
+	}
+	s.ended = true
+	if s.end != nil {
+		if err := s.end(ew, true); err != nil {
+			return err
+		}
+	}
+	return errFrontDone
 }
 
 func (s *frontStream) Op(ew *EventWriter, ev Event) error {
@@ -285,7 +310,7 @@ func (s *frontStream) Op(ew *EventWriter, ev Event) error {
 		if done || err != nil {
 			return err
 		}
-		return s.render(ew)
+		return s.finish(ew, s.render(ew))
 	}
 	it, ok := s.appendable(&ev.Op)
 	s.note(&ev.Op)
@@ -295,7 +320,7 @@ func (s *frontStream) Op(ew *EventWriter, ev Event) error {
 	case ok:
 		return s.emit(ew, func(emit func(map[string]any)) { s.enc.appendItem(it, emit) })
 	}
-	return s.render(ew)
+	return s.finish(ew, s.render(ew))
 }
 
 // follows reports whether op is a live envelope block that follows the
@@ -373,9 +398,13 @@ func (s *frontStream) note(op *merge.Op) {
 }
 
 func (s *frontStream) End(ew *EventWriter, settled bool) error {
+	if s.ended {
+		return nil
+	}
 	if err := s.render(ew); err != nil {
 		return err
 	}
+	s.ended = true
 	if s.end != nil {
 		return s.end(ew, settled)
 	}

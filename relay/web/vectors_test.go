@@ -402,7 +402,7 @@ func invalidVector(t testing.TB) vector {
 		`{"type":"block","task":"t1","streamKey":"","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"2026-12-01T24:00:00.000000000Z"}`,
 		`{"type":"block","task":"t1","streamKey":"","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":1764583200}`,
 		`{"type":"seal","task":"t1","turn":""}`,
-		`{"type":"seal","task":"t1","turn":"`+strings.Repeat("é", merge.MaxIdentBytes/2)+`x"}`,
+		`{"type":"seal","task":"t1","turn":"` + strings.Repeat("é", merge.MaxIdentBytes/2) + `x"}`,
 		`{"type":"result","task":"t1","state":"TASK_STATE_FAILED","verdict":"completed","counters":{}}`,
 		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"done","counters":{}}`,
 		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"incomplete","counters":{}}`,
