@@ -11,7 +11,6 @@ const state = {
   task: "",
   rx: null,
   es: null,
-  result: null, // the latest result op, when the receiver does not keep it
   reconnects: 0,
   opened: false,
   frame: 0,
@@ -82,16 +81,10 @@ function watch(task) {
   };
   es.onmessage = (ev) => {
     state.rx.apply(ev.data);
-    let type = "";
-    try {
-      const op = JSON.parse(ev.data);
-      type = op.type;
-      if (type === "result") state.result = op;
-    } catch {
-      // the receiver counted it as invalid
-    }
     schedule();
-    if (type === "result") finish();
+    // The result op of the latest turn ends the watch (the relay ends the
+    // response after it; without close() EventSource would reconnect).
+    if (outcome()) finish();
   };
   es.onerror = () => {
     // The relay ends the response when the turn settled: a sealed view
@@ -100,7 +93,7 @@ function watch(task) {
     if (sealed()) {
       finish();
     } else if (es.readyState === EventSource.CLOSED) {
-      setConn("ended", "disconnected");
+      setConn("closed", "disconnected");
     } else {
       setConn("reconnecting", "reconnecting");
     }
@@ -112,15 +105,15 @@ function sealed() {
 }
 
 function outcome() {
-  const rx = state.rx;
-  if (typeof rx.outcome === "function") return rx.outcome() || state.result;
-  return state.result;
+  return state.rx.outcome();
 }
 
 function finish() {
   if (state.es) state.es.close();
+  if (state.frame) cancelAnimationFrame(state.frame);
+  state.frame = 0;
+  render(); // the final view is on the page before the indicator says so
   setConn("ended", "finished");
-  schedule();
 }
 
 function schedule() {
@@ -139,7 +132,8 @@ function toolKey(b) {
 
 function render() {
   const view = state.rx.view();
-  if (view.turn) $("turn-label").textContent = "· turn " + view.turn;
+  const turns = state.rx.turns();
+  $("turn-label").textContent = turns.length > 1 ? `· turn ${turns.length}` : "";
   const calls = new Map((view.toolCalls || []).map((c) => [c.key, c]));
   const times = new Map(); // tool key → {start, end} from the blocks' at
   for (const b of view.blocks || []) {
