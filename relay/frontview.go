@@ -17,7 +17,7 @@ import (
 // client that already holds it replaces it instead of adding a second one.
 
 // frontOutcome is the settled end of a turn as the front-end encoders render
-// it: the result op's TurnResult (PROTOCOL.md, "Result op").
+// it: the result op's TurnResult (PROTOCOL.md §4.3).
 type frontOutcome = merge.TurnResult
 
 // interrupted reports whether a verdict is an interrupt (the turn waits for
@@ -73,7 +73,7 @@ func toolClosed(s merge.ToolStatus) bool {
 }
 
 // frontPrefix is the prefix of every id of one turn's items: "a2a-" and 12
-// hex digits of a hash of the task and the turn. Peer-chosen ids (task,
+// hex digits of a hash of the task and the turn (PROTOCOL.md §3.3). Peer-chosen ids (task,
 // turn, stream keys) may be long or contain anything; hashed, they make ids
 // that are short, safe in any protocol field, and the same on every replica.
 func frontPrefix(task, turn string) string {
@@ -133,8 +133,9 @@ func (ids *frontIDs) tool(key string) string {
 	return id
 }
 
-// frontItems cuts a view into display items in view order. Thinking, text
-// and error blocks are items where they stand; a tool call stands where its
+// frontItems cuts a view into display items in view order (PROTOCOL.md
+// §4.5, §6.2, §6.5). Thinking, text and error blocks are items where they
+// stand; a tool call stands where its
 // first tool_call block stands, or — seen only through output or a close —
 // before the first envelope block with a higher seq than its first chunk.
 // The reply of a completed outcome comes last.
