@@ -351,18 +351,23 @@ func TestAISDKMappingThroughChat(t *testing.T) {
 }
 
 // TestAISDKResume cuts the chat's stream after half the readings and
-// resumes it as useChat({resume: true}) does: the message ends with each
-// block once.
+// resumes it as useChat({resume: true}) does, with the transport's default
+// (a resumed stream restarts the message) and with resumeStreamIsReplay:
+// false (it continues the message it has, which reset-step empties): the
+// message ends with each block once.
 func TestAISDKResume(t *testing.T) {
 	frontendsNode(t)
 	for oname, rs := range orders() {
-		out := outcomes()["completed"]
-		t.Run(oname, func(t *testing.T) {
-			s := aisdkServer(t, rs, out, len(rs)/2)
-			var res aisdkResult
-			runHarness(t, "aisdk.mjs", map[string]any{"api": s.URL + "/api/chat", "id": "chat-1", "text": "order 42?", "mode": "chat", "resume": true}, &res)
-			want := wantShown(play(rs, out, func(*merge.View, *frontOutcome) {}), out)
-			checkAISDK(t, res, want, out, true)
-		})
+		for _, replay := range []bool{true, false} {
+			out := outcomes()["completed"]
+			t.Run(fmt.Sprintf("%s/replay=%v", oname, replay), func(t *testing.T) {
+				s := aisdkServer(t, rs, out, len(rs)/2)
+				var res aisdkResult
+				runHarness(t, "aisdk.mjs", map[string]any{"api": s.URL + "/api/chat", "id": "chat-1", "text": "order 42?",
+					"mode": "chat", "resume": true, "replay": replay}, &res)
+				want := wantShown(play(rs, out, func(*merge.View, *frontOutcome) {}), out)
+				checkAISDK(t, res, want, out, true)
+			})
+		}
 	}
 }

@@ -15,6 +15,8 @@
 //                      readUIMessageStream(): the last UIMessage it yields.
 //   resume:  true to call resumeStream() after the first request ended
 //            (finished, failed or cut).
+//   replay:  false to build the transport with resumeStreamIsReplay: false
+//            (a resumed stream then continues the message it has).
 // }
 import { AbstractChat, DefaultChatTransport, readUIMessageStream } from "ai";
 
@@ -80,7 +82,7 @@ if (cfg.mode === "read") {
 } else {
   const chat = new Chat({
     id: cfg.id,
-    transport: new DefaultChatTransport({ api: cfg.api }),
+    transport: new DefaultChatTransport({ api: cfg.api, resumeStreamIsReplay: cfg.replay ?? true }),
     onError: (e) => out.errors.push(String(e.message ?? e)),
     onFinish: (f) => out.finishes.push({ finishReason: f.finishReason ?? null, isError: f.isError, isDisconnect: f.isDisconnect }),
   });
