@@ -178,8 +178,14 @@ func BenchmarkFanOut1000(b *testing.B) {
 		wg.Wait()
 	}()
 	waitAll := func(n int) {
+		timeout := time.NewTimer(time.Minute)
+		defer timeout.Stop()
 		for got[n].Load() < subs {
-			<-done
+			select {
+			case <-done:
+			case <-timeout.C:
+				b.Fatalf("op %d reached %d of %d subscribers in a minute (%d subscribed)", n, got[n].Load(), subs, h.Stats().Subscribers)
+			}
 		}
 	}
 	waitAll(1) // the first op, sent as a snapshot's last event
