@@ -106,7 +106,7 @@ has already settled is resolved with GetTask and its history.
 	}
 	// cobra's own errors for wrong argument counts are usage errors too.
 	wrapArgs(root)
-	root.AddCommand(a.sendCommand(), a.replayCommand(), a.demoCommand(), a.queryCommand())
+	root.AddCommand(a.sendCommand(), a.replayCommand(), a.demoCommand(), a.queryCommand(), a.webCommand())
 	for _, c := range root.Commands() {
 		wrapArgs(c)
 	}

@@ -17,6 +17,7 @@ import (
 func (a *app) demoCommand() *cobra.Command {
 	var pace time.Duration
 	var version string
+	var webPage bool
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Follow a realistic turn of an embedded reference agent",
@@ -56,6 +57,9 @@ interface the agent's card lists, --protocol its version.
 			}
 			defer c.Close()
 			fmt.Fprintf(a.stderr, "a2a-tail: demo agent on %s (A2A %s)\n", strings.TrimSuffix(url, "/"), v)
+			if webPage {
+				return a.demoWeb(ctx, c)
+			}
 			st, err := c.SendText(ctx, callee.RealisticName)
 			if err != nil {
 				return err
@@ -64,6 +68,7 @@ interface the agent's card lists, --protocol its version.
 		},
 	}
 	cmd.Flags().DurationVar(&pace, "pace", 150*time.Millisecond, "pause of the demo agent before each update")
+	cmd.Flags().BoolVar(&webPage, "web", false, "serve the turn as a web page on 127.0.0.1 instead (prints its URL; Ctrl-C ends)")
 	cmd.Flags().StringVar(&version, "protocol", "1.0", "A2A protocol version the demo agent is reached with: 1.0 or 0.3")
 	a.outputFlags(cmd)
 	a.resumeFlags(cmd)

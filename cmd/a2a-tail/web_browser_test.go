@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/relay"
+)
+
+// chromium finds the browser the test drives, or skips saying why.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{os.Getenv("CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser"} {
+		if name == "" {
+			continue
+		}
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no Chromium on this machine (/usr/bin/chromium or $CHROMIUM): the real-browser test of the web page did not run; .ci/run installs it")
+	return ""
+}
+
+// cutOnce cuts the first event stream it serves server-side, abruptly,
+// after `after` events; later streams pass untouched.
+type cutOnce struct {
+	next  http.Handler
+	after int
+	used  atomic.Bool
+	cut   atomic.Bool
+}
+
+func (c *cutOnce) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasSuffix(r.URL.Path, "/events") && c.used.CompareAndSwap(false, true) {
+		w = &cuttingWriter{ResponseWriter: w, left: c.after, cut: &c.cut}
+	}
+	c.next.ServeHTTP(w, r)
+}
+
+type cuttingWriter struct {
+	http.ResponseWriter
+	left int
+	cut  *atomic.Bool
+}
+
+func (w *cuttingWriter) Write(b []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(b)
+	if bytes.Contains(b, []byte("\ndata: ")) || bytes.HasPrefix(b, []byte("data: ")) {
+		w.left--
+		if w.left <= 0 {
+			w.ResponseWriter.(http.Flusher).Flush()
+			w.cut.Store(true)
+			panic(http.ErrAbortHandler) // net/http closes the connection mid-body
+		}
+	}
+	return n, err
+}
+
+func (w *cuttingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// pageState is what the test reads from the page once the turn ended.
+type pageState struct {
+	DOM        string `json:"dom"`
+	Tools      int    `json:"tools"`
+	Items      int    `json:"items"`
+	Keys       int    `json:"keys"`
+	Verdict    string `json:"verdict"`
+	Reconnects string `json:"reconnects"`
+}
+
+// The page in a real browser: it sends a message, shows the tool calls and
+// the verdict; a run whose event stream is cut mid-turn server-side ends
+// with the same DOM as an uncut run, each block once.
+func TestWebPageInBrowser(t *testing.T) {
+	bin := chromium(t)
+	agent, err := callee.Start(callee.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer agent.Close()
+	agent.Register(callee.Realistic().WithPause(150 * time.Millisecond))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	c, err := client.New(ctx, agent.CardURL(callee.V1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:0:0],
+		chromedp.ExecPath(bin),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	defer acancel()
+	bctx, bcancel := chromedp.NewContext(actx)
+	defer bcancel()
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+
+	run := func(t *testing.T, cutAfter int) (pageState, bool) {
+		ws := newWebServer(ctx, c, relay.AllowLoopback, relay.WithRetry(100*time.Millisecond))
+		cut := &cutOnce{next: ws, after: cutAfter}
+		var h http.Handler = ws
+		if cutAfter > 0 {
+			h = cut
+		}
+		srv := httptest.NewServer(h)
+		defer srv.Close()
+		defer ws.Close()
+		tctx, tcancel := chromedp.NewContext(bctx)
+		defer tcancel()
+		err := chromedp.Do(tctx,
+			chromedp.Navigate(srv.URL+"/"),
+			chromedp.WaitVisible("#text"),
+			chromedp.SendKeys("#text", callee.RealisticName),
+			chromedp.Click("#send button"),
+			chromedp.WaitVisible(`#conn[data-state="ended"]`),
+		)
+		if err != nil {
+			t.Fatalf("browser: %v", err)
+		}
+		st, err := chromedp.Run(tctx, chromedp.Evaluate[pageState](`(() => {
+				const w = document.getElementById("watch").cloneNode(true);
+				w.querySelectorAll(".elapsed").forEach((e) => e.textContent = "");
+				w.querySelectorAll("[data-key]").forEach((e) => e.removeAttribute("data-key"));
+				w.querySelector("#task-id").textContent = "";
+				const keys = new Set([...document.querySelectorAll("#turn > li")].map((li) => li.dataset.key));
+				return {
+					dom: w.innerHTML,
+					tools: document.querySelectorAll("#turn > li.tool").length,
+					items: document.querySelectorAll("#turn > li").length,
+					keys: keys.size,
+					verdict: document.getElementById("verdict").textContent,
+					reconnects: document.getElementById("conn").dataset.reconnects,
+				};
+			})()`))
+		if err != nil {
+			t.Fatalf("browser: %v", err)
+		}
+		return st, cut.cut.Load()
+	}
+
+	uncut, _ := run(t, 0)
+	if uncut.Tools != 2 {
+		t.Errorf("page shows %d tool calls, want 2", uncut.Tools)
+	}
+	if uncut.Keys != uncut.Items {
+		t.Errorf("%d items for %d distinct blocks: a block shown twice", uncut.Items, uncut.Keys)
+	}
+	if want := "Completed" + callee.RealisticReply; !strings.HasPrefix(uncut.Verdict, want) {
+		t.Errorf("verdict banner %q, want it to start with %q", uncut.Verdict, want)
+	}
+	cut, wasCut := run(t, 4)
+	if !wasCut {
+		t.Fatal("the event stream was not cut")
+	}
+	if cut.Reconnects == "0" {
+		t.Errorf("connection indicator shows no reconnect after a cut")
+	}
+	if d := cmp.Diff(uncut.DOM, cut.DOM); d != "" {
+		t.Errorf("DOM after a cut differs from the uncut run (-uncut +cut):\n%s", d)
+	}
+	if cut.Keys != cut.Items {
+		t.Errorf("%d items for %d distinct blocks after a cut", cut.Items, cut.Keys)
+	}
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/relay"
+)
+
+// `a2a-tail web` mounts the front ends' own routes: POST /ag-ui answers AG-UI
+// events, POST /api/chat a UI message stream (with its header), and the
+// resume of a chat with no task is 204. (The relay's tests check what the
+// client libraries make of them.)
+func TestWebMountsFrontEndRoutes(t *testing.T) {
+	agent, err := callee.Start(callee.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer agent.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := client.New(ctx, agent.CardURL(callee.V1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ws := newWebServer(ctx, c, relay.AllowLoopback)
+	srv := httptest.NewServer(ws)
+	defer srv.Close()
+	defer ws.Close()
+
+	post := func(path, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	// firstType reads the first SSE data event's "type".
+	firstType := func(resp *http.Response) string {
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var ev struct{ Type string }
+				_ = json.Unmarshal([]byte(data), &ev)
+				return ev.Type
+			}
+		}
+		return ""
+	}
+
+	resp := post("/ag-ui", `{"threadId":"th-1","runId":"r1","messages":[{"id":"m1","role":"user","content":"realistic"}]}`)
+	if got := firstType(resp); resp.StatusCode != 200 || got != "RUN_STARTED" {
+		t.Errorf("POST /ag-ui: %d, first event %q; want 200, RUN_STARTED", resp.StatusCode, got)
+	}
+	resp = post("/api/chat", `{"id":"chat-1","messages":[{"id":"m2","role":"user","parts":[{"type":"text","text":"realistic"}]}]}`)
+	if got := firstType(resp); resp.StatusCode != 200 || got != "start" || resp.Header.Get(relay.AISDKHeader) != relay.AISDKHeaderValue {
+		t.Errorf("POST /api/chat: %d, %s %q, first part %q; want 200, v1, start", resp.StatusCode, relay.AISDKHeader, resp.Header.Get(relay.AISDKHeader), got)
+	}
+	r2, err := http.Get(srv.URL + "/api/chat/no-such-chat/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2.Body.Close()
+	if r2.StatusCode != http.StatusNoContent {
+		t.Errorf("GET /api/chat/no-such-chat/stream: %d, want 204", r2.StatusCode)
+	}
+}

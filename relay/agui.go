@@ -1,0 +1,511 @@
+package relay
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tfrs/a2a-progress/merge"
+)
+
+// FormatAGUI is the ?format= name of AG-UI (the protocol of @ag-ui/client
+// 1.0 and CopilotKit) on the task events endpoint, and the wire format of
+// [Handler.AGUI].
+//
+// The client verifies the lifecycle strictly: one RUN_STARTED, every
+// TEXT_MESSAGE_*, REASONING_* and TOOL_CALL_* bracket opened before it is
+// continued and closed before RUN_FINISHED, nothing after RUN_FINISHED or
+// RUN_ERROR. Blocks, though, may arrive late and out of order. So the
+// encoder never leaves a bracket open between two flushes — a block is
+// complete when it arrives, and is sent as START, CONTENT, END at once; a tool
+// call's arguments are complete at once too (A2A progress carries none: "{}")
+// — and it emits items in view order: when a view only adds items at the end
+// and grows or closes calls, it sends just that; when a late block lands
+// before what was sent (or a late tool_call block renames a call), it
+// re-synchronises with one MESSAGES_SNAPSHOT that restates the conversation:
+// the messages the client sent in its RunAgentInput, then the turn's items in
+// view order. The client's reducer updates a message it holds in place and
+// never moves it, so the snapshot names the turn's items afresh (a suffix per
+// snapshot); the copies the client held, from this connection or a cut one,
+// are left out and so dropped: each block once, in view order. A reconnect
+// starts with such a snapshot.
+//
+// Live tool output travels in an activity message per call (activityType
+// "a2a-tool-output", content {tool, toolCallId, status, chunks}), created by
+// ACTIVITY_SNAPSHOT when the call starts and grown by ACTIVITY_DELTA
+// ({"op":"add","path":"/chunks/-"}) — AG-UI has no incremental tool output
+// event, and TOOL_CALL_RESULT is whole and final. An activity message rather
+// than STATE_DELTA: it stands in the message list next to its call, where a
+// front end renders it (CopilotKit renders activity messages by type), it
+// leaves the application's state alone, and the client strips activity
+// messages from the next RunAgentInput, so output never travels back to the
+// agent; state would, on every later run. An output that changes other than
+// by growing (a late chunk, a gap filled, the head cut by the output cap) is
+// re-sent whole with ACTIVITY_SNAPSHOT. When the call closes, TOOL_CALL_RESULT
+// carries the whole output, with the call's status in its metadata
+// ({"a2a":{"status":"done"|"aborted"|"unfinished"}}).
+//
+// Error blocks are assistant text messages with metadata
+// {"a2a":{"kind":"error"}}: visible in any client, never terminal. The verdict
+// ends the run: completed — the reply as the last assistant message, then
+// RUN_FINISHED with outcome success and the outcome under result.a2a;
+// input-required and auth-required — RUN_FINISHED with outcome interrupt (one
+// Interrupt per item, or one for the question), whose ids name the task
+// ("a2a:<task>:<n>") so that the run that answers it finds the task again;
+// failed, rejected, canceled, incomplete — RUN_ERROR with the verdict as
+// code.
+//
+// On the task events endpoint, a GET watches the task (threadId and runId
+// from the query, the task id when absent): the stream opens with a MESSAGES_SNAPSHOT of the
+// turn, which replaces whatever messages the client held. A POST with the
+// RunAgentInput the client would send for a run (as HttpAgent's requestInit
+// makes it, e.g. from a connect() override) reconnects: the snapshot
+// restates the input's messages, then the turn, so the client keeps its
+// conversation.
+const FormatAGUI = "ag-ui"
+
+// AGUITaskEvent is the name of the CUSTOM event, right after RUN_STARTED,
+// whose value {task, turn} names the A2A task the run follows.
+const AGUITaskEvent = "a2a.task"
+
+// AGUIActivityType is the activityType of the activity message that carries a
+// tool call's live output.
+const AGUIActivityType = "a2a-tool-output"
+
+// aguiEvent is one AG-UI event, marshalled as its JSON object.
+type aguiEvent = map[string]any
+
+// aguiEncoder turns the successive views of one turn into AG-UI events for
+// one client connection. It is not safe for concurrent use.
+type aguiEncoder struct {
+	threadID, runID string
+	// history is the conversation the client holds besides this turn (the
+	// RunAgentInput's messages), restated in a MESSAGES_SNAPSHOT; nil when
+	// the client sent none.
+	history []json.RawMessage
+	// reconnect makes the first sync a MESSAGES_SNAPSHOT: the client may
+	// hold part of the turn from a cut connection.
+	reconnect bool
+
+	started, finished bool
+	sent              frontSent
+	ids               *frontIDs
+	// suffix is appended to every id after the first snapshot (see
+	// snapshot).
+	suffix string
+	epoch  int
+}
+
+// sync emits what the client lacks to show view v (of turn turn) and, once
+// it is known, the outcome.
+func (e *aguiEncoder) sync(v *merge.View, turn string, out *frontOutcome, emit func(aguiEvent)) {
+	if e.finished {
+		return
+	}
+	prefix := frontPrefix(v.Task, turn)
+	e.ids = e.ids.forTurn(prefix)
+	if !e.started {
+		e.started = true
+		emit(aguiEvent{"type": "RUN_STARTED", "threadId": e.threadID, "runId": e.runID})
+		// The A2A task the run follows: what a client needs to reconnect
+		// through the task events endpoint.
+		emit(aguiEvent{"type": "CUSTOM", "name": AGUITaskEvent, "value": aguiEvent{"task": v.Task, "turn": turn}})
+	}
+	items := frontItems(v, e.ids, out)
+	if e.reconnect || !e.sent.extends(items) {
+		e.reconnect = false
+		e.snapshot(items, prefix, emit)
+	} else {
+		for i := range e.sent.items {
+			if it := &items[i]; it.kind == itemTool {
+				e.updateTool(&e.sent.items[i], it, emit)
+			}
+		}
+		for i := len(e.sent.items); i < len(items); i++ {
+			e.add(&items[i], emit)
+		}
+	}
+	if out != nil {
+		e.finished = true
+		emit(e.end(v, prefix, out))
+	}
+}
+
+// snapshot restates the conversation: the history without this turn's items
+// (a reconnecting client sends back what it got of them), then every item in
+// view order, as the events would have built them.
+func (e *aguiEncoder) snapshot(items []frontItem, prefix string, emit func(aguiEvent)) {
+	msgs := make([]any, 0, len(e.history)+2*len(items))
+	for _, raw := range e.history {
+		var m struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(raw, &m) == nil && strings.HasPrefix(m.ID, prefix+"-") {
+			continue
+		}
+		msgs = append(msgs, raw)
+	}
+	// The client's reducer updates a message it has in place and appends the
+	// others, so a snapshot cannot move a message: it can only drop the ones
+	// it leaves out. The snapshot therefore names the turn's items afresh —
+	// a suffix of its own (a random nonce per encoder and a count) — which
+	// drops every earlier copy, whichever connection sent it, and appends
+	// the items in view order.
+	e.epoch++
+	if e.epoch == 1 {
+		var n [4]byte
+		_, _ = rand.Read(n[:])
+		e.suffix = "." + hex.EncodeToString(n[:])
+	}
+	e.suffix = e.suffix[:9] + "." + strconv.Itoa(e.epoch)
+	e.sent.items = e.sent.items[:0]
+	for i := range items {
+		it := e.named(&items[i])
+		switch it.kind {
+		case itemThinking:
+			msgs = append(msgs, aguiEvent{"id": it.id, "role": "reasoning", "content": it.text})
+		case itemText, itemReply:
+			msgs = append(msgs, aguiEvent{"id": it.id, "role": "assistant", "content": it.text})
+		case itemError:
+			msgs = append(msgs, aguiEvent{"id": it.id, "role": "assistant", "content": it.text, "metadata": aguiErrorMeta()})
+		case itemTool:
+			call := aguiEvent{"id": it.id, "type": "function",
+				"function": aguiEvent{"name": it.toolName(), "arguments": "{}"}}
+			if m := aguiToolMeta(it); m != nil {
+				call["metadata"] = m
+			}
+			msgs = append(msgs, aguiEvent{"id": it.id, "role": "assistant", "toolCalls": []any{call}})
+			if toolClosed(it.tool.Status) {
+				msgs = append(msgs, aguiResultMessage(it))
+			}
+			msgs = append(msgs, aguiEvent{"id": it.id + "-output", "role": "activity",
+				"activityType": AGUIActivityType, "content": aguiActivity(it, []string{it.tool.Output})})
+		}
+		e.sent.items = append(e.sent.items, e.sent.record(&items[i]))
+	}
+	emit(aguiEvent{"type": "MESSAGES_SNAPSHOT", "messages": msgs,
+		// The snapshot owns the activity messages of its own type only: the
+		// client then keeps any other activity it shows.
+		"metadata": aguiEvent{"@ag-ui/client": aguiEvent{"authoritativeActivityTypes": []string{AGUIActivityType}}}})
+}
+
+// named returns the item under the ids this encoder uses now.
+func (e *aguiEncoder) named(it *frontItem) *frontItem {
+	if e.suffix == "" {
+		return it
+	}
+	c := *it
+	c.id += e.suffix
+	return &c
+}
+
+// add sends a new item whole: no bracket stays open.
+func (e *aguiEncoder) add(base *frontItem, emit func(aguiEvent)) {
+	it := e.named(base)
+	switch it.kind {
+	case itemThinking:
+		emit(aguiEvent{"type": "REASONING_START", "messageId": it.id})
+		emit(aguiEvent{"type": "REASONING_MESSAGE_START", "messageId": it.id, "role": "reasoning"})
+		if it.text != "" {
+			emit(aguiEvent{"type": "REASONING_MESSAGE_CONTENT", "messageId": it.id, "delta": it.text})
+		}
+		emit(aguiEvent{"type": "REASONING_MESSAGE_END", "messageId": it.id})
+		emit(aguiEvent{"type": "REASONING_END", "messageId": it.id})
+	case itemText, itemReply, itemError:
+		start := aguiEvent{"type": "TEXT_MESSAGE_START", "messageId": it.id, "role": "assistant"}
+		if it.kind == itemError {
+			start["metadata"] = aguiErrorMeta()
+		}
+		emit(start)
+		if it.text != "" {
+			emit(aguiEvent{"type": "TEXT_MESSAGE_CONTENT", "messageId": it.id, "delta": it.text})
+		}
+		emit(aguiEvent{"type": "TEXT_MESSAGE_END", "messageId": it.id})
+	case itemTool:
+		start := aguiEvent{"type": "TOOL_CALL_START", "toolCallId": it.id, "toolCallName": it.toolName()}
+		if m := aguiToolMeta(it); m != nil {
+			start["metadata"] = m
+		}
+		emit(start)
+		emit(aguiEvent{"type": "TOOL_CALL_ARGS", "toolCallId": it.id, "delta": "{}"})
+		emit(aguiEvent{"type": "TOOL_CALL_END", "toolCallId": it.id})
+		emit(aguiEvent{"type": "ACTIVITY_SNAPSHOT", "messageId": it.id + "-output", "activityType": AGUIActivityType,
+			"content": aguiActivity(it, []string{it.tool.Output}), "replace": true})
+		if toolClosed(it.tool.Status) {
+			emit(aguiResultEvent(it))
+		}
+	}
+	e.sent.items = append(e.sent.items, e.sent.record(base))
+}
+
+// updateTool sends what changed in a call the client has: more output, a
+// changed output, its close.
+func (e *aguiEncoder) updateTool(r *sentItem, base *frontItem, emit func(aguiEvent)) {
+	it := e.named(base)
+	tail, same, appended := e.sent.outputChange(r, it.tool.Output)
+	status := it.tool.Status
+	switch {
+	case same && status == r.status:
+		return
+	case appended || same:
+		var patch []any
+		if appended {
+			patch = append(patch, aguiEvent{"op": "add", "path": "/chunks/-", "value": tail})
+		}
+		if status != r.status {
+			patch = append(patch, aguiEvent{"op": "replace", "path": "/status", "value": string(status)})
+		}
+		emit(aguiEvent{"type": "ACTIVITY_DELTA", "messageId": it.id + "-output", "activityType": AGUIActivityType, "patch": patch})
+	default:
+		emit(aguiEvent{"type": "ACTIVITY_SNAPSHOT", "messageId": it.id + "-output", "activityType": AGUIActivityType,
+			"content": aguiActivity(it, []string{it.tool.Output}), "replace": true})
+	}
+	if toolClosed(status) && !toolClosed(r.status) {
+		emit(aguiResultEvent(it))
+	}
+	*r = e.sent.record(base)
+}
+
+// end is the run's last event.
+func (e *aguiEncoder) end(v *merge.View, prefix string, out *frontOutcome) aguiEvent {
+	if out.Verdict == "completed" {
+		return aguiEvent{"type": "RUN_FINISHED", "threadId": e.threadID, "runId": e.runID,
+			"outcome": aguiEvent{"type": "success"}, "result": aguiEvent{"a2a": out}}
+	}
+	if interrupted(out) {
+		reason := strings.ReplaceAll(string(out.Verdict), "-", "_")
+		q, items := question(out)
+		var ints []any
+		for i, item := range items {
+			in := aguiEvent{"id": aguiInterruptID(v.Task, i), "reason": reason}
+			if msg := firstNonEmpty(item.Message, q); msg != "" {
+				in["message"] = msg
+			}
+			if key := toolKeyOf(v, item.ToolCallID); key != "" {
+				in["toolCallId"] = toolID(prefix, key) + e.suffix
+			}
+			ints = append(ints, in)
+		}
+		if len(ints) == 0 {
+			in := aguiEvent{"id": aguiInterruptID(v.Task, 0), "reason": reason}
+			if q != "" {
+				in["message"] = q
+			}
+			ints = append(ints, in)
+		}
+		return aguiEvent{"type": "RUN_FINISHED", "threadId": e.threadID, "runId": e.runID,
+			"outcome": aguiEvent{"type": "interrupt", "interrupts": ints}, "result": aguiEvent{"a2a": out}}
+	}
+	msg := out.Error
+	if msg == "" {
+		msg = "turn " + string(out.Verdict)
+	}
+	return aguiEvent{"type": "RUN_ERROR", "message": msg, "code": string(out.Verdict)}
+}
+
+// aguiInterruptID names interrupt n of a task; the run that answers it sends
+// it back in RunAgentInput.resume, from which the task is found again
+// (aguiInterruptTask).
+func aguiInterruptID(task string, n int) string { return "a2a:" + task + ":" + strconv.Itoa(n) }
+
+// aguiInterruptTask returns the task an interrupt id names, or "".
+func aguiInterruptTask(id string) string {
+	rest, ok := strings.CutPrefix(id, "a2a:")
+	if !ok {
+		return ""
+	}
+	i := strings.LastIndexByte(rest, ':')
+	if i <= 0 {
+		return ""
+	}
+	return rest[:i]
+}
+
+// toolKeyOf returns the key of the view's tool call that an interrupt item
+// names by its tool_call_id (or stream key), or "".
+func toolKeyOf(v *merge.View, id string) string {
+	if id == "" {
+		return ""
+	}
+	for i := range v.ToolCalls {
+		if tc := &v.ToolCalls[i]; tc.ToolCallID == id || tc.Key == id {
+			return tc.Key
+		}
+	}
+	return ""
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+func aguiErrorMeta() aguiEvent { return aguiEvent{"a2a": aguiEvent{"kind": "error"}} }
+
+// aguiToolMeta carries what the A2A side calls the tool call: its stream key
+// and tool_call_id (the AG-UI id is a hash of them).
+func aguiToolMeta(it *frontItem) aguiEvent {
+	m := aguiEvent{"key": it.tool.Key}
+	if it.tool.ToolCallID != "" {
+		m["toolCallId"] = it.tool.ToolCallID
+	}
+	return aguiEvent{"a2a": m}
+}
+
+func aguiActivity(it *frontItem, chunks []string) aguiEvent {
+	c := aguiEvent{"tool": it.toolName(), "status": string(it.tool.Status), "chunks": chunks}
+	if it.tool.ToolCallID != "" {
+		c["toolCallId"] = it.tool.ToolCallID
+	}
+	return c
+}
+
+func aguiResultEvent(it *frontItem) aguiEvent {
+	return aguiEvent{"type": "TOOL_CALL_RESULT", "messageId": it.id + "-result", "toolCallId": it.id,
+		"content": it.tool.Output, "role": "tool", "metadata": aguiEvent{"a2a": aguiEvent{"status": string(it.tool.Status)}}}
+}
+
+func aguiResultMessage(it *frontItem) aguiEvent {
+	return aguiEvent{"id": it.id + "-result", "role": "tool", "toolCallId": it.id,
+		"content": it.tool.Output, "metadata": aguiEvent{"a2a": aguiEvent{"status": string(it.tool.Status)}}}
+}
+
+func init() {
+	builtinFormats[FormatAGUI] = func(r *http.Request, task string) (Encoder, error) {
+		var in aguiRunInput
+		if r.Method == http.MethodPost {
+			body, err := io.ReadAll(io.LimitReader(r.Body, MaxFrontendBodyBytes+1))
+			if err != nil || len(body) > MaxFrontendBodyBytes {
+				return nil, fmt.Errorf("relay: the RunAgentInput is unreadable or over %d bytes", MaxFrontendBodyBytes)
+			}
+			if err := json.Unmarshal(body, &in); err != nil {
+				return nil, fmt.Errorf("relay: the body is not a RunAgentInput: %v", err)
+			}
+		}
+		q := r.URL.Query()
+		in.ThreadID = firstNonEmpty(in.ThreadID, q.Get("threadId"), task)
+		in.RunID = firstNonEmpty(in.RunID, q.Get("runId"), task)
+		return newAGUIStream(in.ThreadID, in.RunID, in.Messages, true), nil
+	}
+}
+
+// aguiRunInput is the part of AG-UI's RunAgentInput the relay reads.
+type aguiRunInput struct {
+	ThreadID string            `json:"threadId"`
+	RunID    string            `json:"runId"`
+	Messages []json.RawMessage `json:"messages"`
+	Resume   []struct {
+		InterruptID string          `json:"interruptId"`
+		Status      string          `json:"status"`
+		Payload     json.RawMessage `json:"payload"`
+	} `json:"resume"`
+}
+
+func newAGUIStream(threadID, runID string, history []json.RawMessage, reconnect bool) *frontStream {
+	return &frontStream{enc: &aguiEncoder{threadID: threadID, runID: runID, history: history, reconnect: reconnect}}
+}
+
+func (e *aguiEncoder) appendItem(it *frontItem, emit func(aguiEvent)) { e.add(it, emit) }
+func (e *aguiEncoder) appendOutput(key, chunk string, emit func(aguiEvent)) bool {
+	if e.ids == nil || e.finished {
+		return false
+	}
+	r := e.sent.runningTool(e.ids.tool(key), len(chunk))
+	if r == nil {
+		return false
+	}
+	emit(aguiEvent{"type": "ACTIVITY_DELTA", "messageId": r.id + e.suffix + "-output", "activityType": AGUIActivityType,
+		"patch": []any{aguiEvent{"op": "add", "path": "/chunks/-", "value": chunk}}})
+	r.grow(chunk)
+	return true
+}
+
+func (e *aguiEncoder) done() bool         { return e.finished }
+func (e *aguiEncoder) itemIDs() *frontIDs { return e.ids }
+
+// AGUI returns the handler of an AG-UI run endpoint (mounted by `a2a-tail
+// web` at POST /ag-ui): it reads the RunAgentInput that @ag-ui/client's
+// HttpAgent POSTs, sends the last user message to agent — in the context
+// named by the threadId, so a conversation continues on its context; as the
+// answer to the task an interrupt named, when the input resumes one — and
+// streams the turn as AG-UI events (see FormatAGUI for reconnecting).
+//
+// The Authorizer is asked with the task "" before a message is sent, then
+// with the task the turn runs in. A request that cannot be sent gets a 4xx
+// JSON error; a turn the agent refuses is a RUN_STARTED and a RUN_ERROR.
+// It answers the CORS preflight (OPTIONS) for the origins given to
+// WithCORS: mount it without a method in the pattern to let them through.
+func (h *Handler) AGUI(agent Agent) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodOptions {
+			h.frontPreflight(w, r)
+			return
+		}
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", "POST")
+			writeError(w, http.StatusMethodNotAllowed, "relay: POST a RunAgentInput")
+			return
+		}
+		h.cors(w, r)
+		if err := h.authorize(r, ""); err != nil {
+			writeError(w, statusOf(err), err.Error())
+			return
+		}
+		var in aguiRunInput
+		msg, err := func() (*a2a.Message, error) {
+			if err := readJSON(w, r, &in); err != nil {
+				return nil, err
+			}
+			if err := ValidateTaskID(in.ThreadID); err != nil {
+				return nil, badRequest("relay: threadId: %v", err)
+			}
+			var id, text string
+			for i := len(in.Messages) - 1; i >= 0; i-- {
+				var m struct {
+					ID      string          `json:"id"`
+					Role    string          `json:"role"`
+					Content json.RawMessage `json:"content"`
+				}
+				if json.Unmarshal(in.Messages[i], &m) == nil && m.Role == "user" {
+					id, text = m.ID, textOf(m.Content)
+					break
+				}
+			}
+			var task string
+			for _, res := range in.Resume {
+				if t := aguiInterruptTask(res.InterruptID); t != "" && ValidateTaskID(t) == nil {
+					// The answer opens a new turn of the task: a message of
+					// its own (the user message was the last turn's).
+					task, id = t, ""
+					if s := textOf(res.Payload); s != "" {
+						text = s
+					}
+					break
+				}
+			}
+			return turnMessage(id, text, in.ThreadID, task)
+		}()
+		if err != nil {
+			writeFrontError(w, err)
+			return
+		}
+		h.sendAndServe(w, r, agent, msg, newAGUIStream(in.ThreadID, in.RunID, in.Messages, false), func(err error) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			ew := newEventWriter(w)
+			_ = writeJSONEvent(ew, aguiEvent{"type": "RUN_STARTED", "threadId": in.ThreadID, "runId": in.RunID})
+			_ = writeJSONEvent(ew, aguiEvent{"type": "RUN_ERROR", "message": err.Error(), "code": "refused"})
+			_ = ew.Flush()
+		})
+	})
+}

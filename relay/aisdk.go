@@ -1,0 +1,435 @@
+package relay
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tfrs/a2a-progress/merge"
+)
+
+// FormatAISDK is the ?format= name of the Vercel AI SDK's UI message stream
+// (protocol v1, the stream useChat reads) on the task events endpoint — a
+// resumed stream, as below, for a custom transport that watches a task — and
+// the wire format of [Handler.Chat].
+//
+// A turn is one assistant UIMessage whose id is a function of the task and
+// the turn ("start" names it). Its parts, in view order: reasoning-start /
+// -delta / -end for thinking, text-start / -delta / -end for text and for the
+// reply (providerMetadata {"a2a":{"kind":"reply"}} marks it), a dynamic, provider-executed tool part per call (tool-input-start
+// then tool-input-available with input {}: the remote agent runs the tool, so
+// useChat's onToolCall never fires for it), and data parts for what has no
+// native part: "data-a2a-error" per error block (visible, never terminal),
+// "data-a2a-gaps" (id "gaps", replaced in place as the count changes) and
+// "data-a2a-outcome" (id "outcome": the verdict, the interrupt's question and
+// items, the error).
+//
+// A call's output travels in tool-output-available: preliminary:true while
+// the call runs — each one replaces the last, so it carries the output so far
+// ({status, output}) — and one non-preliminary when the call is done, aborted
+// or unfinished. The stream ends with finish (completed: finishReason stop;
+// interrupted: other) or with error (failed, rejected, canceled, incomplete),
+// then "data: [DONE]".
+//
+// The reader is strict (a delta without its start throws) and appends parts
+// in arrival order, while blocks may arrive late. Every part is sent whole
+// (start, delta, end at once), so no part is ever open between two flushes;
+// when a late block lands before what was sent, the encoder sends
+// "reset-step" — which drops the message's parts (no step is ever started, so
+// the step is the whole message) — and the view again in order.
+//
+// Resume (useChat({resume: true}) GETs /api/chat/{id}/stream): the AI SDK's
+// own resumable streams replay the whole buffer, which duplicated messages.
+// Here a resumed stream starts with "start" naming the same message id and a
+// "reset-step", then the turn's current view, then live parts: the reader
+// either starts the message afresh (DefaultChatTransport's default,
+// resumeStreamIsReplay) or keeps it and drops its parts — either way it
+// replaces the message it has, in place, and each block is there once. What
+// it re-sends is the current view (one part per block), never the history of
+// deltas and preliminary outputs.
+const FormatAISDK = "ai-sdk"
+
+// aisdkEvent is one UI message stream part, marshalled as its JSON object.
+type aisdkEvent = map[string]any
+
+// AISDKHeader and AISDKHeaderValue are the header that marks a UI message
+// stream response (protocol v1).
+const (
+	AISDKHeader      = "x-vercel-ai-ui-message-stream"
+	AISDKHeaderValue = "v1"
+)
+
+// aisdkEncoder turns the successive views of one turn into UI message stream
+// parts for one client connection. It is not safe for concurrent use.
+type aisdkEncoder struct {
+	// resume makes the stream restate the message: the client may hold it
+	// from a cut connection.
+	resume bool
+
+	started, finished bool
+	gaps              int64
+	sent              frontSent
+	// outputs are the outputs of the running calls sent (by item id), for
+	// the next preliminary output; bounded by merge.Caps (output per call,
+	// calls per turn).
+	outputs map[string]string
+	ids     *frontIDs
+}
+
+// sync emits what the client lacks to show view v (of turn turn) and, once
+// it is known, the outcome. The caller writes "data: [DONE]" after the
+// finishing part.
+func (e *aisdkEncoder) sync(v *merge.View, turn string, out *frontOutcome, emit func(aisdkEvent)) {
+	if e.finished {
+		return
+	}
+	prefix := frontPrefix(v.Task, turn)
+	e.ids = e.ids.forTurn(prefix)
+	if !e.started {
+		e.started = true
+		emit(aisdkEvent{"type": "start", "messageId": prefix,
+			"messageMetadata": aisdkEvent{"a2a": aisdkEvent{"task": v.Task, "turn": turn}}})
+	}
+	items := frontItems(v, e.ids, out)
+	if e.resume || !e.sent.extends(items) {
+		e.resume = false
+		emit(aisdkEvent{"type": "reset-step"})
+		e.sent.items = e.sent.items[:0]
+		e.gaps = 0
+		clear(e.outputs)
+	}
+	for i := range e.sent.items {
+		if it := &items[i]; it.kind == itemTool {
+			e.updateTool(&e.sent.items[i], it, emit)
+		}
+	}
+	for i := len(e.sent.items); i < len(items); i++ {
+		e.add(&items[i], emit)
+	}
+	if g := v.Counters.Gaps; g != e.gaps {
+		e.gaps = g
+		emit(aisdkEvent{"type": "data-a2a-gaps", "id": "gaps", "data": aisdkEvent{"count": g}})
+	}
+	if out != nil {
+		e.finished = true
+		emit(aisdkEvent{"type": "data-a2a-outcome", "id": "outcome", "data": out})
+		switch {
+		case out.Verdict == "completed":
+			emit(aisdkEvent{"type": "finish", "finishReason": "stop"})
+		case interrupted(out):
+			emit(aisdkEvent{"type": "finish", "finishReason": "other"})
+		default:
+			msg := out.Error
+			if msg == "" {
+				msg = "turn " + string(out.Verdict)
+			}
+			emit(aisdkEvent{"type": "error", "errorText": msg})
+		}
+	}
+}
+
+// add sends a new item whole.
+func (e *aisdkEncoder) add(it *frontItem, emit func(aisdkEvent)) {
+	switch it.kind {
+	case itemThinking:
+		emit(aisdkEvent{"type": "reasoning-start", "id": it.id})
+		if it.text != "" {
+			emit(aisdkEvent{"type": "reasoning-delta", "id": it.id, "delta": it.text})
+		}
+		emit(aisdkEvent{"type": "reasoning-end", "id": it.id})
+	case itemText, itemReply:
+		start := aisdkEvent{"type": "text-start", "id": it.id}
+		if it.kind == itemReply {
+			// A text part keeps no id; the reply is told apart by this.
+			start["providerMetadata"] = aisdkEvent{"a2a": aisdkEvent{"kind": "reply"}}
+		}
+		emit(start)
+		if it.text != "" {
+			emit(aisdkEvent{"type": "text-delta", "id": it.id, "delta": it.text})
+		}
+		emit(aisdkEvent{"type": "text-end", "id": it.id})
+	case itemError:
+		emit(aisdkEvent{"type": "data-a2a-error", "id": it.id, "data": aisdkEvent{"message": it.text}})
+	case itemTool:
+		name := it.toolName()
+		emit(aisdkEvent{"type": "tool-input-start", "toolCallId": it.id, "toolName": name,
+			"providerExecuted": true, "dynamic": true})
+		emit(aisdkEvent{"type": "tool-input-available", "toolCallId": it.id, "toolName": name,
+			"input": aisdkEvent{}, "providerExecuted": true, "dynamic": true, "toolMetadata": aisdkToolMeta(it)})
+		if it.tool.Output != "" || toolClosed(it.tool.Status) {
+			emit(aisdkOutput(it))
+		}
+		e.keepOutput(it)
+	}
+	e.sent.items = append(e.sent.items, e.sent.record(it))
+}
+
+// keepOutput remembers a running call's output for appendOutput.
+func (e *aisdkEncoder) keepOutput(it *frontItem) {
+	if e.outputs == nil {
+		e.outputs = map[string]string{}
+	}
+	if toolClosed(it.tool.Status) {
+		delete(e.outputs, it.id)
+		return
+	}
+	e.outputs[it.id] = it.tool.Output
+}
+
+// updateTool sends a call's output again when it changed or the call closed:
+// a preliminary output replaces the last one, so it is always the whole
+// output so far.
+func (e *aisdkEncoder) updateTool(r *sentItem, it *frontItem, emit func(aisdkEvent)) {
+	_, same, _ := e.sent.outputChange(r, it.tool.Output)
+	if same && it.tool.Status == r.status {
+		return
+	}
+	emit(aisdkOutput(it))
+	e.keepOutput(it)
+	*r = e.sent.record(it)
+}
+
+func aisdkOutput(it *frontItem) aisdkEvent {
+	ev := aisdkEvent{"type": "tool-output-available", "toolCallId": it.id, "providerExecuted": true, "dynamic": true,
+		"output": aisdkEvent{"status": string(it.tool.Status), "output": it.tool.Output}}
+	if !toolClosed(it.tool.Status) {
+		ev["preliminary"] = true
+	}
+	return ev
+}
+
+// aisdkToolMeta carries what the A2A side calls the tool call: its stream key
+// and tool_call_id (the part's toolCallId is a hash of them).
+func aisdkToolMeta(it *frontItem) aisdkEvent {
+	m := aisdkEvent{"key": it.tool.Key}
+	if it.tool.ToolCallID != "" {
+		m["toolCallId"] = it.tool.ToolCallID
+	}
+	return aisdkEvent{"a2a": m}
+}
+
+func init() {
+	builtinFormats[FormatAISDK] = func(*http.Request, string) (Encoder, error) { return newAISDKStream(true), nil }
+}
+
+func newAISDKStream(resume bool) *frontStream {
+	return &frontStream{
+		enc:    &aisdkEncoder{resume: resume},
+		header: func(h http.Header) { h.Set(AISDKHeader, AISDKHeaderValue) },
+		end: func(ew *EventWriter, settled bool) error {
+			if !settled {
+				// The turn goes on: no [DONE], so that the client treats the
+				// end as a cut it may resume.
+				return nil
+			}
+			return ew.Event("", "", []byte("[DONE]"))
+		},
+	}
+}
+
+func (e *aisdkEncoder) appendItem(it *frontItem, emit func(aisdkEvent)) { e.add(it, emit) }
+func (e *aisdkEncoder) appendOutput(key, chunk string, emit func(aisdkEvent)) bool {
+	if e.ids == nil || e.finished {
+		return false
+	}
+	id := e.ids.tool(key)
+	r := e.sent.runningTool(id, len(chunk))
+	prev, ok := e.outputs[id]
+	if r == nil || !ok || len(prev) != r.outLen {
+		return false
+	}
+	out := prev + chunk
+	emit(aisdkEvent{"type": "tool-output-available", "toolCallId": id, "providerExecuted": true, "dynamic": true,
+		"output": aisdkEvent{"status": string(merge.ToolRunning), "output": out}, "preliminary": true})
+	e.outputs[id] = out
+	r.grow(chunk)
+	return true
+}
+
+func (e *aisdkEncoder) done() bool         { return e.finished }
+func (e *aisdkEncoder) itemIDs() *frontIDs { return e.ids }
+
+// aisdkChatRequest is the part of useChat's POST body the relay reads
+// (DefaultChatTransport: {id, messages, trigger, messageId, ...body}).
+type aisdkChatRequest struct {
+	ID       string `json:"id"`
+	Messages []struct {
+		ID    string `json:"id"`
+		Role  string `json:"role"`
+		Parts []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"parts"`
+	} `json:"messages"`
+}
+
+// MaxChats bounds the chat id → task entries a Chat handler remembers (the
+// oldest goes first).
+const MaxChats = 4096
+
+// Chat returns the handler of useChat's endpoints, for `a2a-tail web` at
+// /api/chat and /api/chat/: a POST is a chat request — the last user
+// message goes to agent in the context named by the chat id, and the turn
+// streams back as a UI message stream — and a GET of <chat id>/stream is
+// useChat({resume: true})'s resume: 204 when the chat has no task, else the
+// latest task's turn as a resumed stream (see the file comment), live until
+// it settles.
+//
+// The chat id is the A2A context id. The handler remembers each chat's
+// latest task (up to MaxChats); a replica that did not serve the chat's POST
+// (or a restarted one) asks the agent with ListTasks for the context's most
+// recently updated task — one call per resume — and answers 204 when the
+// agent lists none or cannot list (ListTasks is optional in A2A, and a2a-go's
+// store lists only an authenticated caller's tasks). The Authorizer is asked
+// with the task "" first, then with the task. It answers the CORS preflight
+// (OPTIONS) for the origins given to WithCORS.
+func (h *Handler) Chat(agent Agent) http.Handler {
+	return &chatHandler{h: h, agent: agent, tasks: map[string]string{}}
+}
+
+type chatHandler struct {
+	h     *Handler
+	agent Agent
+
+	mu    sync.Mutex
+	tasks map[string]string // chat id → latest task id
+	order []string          // chat ids, oldest first
+}
+
+func (c *chatHandler) remember(chat, task string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.tasks[chat]; !ok {
+		if len(c.order) >= MaxChats {
+			delete(c.tasks, c.order[0])
+			c.order = c.order[1:]
+		}
+		c.order = append(c.order, chat)
+	}
+	c.tasks[chat] = task
+}
+
+func (c *chatHandler) recall(chat string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.tasks[chat]
+}
+
+func (c *chatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := c.h
+	if r.Method == http.MethodOptions {
+		h.frontPreflight(w, r)
+		return
+	}
+	h.cors(w, r)
+	if err := h.authorize(r, ""); err != nil {
+		writeError(w, statusOf(err), err.Error())
+		return
+	}
+	if rest, ok := strings.CutSuffix(r.URL.Path, "/stream"); ok && r.Method == http.MethodGet {
+		c.resume(w, r, rest[strings.LastIndexByte(rest, '/')+1:])
+		return
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		writeError(w, http.StatusMethodNotAllowed, "relay: POST a chat request, or GET <chat id>/stream")
+		return
+	}
+	var in aisdkChatRequest
+	msg, err := func() (*a2a.Message, error) {
+		if err := readJSON(w, r, &in); err != nil {
+			return nil, err
+		}
+		if err := ValidateTaskID(in.ID); err != nil {
+			return nil, badRequest("relay: chat id: %v", err)
+		}
+		for i := len(in.Messages) - 1; i >= 0; i-- {
+			if m := in.Messages[i]; m.Role == "user" {
+				var text []string
+				for _, p := range m.Parts {
+					if p.Type == "text" {
+						text = append(text, p.Text)
+					}
+				}
+				return turnMessage(m.ID, strings.Join(text, "\n"), in.ID, "")
+			}
+		}
+		return nil, badRequest("relay: no user message")
+	}()
+	if err != nil {
+		writeFrontError(w, err)
+		return
+	}
+	stream := newAISDKStream(false)
+	stream.named = func(task string) { c.remember(in.ID, task) }
+	h.sendAndServe(w, r, c.agent, msg, stream, func(err error) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set(AISDKHeader, AISDKHeaderValue)
+		ew := newEventWriter(w)
+		_ = writeJSONEvent(ew, aisdkEvent{"type": "start"})
+		_ = writeJSONEvent(ew, aisdkEvent{"type": "error", "errorText": err.Error()})
+		_ = ew.Event("", "", []byte("[DONE]"))
+		_ = ew.Flush()
+	})
+}
+
+// resume serves GET <chat id>/stream.
+func (c *chatHandler) resume(w http.ResponseWriter, r *http.Request, chat string) {
+	h := c.h
+	if err := ValidateTaskID(chat); err != nil {
+		writeError(w, http.StatusBadRequest, "relay: chat id: "+err.Error())
+		return
+	}
+	task := c.recall(chat)
+	if task == "" {
+		var err error
+		if task, err = latestTask(r.Context(), c.agent, chat); err != nil {
+			h.cfg.logger.Info("relay: chat resume: cannot list the chat's tasks", "err", err)
+		}
+	}
+	if task == "" {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	if err := h.authorize(r, task); err != nil {
+		writeError(w, statusOf(err), err.Error())
+		return
+	}
+	h.serveEncoder(w, r, task, newAISDKStream(true))
+}
+
+// latestTask returns the id of the most recently updated task of a context,
+// "" when it has none.
+func latestTask(ctx context.Context, agent Agent, contextID string) (string, error) {
+	res, err := agent.A2A().ListTasks(ctx, &a2a.ListTasksRequest{ContextID: contextID, PageSize: 100})
+	if err != nil {
+		return "", err
+	}
+	var best *a2a.Task
+	for _, t := range res.Tasks {
+		if t == nil || ValidateTaskID(string(t.ID)) != nil {
+			continue
+		}
+		if best == nil || later(t.Status.Timestamp, best.Status.Timestamp) {
+			best = t
+		}
+	}
+	if best == nil {
+		return "", nil
+	}
+	return string(best.ID), nil
+}
+
+func later(a, b *time.Time) bool {
+	switch {
+	case a == nil:
+		return false
+	case b == nil:
+		return true
+	}
+	return a.After(*b)
+}

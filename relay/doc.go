@@ -1,0 +1,93 @@
+// Package relay forwards the progress of A2A tasks to browsers over
+// Server-Sent Events: live, resumable without loss or duplicates, fanned out
+// from one upstream per task, and served by any replica.
+//
+// # The model
+//
+// A [Handler] serves GET /tasks/{taskId}/events as text/event-stream. Each op
+// of the task (package merge: a block, the seal, the result — PROTOCOL.md,
+// "Ops") is one SSE event whose data is the op's JSON and whose id is a
+// cursor. Receivers apply ops idempotently and in any order, which is what
+// makes every rule below safe:
+//
+//   - Resume. A reader that reconnects with Last-Event-ID (EventSource sends
+//     it by itself) or ?after=<cursor> gets exactly the ops after its cursor.
+//   - Snapshot. A cursor the relay cannot resume from — none, malformed,
+//     fallen out of the bounded op log, from an evicted log, or minted by
+//     another process — gets the task's current view as ops (a snapshot),
+//     then the live ops. Only a snapshot's last event carries a cursor, so
+//     a cut inside a snapshot gives a snapshot again.
+//   - End. When the task's turn settles the relay sends the seal and the
+//     result op and ends the response. A reconnect after that gets the
+//     final view and result and the end, so a reloaded page shows the
+//     finished turn; a page closes its EventSource on the result op.
+//
+// ?format= selects the wire format: "ops" (the default) as above; further
+// formats plug in as a [Format] (an [Encoder] per subscription) that sees the
+// same ops, snapshots and ends.
+//
+// # Front ends
+//
+// The same subscriptions speak two front ends' own protocols: [FormatAGUI]
+// (AG-UI 1.0: @ag-ui/client, CopilotKit) and [FormatAISDK] (the Vercel AI
+// SDK's UI message stream v1: useChat) are formats of the task events
+// endpoint, and [Handler.AGUI] and [Handler.Chat] are those protocols' own
+// endpoints — they send the front end's last user message with an [Agent],
+// publish the turn with Attach and serve its subscription in the protocol,
+// with the same sources, bounds, access hook and replicas. Both render the
+// merged view in view order, whole blocks at a time, and re-synchronise when
+// a late block lands before what was sent, so that the strict client
+// libraries never see an invalid sequence and show each block once.
+//
+// # Sources
+//
+// One upstream per task, however many readers. [Handler.Attach] publishes a
+// turn the caller already runs (its own Client.Send): the caller iterates
+// what Attach returns instead of the stream's updates, so it still sees
+// every update and its outcome. A request for a task nothing feeds starts a
+// [Follower]'s Follow (a [client.Client]: subscribe, with the history
+// backfilled) shared by every reader of that task.
+//
+// # Bounds
+//
+// Each task keeps an op log capped by ops and bytes ([DefaultMaxOps],
+// [DefaultMaxLogBytes]) and a merged view capped as merge.Caps caps a turn.
+// Readers share the log: a publish appends once and wakes each reader with a
+// non-blocking send, and each reader writes from its own request goroutine —
+// no goroutine, channel or copy per op or per reader. A reader that falls out
+// of the log, or whose write does not finish within the write timeout
+// ([DefaultWriteTimeout]), is dropped; its reconnect resumes or snapshots.
+// Readers per task and in total, and tasks, are capped (503 past them);
+// a task nobody watches is evicted after a TTL ([DefaultTTL]); Close, or
+// the context given to [New], stops everything.
+//
+// # Access
+//
+// Every request passes an [Authorizer] (request, task id → allow, 403, or 404
+// with [ErrNotFound]); without one every request is refused — there is no
+// open default ([AllowLoopback] suits a relay on 127.0.0.1). Refusals are a
+// JSON body {"error": …}, never a stream. Task ids are checked by
+// [ValidateTaskID]. CORS headers are sent only for origins given to
+// [WithCORS].
+//
+// # Replicas
+//
+// Replicas share nothing. The agent's task store is the durable source: a
+// cursor carries a random per-Handler epoch, so a replica that gets a cursor
+// it did not mint follows the task (one SubscribeToTask, which backfills the
+// history; one GetTask for a settled task) and answers with a snapshot.
+// Behind a load balancer no sticky sessions are needed; a reconnect that
+// lands elsewhere costs the agent one subscription for a task that replica
+// did not already follow, and the reader one snapshot.
+//
+// # Why net/http alone
+//
+// Writing SSE is an id: line, data: lines and a flush ([EventWriter]);
+// the parts that matter — the cursor that names a position in a bounded log
+// of one process, the snapshot when it does not, the end at settle, the
+// per-reader write deadline through http.ResponseController — are this
+// package's own rules. SSE server libraries (github.com/tmaxmax/go-sse and
+// its replay providers) keep a replay buffer per topic with their own ids
+// and replay from it, which is the part we must do differently (a snapshot of
+// a merged view, not a replay of a buffer that may have been trimmed).
+package relay

@@ -1,0 +1,74 @@
+package relay
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/merge"
+)
+
+// discardWriter is a ResponseWriter that counts and drops what is written.
+type discardWriter struct {
+	h http.Header
+	n int64
+}
+
+func (w *discardWriter) Header() http.Header         { return w.h }
+func (w *discardWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); return len(p), nil }
+func (w *discardWriter) WriteHeader(int)             {}
+func (w *discardWriter) Flush()                      {}
+
+// BenchmarkFrontFormats encodes the live ops of one turn (a generated
+// trajectory of n envelopes, in order) for one subscriber in each format:
+// ns/op and B/op are per turn, ns/forwarded-op per op, wire-B/forwarded-op
+// what the subscriber receives per op. The front-end formats render the view after each live op, so their
+// cost per op grows with the turn (O(n) per op); ops is the O(1) baseline.
+func BenchmarkFrontFormats(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		sc := callee.Trajectory(n)
+		turn := merge.NewTurn("task-1", "", merge.Caps{})
+		var evs []Event
+		for _, e := range sc.Envelopes() {
+			ch := turn.Apply(envelope.Reading{Envelope: e})
+			if ch.Result != merge.Applied {
+				continue
+			}
+			data, _ := json.Marshal(ch.Op)
+			evs = append(evs, Event{Op: ch.Op, JSON: data})
+		}
+		seal := turn.Seal()
+		data, _ := json.Marshal(seal)
+		evs = append(evs, Event{Op: seal, JSON: data})
+		formats := []struct {
+			name string
+			enc  func() Encoder
+		}{
+			{FormatOps, func() Encoder { return opsEncoder{} }},
+			{FormatAGUI, func() Encoder { return newAGUIStream("thread", "run", nil, false) }},
+			{FormatAISDK, func() Encoder { return newAISDKStream(false) }},
+		}
+		for _, f := range formats {
+			b.Run(fmt.Sprintf("%s/blocks=%d", f.name, n), func(b *testing.B) {
+				w := &discardWriter{h: http.Header{}}
+				b.ReportAllocs()
+				for b.Loop() {
+					ew := newEventWriter(w)
+					enc := f.enc()
+					for _, ev := range evs {
+						if err := enc.Op(ew, ev); err != nil {
+							b.Fatal(err)
+						}
+					}
+					_ = enc.End(ew, true)
+				}
+				ops := float64(b.N) * float64(len(evs))
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/ops, "ns/forwarded-op")
+				b.ReportMetric(float64(w.n)/ops, "wire-B/forwarded-op")
+			})
+		}
+	}
+}

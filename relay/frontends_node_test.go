@@ -1,0 +1,278 @@
+package relay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// frontendsDir is the node project that runs the real AG-UI and AI SDK
+// client libraries (pinned by its package-lock.json).
+var frontendsDir = filepath.Join("testdata", "frontends")
+
+var (
+	npmOnce sync.Once
+	npmErr  error
+)
+
+// frontendsNode returns the node binary with the harness's packages
+// installed, installing them from the lockfile (npm ci) once when they are
+// missing. It skips the test where node is not on PATH.
+func frontendsNode(t *testing.T) string {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("skipping: node is not on PATH; the AG-UI and AI SDK client libraries run on it (install Node.js >= 20)")
+	}
+	npmOnce.Do(func() {
+		if _, err := os.Stat(filepath.Join(frontendsDir, "node_modules", "ai", "package.json")); err == nil {
+			return
+		}
+		npm, err := exec.LookPath("npm")
+		if err != nil {
+			npmErr = fmt.Errorf("the harness's packages are missing and npm is not on PATH: %w", err)
+			return
+		}
+		cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--prefix", frontendsDir)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			npmErr = fmt.Errorf("npm ci --prefix %s: %v\n%s", frontendsDir, err, out)
+		}
+	})
+	if npmErr != nil {
+		t.Fatal(npmErr)
+	}
+	return node
+}
+
+// runHarness runs one harness script with cfg (JSON) and decodes what it
+// printed into out.
+func runHarness(t *testing.T, script string, cfg, out any) {
+	t.Helper()
+	node := frontendsNode(t)
+	arg, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, script, string(arg))
+	cmd.Dir = frontendsDir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node %s: %v\nstderr:\n%s", script, err, stderr.String())
+	}
+	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
+		t.Fatalf("node %s printed no result (%v):\n%s\nstderr:\n%s", script, err, stdout.String(), stderr.String())
+	}
+}
+
+// aguiMessage is an AG-UI message as @ag-ui/client holds it.
+type aguiMessage struct {
+	ID           string         `json:"id"`
+	Role         string         `json:"role"`
+	Content      any            `json:"content"`
+	ToolCallID   string         `json:"toolCallId"`
+	ActivityType string         `json:"activityType"`
+	Metadata     map[string]any `json:"metadata"`
+	ToolCalls    []struct {
+		ID       string `json:"id"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments string `json:"arguments"`
+		} `json:"function"`
+	} `json:"toolCalls"`
+}
+
+// aguiRun is what agui.mjs prints of one run (runAgent or connectAgent).
+type aguiRun struct {
+	Events   []string `json:"events"`
+	RunError *struct {
+		Message string `json:"message"`
+		Code    string `json:"code"`
+	} `json:"runError"`
+	Finished *struct {
+		Outcome string `json:"outcome"`
+	} `json:"finished"`
+	Error             *string          `json:"error"`
+	Task              string           `json:"task"`
+	Messages          []aguiMessage    `json:"messages"`
+	PendingInterrupts []map[string]any `json:"pendingInterrupts"`
+}
+
+type aguiResult struct {
+	Run      aguiRun  `json:"run"`
+	Answer   *aguiRun `json:"answer"`
+	Connect  *aguiRun `json:"connect"`
+	Warnings []string `json:"warnings"`
+}
+
+// uiPart is a part of a UIMessage as the AI SDK assembles it.
+type uiPart struct {
+	Type             string         `json:"type"`
+	ID               string         `json:"id"`
+	Text             string         `json:"text"`
+	State            string         `json:"state"`
+	ToolName         string         `json:"toolName"`
+	ToolCallID       string         `json:"toolCallId"`
+	Output           map[string]any `json:"output"`
+	Preliminary      *bool          `json:"preliminary"`
+	ProviderExecuted bool           `json:"providerExecuted"`
+	ProviderMetadata map[string]any `json:"providerMetadata"`
+	Data             map[string]any `json:"data"`
+}
+
+type uiMessage struct {
+	ID    string   `json:"id"`
+	Role  string   `json:"role"`
+	Parts []uiPart `json:"parts"`
+}
+
+// aisdkResult is what aisdk.mjs prints.
+type aisdkResult struct {
+	Messages []uiMessage `json:"messages"`
+	Status   string      `json:"status"`
+	Errors   []string    `json:"errors"`
+	Finishes []struct {
+		FinishReason *string `json:"finishReason"`
+		IsError      bool    `json:"isError"`
+	} `json:"finishes"`
+	Resumed  *struct{ Before, After int } `json:"resumed"`
+	Warnings []string                     `json:"warnings"`
+}
+
+// shown is one displayed item, as the tests compare them: what a person
+// would see, read back from the library's state.
+type shown struct {
+	Kind string // thinking, text, error, tool, reply
+	Text string // the text; for a tool its name
+	// Status and Output are a tool call's final status and output.
+	Status, Output string
+}
+
+// aguiShown reads the displayed items of a turn back from @ag-ui/client's
+// messages: every message but the user's, in order. A tool call shows as
+// its assistant message, its result (whose content must equal the live
+// output's chunks) and its activity.
+func aguiShown(t *testing.T, msgs []aguiMessage) []shown {
+	t.Helper()
+	var out []shown
+	results := map[string]aguiMessage{}
+	outputs := map[string]aguiMessage{}
+	for _, m := range msgs {
+		switch m.Role {
+		case "tool":
+			if _, dup := results[m.ToolCallID]; dup {
+				t.Errorf("tool call %s has two results", m.ToolCallID)
+			}
+			results[m.ToolCallID] = m
+		case "activity":
+			outputs[m.ID] = m
+		}
+	}
+	seenCalls := map[string]bool{}
+	for _, m := range msgs {
+		switch m.Role {
+		case "user", "tool", "activity":
+		case "reasoning":
+			out = append(out, shown{Kind: "thinking", Text: fmt.Sprint(m.Content)})
+		case "assistant":
+			if len(m.ToolCalls) > 0 {
+				for _, tc := range m.ToolCalls {
+					if seenCalls[tc.ID] {
+						t.Errorf("tool call %s appears twice", tc.ID)
+					}
+					seenCalls[tc.ID] = true
+					s := shown{Kind: "tool", Text: tc.Function.Name}
+					act, ok := outputs[tc.ID+"-output"]
+					if !ok {
+						t.Errorf("tool call %s has no output activity", tc.ID)
+					}
+					content, _ := act.Content.(map[string]any)
+					s.Status, _ = content["status"].(string)
+					var chunks strings.Builder
+					list, _ := content["chunks"].([]any)
+					for _, c := range list {
+						chunks.WriteString(fmt.Sprint(c))
+					}
+					s.Output = chunks.String()
+					if res, ok := results[tc.ID]; ok {
+						if res.Content != s.Output {
+							t.Errorf("tool call %s: result %q, live output %q", tc.ID, res.Content, s.Output)
+						}
+						st, _ := res.Metadata["a2a"].(map[string]any)["status"].(string)
+						if st != s.Status {
+							t.Errorf("tool call %s: result status %q, activity status %q", tc.ID, st, s.Status)
+						}
+					} else if s.Status != "running" {
+						t.Errorf("tool call %s is %s but has no result", tc.ID, s.Status)
+					}
+					out = append(out, s)
+				}
+				continue
+			}
+			kind := "text"
+			if a2a, ok := m.Metadata["a2a"].(map[string]any); ok && a2a["kind"] == "error" {
+				kind = "error"
+			}
+			if strings.Contains(m.ID, "-reply") {
+				kind = "reply"
+			}
+			out = append(out, shown{Kind: kind, Text: fmt.Sprint(m.Content)})
+		default:
+			t.Errorf("unexpected message role %q", m.Role)
+		}
+	}
+	return out
+}
+
+// aisdkShown reads the displayed items back from an assistant UIMessage.
+func aisdkShown(t *testing.T, m uiMessage) []shown {
+	t.Helper()
+	var out []shown
+	calls := map[string]bool{}
+	for _, p := range m.Parts {
+		switch {
+		case p.Type == "reasoning":
+			out = append(out, shown{Kind: "thinking", Text: p.Text})
+		case p.Type == "text":
+			kind := "text"
+			if a2a, ok := p.ProviderMetadata["a2a"].(map[string]any); ok && a2a["kind"] == "reply" {
+				kind = "reply"
+			}
+			out = append(out, shown{Kind: kind, Text: p.Text})
+		case p.Type == "data-a2a-error":
+			out = append(out, shown{Kind: "error", Text: fmt.Sprint(p.Data["message"])})
+		case p.Type == "dynamic-tool":
+			if calls[p.ToolCallID] {
+				t.Errorf("tool call %s appears twice", p.ToolCallID)
+			}
+			calls[p.ToolCallID] = true
+			if !p.ProviderExecuted {
+				t.Errorf("tool call %s is not provider-executed", p.ToolCallID)
+			}
+			s := shown{Kind: "tool", Text: p.ToolName, Status: "running"}
+			if p.Output != nil {
+				s.Status = fmt.Sprint(p.Output["status"])
+				s.Output = fmt.Sprint(p.Output["output"])
+				closed := s.Status != "running"
+				if prelim := p.Preliminary != nil && *p.Preliminary; prelim == closed {
+					t.Errorf("tool call %s: status %s with preliminary %v", p.ToolCallID, s.Status, prelim)
+				}
+			}
+			out = append(out, s)
+		case strings.HasPrefix(p.Type, "data-a2a-"):
+		default:
+			t.Errorf("unexpected part %q", p.Type)
+		}
+	}
+	return out
+}

@@ -1,0 +1,387 @@
+package relay
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/merge"
+)
+
+// A Follower starts a Stream that follows a task: [client.Client] is one.
+// The relay calls Follow at most once at a time per task, for the first
+// subscriber of a task that no attached stream feeds.
+type Follower interface {
+	Follow(ctx context.Context, taskID a2a.TaskID) (*client.Stream, error)
+}
+
+// Handler serves the event streams of tasks (see the package doc). It is
+// safe for concurrent use. Close it to stop its upstreams; its context does
+// the same.
+type Handler struct {
+	cfg    config
+	src    Follower
+	epoch  string
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // upstream goroutines and the janitor
+	mux    *http.ServeMux
+
+	mu      sync.Mutex
+	tasks   map[string]*task
+	nextGen uint64
+	subs    int // open subscriptions, all tasks
+	closed  bool
+}
+
+// entry is one op of a task's log, encoded once for every subscriber.
+type entry struct {
+	op   merge.Op
+	data []byte
+}
+
+// task is what the relay holds for one task id: its op log, the view for
+// snapshots and its subscribers.
+//
+// Locks: Handler.mu guards the task map and the lifecycle fields marked
+// below; task.mu guards the rest. A publish takes task.mu for an append and
+// one non-blocking send per subscriber; subscribers read the log under the
+// read lock, so readers of one task never wait for each other and tasks
+// never wait for each other. Order: Handler.mu before task.mu.
+type task struct {
+	id  string
+	gen uint64
+
+	// Under Handler.mu: follow is the cancel of the running Follow;
+	// attached counts the attached streams feeding the task; idleSince is
+	// when its last subscriber left.
+	follow    context.CancelFunc
+	attached  int
+	idleSince time.Time
+
+	mu sync.RWMutex
+	// log holds the newest ops; base counts the ops that left it, so the
+	// op log[i] has position base+i+1.
+	log   []*entry
+	base  uint64
+	bytes int
+	views *views
+	// settled: the latest turn has its result and nothing more comes
+	// until an attached stream starts another turn.
+	settled bool
+	// gone is set when the task left the map: its subscribers end and
+	// reconnect to a fresh one.
+	gone bool
+	subs map[*subscriber]struct{}
+	// ready is closed once the upstream answered (first update, or an
+	// error in readyErr).
+	ready    chan struct{}
+	readyErr error
+}
+
+func (t *task) end() uint64 { return t.base + uint64(len(t.log)) }
+
+type subscriber struct {
+	wake chan struct{} // cap 1: "something changed", never blocks a publisher
+}
+
+// New returns a Handler that follows tasks through src (nil: only attached
+// streams are served; a request for another task gets 404). ctx bounds
+// everything the handler starts: canceling it is Close.
+func New(ctx context.Context, src Follower, opts ...Option) *Handler {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o(&cfg)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	h := &Handler{cfg: cfg, src: src, epoch: newEpoch(), ctx: ctx, cancel: cancel, tasks: map[string]*task{}}
+	h.mux = http.NewServeMux()
+	h.mux.HandleFunc("GET /tasks/{taskId}/events", func(w http.ResponseWriter, r *http.Request) {
+		h.ServeEvents(w, r, r.PathValue("taskId"))
+	})
+	h.mux.HandleFunc("OPTIONS /tasks/{taskId}/events", h.preflight)
+	h.wg.Add(1)
+	go h.janitor()
+	return h
+}
+
+// Close stops the handler: upstream follows are canceled, open event streams
+// end (readers reconnect elsewhere), later requests get 503. It waits for the
+// goroutines the handler started. Close is idempotent.
+func (h *Handler) Close() error {
+	h.cancel()
+	h.mu.Lock()
+	h.closed = true
+	for id, t := range h.tasks {
+		h.removeLocked(id, t)
+	}
+	h.mu.Unlock()
+	h.wg.Wait()
+	return nil
+}
+
+// removeLocked drops t from the map, stops its follow and wakes its
+// subscribers, who end their responses.
+func (h *Handler) removeLocked(id string, t *task) {
+	if h.tasks[id] == t {
+		delete(h.tasks, id)
+	}
+	if t.follow != nil {
+		t.follow()
+		t.follow = nil
+	}
+	t.mu.Lock()
+	t.gone = true
+	t.wakeLocked()
+	t.mu.Unlock()
+}
+
+func (t *task) wakeLocked() {
+	for s := range t.subs {
+		select {
+		case s.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// newTaskLocked adds an empty task for id, or fails when the task cap is
+// reached.
+func (h *Handler) newTaskLocked(id string) (*task, error) {
+	if len(h.tasks) >= h.cfg.maxTasks {
+		return nil, errBusy("relay: too many tasks")
+	}
+	h.nextGen++
+	t := &task{id: id, gen: h.nextGen, views: newViews(id), subs: map[*subscriber]struct{}{},
+		ready: make(chan struct{}), idleSince: time.Now()}
+	h.tasks[id] = t
+	return t, nil
+}
+
+// publishLocked appends op to t's log, trims the log to its caps, updates
+// the view and wakes the subscribers. It never blocks on a subscriber. The
+// caller holds t.mu.
+func (h *Handler) publishLocked(t *task, op merge.Op) {
+	data, err := json.Marshal(op)
+	if err != nil {
+		h.cfg.logger.Warn("relay: op not encodable", "task", t.id, "err", err)
+		return
+	}
+	t.log = append(t.log, &entry{op: op, data: data})
+	t.bytes += len(data)
+	for len(t.log) > 1 && (len(t.log) > h.cfg.maxOps || t.bytes > h.cfg.maxLogBytes) {
+		t.bytes -= len(t.log[0].data)
+		t.log[0] = nil
+		t.log = t.log[1:]
+		t.base++
+	}
+	if t.views.apply(op) {
+		t.settled = false // an attached stream started the task's next turn
+	}
+	if settles(t, op) {
+		t.settled = true
+	}
+	t.markReadyLocked(nil)
+	t.wakeLocked()
+}
+
+func (t *task) markReadyLocked(err error) {
+	select {
+	case <-t.ready:
+	default:
+		t.readyErr = err
+		close(t.ready)
+	}
+}
+
+// janitor evicts tasks nobody watched for the TTL, and stops with the
+// handler. One goroutine per Handler, whatever the number of tasks.
+func (h *Handler) janitor() {
+	defer h.wg.Done()
+	every := h.cfg.ttl / 4
+	if every > time.Minute {
+		every = time.Minute
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-h.ctx.Done():
+			return
+		case now := <-tick.C:
+			h.evict(now)
+		}
+	}
+}
+
+func (h *Handler) evict(now time.Time) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for id, t := range h.tasks {
+		t.mu.RLock()
+		idle := len(t.subs) == 0
+		t.mu.RUnlock()
+		if idle && t.attached == 0 && now.Sub(t.idleSince) >= h.cfg.ttl {
+			h.removeLocked(id, t)
+		}
+	}
+}
+
+// acquire returns the task id with a new subscriber registered, starting
+// a Follow when nothing feeds it. The caller must release the subscriber.
+func (h *Handler) acquire(id string) (*task, *subscriber, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, nil, errBusy("relay: closed")
+	}
+	if h.subs >= h.cfg.maxSubs {
+		return nil, nil, errBusy("relay: too many subscribers")
+	}
+	t := h.tasks[id]
+	if t == nil {
+		if h.src == nil {
+			return nil, nil, &httpError{http.StatusNotFound, "relay: task not found"}
+		}
+		var err error
+		if t, err = h.newTaskLocked(id); err != nil {
+			return nil, nil, err
+		}
+		h.startFollowLocked(t)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.subs) >= h.cfg.maxPerTask {
+		return nil, nil, errBusy("relay: too many subscribers for this task")
+	}
+	s := &subscriber{wake: make(chan struct{}, 1)}
+	t.subs[s] = struct{}{}
+	h.subs++
+	return t, s, nil
+}
+
+func (h *Handler) release(t *task, s *subscriber) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t.mu.Lock()
+	_, ok := t.subs[s]
+	delete(t.subs, s)
+	idle := len(t.subs) == 0
+	t.mu.Unlock()
+	if !ok {
+		return
+	}
+	h.subs--
+	if idle {
+		t.idleSince = time.Now()
+	}
+}
+
+// startFollowLocked runs one Follow of t for every subscriber.
+func (h *Handler) startFollowLocked(t *task) {
+	ctx, cancel := context.WithCancel(h.ctx)
+	t.follow = cancel
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		defer cancel()
+		err := h.runFollow(ctx, t)
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		t.mu.Lock()
+		t.markReadyLocked(err)
+		settled := t.settled
+		t.mu.Unlock()
+		if err != nil && !errors.Is(err, context.Canceled) {
+			h.cfg.logger.Info("relay: follow ended", "task", t.id, "err", err)
+		}
+		if t.follow != nil {
+			t.follow = nil
+		}
+		// A follow that ended before the turn settled (the agent lost the
+		// task, the follow gave up) leaves nothing to serve: the next
+		// subscriber starts over, from a snapshot.
+		if !settled && t.attached == 0 {
+			h.removeLocked(t.id, t)
+		}
+	}()
+}
+
+func (h *Handler) runFollow(ctx context.Context, t *task) error {
+	s, err := h.src.Follow(ctx, a2a.TaskID(t.id))
+	if err != nil {
+		return err
+	}
+	for u, err := range s.Updates() {
+		if err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			// The relay stopped this follow (eviction, Close): the
+			// incomplete result the stream reports now is not the agent's.
+			return ctx.Err()
+		}
+		t.mu.Lock()
+		op, ok := opOf(u)
+		switch {
+		case ok && op.Type == merge.OpResult && op.Result != nil && op.Result.Verdict == merge.VerdictIncomplete &&
+			len(t.log) == 0 && t.base == 0:
+			// A follow that got nothing at all (an unknown task) is
+			// answered with its error — 404, 502 — not with a stream
+			// that holds only "incomplete".
+		case ok:
+			h.publishLocked(t, op)
+		default:
+			t.markReadyLocked(nil)
+		}
+		t.mu.Unlock()
+	}
+	return nil
+}
+
+// httpError is a refusal with its status.
+type httpError struct {
+	status int
+	msg    string
+}
+
+func (e *httpError) Error() string { return e.msg }
+
+func errBusy(msg string) error { return &httpError{http.StatusServiceUnavailable, msg} }
+
+func upstreamError(err error) error {
+	if errors.Is(err, a2a.ErrTaskNotFound) {
+		return &httpError{http.StatusNotFound, "relay: task not found"}
+	}
+	return &httpError{http.StatusBadGateway, fmt.Sprintf("relay: agent: %v", err)}
+}
+
+// Stats is a point-in-time count of what a Handler holds.
+type Stats struct {
+	// Tasks is the number of tasks held (their logs and views).
+	Tasks int
+	// Subscribers is the number of open event streams.
+	Subscribers int
+	// Follows is the number of upstream Follows running.
+	Follows int
+}
+
+// Stats returns the current counts, for metrics and tests.
+func (h *Handler) Stats() Stats {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := Stats{Tasks: len(h.tasks), Subscribers: h.subs}
+	for _, t := range h.tasks {
+		if t.follow != nil {
+			s.Follows++
+		}
+	}
+	return s
+}

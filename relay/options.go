@@ -1,0 +1,207 @@
+package relay
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+)
+
+// Defaults of the bounds (see [Option]s to change them).
+const (
+	// DefaultMaxOps and DefaultMaxLogBytes cap one task's op log: the ops a
+	// subscriber can resume from. A subscriber whose cursor fell out of the
+	// log gets a snapshot instead, so the caps bound memory, not correctness.
+	DefaultMaxOps      = 4096
+	DefaultMaxLogBytes = 4 << 20
+	// DefaultMaxSubscribersPerTask and DefaultMaxSubscribers cap open event
+	// streams per task and per Handler; past them a request gets 503.
+	DefaultMaxSubscribersPerTask = 1024
+	DefaultMaxSubscribers        = 10000
+	// DefaultMaxTasks caps the tasks a Handler holds (each may run one
+	// upstream subscription); past it a request for a new task gets 503.
+	DefaultMaxTasks = 1024
+	// DefaultTTL is how long a task nobody watches is kept: its log, view
+	// and upstream. A settled task's reconnects within it cost the agent
+	// nothing; after it, one Follow (which, for a settled task, is one
+	// GetTask).
+	DefaultTTL = 5 * time.Minute
+	// DefaultKeepAlive is the interval of the SSE comment sent on an idle
+	// stream, below common proxy idle timeouts (60 s).
+	DefaultKeepAlive = 15 * time.Second
+	// DefaultRetry is the reconnect delay sent to EventSource (retry:).
+	DefaultRetry = 2 * time.Second
+	// DefaultWriteTimeout bounds one write to a subscriber: a browser that
+	// stops reading is dropped when it passes, and its goroutine ends.
+	DefaultWriteTimeout = 10 * time.Second
+	// DefaultStartTimeout bounds how long a request for a task waits for the
+	// upstream's first answer before it gets 504.
+	DefaultStartTimeout = 30 * time.Second
+)
+
+// An Authorizer decides whether request r may watch task. It returns nil to
+// allow; an error wrapping [ErrNotFound] to answer 404; any other error to
+// answer 403. The error's text is sent in the JSON body: do not put secrets
+// in it. It is called for every request, before anything is started for the
+// task, and must be safe for concurrent use.
+type Authorizer func(r *http.Request, task string) error
+
+// Option configures a Handler.
+type Option func(*config)
+
+type config struct {
+	authorize    Authorizer
+	corsOrigins  map[string]bool
+	corsAny      bool
+	maxOps       int
+	maxLogBytes  int
+	maxPerTask   int
+	maxSubs      int
+	maxTasks     int
+	ttl          time.Duration
+	keepAlive    time.Duration
+	retry        time.Duration
+	writeTimeout time.Duration
+	startTimeout time.Duration
+	formats      map[string]Format
+	logger       *slog.Logger
+}
+
+func defaultConfig() config {
+	return config{
+		maxOps:       DefaultMaxOps,
+		maxLogBytes:  DefaultMaxLogBytes,
+		maxPerTask:   DefaultMaxSubscribersPerTask,
+		maxSubs:      DefaultMaxSubscribers,
+		maxTasks:     DefaultMaxTasks,
+		ttl:          DefaultTTL,
+		keepAlive:    DefaultKeepAlive,
+		retry:        DefaultRetry,
+		writeTimeout: DefaultWriteTimeout,
+		startTimeout: DefaultStartTimeout,
+		formats:      map[string]Format{},
+		logger:       slog.New(slog.DiscardHandler),
+	}
+}
+
+// WithAuthorizer sets the access check. Without it every request is
+// refused with 403: a relay shows what an agent does, so it has no open
+// default. [AllowLoopback] is what `a2a-tail web` uses on 127.0.0.1.
+func WithAuthorizer(a Authorizer) Option { return func(c *config) { c.authorize = a } }
+
+// WithCORS allows cross-origin pages of the given origins (scheme://host[:port],
+// or "*" for any) to read the event streams. Without it no CORS header is
+// sent and browsers keep cross-origin pages out.
+func WithCORS(origins ...string) Option {
+	return func(c *config) {
+		c.corsOrigins = map[string]bool{}
+		for _, o := range origins {
+			if o == "*" {
+				c.corsAny = true
+			}
+			c.corsOrigins[o] = true
+		}
+	}
+}
+
+// WithLogCaps sets the op log caps of each task: ops and bytes of op JSON
+// (defaults [DefaultMaxOps], [DefaultMaxLogBytes]). The oldest ops leave
+// first; values < 1 keep the default.
+func WithLogCaps(maxOps, maxBytes int) Option {
+	return func(c *config) {
+		if maxOps > 0 {
+			c.maxOps = maxOps
+		}
+		if maxBytes > 0 {
+			c.maxLogBytes = maxBytes
+		}
+	}
+}
+
+// WithSubscriberCaps sets the caps on open event streams per task and in
+// total (defaults [DefaultMaxSubscribersPerTask], [DefaultMaxSubscribers]);
+// values < 1 keep the default.
+func WithSubscriberCaps(perTask, total int) Option {
+	return func(c *config) {
+		if perTask > 0 {
+			c.maxPerTask = perTask
+		}
+		if total > 0 {
+			c.maxSubs = total
+		}
+	}
+}
+
+// WithMaxTasks caps the tasks held at once (default [DefaultMaxTasks]).
+func WithMaxTasks(n int) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.maxTasks = n
+		}
+	}
+}
+
+// WithTTL sets how long a task without subscribers is kept (default
+// [DefaultTTL]). A task that an attached stream still feeds is kept until
+// that stream ends.
+func WithTTL(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.ttl = d
+		}
+	}
+}
+
+// WithKeepAlive sets the keep-alive comment interval (default
+// [DefaultKeepAlive]).
+func WithKeepAlive(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.keepAlive = d
+		}
+	}
+}
+
+// WithRetry sets the reconnect delay sent to EventSource (default
+// [DefaultRetry]).
+func WithRetry(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.retry = d
+		}
+	}
+}
+
+// WithWriteTimeout bounds each write to a subscriber (default
+// [DefaultWriteTimeout]).
+func WithWriteTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.writeTimeout = d
+		}
+	}
+}
+
+// WithStartTimeout bounds the wait for a new upstream's first answer
+// (default [DefaultStartTimeout]).
+func WithStartTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d > 0 {
+			c.startTimeout = d
+		}
+	}
+}
+
+// WithFormat serves f for ?format=name, besides the built-in formats
+// (a name given here replaces a built-in one).
+func WithFormat(name string, f Format) Option {
+	return func(c *config) { c.formats[name] = f }
+}
+
+// WithLogger sets where the relay logs upstream failures (default: nowhere).
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) {
+		if l != nil {
+			c.logger = l
+		}
+	}
+}

@@ -1,0 +1,98 @@
+// Runs @ag-ui/client's HttpAgent against the relay and prints what the
+// library assembled, as one JSON object on stdout.
+//
+//   node agui.mjs '<config JSON>'
+//
+// config: {
+//   url:       POST target of HttpAgent.runAgent() (the relay's /ag-ui),
+//   threadId:  the AG-UI thread,
+//   messages:  the agent's initial messages (the last user message is sent),
+//   resume:    optional RunAgentParameters.resume,
+//   answer:    optional; after a run that ended on an interrupt, a second
+//              run answers every pending interrupt with this payload,
+//   connectUrl: optional; after the run (finished, failed or cut), a second
+//              agent with the same thread and the messages the first one
+//              holds calls connectAgent(), whose connect() POSTs the same
+//              RunAgentInput to connectUrl (the task events endpoint), in
+//              which "{task}" stands for the task the run named.
+// }
+//
+// Every console.warn / console.error of the libraries is captured: the
+// Go test fails on any, since the client only warns on material it had
+// to strip or events it could not apply.
+import { HttpAgent, transformHttpEventStream, runHttpRequest } from "@ag-ui/client";
+
+const cfg = JSON.parse(process.argv[2]);
+const warnings = [];
+// A connection the test cuts makes undici fail a read nobody awaits; it is
+// reported, not fatal, so the script can go on to reconnect.
+process.on("uncaughtException", (err) => warnings.push("uncaught: " + String(err && err.message ? err.message : err)));
+process.on("unhandledRejection", (err) => warnings.push("unhandled: " + String(err && err.message ? err.message : err)));
+for (const level of ["warn", "error"]) {
+  console[level] = (...args) =>
+    warnings.push(args.map((a) => (a instanceof Error ? a.message : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
+}
+
+// ConnectAgent reconnects through the task events endpoint: AG-UI's
+// connectAgent() is the library's hook for attaching to a run in progress,
+// and HttpAgent leaves connect() unimplemented.
+class ConnectAgent extends HttpAgent {
+  constructor(config, connectUrl) {
+    super(config);
+    this.connectUrl = connectUrl;
+  }
+  connect(input) {
+    return transformHttpEventStream(runHttpRequest(() => fetch(this.connectUrl, this.requestInit(input))));
+  }
+}
+
+function recorder(out) {
+  return {
+    onEvent({ event }) {
+      out.events.push(event.type);
+    },
+    onCustomEvent({ event }) {
+      if (event.name === "a2a.task") out.task = event.value.task;
+    },
+    onRunErrorEvent({ event }) {
+      out.runError = { message: event.message, code: event.code };
+    },
+    onRunFinishedEvent(params) {
+      out.finished = { outcome: params.outcome, result: params.event.result ?? null };
+    },
+  };
+}
+
+async function drive(agent, fn) {
+  const out = { events: [], runError: null, finished: null, error: null, task: null };
+  try {
+    await fn(recorder(out));
+  } catch (err) {
+    out.error = String(err && err.message ? err.message : err);
+  }
+  out.messages = agent.messages;
+  out.state = agent.state;
+  out.pendingInterrupts = agent.pendingInterrupts;
+  return out;
+}
+
+const agent = new HttpAgent({ url: cfg.url, threadId: cfg.threadId, initialMessages: cfg.messages ?? [] });
+const result = { run: null, answer: null, connect: null, warnings };
+result.run = await drive(agent, (sub) =>
+  agent.runAgent(cfg.resume ? { resume: cfg.resume } : undefined, sub),
+);
+// answer: after a run that ended on an interrupt, run again answering every
+// pending interrupt with this payload (RunAgentInput.resume).
+if (cfg.answer !== undefined && agent.pendingInterrupts.length > 0) {
+  const resume = agent.pendingInterrupts.map((i) => ({ interruptId: i.id, status: "resolved", payload: cfg.answer }));
+  result.answer = await drive(agent, (sub) => agent.runAgent({ resume }, sub));
+}
+if (cfg.connectUrl) {
+  // "{task}" in connectUrl is the A2A task the run named (CUSTOM a2a.task).
+  const again = new ConnectAgent(
+    { url: cfg.url, threadId: cfg.threadId, initialMessages: agent.messages },
+    cfg.connectUrl.replace("{task}", encodeURIComponent(result.run.task ?? "")),
+  );
+  result.connect = await drive(again, (sub) => again.connectAgent(undefined, sub));
+}
+process.stdout.write(JSON.stringify(result));

@@ -1,0 +1,56 @@
+package relay
+
+import (
+	"slices"
+
+	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/merge"
+)
+
+// views rebuilds a task's view for snapshots: a merge.Receiver fed with
+// every op the task published, whose Ops(turn) are the ops that rebuild a
+// turn (its retained blocks, then seal and result). Its memory is bounded as
+// a Receiver's is (merge.MaxReceiverTurns turns under the default caps).
+type views struct {
+	r *merge.Receiver
+}
+
+func newViews(task string) *views { return &views{r: merge.NewReceiver(task, merge.Caps{})} }
+
+// apply adds op and reports whether it opened a turn the task had not seen.
+func (v *views) apply(op merge.Op) (newTurn bool) {
+	known := slices.Contains(v.r.Turns(), op.Turn)
+	v.r.Apply(op)
+	return !known && slices.Contains(v.r.Turns(), op.Turn)
+}
+
+// latest is the id of the task's latest turn ("" before any op).
+func (v *views) latest() string {
+	ts := v.r.Turns()
+	if len(ts) == 0 {
+		return ""
+	}
+	return ts[len(ts)-1]
+}
+
+// snapshot returns ops that rebuild the task's view: every retained turn,
+// oldest first, so that a receiver orders the turns as the relay does.
+func (v *views) snapshot() []merge.Op {
+	var ops []merge.Op
+	for _, turn := range v.r.Turns() {
+		ops = append(ops, v.r.Ops(turn)...)
+	}
+	return ops
+}
+
+// opOf is the op an update forwards (PROTOCOL.md, "Forwarding").
+func opOf(u client.Update) (merge.Op, bool) { return u.Op() }
+
+// settles reports whether op, just applied to t's views, ends the task's
+// latest turn for the relay: its result. An incomplete result is forwarded
+// but settles nothing: this relay could not follow the turn to its end, and
+// the next subscriber's follow may.
+func settles(t *task, op merge.Op) bool {
+	return op.Type == merge.OpResult && op.Result != nil && op.Result.Verdict != merge.VerdictIncomplete &&
+		op.Turn == t.views.latest()
+}
