@@ -56,6 +56,9 @@ and send it messages with your credentials.
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "address to serve the page on")
+	// The page's turns reach the agent like send's: the same connection
+	// flags (credentials, transport, retries, caps).
+	a.agentFlags(cmd)
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "allow --listen on a non-loopback address (no access control: anyone who reaches it can use your agent)")
 	return cmd
 }
