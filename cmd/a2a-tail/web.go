@@ -41,6 +41,9 @@ and send it messages with your credentials.
 ` + exitCodesHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := checkListen(listen, allowRemote); err != nil {
+				return err // before the agent is asked anything
+			}
 			ctx := cmd.Context()
 			c, err := client.New(ctx, args[0], a.clientOptions()...)
 			if err != nil {
@@ -58,13 +61,9 @@ and send it messages with your credentials.
 // serveWeb serves the page and relay for c on listen until ctx ends. path
 // is appended to the printed URL (demo: ?task=…).
 func (a *app) serveWeb(ctx context.Context, c *client.Client, listen string, allowRemote bool, path string) error {
-	host, _, err := net.SplitHostPort(listen)
+	loopback, err := checkListen(listen, allowRemote)
 	if err != nil {
-		return usageError{fmt.Errorf("--listen %q: %w", listen, err)}
-	}
-	loopback := isLoopbackHost(host)
-	if !loopback && !allowRemote {
-		return usageError{fmt.Errorf("--listen %q is not a loopback address: add --allow-remote to serve other hosts", listen)}
+		return err
 	}
 	auth := relay.AllowLoopback
 	if !loopback {
@@ -92,6 +91,20 @@ func (a *app) serveWeb(ctx context.Context, c *client.Client, listen string, all
 	_ = srv.Shutdown(sctx)
 	<-done
 	return nil
+}
+
+// checkListen says whether listen is a loopback address, and refuses
+// another one without allowRemote.
+func checkListen(listen string, allowRemote bool) (loopback bool, err error) {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return false, usageError{fmt.Errorf("--listen %q: %w", listen, err)}
+	}
+	loopback = isLoopbackHost(host)
+	if !loopback && !allowRemote {
+		return false, usageError{fmt.Errorf("--listen %q is not a loopback address: add --allow-remote to serve other hosts", listen)}
+	}
+	return loopback, nil
 }
 
 func isLoopbackHost(host string) bool {
