@@ -62,6 +62,11 @@ var builtinFormats = map[string]Format{
 	FormatOps: func(*http.Request, string) (Encoder, error) { return opsEncoder{}, nil },
 }
 
+// builtinRoutes add endpoints of their own to every Handler's mux, beside
+// the event streams (a front-end protocol that POSTs its run, say). Like
+// builtinFormats, each is registered from the init function of its file.
+var builtinRoutes []func(h *Handler, mux *http.ServeMux)
+
 type opsEncoder struct{}
 
 func (opsEncoder) Begin(http.Header, *EventWriter) error { return nil }
