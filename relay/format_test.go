@@ -25,7 +25,9 @@ func (traceEncoder) Begin(h http.Header, ew *relay.EventWriter) error {
 func (traceEncoder) SnapshotStart(ew *relay.EventWriter) error {
 	return ew.Event("", "snapshot-start", nil)
 }
-func (traceEncoder) SnapshotEnd(ew *relay.EventWriter) error { return ew.Event("", "snapshot-end", nil) }
+func (traceEncoder) SnapshotEnd(ew *relay.EventWriter) error {
+	return ew.Event("", "snapshot-end", nil)
+}
 func (traceEncoder) Op(ew *relay.EventWriter, ev relay.Event) error {
 	return ew.Event(ev.ID, "op", fmt.Appendf(nil, "%s snapshot=%v", ev.Op.Type, ev.Snapshot))
 }
