@@ -133,6 +133,35 @@ func ExampleReceiver_turns() {
 	// [msg-1 msg-2] {working on msg-1} {working on msg-2} approved
 }
 
+// A relay keeps a Receiver per task and brings a late subscriber up to
+// date with a snapshot of each turn, before it forwards live ops; the
+// subscriber ends with the same view, whatever the order.
+func ExampleReceiver_Ops() {
+	t := merge.NewTurn("task-1", "msg-1", merge.Caps{})
+	relay := merge.NewReceiver("task-1", merge.Caps{})
+	for _, r := range []envelope.Reading{
+		reading("call-1", 1, envelope.StatusRunning, envelope.ToolCall{Tool: "grep"}),
+		reading("call-1", 2, envelope.StatusRunning, envelope.ToolOutputAppend{Tool: "grep", Chunk: "a.go:3\n"}),
+	} {
+		relay.Apply(t.Apply(r).Op)
+	}
+
+	late := merge.NewReceiver("task-1", merge.Caps{}) // a page that connects now
+	for _, turn := range relay.Turns() {
+		for _, op := range relay.Ops(turn) {
+			late.Apply(op)
+		}
+	}
+	live := t.Apply(reading("call-1", 3, envelope.StatusDone, envelope.ToolCall{Tool: "grep"})).Op
+	relay.Apply(live)
+	late.Apply(live)
+
+	v := late.View()
+	fmt.Println(v.Turn, v.ToolCalls[0].Tool, v.ToolCalls[0].Status, fmt.Sprintf("%q", v.ToolCalls[0].Output))
+	// Output:
+	// msg-1 grep done "a.go:3\n"
+}
+
 // Turns keeps one turn per task and is safe for concurrent use.
 func ExampleTurns() {
 	ts := merge.NewTurns(merge.Caps{}, 2)
