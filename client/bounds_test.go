@@ -44,7 +44,7 @@ func TestGetTaskBodyIsBounded(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(r.err, ErrIncomplete) || !errors.Is(r.err, errResponseTooLarge) {
+			if !errors.Is(r.err, ErrIncomplete) || !errors.Is(r.err, ErrResponseTooLarge) {
 				t.Fatalf("err = %v, want an incomplete turn caused by the bound", r.err)
 			}
 		})

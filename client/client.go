@@ -43,7 +43,11 @@ func New(ctx context.Context, agentURL string, opts ...Option) (*Client, error) 
 		o(&cfg)
 	}
 	hc, removed := streamingHTTPClient(cfg.httpClient)
+	guardRedirects(hc, cfg.params)
 	fopts := append(factoryOptions(hc, cfg.grpcOpts), cfg.factoryOpts...)
+	if !cfg.noFast {
+		fopts = withFastPath(fopts, len(cfg.factoryOpts), hc)
+	}
 
 	var (
 		ac  *a2aclient.Client
@@ -61,7 +65,7 @@ func New(ctx context.Context, agentURL string, opts ...Option) (*Client, error) 
 		iface := &a2a.AgentInterface{URL: endpoint, ProtocolBinding: cfg.transport, ProtocolVersion: version, Tenant: cfg.tenant}
 		ac, err = a2aclient.NewFromEndpoints(ctx, []*a2a.AgentInterface{iface}, fopts...)
 		if err != nil {
-			return nil, fmt.Errorf("client: %s %s at %s: %w", cfg.transport, version, agentURL, err)
+			return nil, fmt.Errorf("client: %s %s at %s: %w", cfg.transport, version, redactURL(agentURL), err)
 		}
 	} else {
 		resolver := &agentcard.Resolver{Client: hc, CardParser: parseCard}
@@ -70,10 +74,16 @@ func New(ctx context.Context, agentURL string, opts ...Option) (*Client, error) 
 			ropts = append(ropts, agentcard.WithRequestHeader(k, strings.Join(vs, ", ")))
 		}
 		rctx, cancel := context.WithTimeout(ctx, DefaultCardTimeout)
+		rctx, _, cancelW := withWatchdog(rctx, cfg.idle)
 		card, rerr := resolver.Resolve(rctx, agentURL, ropts...)
+		rerr = idleCause(rctx, rerr)
+		cancelW()
 		cancel()
 		if rerr != nil {
-			return nil, fmt.Errorf("client: agent card of %s: %w", agentURL, rerr)
+			return nil, fmt.Errorf("client: agent card of %s: %w", redactURL(agentURL), rerr)
+		}
+		if card, err = cfg.keepOrigin(agentURL, card); err != nil {
+			return nil, err
 		}
 		ac, err = a2aclient.NewFromCard(ctx, card, fopts...)
 		if err != nil {
@@ -104,7 +114,7 @@ func newClient(ac *a2aclient.Client, cfg config) *Client {
 }
 
 // A2A returns the underlying a2a-go client, for the calls this package
-// does not wrap (CancelTask, ListTasks, push configs).
+// does not wrap (ListTasks, push configs).
 func (c *Client) A2A() *a2aclient.Client { return c.a2a }
 
 // Close releases the connections of a client built by [New]; for a client
@@ -125,24 +135,37 @@ func (c *Client) callCtx(ctx context.Context) context.Context {
 }
 
 // Send sends msg with SendStreamingMessage and returns the stream of the
-// turn. Nothing is sent until the stream is iterated (as with a2a-go's
-// iterators); a transport failure surfaces there. msg is not modified: a
-// copy gets a message id and the user role when they are missing.
+// turn. Send waits for the first event, so that [Stream.TaskID] names the
+// task when it returns — a caller can record it, or hand it to
+// [Client.Cancel], before reading a single update; the event itself is
+// the first thing the iteration handles. Iterate the stream, or [Stream.Close]
+// it: the call stays open until then. msg is not modified: a copy gets a
+// message id, the user role and a context id when they are
+// missing. Send's error is
+// about msg; what the agent and the transport did comes through the
+// stream.
 //
 // The message is sent exactly once. When the stream is cut, the client
 // resumes with SubscribeToTask and GetTask on the task the first event
-// named — it never sends the message again. A stream that fails before
-// its first event is not resumed, even for a message to an existing task
-// (msg.TaskID): that task's state would still be the previous turn's. A
-// refusal by the agent is returned as the stream's error; any other
-// failure is an [*IncompleteError].
+// named — it never sends the message again. A message without a task
+// or context id gets a new context id, so that the task it creates can be
+// found: when the stream fails before its first event (not refused by the
+// agent), the client asks ListTasks for the task of that context whose
+// history holds the message, and resumes it. An agent without ListTasks,
+// or no such task, ends the turn with an [*IncompleteError] that carries
+// the message and context ids — the task may exist. A message to an
+// existing task (msg.TaskID) is not resumed after such a failure: that
+// task's state would still be the previous turn's. A refusal by the agent
+// is returned as the stream's error.
 func (c *Client) Send(ctx context.Context, msg *a2a.Message) (*Stream, error) {
 	m, err := prepare(msg)
 	if err != nil {
 		return nil, err
 	}
 	req := &a2a.SendMessageRequest{Message: m, Tenant: c.cfg.tenant}
-	return c.newStream(ctx, modeSend, a2a.TaskID(m.TaskID), req, 0), nil
+	st := c.newStream(ctx, modeSend, a2a.TaskID(m.TaskID), req, 0)
+	st.readAhead()
+	return st, nil
 }
 
 // SendText sends a user message with one text part; see [Client.Send].
@@ -163,7 +186,7 @@ func (c *Client) Dispatch(ctx context.Context, msg *a2a.Message) (a2a.TaskID, er
 	ctx, cancel := c.unaryCtx(ctx)
 	defer cancel()
 	res, err := c.a2a.SendMessage(ctx, req)
-	if err != nil {
+	if err = idleCause(ctx, err); err != nil {
 		return "", fmt.Errorf("client: dispatch: %w", err)
 	}
 	switch r := res.(type) {
@@ -236,6 +259,11 @@ func prepare(msg *a2a.Message) (*a2a.Message, error) {
 	}
 	if m.Role == "" {
 		m.Role = a2a.MessageRoleUser
+	}
+	if m.TaskID == "" && m.ContextID == "" {
+		// A context of its own names the task this message creates, should
+		// the stream be cut before the first event says which (orphan.go).
+		m.ContextID = a2a.NewContextID()
 	}
 	return &m, nil
 }

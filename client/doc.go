@@ -62,6 +62,18 @@
 // backfilled. [Client.Poll] is for peers without subscriptions: GetTask
 // with history at an interval.
 //
+// Send returns once the first event has named the task, so
+// [Stream.TaskID] is known before any update is read. [Client.Answer]
+// starts the next turn of a task that waits for input, [Client.Cancel]
+// cancels one. A task the agent does not know ends Follow and Poll with
+// an error matching [a2a.ErrTaskNotFound], not an incomplete turn.
+//
+// Events that come from elsewhere — a recording, or a source that is not
+// A2A translated into A2A events — run through the same pipeline with
+// [Replay] ([WithTurn] names their turn up front, [WithArtifactProgress]
+// routes artifacts that carry progress). Package client/v1query is such a
+// source: a runtime's plain REST endpoint.
+//
 // # Cuts and reconnects
 //
 // a2a-go ends an event stream silently when the server closes it, and
@@ -88,11 +100,62 @@
 // streams; deadlines come from the context, stalls from the idle timeout.
 // [Wrap] adopts an a2aclient.Client built elsewhere.
 //
+// On JSON-RPC and HTTP+JSON, a2a-go makes the streaming calls but the
+// client reads their event streams ([WithFastPath], on by default): each
+// event is bounded over all its lines ([MaxEventBytes]), and the status
+// updates that make up nearly all of a stream are decoded in one pass —
+// several times less CPU per event than a2a-go's nested decoding
+// (BENCHMARKS.md). Any other frame is decoded by a2a-go itself, so an
+// event means the same either way.
+//
 // # Concurrency and resources
 //
 // A Client is safe for concurrent use. A Stream is iterated by one
 // goroutine, on which it pulls the events — no goroutine or channel per
-// stream or per event; [Stream.View] may be called from any goroutine.
-// Breaking out of the iteration, or canceling its context, closes the
-// connection promptly and leaves nothing running.
+// event; [Stream.View] may be called from any goroutine. Breaking out of
+// the iteration, or canceling its context, closes the connection promptly
+// and leaves nothing running; a stream from Send that will not be
+// iterated is released with [Stream.Close].
+//
+// # Limits
+//
+// What a peer's answer may cost is decided by the call the client made,
+// never by what the peer says it sent. On the HTTP transports built by
+// [New], an answer to a call that is not a stream (GetTask, SendMessage,
+// ListTasks, the agent card) is refused past 64 MiB whatever its
+// Content-Type ([ErrResponseTooLarge]), and one event of a stream past
+// 10 MiB, all its lines together ([ErrEventTooLarge]); gRPC refuses an
+// answer past 64 MiB and a stream's message past 10 MiB. A GetTask refused as too large is asked again for
+// less history (history_length), then not at all, so retries never hold
+// more than one oversize answer. The idle timeout ([WithIdleTimeout])
+// covers every call, from the request to the end of the answer: a line of
+// a stream (a keep-alive comment too) or 16 KiB of any answer counts as
+// activity, a peer trickling bytes does not. What a turn keeps in memory is
+// bounded by the merge caps ([WithCaps]); what they drop is counted in the
+// view's counters.
+//
+// # Credentials
+//
+// Credentials stay with the origin the caller gave. The credentials are
+// the service parameters ([WithAuth], [WithServiceParam]) and a password
+// in the agent URL; the origin is the URL's scheme, host and port. An
+// agent card may name interfaces anywhere: [New] keeps only those on the
+// caller's origin and those [WithAllowedHosts] allows, and refuses a card
+// left with none with an error that names both origins ([ErrOtherOrigin]).
+// A card served after a redirect is judged against the URL the caller
+// gave, not the redirect's target. A redirect to another origin never
+// carries the credentials: the service parameters' headers,
+// Authorization, Proxy-Authorization and Cookie are dropped from it.
+// Without credentials a card is followed wherever it points. Credentials
+// that an [http.Client] of [WithHTTPClient] adds itself (a cookie jar, a
+// RoundTripper) are that client's to scope.
+//
+// # No orphaned tasks
+//
+// [Client.Send] gives a message without a context a new context id. When
+// the stream fails before its first event, the agent may have created the
+// task and be running it; the client finds it with ListTasks (that context,
+// our message id in its history) and resumes it without sending again, or
+// ends with an [*IncompleteError] that carries the message and context ids
+// to find it later.
 package client

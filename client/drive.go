@@ -38,9 +38,7 @@ func (s *Stream) drive(emit emitFunc) error {
 	case modeReplay:
 		return s.replay(emit)
 	}
-	res := s.attempt(func(ctx context.Context) iter.Seq2[a2a.Event, error] {
-		return s.c.a2a.SendStreamingMessage(ctx, s.req)
-	}, emit)
+	res := s.sendAttempt(emit)
 	if res.done {
 		return res.final
 	}
@@ -55,7 +53,7 @@ func (s *Stream) drive(emit emitFunc) error {
 		if refused(res.err) {
 			return fmt.Errorf("client: send: %w", res.err)
 		}
-		return &IncompleteError{TaskID: s.TaskID(), Err: res.err}
+		return s.orphan(res.err, emit)
 	}
 	return s.resume(res.err, emit)
 }
@@ -103,7 +101,7 @@ func (s *Stream) resume(cause error, emit emitFunc) error {
 				return final
 			}
 			if errors.Is(gerr, a2a.ErrTaskNotFound) {
-				return &IncompleteError{TaskID: id, State: s.state, Attempts: s.attempts, Err: gerr}
+				return s.taskGone(gerr)
 			}
 			if gerr != nil {
 				cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a GetTask after a refused subscription failed",
@@ -157,9 +155,15 @@ func (s *Stream) resolve(emit emitFunc) (done bool, final error, err error) {
 }
 
 func (s *Stream) getTask() (*a2a.Task, error) {
+	hl, err := s.history.next(s.c.cfg.historyLength)
+	if err != nil {
+		return nil, err
+	}
 	ctx, cancel := s.c.unaryCtx(s.ctx)
 	defer cancel()
-	return s.c.a2a.GetTask(ctx, &a2a.GetTaskRequest{ID: s.TaskID(), HistoryLength: s.c.cfg.historyLength, Tenant: s.c.cfg.tenant})
+	ctx, slot := withStatus(ctx)
+	task, err := s.c.a2a.GetTask(ctx, &a2a.GetTaskRequest{ID: s.TaskID(), HistoryLength: hl, Tenant: s.c.cfg.tenant})
+	return task, taskCallErr(s.history.observe(idleCause(ctx, err)), slot)
 }
 
 // attempt pulls one event stream until it settles the turn, ends, fails,
@@ -168,8 +172,13 @@ func (s *Stream) getTask() (*a2a.Task, error) {
 func (s *Stream) attempt(open func(context.Context) iter.Seq2[a2a.Event, error], emit emitFunc) attemptResult {
 	ctx, w, cancel := withWatchdog(s.c.callCtx(s.ctx), s.c.cfg.idle)
 	defer cancel()
+	return s.pull(open(ctx), w, emit)
+}
+
+// pull is the body of an attempt: events of one call, watched by w.
+func (s *Stream) pull(events iter.Seq2[a2a.Event, error], w *watchdog, emit emitFunc) attemptResult {
 	var res attemptResult
-	for ev, err := range open(ctx) {
+	for ev, err := range events {
 		if err != nil {
 			res.err = err
 			break
@@ -215,7 +224,7 @@ func (s *Stream) poll(emit emitFunc) error {
 		case s.ctx.Err() != nil:
 			return s.ctxErr()
 		case errors.Is(err, a2a.ErrTaskNotFound):
-			return &IncompleteError{TaskID: s.TaskID(), State: s.state, Attempts: s.attempts, Err: err}
+			return s.taskGone(err)
 		default:
 			fails++
 			s.attempts++

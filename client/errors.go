@@ -33,6 +33,12 @@ var errIdle = errors.New("no data for the idle timeout")
 // IncompleteError says that a turn ended without a verdict. It matches
 // [ErrIncomplete] with errors.Is, and whatever Err matches (the last
 // transport error, [a2a.ErrTaskNotFound], …).
+//
+// It is final, unlike the [terminal.CutError] of a bare Tracker: a cut
+// says "the events stopped, resume", and a Stream does resume it itself
+// (SubscribeToTask, GetTask) — the two types are the two moments of one
+// concept. A Stream never returns a CutError; an IncompleteError is what
+// is left when resuming could not bring a verdict.
 type IncompleteError struct {
 	// TaskID is the task the turn belongs to; "" when no event named one
 	// (a send whose stream failed before the first event; for a message to
@@ -47,6 +53,15 @@ type IncompleteError struct {
 	// Err is the last cause: the transport error, the subscription's
 	// refusal, or the reason the stream ended.
 	Err error
+	// MessageID and ContextID are set when a send failed before its first
+	// event and the task it may have created could not be found: the
+	// agent may be running it, and these find it (ListTasks by context,
+	// the message in the task's history).
+	MessageID string
+	ContextID string
+	// lookup is why the task was not found (ListTasks refused, or named
+	// no task of the message).
+	lookup error
 }
 
 // Error implements error:
@@ -59,6 +74,13 @@ func (e *IncompleteError) Error() string {
 	s += "last state " + e.State.String() + ", " + strconv.Itoa(e.Attempts) + " attempts)"
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
+	}
+	if e.TaskID == "" && e.MessageID != "" {
+		s += "; the agent may have created a task for the message and be running it: find it by context id " +
+			strconv.Quote(e.ContextID) + ", message id " + strconv.Quote(e.MessageID)
+		if e.lookup != nil {
+			s += " (not found: " + e.lookup.Error() + ")"
+		}
 	}
 	return s
 }

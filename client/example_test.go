@@ -13,17 +13,18 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/tfrs/a2a-progress/client"
-	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/merge"
 )
 
-// agent starts the reference callee; a real caller has an agent URL.
-func agent() (*callee.Server, string) {
-	s, err := callee.Start()
+// agent starts a test agent (package agenttest); a real caller has an
+// agent URL.
+func agent() (*agenttest.Agent, string) {
+	a, err := agenttest.New()
 	if err != nil {
 		log.Fatal(err)
 	}
-	return s, s.CardURL(callee.V1)
+	return a, a.URL
 }
 
 // Send a message and render the progress as it arrives; the answer comes
@@ -130,7 +131,7 @@ func ExampleClient_Follow() {
 	ctx := context.Background()
 
 	// Force one transport: gRPC, protocol v0.3.
-	c, err := client.New(ctx, srv.Endpoint(a2a.TransportProtocolGRPC, callee.V0).URL,
+	c, err := client.New(ctx, srv.Endpoint(a2a.TransportProtocolGRPC, agenttest.V0).URL,
 		client.WithTransport(a2a.TransportProtocolGRPC), client.WithProtocolVersion("0.3"),
 		client.WithGRPCDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials())))
 	if err != nil {
@@ -188,7 +189,7 @@ func ExampleStream_Updates_reconnect() {
 func ExampleIncompleteError() {
 	srv, url := agent()
 	defer srv.Close()
-	silent := callee.Trajectory(3, callee.Named("silent"))
+	silent := agenttest.Trajectory(3, agenttest.Named("silent"))
 	silent.Final = "" // the callee closes the stream without a terminal state
 	srv.Register(silent)
 

@@ -30,7 +30,6 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 			State: s.state, Event: ev, Err: errOtherTask})
 	}
 	prev := s.state
-	s.pending = s.pending[:0]
 	obs := s.tracker.Observe(ev)
 	if obs.Ignored {
 		reason := errIgnoredByTk
@@ -94,10 +93,10 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 	// Artifacts the progress seam routed away during Observe: a live
 	// update, or the artifacts of a snapshot (a backfill).
 	_, snapshot := ev.(*a2a.Task)
-	for i := range s.pending {
+	for i := range obs.Routed {
 		u := base
-		u.Event = s.pending[i].ev
-		if !s.progress(u, s.pending[i].r, snapshot, emit) {
+		u.Event = obs.Routed[i].Event
+		if !s.progress(u, obs.Routed[i].Reading, snapshot, emit) {
 			return false
 		}
 	}

@@ -41,6 +41,7 @@ type config struct {
 	version       a2a.ProtocolVersion   // with transport: the endpoint's version
 	httpClient    *http.Client
 	grpcOpts      []grpc.DialOption
+	noFast        bool // WithFastPath(false): a2a-go reads the streams
 	params        a2aclient.ServiceParams
 	tenant        string
 	logger        *slog.Logger
@@ -52,9 +53,11 @@ type config struct {
 	maxBackoff    time.Duration
 	historyLength *int
 	artifact      func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)
-	noCompat      bool   // WithCompat(false): no projection recognition (PROTOCOL.md §5.1)
-	conversation  string // WithConversationID, for Query
+	noCompat      bool       // WithCompat(false): no projection recognition (PROTOCOL.md §5.1)
+	replayTask    a2a.TaskID // WithTurn, for Replay
+	replayTurn    string
 	factoryOpts   []a2aclient.FactoryOption
+	allowedHosts  []string // WithAllowedHosts
 }
 
 func defaultConfig() config {
@@ -64,6 +67,7 @@ func defaultConfig() config {
 		baseBackoff: DefaultBaseBackoff,
 		maxBackoff:  DefaultMaxBackoff,
 		logger:      slog.New(slog.DiscardHandler),
+		noFast:      fastPathOff(),
 	}
 }
 
@@ -104,8 +108,9 @@ func WithHTTPClient(hc *http.Client) Option {
 // grpc.WithTransportCredentials(insecure.NewCredentials()) for a plaintext
 // peer. Options without credentials (a user agent, interceptors) keep TLS.
 // A received message may be up to 64 MiB (gRPC's own default, 4 MiB,
-// would refuse a long Task history); a grpc.MaxCallRecvMsgSize call option
-// passed here replaces that.
+// would refuse a long Task history), one event of a stream up to 10 MiB,
+// as on the HTTP transports; a grpc.MaxCallRecvMsgSize call option passed
+// here replaces the first bound, not the second.
 func WithGRPCDialOptions(opts ...grpc.DialOption) Option {
 	return func(c *config) { c.grpcOpts = append(c.grpcOpts, opts...) }
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -59,7 +60,10 @@ func TestAuthServiceParamsTenant(t *testing.T) {
 	defer card.Close()
 	var cc calls
 	tenants := &tenantSpy{}
-	cl, err := New(testCtx(t), card.URL, WithAuth("Bearer s3cret"), WithServiceParam("X-Trace", "t-1"),
+	// The card names another origin (the callee's port): credentials go
+	// there only when allowed.
+	iface, _ := url.Parse(s.Endpoint(a2a.TransportProtocolJSONRPC, callee.V1).URL)
+	cl, err := New(testCtx(t), card.URL, WithAuth("Bearer s3cret"), WithServiceParam("X-Trace", "t-1"), WithAllowedHosts(iface.Host),
 		WithServiceParams(a2aclient.ServiceParams{"X-Region": {"eu"}, "X-Trace": {"t-2"}}), WithTenant("acme"),
 		cc.option(), WithFactoryOptions(a2aclient.WithCallInterceptors(tenants)))
 	if err != nil {

@@ -157,13 +157,11 @@ type Stream struct {
 	events iter.Seq2[a2a.Event, error]
 
 	tracker *terminal.Tracker
-	// pending collects the readings of artifacts the progress seam routed
-	// away during one Observe call.
-	pending []pendingArtifact
 
-	mu        sync.Mutex  // guards turn, turnID, taskID, contextID, finished, err
+	mu        sync.Mutex  // guards turn, turnID, taskID, contextID, finished, err, call
 	turn      *merge.Turn // opened on first use, by turnLocked
 	turnID    string      // "" until known (see Stream.Turn)
+	call      *sendCall   // the call Send opened, until the iteration takes it
 	taskID    a2a.TaskID
 	contextID string
 	finished  bool
@@ -176,12 +174,9 @@ type Stream struct {
 	// block the merge took (applied, or refused by a cap), a new state, an
 	// output artifact. A resume attempt that moves it starts a fresh count.
 	news int
-	used atomic.Bool
-}
-
-type pendingArtifact struct {
-	ev *a2a.TaskArtifactUpdateEvent
-	r  envelope.Reading
+	// history shrinks what GetTask asks for after an oversize answer.
+	history historyBound
+	used    atomic.Bool
 }
 
 func (c *Client) newStream(ctx context.Context, m mode, taskID a2a.TaskID, req *a2a.SendMessageRequest, interval time.Duration) *Stream {
@@ -193,25 +188,18 @@ func (c *Client) newStream(ctx context.Context, m mode, taskID a2a.TaskID, req *
 	if c.cfg.capsSet {
 		s.caps = c.cfg.caps
 	}
-	var topts []terminal.Option
-	if f := c.cfg.artifactHook(); f != nil {
-		// The one place where an artifact update is classified: the
-		// tracker asks for every update and every snapshot artifact, and
-		// keeps those that are progress out of the outcome.
-		topts = append(topts, terminal.WithProgressArtifact(func(ev *a2a.TaskArtifactUpdateEvent) bool {
-			r, ok := f(ev)
-			if ok {
-				s.pending = append(s.pending, pendingArtifact{ev, r})
-			}
-			return ok
-		}))
-	}
-	s.tracker = terminal.NewTracker(topts...)
+	// The one place where an artifact update is classified: the tracker
+	// asks for every update and every snapshot artifact, keeps those that
+	// are progress out of the outcome and hands them back in the
+	// Observation (handle merges them).
+	s.tracker = terminal.NewTracker(terminal.WithProgressArtifact(c.cfg.artifactHook()))
 	return s
 }
 
 // TaskID returns the task of the stream: the one followed or polled, or
-// for [Client.Send] the one the first event named ("" before it).
+// for [Client.Send] the one the first event named — known when Send
+// returns, "" when that event named none (the agent answered with a
+// Message, or the call failed: the iteration says which).
 func (s *Stream) TaskID() a2a.TaskID {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -228,9 +216,8 @@ func (s *Stream) TaskID() a2a.TaskID {
 // user message with an id (a peer that keeps no history, or a history
 // bounded by [WithHistoryLength] that no longer reaches it), the turn is
 // merge.TaskTurn of the task — also derived from the task, but shared by
-// every such turn of it (PROTOCOL.md §3.3). A [Query] turn is named by the
-// request ("query:" and a random id): that endpoint has no message ids,
-// and no other process can follow the turn.
+// every such turn of it (PROTOCOL.md §3.3). A Replay given [WithTurn]
+// has the turn it names, known at once.
 func (s *Stream) Turn() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -3,7 +3,7 @@ package client
 import (
 	"context"
 	"errors"
-	"io"
+	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
@@ -39,7 +39,7 @@ func streamingHTTPClient(hc *http.Client) (*http.Client, time.Duration) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	c.Transport = &watchTransport{base: base}
+	c.Transport = &watchTransport{base: &errorTransport{base: base}}
 	return &c, removed
 }
 
@@ -54,9 +54,13 @@ func factoryOptions(hc *http.Client, grpcOpts []grpc.DialOption) []a2aclient.Fac
 	// (GetTask, a subscription's snapshot) with a long history would never
 	// resolve, where the HTTP transports take it. The same bound as theirs
 	// (maxResponseBytes) applies instead.
+	// A stream's message is one event: it gets the bound of an event
+	// (maxEventBytes), as on the HTTP transports, through an interceptor
+	// whose call option comes last and so wins.
 	grpcOpts = append([]grpc.DialOption{
 		grpc.WithTransportCredentials(credentials.NewClientTLSFromCert(nil, "")),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(int(maxResponseBytes))),
+		grpc.WithChainStreamInterceptor(boundStreamEvents),
 	}, grpcOpts...)
 	return []a2aclient.FactoryOption{
 		// a2aclient's defaults would build JSON-RPC and REST on a client
@@ -68,6 +72,11 @@ func factoryOptions(hc *http.Client, grpcOpts []grpc.DialOption) []a2aclient.Fac
 		a2agrpc.WithGRPCTransport(grpcOpts...),
 		a2agrpcv0.WithGRPCTransport(grpcOpts...),
 	}
+}
+
+// boundStreamEvents gives a gRPC stream the per-event bound.
+func boundStreamEvents(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+	return streamer(ctx, desc, cc, method, append(opts, grpc.MaxCallRecvMsgSize(int(maxEventBytes)))...)
 }
 
 // parseCard reads a v1.0 card with a2a-go's own parser and, when that
@@ -108,7 +117,7 @@ func grpcTarget(raw string) string {
 // costs half of time.Now, once per event (BENCHMARKS.md, end to end).
 type watchdog struct {
 	d      time.Duration
-	cancel context.CancelFunc
+	cancel context.CancelCauseFunc
 	base   time.Time
 	last   atomic.Int64 // monotonic nanos since base of the last activity
 	fired  atomic.Bool
@@ -124,15 +133,25 @@ type watchdogKey struct{}
 // withWatchdog returns a context canceled by cancel or by the watchdog,
 // and the watchdog (nil when d ≤ 0). The caller must call stop.
 func withWatchdog(ctx context.Context, d time.Duration) (context.Context, *watchdog, context.CancelFunc) {
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := context.WithCancelCause(ctx)
 	if d <= 0 {
-		return ctx, nil, cancel
+		return ctx, nil, func() { cancel(nil) }
 	}
 	w := &watchdog{d: d, cancel: cancel, base: time.Now()}
 	w.kick()
 	w.t = time.AfterFunc(d, w.check)
 	ctx = context.WithValue(ctx, watchdogKey{}, w)
-	return ctx, w, func() { w.stop(); cancel() }
+	return ctx, w, func() { w.stop(); cancel(nil) }
+}
+
+// idleCause says why a call on ctx failed when its watchdog fired: the
+// transport reports a bare "context canceled", which does not tell the
+// user that the peer went silent.
+func idleCause(ctx context.Context, err error) error {
+	if err != nil && errors.Is(context.Cause(ctx), errIdle) && !errors.Is(err, errIdle) {
+		return fmt.Errorf("%w: %w", errIdle, err)
+	}
+	return err
 }
 
 func (w *watchdog) kick() {
@@ -171,7 +190,7 @@ func (w *watchdog) check() {
 		return
 	}
 	w.fired.Store(true)
-	w.cancel()
+	w.cancel(errIdle)
 }
 
 func (w *watchdog) stop() {
@@ -184,21 +203,11 @@ func (w *watchdog) stop() {
 // Fired reports whether the watchdog canceled the call.
 func (w *watchdog) Fired() bool { return w != nil && w.fired.Load() }
 
-// maxResponseBytes bounds the body of a response that is not an event
-// stream (GetTask, SendMessage, the agent card). a2a-go decodes such a
-// body whole, so without a bound a peer's huge Task history — or a
-// hostile endless body — would be held in memory at once. Event streams
-// are bounded per event instead (10 MiB per SSE line in a2a-go). A var for
-// the tests.
-var maxResponseBytes int64 = 64 << 20
-
-// errResponseTooLarge is the read error of a body over maxResponseBytes.
-var errResponseTooLarge = errors.New("client: response body too large (the bound is 64 MiB; WithHistoryLength asks for less history)")
-
-// watchTransport wraps response bodies so that every read that returns
-// bytes kicks the watchdog of the request's context: SSE keep-alive
-// comments, which a2a-go's parser swallows, keep a quiet stream alive. A
-// body that is not an event stream is also cut at maxResponseBytes.
+// watchTransport wraps response bodies with the bounds of the call that
+// asked for them (limits.go): whether a call is a stream is read from the
+// request's Accept header, which a2a-go sets on its streaming calls — never
+// from the response's Content-Type, which the peer chooses. Every read
+// that makes progress kicks the watchdog of the request's context.
 type watchTransport struct{ base http.RoundTripper }
 
 func (t *watchTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -208,38 +217,11 @@ func (t *watchTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	w, _ := req.Context().Value(watchdogKey{}).(*watchdog)
 	w.kick()
-	limited := !isEventStream(resp.Header.Get("Content-Type"))
-	if w != nil || limited {
-		resp.Body = &watchedBody{ReadCloser: resp.Body, w: w, limited: limited, left: maxResponseBytes}
-	}
+	resp.Body = newBoundedBody(resp.Body, w, isEventStream(req.Header.Get("Accept")))
 	return resp, nil
 }
 
 func isEventStream(contentType string) bool {
 	mt, _, err := mime.ParseMediaType(contentType)
 	return err == nil && mt == "text/event-stream"
-}
-
-type watchedBody struct {
-	io.ReadCloser
-	w       *watchdog // nil: no idle timeout
-	limited bool
-	left    int64 // bytes still allowed when limited
-}
-
-func (b *watchedBody) Read(p []byte) (int, error) {
-	if b.limited && int64(len(p)) > b.left+1 {
-		// One byte over the limit is enough to know it is exceeded.
-		p = p[:b.left+1]
-	}
-	n, err := b.ReadCloser.Read(p)
-	if n > 0 {
-		b.w.kick()
-	}
-	if b.limited {
-		if b.left -= int64(n); b.left < 0 {
-			return n, errResponseTooLarge
-		}
-	}
-	return n, err
 }

@@ -58,6 +58,10 @@
 // # Writing
 //
 // [NewPart] builds the Part a Go callee sends: the text fallback plus
-// metadata["tfrs"], refusing invalid envelopes. [SplitOutput] cuts long tool
-// output into chunks of at most [SoftChunkLimit] bytes at line boundaries.
+// metadata["tfrs"], refusing invalid envelopes and chunks over
+// [HardChunkLimit].
+// [SplitOutput] cuts long tool output into chunks of at most
+// [SoftChunkLimit] bytes at line boundaries. These writers are stateless;
+// package [github.com/tfrs/a2a-progress/envelope/emit] keeps the state of a
+// turn (seq, tool calls, splitting) for an a2asrv executor.
 package envelope

@@ -36,10 +36,6 @@ const (
 	ReasonExtraEnvelope Reason = "extra_envelope"
 )
 
-// Reasons lists every reason except ReasonNone, in a stable order.
-var Reasons = []Reason{ReasonNoEnvelope, ReasonBadJSON, ReasonUnsupportedVersion, ReasonUnknownKind,
-	ReasonBadField, ReasonChunkTooLarge, ReasonEnvelopeTooLarge, ReasonExtraEnvelope}
-
 // Error is the detailed error for an envelope that cannot be used. It
 // matches the sentinel of its reason with errors.Is:
 //

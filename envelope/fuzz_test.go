@@ -72,7 +72,7 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("oracle: %v", err)
 		}
 		if e.Seq <= 1<<53 && e.Seq >= -1<<53 {
-			got, form, soft2, err := FromPart(tfrsPart("x", obj))
+			got, form, soft2, err := fromPart(tfrsPart("x", obj))
 			if err != nil || form != FormObject || soft2 != soft {
 				t.Fatalf("object form: %v (%q, %v)", err, form, soft2)
 			}

@@ -24,12 +24,12 @@ const (
 	FormOther Form = "other"
 )
 
-// FromPart reads the envelope carried by one part's metadata["tfrs"].
+// fromPart reads the envelope carried by one part's metadata["tfrs"].
 //
 // It returns the envelope, the form in which it was found, whether its chunk
 // is over [SoftChunkLimit], and an [*Error]: [ErrNoEnvelope] when the part
 // has no tfrs key, or the reason the envelope cannot be used.
-func FromPart(p *a2a.Part) (e Envelope, form Form, overSoft bool, err error) {
+func fromPart(p *a2a.Part) (e Envelope, form Form, overSoft bool, err error) {
 	if p == nil {
 		return Envelope{}, FormNone, false, ErrNoEnvelope
 	}
@@ -107,7 +107,7 @@ func FromMessage(m *a2a.Message) Reading {
 	var firstErr error
 	if m != nil {
 		for i, p := range m.Parts {
-			e, form, soft, err := FromPart(p)
+			e, form, soft, err := fromPart(p)
 			if form == FormNone {
 				continue
 			}

@@ -58,7 +58,7 @@ func TestFromPartForms(t *testing.T) {
 		{name: "data part", part: &a2a.Part{Content: a2a.Data{Value: 1}, Metadata: map[string]any{MetadataKey: valid.in}}, want: valid.want, form: FormString},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, form, _, err := FromPart(tc.part)
+			got, form, _, err := fromPart(tc.part)
 			if form != tc.form {
 				t.Errorf("form = %q, want %q", form, tc.form)
 			}
@@ -79,7 +79,7 @@ func TestObjectFormMirrorsStringForm(t *testing.T) {
 		}
 		n++
 		t.Run(tc.name, func(t *testing.T) {
-			got, form, soft, err := FromPart(tfrsPart("x", obj))
+			got, form, soft, err := fromPart(tfrsPart("x", obj))
 			if form != FormObject {
 				t.Errorf("form = %q, want object", form)
 			}

@@ -52,12 +52,12 @@ func TestRoundTrip(t *testing.T) {
 			if diff := cmp.Diff(DefaultText(e), p.Text()); diff != "" {
 				t.Errorf("part text (-want +got):\n%s", diff)
 			}
-			got, form, soft, err := FromPart(p)
+			got, form, soft, err := fromPart(p)
 			if err != nil || form != FormString || soft != (len(s) > 0 && e.Kind == KindToolOutputAppend && len(e.Payload.(ToolOutputAppend).Chunk) > SoftChunkLimit) {
-				t.Errorf("FromPart: form %q, soft %v, err %v", form, soft, err)
+				t.Errorf("fromPart: form %q, soft %v, err %v", form, soft, err)
 			}
 			if diff := cmp.Diff(e, got); diff != "" {
-				t.Errorf("FromPart(NewPart(e)) (-want +got):\n%s", diff)
+				t.Errorf("fromPart(NewPart(e)) (-want +got):\n%s", diff)
 			}
 
 			ev, err := NewStatusUpdate(task, e, "fallback")

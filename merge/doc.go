@@ -37,11 +37,11 @@
 //     a status running → done | aborted, and an output made of the key's
 //     tool_output_append chunks in seq order. Chunks are folded into their
 //     call and are not listed in View.Blocks. Between two chunks where the
-//     turn misses seqs, the output has a [GapMarker] line,
-//     "[gap: N seqs missing]". Each field is a function of the set: the name
-//     comes from the lowest-seq tool_call (else the lowest-seq chunk), the
-//     status from the lowest-seq done or aborted block of the key, whatever
-//     its kind.
+//     turn misses seqs, the output has a gap marker line,
+//     "[gap: N seqs missing]" ("1 seq" for one). Each field is a function
+//     of the set: the name comes from the lowest-seq tool_call (else the
+//     lowest-seq chunk), the status from the lowest-seq done or aborted
+//     block of the key, whatever its kind.
 //   - Projections. Some peers report progress in a seq space of their own
 //     (PROTOCOL.md §5.1: a remote invocation's frames count "sequence" per
 //     member, 1, 2, 3…, next to envelope seqs 100…). A Reading that is not a
@@ -87,9 +87,9 @@
 // whatever order and however many times they reach it: it keeps one view
 // per turn of the task, each ending equal to its Turn's view, and the
 // latest turn's result; [Receiver.Ops] gives a turn back as ops, to bring a
-// late subscriber up to date. [Turns] keeps one Turn per taskId for a
-// caller that follows several tasks, and is safe for concurrent use; Turn
-// and Receiver are not.
+// late subscriber up to date. Turn and Receiver are not safe for
+// concurrent use: a caller that follows several tasks keeps one Turn per
+// task and guards each itself.
 //
 // # Cost
 //

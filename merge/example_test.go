@@ -161,18 +161,3 @@ func ExampleReceiver_Ops() {
 	// Output:
 	// msg-1 grep done "a.go:3\n"
 }
-
-// Turns keeps one turn per task and is safe for concurrent use.
-func ExampleTurns() {
-	ts := merge.NewTurns(merge.Caps{}, 2)
-	ts.Apply("task-a", reading("", 1, envelope.StatusRunning, envelope.Text{Text: "a"}))
-	ts.Apply("task-b", reading("", 1, envelope.StatusRunning, envelope.Text{Text: "b"}))
-	ch := ts.Apply("task-c", reading("", 1, envelope.StatusRunning, envelope.Text{Text: "c"}))
-	fmt.Println("task-c:", ch.Result) // both turns are live: none is forgotten
-	ts.Seal("task-a")
-	ch = ts.Apply("task-c", reading("", 1, envelope.StatusRunning, envelope.Text{Text: "c"}))
-	fmt.Println("task-c:", ch.Result, ts.Tasks()) // the sealed task-a made room
-	// Output:
-	// task-c: dropped_cap
-	// task-c: applied [task-b task-c]
-}

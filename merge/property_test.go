@@ -450,7 +450,7 @@ func naiveOutputs(traj []envelope.Reading, caps Caps, sealed bool) []toolOutput 
 					if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
 						b.WriteByte('\n')
 					}
-					b.WriteString(GapMarker(miss))
+					b.WriteString(gapMarker(miss))
 					o.Gaps++
 				}
 			}

@@ -9,7 +9,7 @@ import (
 	"github.com/tfrs/a2a-progress/envelope"
 )
 
-// GapMarker is the line put into a tool call's Output between two chunks
+// gapMarker is the line put into a tool call's Output between two chunks
 // where the turn misses n seqs: "[gap: 3 seqs missing]\n" ("1 seq" for one).
 // When the output before it does not end with a newline, a "\n" precedes the
 // marker, so that the marker always stands on a line of its own.
@@ -17,7 +17,7 @@ import (
 // A missing seq is one the turn never received from any stream: seqs are
 // shared by all stream keys, so a missing seq may or may not have been a
 // chunk of this call. Seqs of other streams between two chunks are not gaps.
-func GapMarker(n int64) string {
+func gapMarker(n int64) string {
 	if n == 1 {
 		return "[gap: 1 seq missing]\n"
 	}
@@ -232,7 +232,7 @@ func (st *stream) render(c *core) ToolCall {
 			if s := sb.String(); s != "" && s[len(s)-1] != '\n' {
 				sb.WriteByte('\n')
 			}
-			sb.WriteString(GapMarker(n))
+			sb.WriteString(gapMarker(n))
 			tc.Gaps++
 		}
 		sb.WriteString(chunkOf(c, i))

@@ -20,8 +20,8 @@ import (
 // processes following one task name its turns alike. When nothing names
 // the turn, [TaskTurn] of the task is its id.
 //
-// A Turn is not safe for concurrent use; [Turns] is. Its zero value is not
-// usable: call [NewTurn].
+// A Turn is not safe for concurrent use: a caller that shares one guards
+// it. Its zero value is not usable: call [NewTurn].
 type Turn struct {
 	core
 }

@@ -64,9 +64,10 @@ type ToolCall struct {
 	// where the call begins among the turn's blocks. For a projection's
 	// call it is a seq of the projection's own space.
 	FirstSeq int64 `json:"firstSeq"`
-	// Output is the call's chunks concatenated in seq order, with a
-	// [GapMarker] between two chunks where the turn misses seqs, cut to the
-	// newest Caps.MaxOutputBytes bytes of chunk text. Only View fills it.
+	// Output is the call's chunks concatenated in seq order, with a gap
+	// marker line, "[gap: N seqs missing]", between two chunks where the
+	// turn misses seqs, cut to the newest Caps.MaxOutputBytes bytes of
+	// chunk text. Only View fills it.
 	Output string `json:"output"`
 	// Truncated counts the chunk bytes dropped from the head by
 	// Caps.MaxOutputBytes. Only View fills it.

@@ -35,13 +35,13 @@ func (c Class) String() string {
 	return "Class(" + itoa(int(c)) + ")"
 }
 
-// Classify returns the class of s. It knows the A2A 1.0 names
+// classify returns the class of s. It knows the A2A 1.0 names
 // (TASK_STATE_WORKING, …) and, for events built from raw v0.3 JSON without
 // a2a-go's conversion, the v0.3 names (working, input-required, …). Every
 // other value — "", the unspecified state, v0.3 "unknown", a typo — is
 // [ClassInProgress]: an unknown state can never end a turn.
-func Classify(s a2a.TaskState) Class {
-	switch Canonical(s) {
+func classify(s a2a.TaskState) Class {
+	switch canonical(s) {
 	case a2a.TaskStateCompleted, a2a.TaskStateFailed, a2a.TaskStateCanceled, a2a.TaskStateRejected:
 		return ClassTerminal
 	case a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired:
@@ -50,14 +50,14 @@ func Classify(s a2a.TaskState) Class {
 	return ClassInProgress
 }
 
-// Canonical returns the A2A 1.0 constant for s: v0.3 names are mapped
+// canonical returns the A2A 1.0 constant for s: v0.3 names are mapped
 // ("input-required" → TASK_STATE_INPUT_REQUIRED, "unknown" and
 // the 1.0 wire name of the unspecified state → [a2a.TaskStateUnspecified],
 // which is ""); every other value
 // is returned unchanged. A [Tracker] stores and reports canonical states.
-func Canonical(s a2a.TaskState) a2a.TaskState {
+func canonical(s a2a.TaskState) a2a.TaskState {
 	// a2a-go converts v0.3 events itself; the v0.3 names are for events
-	// decoded by hand. A switch, not a map: Canonical runs several times per
+	// decoded by hand. A switch, not a map: canonical runs several times per
 	// event, and a 1.0 name then costs no hashing (-42 % per Observe).
 	switch s {
 	case "submitted":

@@ -37,22 +37,22 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, Classify(tt.state)); diff != "" {
-				t.Errorf("Classify(%q) (-want +got):\n%s", tt.state, diff)
+			if diff := cmp.Diff(tt.want, classify(tt.state)); diff != "" {
+				t.Errorf("classify(%q) (-want +got):\n%s", tt.state, diff)
 			}
 		})
 	}
 }
 
-// Classify must agree with a2a-go on what is terminal, so that a caller
+// classify must agree with a2a-go on what is terminal, so that a caller
 // mixing TaskState.Terminal and this package never disagrees with itself.
 func TestClassifyAgreesWithA2AGo(t *testing.T) {
 	for _, s := range []a2a.TaskState{a2a.TaskStateUnspecified, a2a.TaskStateSubmitted, a2a.TaskStateWorking,
 		a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired, a2a.TaskStateCompleted, a2a.TaskStateFailed,
 		a2a.TaskStateCanceled, a2a.TaskStateRejected} {
 		t.Run(s.String(), func(t *testing.T) {
-			if diff := cmp.Diff(s.Terminal(), Classify(s) == ClassTerminal); diff != "" {
-				t.Errorf("(-a2a.Terminal +Classify):\n%s", diff)
+			if diff := cmp.Diff(s.Terminal(), classify(s) == ClassTerminal); diff != "" {
+				t.Errorf("(-a2a.Terminal +classify):\n%s", diff)
 			}
 		})
 	}
@@ -80,8 +80,8 @@ func TestCanonical(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, Canonical(tt.in)); diff != "" {
-				t.Errorf("Canonical(%q) (-want +got):\n%s", tt.in, diff)
+			if diff := cmp.Diff(tt.want, canonical(tt.in)); diff != "" {
+				t.Errorf("canonical(%q) (-want +got):\n%s", tt.in, diff)
 			}
 		})
 	}

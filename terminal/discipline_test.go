@@ -311,13 +311,13 @@ func decodeEvents(t testing.TB, frames ...string) []a2a.Event {
 }
 
 // isRemoteInvocation is what a compatibility layer plugs into the seam.
-func isRemoteInvocation(ev *a2a.TaskArtifactUpdateEvent) bool {
+func isRemoteInvocation(ev *a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool) {
 	for _, p := range ev.Artifact.Parts {
 		if p != nil && p.Metadata["_remote_invocation"] != nil {
-			return true
+			return envelope.Reading{}, true
 		}
 	}
-	return false
+	return envelope.Reading{}, false
 }
 
 // TestDisciplineProgressArtifactsNeverInOutcome replays the seed's A2A

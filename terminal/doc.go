@@ -6,7 +6,7 @@
 //
 // A turn is one send (or one resubscription) and the events that answer
 // it. Only the task state decides how the turn ended. Every task state
-// falls in one of three classes ([Classify]):
+// falls in one of three classes ([Class]):
 //
 //	in progress   submitted, working, unspecified, anything unknown
 //	interrupted   input-required, auth-required
@@ -73,7 +73,9 @@
 // `_remote_invocation` frames). [WithProgressArtifact] is the
 // seam for a compatibility layer: artifacts its predicate claims are routed
 // away, counted, and never reach [Outcome.Artifacts] — including those in a
-// Task snapshot. This package does not recognise such frames by itself.
+// Task snapshot; the Observation of the event hands them back with the
+// predicate's reading ([Observation.Routed]), for the caller to merge as
+// progress. This package does not recognise such frames by itself.
 //
 // # Use
 //

@@ -86,6 +86,11 @@ func verb(s a2a.TaskState) string {
 // CutError says that the turn has no outcome yet: the events ended while
 // the last state was in progress. It matches [ErrCut] with errors.Is, and
 // whatever Cause matches (a transport error, io.ErrUnexpectedEOF, …).
+//
+// A cut is not final: the caller resumes and keeps observing with the
+// same Tracker. The package client does that itself and reports only a
+// cut it could not resolve, as its own, final, IncompleteError (with the
+// attempts it made); a caller of client never sees a CutError.
 type CutError struct {
 	// TaskID is the task to resubscribe to or to ask GetTask about; "" when
 	// no event carried one (nothing can be resumed).

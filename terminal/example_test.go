@@ -8,6 +8,7 @@ import (
 	"iter"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
@@ -113,13 +114,15 @@ func Example_verdict() {
 // message metadata holds _interrupt. The seam keeps the progress frames out
 // of the artifacts; the Interrupt holds what the caller answers.
 func Example_interrupt() {
-	remoteInvocation := func(ev *a2a.TaskArtifactUpdateEvent) bool {
+	// A compatibility layer would also read the frame's progress; the
+	// Observation hands that reading back (Observation.Routed).
+	remoteInvocation := func(ev *a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool) {
 		for _, p := range ev.Artifact.Parts {
 			if p.Metadata["_remote_invocation"] != nil {
-				return true
+				return envelope.Reading{}, true
 			}
 		}
-		return false
+		return envelope.Reading{}, false
 	}
 	frame := &a2a.TaskArtifactUpdateEvent{TaskID: task.TaskID, ContextID: task.ContextID, Artifact: &a2a.Artifact{ID: "620157e7",
 		Parts: a2a.ContentParts{{Content: a2a.Text("RUNNING"), Metadata: map[string]any{"_remote_invocation": map[string]any{
@@ -170,17 +173,22 @@ func ExampleTracker_Observe() {
 	// TASK_STATE_COMPLETED <nil> 1
 }
 
-func ExampleClassify() {
+// Every state falls in one of three classes; a v0.3 name in an event
+// decoded by hand is read as its 1.0 constant, and a state this package
+// does not know is in progress: it never ends a turn.
+func ExampleClass() {
 	for _, s := range []a2a.TaskState{a2a.TaskStateWorking, a2a.TaskStateAuthRequired, a2a.TaskStateRejected,
 		"input-required", "unknown"} {
-		fmt.Println(s, terminal.Classify(s))
+		tr := terminal.NewTracker()
+		o := tr.Observe(&a2a.TaskStatusUpdateEvent{TaskID: "t", Status: a2a.TaskStatus{State: s}})
+		fmt.Println(s, "→", o.State, o.Class)
 	}
 	// Output:
-	// TASK_STATE_WORKING in-progress
-	// TASK_STATE_AUTH_REQUIRED interrupted
-	// TASK_STATE_REJECTED terminal
-	// input-required interrupted
-	// unknown in-progress
+	// TASK_STATE_WORKING → TASK_STATE_WORKING in-progress
+	// TASK_STATE_AUTH_REQUIRED → TASK_STATE_AUTH_REQUIRED interrupted
+	// TASK_STATE_REJECTED → TASK_STATE_REJECTED terminal
+	// input-required → TASK_STATE_INPUT_REQUIRED interrupted
+	// unknown → TASK_STATE_UNSPECIFIED in-progress
 }
 
 // A hostile peer cannot grow the assembled artifacts without end: past a

@@ -15,7 +15,7 @@ type Outcome struct {
 	ContextID string
 	// State is the final (or, for a cut, the last) state, canonical.
 	State a2a.TaskState
-	// Class is Classify(State).
+	// Class is what State means for the turn.
 	Class Class
 	// Message is the status message of the final state, or the direct
 	// Message reply. It is shared with the event it came from: do not
@@ -58,7 +58,7 @@ func (t *Tracker) Outcome() (Outcome, error) {
 // outcome builds the Outcome; cause, for a cut, is the error that ended
 // the stream.
 func (t *Tracker) outcome(cause error) (Outcome, error) {
-	o := Outcome{TaskID: t.taskID, ContextID: t.contextID, State: t.state, Class: Classify(t.state)}
+	o := Outcome{TaskID: t.taskID, ContextID: t.contextID, State: t.state, Class: classify(t.state)}
 	if o.Class == ClassInProgress {
 		o.Err = &CutError{TaskID: t.taskID, LastState: t.state, Events: t.c.Events, Cause: cause}
 		return o, o.Err

@@ -29,7 +29,7 @@ func (t *Tracker) Track(events iter.Seq2[a2a.Event, error]) (Outcome, error) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if Classify(t.state) != ClassInProgress {
+	if classify(t.state) != ClassInProgress {
 		cause = nil
 	}
 	return t.outcome(cause)

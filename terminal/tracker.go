@@ -4,6 +4,8 @@ import (
 	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tfrs/a2a-progress/envelope"
 )
 
 // Option configures a [Tracker].
@@ -15,11 +17,12 @@ type Option func(*Tracker)
 // terminal state, and for every artifact of a Task snapshot (wrapped in an
 // update with the snapshot's task and context id). When f returns true the
 // artifact is progress, not output: it never reaches [Outcome.Artifacts],
-// the Observation says Progress, and [Counters.ProgressArtifacts] counts
-// it. What to do with the progress itself is f's business (it may record
-// it); f must not modify the event. f is called with the Tracker's lock
-// held: it must not call back into the Tracker. nil removes the seam.
-func WithProgressArtifact(f func(*a2a.TaskArtifactUpdateEvent) bool) Option {
+// [Counters.ProgressArtifacts] counts it, and the Observation of the event
+// hands it back with f's reading of it ([Observation.Routed]), for the
+// caller to merge. f must not modify the event. f is called with the
+// Tracker's lock held: it must not call back into the Tracker. nil removes
+// the seam. Its signature is that of client.WithArtifactProgress.
+func WithProgressArtifact(f func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)) Option {
 	return func(t *Tracker) { t.progress = f }
 }
 
@@ -81,10 +84,11 @@ type Counters struct {
 
 // Observation says what one event did to a [Tracker].
 type Observation struct {
-	// State is the tracker's state after the event (canonical, see
-	// [Canonical]).
+	// State is the tracker's state after the event, canonical: the A2A
+	// 1.0 name, also for a v0.3 name ("input-required") in an event
+	// decoded by hand; v0.3 "unknown" is the unspecified state.
 	State a2a.TaskState
-	// Class is Classify(State).
+	// Class is what State means for the turn.
 	Class Class
 	// Settled reports that the turn has ended after the event: a terminal
 	// or interrupted state.
@@ -99,6 +103,21 @@ type Observation struct {
 	// Progress reports an artifact update routed away by the
 	// [WithProgressArtifact] seam.
 	Progress bool
+	// Routed lists what the [WithProgressArtifact] seam routed away during
+	// the event, in order: the artifact update itself (Progress is set),
+	// or artifacts of a Task snapshot. nil when none.
+	Routed []ProgressArtifact
+}
+
+// ProgressArtifact is an artifact that the [WithProgressArtifact] seam
+// routed away, with the seam's reading of the progress it carries.
+type ProgressArtifact struct {
+	// Event is the artifact update; for an artifact of a Task snapshot, an
+	// update wrapping it with the snapshot's task and context id. It is
+	// shared with the observed event: do not modify it.
+	Event *a2a.TaskArtifactUpdateEvent
+	// Reading is what the seam read from it.
+	Reading envelope.Reading
 }
 
 // Tracker follows the events of one turn of one task and decides its
@@ -107,7 +126,7 @@ type Observation struct {
 // goroutine and read from another only for Counters or State.
 type Tracker struct {
 	mu       sync.Mutex
-	progress func(*a2a.TaskArtifactUpdateEvent) bool
+	progress func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)
 
 	taskID    a2a.TaskID
 	contextID string
@@ -153,7 +172,7 @@ func (t *Tracker) Observe(ev a2a.Event) Observation {
 	var o Observation
 	o.Ignored = !t.observe(ev, &o)
 	o.State = t.state
-	o.Class = Classify(t.state)
+	o.Class = classify(t.state)
 	o.Settled = o.Class != ClassInProgress
 	return o
 }
@@ -169,9 +188,9 @@ func (t *Tracker) observe(ev a2a.Event, o *Observation) bool {
 		t.c.OtherTask++
 		return false
 	}
-	if Classify(t.state) == ClassTerminal {
+	if classify(t.state) == ClassTerminal {
 		t.c.IgnoredAfterSettle++
-		if s, ok := stateOf(ev); ok && Classify(s) == ClassTerminal && Canonical(s) != t.state {
+		if s, ok := stateOf(ev); ok && classify(s) == ClassTerminal && canonical(s) != t.state {
 			t.c.Conflicts++
 			o.Conflict = true
 		}
@@ -200,7 +219,7 @@ func (t *Tracker) observe(ev a2a.Event, o *Observation) bool {
 				continue
 			}
 			u := &a2a.TaskArtifactUpdateEvent{TaskID: e.ID, ContextID: e.ContextID, Artifact: a}
-			if !t.routedAway(u) {
+			if !t.routedAway(u, o) {
 				t.applyArtifact(u)
 			}
 		}
@@ -211,7 +230,7 @@ func (t *Tracker) observe(ev a2a.Event, o *Observation) bool {
 			return false
 		}
 		t.pin(info)
-		if o.Progress = t.routedAway(e); !o.Progress {
+		if o.Progress = t.routedAway(e, o); !o.Progress {
 			t.applyArtifact(e)
 		}
 		return true
@@ -231,13 +250,13 @@ func (t *Tracker) pin(info a2a.TaskInfo) {
 
 func (t *Tracker) setStatus(s a2a.TaskStatus) {
 	t.sawTask = true
-	next := Canonical(s.State)
-	if Classify(t.state) == ClassInterrupted && next != t.state {
+	next := canonical(s.State)
+	if classify(t.state) == ClassInterrupted && next != t.state {
 		t.c.Resumed++
 	}
 	t.state, t.msg = next, s.Message
 	t.question, t.items = "", nil
-	if Classify(next) == ClassInterrupted {
+	if classify(next) == ClassInterrupted {
 		var bad bool
 		t.question, t.items, bad = parseInterrupt(s.Message)
 		if bad {
@@ -246,12 +265,18 @@ func (t *Tracker) setStatus(s a2a.TaskStatus) {
 	}
 }
 
-// routedAway reports whether the progress seam takes e, and counts it.
-func (t *Tracker) routedAway(e *a2a.TaskArtifactUpdateEvent) bool {
-	if t.progress == nil || !t.progress(e) {
+// routedAway reports whether the progress seam takes e, counts it and
+// hands it back in o.
+func (t *Tracker) routedAway(e *a2a.TaskArtifactUpdateEvent, o *Observation) bool {
+	if t.progress == nil {
+		return false
+	}
+	r, ok := t.progress(e)
+	if !ok {
 		return false
 	}
 	t.c.ProgressArtifacts++
+	o.Routed = append(o.Routed, ProgressArtifact{Event: e, Reading: r})
 	return true
 }
 
@@ -287,7 +312,7 @@ func (t *Tracker) State() a2a.TaskState {
 func (t *Tracker) Settled() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return Classify(t.state) != ClassInProgress
+	return classify(t.state) != ClassInProgress
 }
 
 // Counters returns a copy of the tallies.

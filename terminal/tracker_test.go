@@ -2,11 +2,14 @@ package terminal
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/tfrs/a2a-progress/envelope"
 )
 
 // outcomeOpts compares Outcome.Err by errors.Is against the wanted sentinel.
@@ -282,7 +285,16 @@ func TestOutcomeByEventOrder(t *testing.T) {
 
 // TestObservations checks what each Observe call reports.
 func TestObservations(t *testing.T) {
-	isProgress := func(ev *a2a.TaskArtifactUpdateEvent) bool { return ev.Artifact.ID == "progress" }
+	// The seam's reading names the artifact, so that the test sees which
+	// reading came back with which event.
+	isProgress := func(ev *a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool) {
+		return envelope.Reading{ID: "read:" + string(ev.Artifact.ID)}, strings.HasPrefix(string(ev.Artifact.ID), "progress")
+	}
+	live := artifact("progress", false, false, "RUNNING")
+	p1, p2 := art("progress-1", "RUNNING"), art("progress-2", "DONE")
+	wrap := func(a *a2a.Artifact) *a2a.TaskArtifactUpdateEvent {
+		return &a2a.TaskArtifactUpdateEvent{TaskID: taskID, ContextID: ctxID, Artifact: a}
+	}
 	tests := []struct {
 		name   string
 		events []a2a.Event
@@ -291,13 +303,23 @@ func TestObservations(t *testing.T) {
 		{
 			name: "a plain turn",
 			events: []a2a.Event{snapshot(a2a.TaskStateSubmitted, nil), statusText(a2a.TaskStateWorking, "w"),
-				artifact("a", false, false, "x"), artifact("progress", false, false, "RUNNING"), status(a2a.TaskStateCompleted, nil)},
+				artifact("a", false, false, "x"), live, status(a2a.TaskStateCompleted, nil)},
 			want: []Observation{
 				{State: a2a.TaskStateSubmitted},
 				{State: a2a.TaskStateWorking},
 				{State: a2a.TaskStateWorking},
-				{State: a2a.TaskStateWorking, Progress: true},
+				{State: a2a.TaskStateWorking, Progress: true,
+					Routed: []ProgressArtifact{{Event: live, Reading: envelope.Reading{ID: "read:progress"}}}},
 				{State: a2a.TaskStateCompleted, Class: ClassTerminal, Settled: true},
+			},
+		},
+		{
+			name:   "a snapshot's progress artifacts come back wrapped, in order",
+			events: []a2a.Event{snapshot(a2a.TaskStateWorking, nil, p1, art("a", "x"), p2)},
+			want: []Observation{
+				{State: a2a.TaskStateWorking, Routed: []ProgressArtifact{
+					{Event: wrap(p1), Reading: envelope.Reading{ID: "read:progress-1"}},
+					{Event: wrap(p2), Reading: envelope.Reading{ID: "read:progress-2"}}}},
 			},
 		},
 		{

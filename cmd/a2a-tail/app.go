@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,16 +24,25 @@ type app struct {
 	stdout, stderr io.Writer
 
 	transport   string
+	protocol    string
 	auth        string
 	svcParams   []string
 	tenant      string
 	output      string
 	color       string
 	idleTimeout time.Duration
+	fastPath    bool
+	fastSet     bool // --fast-path was given: passed on only then, so A2A_PROGRESS_FASTPATH still applies
 	maxRetries  int
 	timestamps  bool
 	verbose     int
 	plaintext   bool
+	allowHosts  []string
+	maxBlocks   int
+	maxKeys     int
+	// capNotice is set once the notice that a cap drops blocks is out.
+	capNotice bool
+	applied   int64 // blocks applied so far, to name the cap that bites
 	// isTTY overrides terminal detection (tests).
 	isTTY func(w io.Writer) bool
 	// now is the clock of the live view (tests).
@@ -42,7 +52,10 @@ type app struct {
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
-	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, isTTY: isTerminal, now: time.Now}
+	// The library's defaults also hold for a command without the flag
+	// (query takes no --max-retries): never a zero that means "none".
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, isTTY: isTerminal, now: time.Now,
+		idleTimeout: client.DefaultIdleTimeout, maxRetries: client.DefaultMaxAttempts}
 	a.size = a.termSize
 	return a
 }
@@ -65,6 +78,7 @@ has already settled is resolved with GetTask and its history.
 		Example: `  a2a-tail https://agent.example.com 5f0c…      follow a running task
   a2a-tail send https://agent.example.com "summarise the report"
   a2a-tail send --async https://agent.example.com "long job"
+  a2a-tail send --task 5f0c… https://agent.example.com "yes, go ahead"   answer a task that waits for input
   a2a-tail replay capture.sse -o ndjson
   a2a-tail demo`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -84,19 +98,12 @@ has already settled is resolved with GetTask and its history.
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	f := root.PersistentFlags()
-	f.StringVar(&a.transport, "transport", "", "force a transport: jsonrpc, rest or grpc (default: from the agent card)")
-	f.StringVar(&a.auth, "auth", "", `credentials, shorthand for --svc-param "Authorization=<creds>"`)
-	f.StringArrayVar(&a.svcParams, "svc-param", nil, "service parameter k=v, split on the first = (repeatable)")
-	f.StringVar(&a.tenant, "tenant", "", "tenant identifier, passed on every request")
-	f.StringVarP(&a.output, "output", "o", "text", "output format: text, ndjson (the ops a front end gets, PROTOCOL.md §4; last the result with exitCode) or json")
-	f.StringVar(&a.color, "color", "auto", "color: auto, always or never (NO_COLOR is honoured)")
-	f.DurationVar(&a.idleTimeout, "idle-timeout", 2*time.Minute, "treat a stream silent this long as cut and resubscribe (0: never)")
-	f.IntVar(&a.maxRetries, "max-retries", 5, "resubscriptions after a cut before giving up (0: resolve with one GetTask only)")
-	f.BoolVar(&a.timestamps, "timestamps", false, "prefix every line of the append-only text output with the update's timestamp (-o ndjson blocks always carry at)")
-	f.BoolVar(&a.plaintext, "grpc-plaintext", false, "speak gRPC without TLS (loopback or a trusted network only)")
-	f.CountVarP(&a.verbose, "verbose", "v", "more diagnostics on stderr (repeat for debug logs)")
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return a.validate() }
+	a.outputFlags(root)
+	a.agentFlags(root)
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		a.fastSet = cmd.Flags().Changed("fast-path")
+		return a.validate()
+	}
 	// cobra's own errors for wrong argument counts are usage errors too.
 	wrapArgs(root)
 	root.AddCommand(a.sendCommand(), a.replayCommand(), a.demoCommand(), a.queryCommand(), a.webCommand())
@@ -120,6 +127,55 @@ func wrapArgs(c *cobra.Command) {
 	}
 }
 
+// The flags come in groups, and each command declares the groups that
+// apply to it, so that its --help lists only flags it reads. Groups share
+// the app's fields and defaults: a flag means the same in every command
+// that has it.
+
+// outputFlags: how the turn is shown (every command).
+func (a *app) outputFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVarP(&a.output, "output", "o", "text", "output format: text, ndjson (the ops a front end gets, PROTOCOL.md §4; last the result with exitCode) or json")
+	f.StringVar(&a.color, "color", "auto", "color: auto, always or never (NO_COLOR is honoured)")
+	f.BoolVar(&a.timestamps, "timestamps", false, "prefix every line of the append-only text output with the update's timestamp (-o ndjson blocks always carry at)")
+	f.CountVarP(&a.verbose, "verbose", "v", "more diagnostics on stderr (repeat for debug logs)")
+	f.IntVar(&a.maxBlocks, "max-blocks", 0, "blocks kept per turn before new ones are dropped (0: the default, 10000)")
+	f.IntVar(&a.maxKeys, "max-stream-keys", 0, "tool-call stream keys kept per turn before new ones are dropped (0: the default, 256)")
+}
+
+// callFlags: what every call to a remote endpoint carries, and how long
+// its stream may stay silent.
+func (a *app) callFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&a.auth, "auth", "", `credentials, shorthand for --svc-param "Authorization=<creds>"`)
+	f.StringArrayVar(&a.svcParams, "svc-param", nil, "service parameter k=v, split on the first = (repeatable)")
+	a.idleFlag(cmd)
+}
+
+// idleFlag: how long a stream may stay silent.
+func (a *app) idleFlag(cmd *cobra.Command) {
+	cmd.Flags().DurationVar(&a.idleTimeout, "idle-timeout", client.DefaultIdleTimeout, "treat a stream silent this long as cut and resubscribe (0: never)")
+}
+
+// resumeFlags: how an A2A turn is reached and resumed after a cut.
+func (a *app) resumeFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&a.transport, "transport", "", "force a transport: jsonrpc, rest or grpc (default: from the agent card)")
+	f.IntVar(&a.maxRetries, "max-retries", client.DefaultMaxAttempts, "resubscriptions after a cut before giving up (0: resolve with one GetTask only)")
+	f.BoolVar(&a.fastPath, "fast-path", true, "read JSON-RPC and REST streams with the client's own SSE reader and decoder (--fast-path=false: a2a-go's)")
+}
+
+// agentFlags: every flag of a command that talks to a remote A2A agent.
+func (a *app) agentFlags(cmd *cobra.Command) {
+	a.callFlags(cmd)
+	a.resumeFlags(cmd)
+	f := cmd.Flags()
+	f.StringVar(&a.protocol, "protocol", "", "with --transport: the A2A protocol version of the endpoint, 1.0 or 0.3 (default 1.0; without --transport the agent card says)")
+	f.StringVar(&a.tenant, "tenant", "", "tenant identifier, passed on every request")
+	f.StringArrayVar(&a.allowHosts, "allow-host", nil, "send the credentials to this host too when the agent card names it (host, host:port or scheme://host:port; * for any; repeatable)")
+	f.BoolVar(&a.plaintext, "grpc-plaintext", false, "speak gRPC without TLS (loopback or a trusted network only)")
+}
+
 func (a *app) validate() error {
 	switch a.output {
 	case "text", "ndjson", "json":
@@ -136,6 +192,12 @@ func (a *app) validate() error {
 	default:
 		return usageError{fmt.Errorf("--transport %q: want jsonrpc, rest or grpc", a.transport)}
 	}
+	switch {
+	case a.protocol != "" && a.protocol != "1.0" && a.protocol != "0.3":
+		return usageError{fmt.Errorf("--protocol %q: want 1.0 or 0.3", a.protocol)}
+	case a.protocol != "" && a.transport == "":
+		return usageError{errors.New("--protocol needs --transport: without it, the agent card says which versions the agent speaks")}
+	}
 	for _, p := range a.svcParams {
 		if k, _, ok := strings.Cut(p, "="); !ok || k == "" {
 			return usageError{fmt.Errorf("--svc-param %q: want key=value", p)}
@@ -143,6 +205,9 @@ func (a *app) validate() error {
 	}
 	if a.idleTimeout < 0 {
 		return usageError{fmt.Errorf("--idle-timeout %v: must not be negative", a.idleTimeout)}
+	}
+	if a.maxBlocks < 0 || a.maxKeys < 0 {
+		return usageError{fmt.Errorf("--max-blocks %d, --max-stream-keys %d: must not be negative", a.maxBlocks, a.maxKeys)}
 	}
 	if a.maxRetries < 0 {
 		return usageError{fmt.Errorf("--max-retries %d: must not be negative", a.maxRetries)}
@@ -170,6 +235,9 @@ func (a *app) clientOptions() []client.Option {
 	if t := a.forcedTransport(); t != "" {
 		opts = append(opts, client.WithTransport(t))
 	}
+	if a.protocol != "" {
+		opts = append(opts, client.WithProtocolVersion(a2a.ProtocolVersion(a.protocol)))
+	}
 	return opts
 }
 
@@ -177,8 +245,12 @@ func (a *app) clientOptions() []client.Option {
 func (a *app) connectionOptions() []client.Option {
 	opts := []client.Option{
 		client.WithIdleTimeout(a.idleTimeout),
-		client.WithRetry(a.maxRetries, 200*time.Millisecond, 5*time.Second),
+		// The backoff is the library's: one default, in one place.
+		client.WithRetry(a.maxRetries, 0, 0),
 		client.WithLogger(a.logger()),
+	}
+	if a.fastSet {
+		opts = append(opts, client.WithFastPath(a.fastPath))
 	}
 	if a.auth != "" {
 		opts = append(opts, client.WithAuth(a.auth))
@@ -189,6 +261,12 @@ func (a *app) connectionOptions() []client.Option {
 	}
 	if a.tenant != "" {
 		opts = append(opts, client.WithTenant(a.tenant))
+	}
+	if len(a.allowHosts) > 0 {
+		opts = append(opts, client.WithAllowedHosts(a.allowHosts...))
+	}
+	if a.maxBlocks > 0 || a.maxKeys > 0 {
+		opts = append(opts, client.WithCaps(a.caps()))
 	}
 	if a.plaintext {
 		opts = append(opts, client.WithGRPCDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials())))
@@ -219,5 +297,5 @@ func (a *app) logger() *slog.Logger {
 	case a.verbose == 1:
 		level = slog.LevelInfo
 	}
-	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level}))
+	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: logAttr}))
 }

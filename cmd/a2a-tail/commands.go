@@ -32,23 +32,41 @@ func (a *app) follow(ctx context.Context, agentURL string, task a2a.TaskID) erro
 
 func (a *app) sendCommand() *cobra.Command {
 	var async bool
+	var answer answerFlags
 	cmd := &cobra.Command{
 		Use:   "send <agent-url> <text…>",
 		Short: "Send a message and follow the turn",
 		Long: `send sends a text message (SendStreamingMessage) and follows the turn it starts.
 With --async it dispatches the message with return-immediately, prints the task id
 on stderr, then follows the task with SubscribeToTask — the same view either way.
+With --task it answers a task that waits for input (exit code 4): the message goes
+to that task and its context (looked up with GetTask unless --context gives it),
+and the new turn is followed. --context alone starts a new task in that context.
 
 ` + exitCodesHelp,
+		Example: `  a2a-tail send https://agent.example.com "book a flight to Lisbon"
+  a2a-tail send --task 5f0c… https://agent.example.com "the 9:40 one"`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := answer.validate(async); err != nil {
+				return err
+			}
 			ctx := cmd.Context()
 			c, err := client.New(ctx, args[0], a.clientOptions()...)
 			if err != nil {
 				return err
 			}
 			defer c.Close()
-			msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(strings.Join(args[1:], " ")))
+			text := strings.Join(args[1:], " ")
+			if answer.task != "" && answer.context == "" {
+				st, err := c.Answer(ctx, a2a.TaskID(answer.task), text)
+				if err != nil {
+					return err
+				}
+				return a.consume(ctx, st)
+			}
+			msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))
+			msg.TaskID, msg.ContextID = a2a.TaskID(answer.task), answer.context
 			if !async {
 				st, err := c.Send(ctx, msg)
 				if err != nil {
@@ -60,7 +78,7 @@ on stderr, then follows the task with SubscribeToTask — the same view either w
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(a.stderr, "task %s\n", id)
+			a.warnf("task %s\n", id)
 			st, err := c.Follow(ctx, id)
 			if err != nil {
 				return err
@@ -69,6 +87,9 @@ on stderr, then follows the task with SubscribeToTask — the same view either w
 		},
 	}
 	cmd.Flags().BoolVar(&async, "async", false, "dispatch with return-immediately, print the task id, then follow the task")
+	answer.register(cmd)
+	a.outputFlags(cmd)
+	a.agentFlags(cmd)
 	return cmd
 }
 
@@ -107,6 +128,7 @@ incomplete; a truncated last frame is reported, not applied.
 		},
 	}
 	cmd.Flags().StringVar(&format, "wire", "auto", "frame format: auto, v1.0, v0.3-jsonrpc or v0.3-rest")
+	a.outputFlags(cmd)
 	return cmd
 }
 
@@ -125,11 +147,11 @@ func (a *app) consume(ctx context.Context, st *client.Stream) error {
 	}
 	out, err := st.Outcome()
 	if ctx.Err() != nil && err != nil {
-		// Ctrl-C: the result says so (exit code 130 in every output), and
-		// a closed stdout does not turn it into a quiet 0.
-		err = &stoppedError{err}
-		_ = sk.finish(st.View(), out, err)
-		return &verdict{code: exitCtrlC, err: errReported}
+		// Ctrl-C or SIGTERM: the result says so (exit code 130 or 143 in
+		// every output), and a closed stdout does not turn it into a quiet 0.
+		stopped := &stoppedError{err: err, code: stopCode(ctx)}
+		_ = sk.finish(st.View(), out, stopped)
+		return &verdict{code: stopped.code, err: errReported}
 	}
 	if werr := sk.finish(st.View(), out, err); werr != nil {
 		return werr
@@ -159,13 +181,21 @@ func (a *app) diagnose(u client.Update) {
 				a.warnf("a2a-tail: part %d: envelope ignored (%s): %v\n", ig.Part, ig.Reason, ig.Err)
 			}
 		}
+		a.noticeCap(u.Change.Result)
 		if a.verbose > 0 && u.Change.Result != merge.Applied {
 			a.warnf("a2a-tail: %s envelope %s/%d\n", u.Change.Result, r.Envelope.StreamKey, r.Envelope.Seq)
 		}
 	}
 }
 
-// warnf writes one diagnostic line to stderr, made printable.
+// warnf writes one diagnostic line to stderr through peerText: the
+// arguments may hold a peer's bytes (ids, error messages).
 func (a *app) warnf(format string, args ...any) {
-	_, _ = io.WriteString(a.stderr, printable(fmt.Sprintf(format, args...)))
+	line := fmt.Sprintf(format, args...)
+	nl := strings.HasSuffix(line, "\n")
+	line = peerText(strings.TrimSuffix(line, "\n"))
+	if nl {
+		line += "\n"
+	}
+	_, _ = io.WriteString(a.stderr, line)
 }

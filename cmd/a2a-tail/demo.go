@@ -24,8 +24,8 @@ func (a *app) demoCommand() *cobra.Command {
 		Long: `demo starts the project's reference A2A agent on 127.0.0.1 and sends it a message.
 The agent streams a realistic turn — thinking, two tool calls with output, progress
 text, an error block, one envelope out of order and one duplicated — and completes
-with a reply. It ends by itself within a few seconds. Every global flag applies
-(--transport, -o, --color, …).
+with a reply. It ends by itself within a few seconds. --transport picks the
+interface the agent's card lists, --protocol its version.
 
 ` + exitCodesHelp,
 		Args: cobra.NoArgs,
@@ -70,5 +70,8 @@ with a reply. It ends by itself within a few seconds. Every global flag applies
 	cmd.Flags().DurationVar(&pace, "pace", 150*time.Millisecond, "pause of the demo agent before each update")
 	cmd.Flags().BoolVar(&webPage, "web", false, "serve the turn as a web page on 127.0.0.1 instead (prints its URL; Ctrl-C ends)")
 	cmd.Flags().StringVar(&version, "protocol", "1.0", "A2A protocol version the demo agent is reached with: 1.0 or 0.3")
+	a.outputFlags(cmd)
+	a.resumeFlags(cmd)
+	a.idleFlag(cmd)
 	return cmd
 }

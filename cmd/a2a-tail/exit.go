@@ -5,6 +5,9 @@ import (
 	"errors"
 	"syscall"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
@@ -15,6 +18,7 @@ const (
 	exitUsage       = 2
 	exitFailed      = 3
 	exitInterrupted = 4
+	exitNotFound    = 5
 	exitCtrlC       = 130
 )
 
@@ -22,9 +26,11 @@ const exitCodesHelp = `Exit codes:
   0    the turn completed
   3    the task failed, was rejected or was canceled
   4    the task needs input (input-required) or authentication (auth-required)
+  5    the agent does not know the task (task not found: a wrong id, or a task it dropped)
   1    runtime or transport error, including a turn that could not be resolved
   2    usage error (bad flags or arguments)
-  130  interrupted (Ctrl-C)
+  130  interrupted (Ctrl-C, SIGINT)
+  143  terminated (SIGTERM)
 A closed stdout (a2a-tail … | head) ends the command quietly with 0.`
 
 // errReported marks an error already told to the user (the verdict line);
@@ -62,16 +68,25 @@ func (a *app) exitCode(ctx context.Context, err error) int {
 	case errors.As(err, &v):
 		return v.code
 	case ctx.Err() != nil:
-		return exitCtrlC
+		return stopCode(ctx)
 	case errors.As(err, &u):
 		return exitUsage
+	case errors.As(err, new(*client.IncompleteError)):
+		// A turn that could not be ended stays a runtime error even when
+		// one of its causes was "not found" (a task that vanished).
+		return exitRuntime
+	case errors.Is(err, a2a.ErrTaskNotFound):
+		return exitNotFound
 	}
 	return exitRuntime
 }
 
-// stoppedError is the error of a turn the user stopped (Ctrl-C) before it
-// settled.
-type stoppedError struct{ err error }
+// stoppedError is the error of a turn a signal stopped (Ctrl-C, SIGTERM)
+// before it settled; code is the exit code that says which.
+type stoppedError struct {
+	err  error
+	code int
+}
 
 func (e *stoppedError) Error() string { return e.err.Error() }
 func (e *stoppedError) Unwrap() error { return e.err }
@@ -81,13 +96,17 @@ func codeFor(out terminal.Outcome, err error) int {
 	var stopped *stoppedError
 	switch {
 	case errors.As(err, &stopped):
-		return exitCtrlC
+		return stopped.code
 	case err == nil && out.Interrupt != nil:
 		return exitInterrupted
 	case err == nil:
 		return exitOK
 	case errors.Is(err, terminal.ErrFailed), errors.Is(err, terminal.ErrRejected), errors.Is(err, terminal.ErrCanceled):
 		return exitFailed
+	case errors.As(err, new(*client.IncompleteError)):
+		return exitRuntime
+	case errors.Is(err, a2a.ErrTaskNotFound):
+		return exitNotFound
 	}
 	return exitRuntime
 }

@@ -29,6 +29,7 @@ type liveSink struct {
 	timestamps bool
 	now        func() time.Time
 	size       func() (w, h int)
+	caps       merge.Caps // the receiver's, as the stream's (--max-blocks)
 
 	mu      sync.Mutex
 	recv    *merge.Receiver
@@ -52,7 +53,7 @@ const outputTailLines = 3
 var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 func newLiveSink(w io.Writer, color, timestamps bool, now func() time.Time, size func() (int, int)) *liveSink {
-	s := &liveSink{w: w, color: color, timestamps: timestamps, now: now, size: size,
+	s := &liveSink{w: w, color: color, timestamps: timestamps, now: now, size: size, caps: merge.DefaultCaps(),
 		started: map[string]time.Time{}, ended: map[string]time.Time{},
 		stop: make(chan struct{}), stopped: make(chan struct{})}
 	go s.animate(100 * time.Millisecond)
@@ -108,7 +109,7 @@ func (s *liveSink) update(u client.Update) error {
 		return s.err
 	}
 	if s.recv == nil {
-		s.recv = merge.NewReceiver(u.Change.Op.Task, merge.DefaultCaps())
+		s.recv = merge.NewReceiver(u.Change.Op.Task, s.caps)
 	}
 	s.recv.Apply(u.Change.Op)
 	if t := u.Change.Tool; t != nil {

@@ -5,14 +5,16 @@
 //
 //	a2a-tail <agent-url> <task-id>        follow a task (reconnects on cuts)
 //	a2a-tail send <agent-url> <text…>     send a message and follow the turn
+//	a2a-tail send --task <id> <url> <text…>  answer a task that waits for input
 //	a2a-tail replay <file|->              replay a recorded SSE stream
 //	a2a-tail query <base-url> <text…>     ask a plain REST SSE runtime (POST /v1/query)
 //	a2a-tail demo                         run against an embedded reference agent
 //
 // Exit codes: 0 completed; 3 failed, rejected or canceled; 4 input-required
-// or auth-required; 1 runtime or transport error (including an incomplete
-// turn); 2 usage; 130 interrupted by Ctrl-C. A closed stdout (| head) ends
-// the command quietly with 0.
+// or auth-required; 5 task not found; 1 runtime or transport error
+// (including an incomplete turn); 2 usage; 130 interrupted by Ctrl-C
+// (SIGINT), 143 by SIGTERM. A closed stdout (| head) ends the command
+// quietly with 0.
 package main
 
 import (
@@ -26,7 +28,7 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext(context.Background())
 	// With SIGPIPE delivered to us, writes to a closed stdout return EPIPE
 	// instead of killing the process, and `| head` ends quietly.
 	signal.Ignore(syscall.SIGPIPE)
@@ -50,7 +52,7 @@ func (app *app) run(ctx context.Context, args []string) int {
 	err := root.ExecuteContext(ctx)
 	code := app.exitCode(ctx, err)
 	if err != nil && code != exitOK && !errors.Is(err, errReported) {
-		fmt.Fprintf(stderr, "a2a-tail: %s\n", printable(err.Error()))
+		fmt.Fprintf(stderr, "a2a-tail: %s\n", errText(err))
 	}
 	return code
 }

@@ -1,12 +1,12 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/client/v1query"
 )
 
 // queryCommand talks to the plain REST SSE endpoint of a runtime that
@@ -22,7 +22,7 @@ one. Its untyped data: frames are told apart by shape: projection frames
 {content, projection} are remote tool-call progress, {message, items} is the
 interrupt (exit code 4; answer with --conversation-id set to the id printed on
 stderr), anything else is a chunk of the reply. The body's end completes the turn.
---transport, --tenant and --max-retries do not apply: there is no resumption.
+There is no resumption: a cut ends the turn incomplete.
 
 ` + exitCodesHelp,
 		Example: `  a2a-tail query http://localhost:18097 "review this expense: flight 5000"
@@ -30,20 +30,42 @@ stderr), anything else is a chunk of the reply. The body's end completes the tur
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			opts := a.connectionOptions()
+			opts := a.queryOptions()
 			if conversation != "" {
-				opts = append(opts, client.WithConversationID(conversation))
+				opts = append(opts, v1query.WithConversationID(conversation))
 			}
-			st, err := client.Query(ctx, args[0], strings.Join(args[1:], " "), opts...)
+			st, err := v1query.Send(ctx, args[0], strings.Join(args[1:], " "), opts...)
 			if err != nil {
 				return err
 			}
 			if id := st.TaskID(); id != "" {
-				fmt.Fprintf(a.stderr, "conversation %s\n", id)
+				a.warnf("conversation %s\n", id)
 			}
 			return a.consume(ctx, st)
 		},
 	}
 	cmd.Flags().StringVar(&conversation, "conversation-id", "", "conversation_id to send (default: a new one; reuse it to answer an interrupt)")
+	a.outputFlags(cmd)
+	a.callFlags(cmd)
 	return cmd
+}
+
+// queryOptions turns the global flags that apply to the endpoint into
+// v1query options: the idle timeout, the credentials and service
+// parameters (sent as headers), the caps and the logger. It is not A2A:
+// transports, retries, tenants and allowed hosts do not apply.
+func (a *app) queryOptions() []v1query.Option {
+	stream := []client.Option{client.WithLogger(a.logger())}
+	if a.maxBlocks > 0 || a.maxKeys > 0 {
+		stream = append(stream, client.WithCaps(a.caps()))
+	}
+	opts := []v1query.Option{v1query.WithIdleTimeout(a.idleTimeout), v1query.WithStreamOptions(stream...)}
+	if a.auth != "" {
+		opts = append(opts, v1query.WithHeader("Authorization", a.auth))
+	}
+	for _, p := range a.svcParams {
+		k, v, _ := strings.Cut(p, "=")
+		opts = append(opts, v1query.WithHeader(k, v))
+	}
+	return opts
 }

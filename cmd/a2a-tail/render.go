@@ -31,12 +31,14 @@ type sink interface {
 func (a *app) newSink() sink {
 	switch a.output {
 	case "ndjson":
-		return &ndjsonSink{w: a.stdout}
+		return &ndjsonSink{w: &jsonWriter{w: a.stdout}}
 	case "json":
-		return &jsonSink{w: a.stdout}
+		return &jsonSink{w: &jsonWriter{w: a.stdout}}
 	}
 	if a.isTTY(a.stdout) {
-		return newLiveSink(a.stdout, a.useColor(), a.timestamps, a.now, a.size)
+		s := newLiveSink(a.stdout, a.useColor(), a.timestamps, a.now, a.size)
+		s.caps = a.caps()
+		return s
 	}
 	return &lineSink{w: a.stdout, color: a.useColor(), timestamps: a.timestamps}
 }
@@ -156,9 +158,9 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 		}
 		return s
 	case errors.As(err, new(*client.IncompleteError)):
-		return paint(color, red, "✗ incomplete") + ": " + printable(err.Error()) + "\n"
-	case codeFor(out, err) == exitCtrlC:
-		return paint(color, red, "✗ stopped") + " before the turn ended: " + printable(err.Error()) + "\n"
+		return paint(color, red, "✗ incomplete") + ": " + errText(err) + "\n"
+	case errors.As(err, new(*stoppedError)):
+		return paint(color, red, "✗ stopped") + " before the turn ended: " + errText(err) + "\n"
 	}
 	label := "failed"
 	switch out.State {
@@ -168,7 +170,7 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 		label = "rejected"
 	}
 	if out.Err == nil || out.Class != terminal.ClassTerminal {
-		return paint(color, red, "✗ error") + ": " + printable(err.Error()) + "\n"
+		return paint(color, red, "✗ error") + ": " + errText(err) + "\n"
 	}
 	reason := out.Text
 	if reason == "" {
@@ -282,6 +284,9 @@ func resultLine(op *merge.Op, v merge.View, out terminal.Outcome, err error) ([]
 	if err != nil && r.Verdict == merge.VerdictIncomplete {
 		r.Error = err.Error()
 	}
+	// A peer's error message may be any size and quote a URL typed with its
+	// password: cut and redacted like everything the CLI prints of a peer.
+	r.Error = peerData(r.Error)
 	task, turn := v.Task, v.Turn
 	if op != nil {
 		task, turn = op.Task, op.Turn

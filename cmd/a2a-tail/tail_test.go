@@ -27,7 +27,10 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/a2a-tail")
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	runChild() // a2a-tail itself, for the hostile-peer tests
+	goleak.VerifyTestMain(m)
+}
 
 func startCallee(t *testing.T, scripts ...callee.Script) *callee.Server {
 	t.Helper()
@@ -198,7 +201,7 @@ func TestExitCodes(t *testing.T) {
 		{name: "bad color", args: []string{"--color", "maybe", "demo"}, code: 2, inStderr: `--color "maybe": want auto, always or never`},
 		{name: "unknown flag", args: []string{"--bogus", "demo"}, code: 2, inStderr: "unknown flag: --bogus"},
 		{name: "send without text", args: []string{"send", url}, code: 2, inStderr: "requires at least 2 arg(s)"},
-		{name: "bad svc-param", args: []string{"--svc-param", "novalue", "demo"}, code: 2, inStderr: `--svc-param "novalue": want key=value`},
+		{name: "bad svc-param", args: []string{"send", "--svc-param", "novalue", url, "hi"}, code: 2, inStderr: `--svc-param "novalue": want key=value`},
 		{name: "bad transport", args: []string{"--transport", "carrier-pigeon", "demo"}, code: 2, inStderr: `--transport "carrier-pigeon"`},
 		{name: "unreachable agent", args: []string{"send", "http://127.0.0.1:1", "hi"}, code: 1, inStderr: "agent card of http://127.0.0.1:1"},
 	}

@@ -14,9 +14,10 @@ import (
 // the screen, retitle the window or write the clipboard (OSC 52) — and
 // would break the live view's line accounting. So every control character
 // but the newline is shown in caret notation (ESC as ^[, DEL as ^?), C1
-// controls and invalid UTF-8 as U+FFFD, a carriage return is dropped (CRLF
-// output stays one line) and a tab is expanded to the next multiple of 8
-// columns.
+// controls and invalid UTF-8 as U+FFFD, bidi controls and other invisible
+// formatting characters as <U+XXXX> (see invisible), a carriage return is
+// dropped (CRLF output stays one line) and a tab is expanded to the next
+// multiple of 8 columns.
 func printable(s string) string {
 	clean := true
 	for i := 0; i < len(s); i++ {
@@ -50,6 +51,10 @@ func printable(s string) string {
 		case r == utf8.RuneError && size == 1, r >= 0x80 && r < 0xa0:
 			b.WriteRune(utf8.RuneError)
 			col++
+		case invisible(r):
+			e := escapeRune(r)
+			b.WriteString(e)
+			col += len(e)
 		default:
 			b.WriteRune(r)
 			col += runeWidth(r)

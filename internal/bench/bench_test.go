@@ -27,8 +27,9 @@ var (
 // BenchmarkEndToEnd streams e2e.n working updates from a FrameServer over
 // loopback, on JSON-RPC and REST, read alternately by plain a2a-go (raw)
 // and by the client pipeline (sdk): each iteration is one stream of each,
-// in turn first, so that both see the same load. It reports both rates and
-// their ratio sdk/raw (goal ≥ 0.95); -count gives benchstat its samples:
+// in turn first, so that both see the same load; and by the client on its
+// fast wire path (fast). It reports the rates and the ratios sdk/raw and
+// fast/raw; -count gives benchstat its samples:
 //
 //	go test ./internal/bench -run '^$' -bench EndToEnd -e2e.n 100000 -benchtime 3x -count 6
 func BenchmarkEndToEnd(b *testing.B) {
@@ -43,7 +44,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 	for _, t := range Targets(srv.URL) {
 		b.Run("transport="+t.Name(), func(b *testing.B) {
 			readers := map[string]*Reader{}
-			for _, impl := range []string{"raw", "sdk"} {
+			for _, impl := range Impls {
 				rd, err := NewReader(ctx, t, impl, nil, opts...)
 				if err != nil {
 					b.Fatal(err)
@@ -51,7 +52,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 				defer rd.Close()
 				readers[impl] = rd
 			}
-			sum := map[string]*Result{"raw": {}, "sdk": {}}
+			sum := map[string]*Result{"raw": {}, "sdk": {}, "fast": {}}
 			for i := 0; b.Loop(); i++ {
 				for _, impl := range Order(i) {
 					r, err := readers[impl].Send(ctx, text, nil)
@@ -62,10 +63,12 @@ func BenchmarkEndToEnd(b *testing.B) {
 					sum[impl].Elapsed += r.Elapsed
 				}
 			}
-			raw, sdk := sum["raw"], sum["sdk"]
+			raw, sdk, fast := sum["raw"], sum["sdk"], sum["fast"]
 			b.ReportMetric(raw.PerSecond(), "raw-events/s")
 			b.ReportMetric(sdk.PerSecond(), "sdk-events/s")
+			b.ReportMetric(fast.PerSecond(), "fast-events/s")
 			b.ReportMetric(sdk.PerSecond()/raw.PerSecond(), "sdk/raw")
+			b.ReportMetric(fast.PerSecond()/raw.PerSecond(), "fast/raw")
 			b.ReportMetric(0, "ns/op") // a stream's length is a flag: the rates compare
 		})
 	}
@@ -83,7 +86,7 @@ func BenchmarkLatency(b *testing.B) {
 	ctx := context.Background()
 	text := SendText(*latN, *latPace)
 	for _, t := range Targets(srv.URL) {
-		for _, impl := range []string{"raw", "sdk"} {
+		for _, impl := range Impls {
 			b.Run(fmt.Sprintf("transport=%s/impl=%s", t.Name(), impl), func(b *testing.B) {
 				var lat []time.Duration
 				for b.Loop() {

@@ -72,17 +72,22 @@ func NewSDK(ctx context.Context, t Target, hc *http.Client, opts ...client.Optio
 	return c, nil
 }
 
-// Reader reads the streams of a FrameServer one of the two ways a
-// measurement compares: "raw", plain a2a-go (RawSend, RawFollow), or
-// "sdk", the client pipeline (SDKSend, SDKFollow). Like its client, it
-// may read many streams at once.
+// Reader reads the streams of a FrameServer one of the ways a measurement
+// compares: "raw", plain a2a-go (RawSend, RawFollow); "sdk", the client
+// pipeline on a2a-go's own SSE reading (client.WithFastPath(false)); or
+// "fast", the client pipeline on its fast wire path (SDKSend, SDKFollow).
+// Like its client, it may read many streams at once.
 type Reader struct {
 	raw *a2aclient.Client // set for "raw"
-	sdk *client.Client    // set for "sdk"
+	sdk *client.Client    // set for "sdk" and "fast"
 }
 
-// NewReader builds the reader impl ("raw" or "sdk") on t, over hc (nil: as
-// in NewRaw); opts apply to the SDK's client only. Close releases it.
+// Impls are the reader impls, in the order of Order(0).
+var Impls = []string{"raw", "sdk", "fast"}
+
+// NewReader builds the reader impl ("raw", "sdk" or "fast") on t, over hc
+// (nil: as in NewRaw); opts apply to the SDK's client only. Close releases
+// it.
 func NewReader(ctx context.Context, t Target, impl string, hc *http.Client, opts ...client.Option) (*Reader, error) {
 	var (
 		r   Reader
@@ -92,9 +97,11 @@ func NewReader(ctx context.Context, t Target, impl string, hc *http.Client, opts
 	case "raw":
 		r.raw, err = NewRaw(ctx, t, hc)
 	case "sdk":
-		r.sdk, err = NewSDK(ctx, t, hc, opts...)
+		r.sdk, err = NewSDK(ctx, t, hc, append([]client.Option{client.WithFastPath(false)}, opts...)...)
+	case "fast":
+		r.sdk, err = NewSDK(ctx, t, hc, append([]client.Option{client.WithFastPath(true)}, opts...)...)
 	default:
-		err = fmt.Errorf("bench: unknown impl %q (raw, sdk)", impl)
+		err = fmt.Errorf("bench: unknown impl %q (raw, sdk, fast)", impl)
 	}
 	if err != nil {
 		return nil, err
@@ -126,14 +133,12 @@ func (r *Reader) Close() error {
 	return r.sdk.Close()
 }
 
-// Order is the order in which repetition rep runs the two readers: raw
-// first on even repetitions, SDK first on odd ones, so that neither always
-// runs second, on a warmer process and host.
+// Order is the order in which repetition rep runs the readers: Impls
+// rotated by rep, so that none always runs first or last, on a colder or
+// warmer process and host.
 func Order(rep int) []string {
-	if rep%2 == 1 {
-		return []string{"sdk", "raw"}
-	}
-	return []string{"raw", "sdk"}
+	k := rep % len(Impls)
+	return append(append([]string(nil), Impls[k:]...), Impls[:k]...)
 }
 
 // Result is what one stream delivered.

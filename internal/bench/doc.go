@@ -16,13 +16,15 @@
 // the message id and the task id, so that a stream of any length costs the
 // server a few appends per frame.
 //
-// Each measurement reads the same stream two ways, alternately in one
+// Each measurement reads the same stream several ways, in turn in one
 // process: [RawSend] is plain a2a-go iteration that touches the text of
 // every part, the floor; [SDKSend] is the whole client pipeline (envelope
 // read, merge, ops, verdict, idle watchdog, one Update per event). Their
 // ratio, measured side by side, is the cost of the SDK; absolute figures
 // move with the load of the shared host. A [Reader] is either one by name
-// ("raw", "sdk"), and [Order] alternates which of them goes first.
+// ("raw", "sdk", and "fast" — the SDK on the client's fast wire path, where
+// "sdk" is the SDK on a2a-go's own SSE reading), and [Order] rotates which
+// of them goes first.
 //
 // The heavy figures come from internal/bench/cmd/a2abench; the
 // benchmarks of this package are the same code at a size `go test -bench`

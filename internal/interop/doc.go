@@ -16,11 +16,17 @@
 // to its text), and its Task.history holds every status message on
 // arrival, the terminal one included, once per messageId.
 //
-// Running it needs Node.js ≥ 20 and the SDK installed once:
+// Running it needs Node.js >= 20 and npm. The first test that needs the
+// SDK runs `npm ci` from jsagent/package-lock.json into jsagent/node_modules
+// (once per test process; concurrent runs each install into a temporary
+// directory and the first rename into place wins), so a fresh clone needs
+// nothing else. The tests skip, saying which, when node or npm is not on
+// PATH or the npm registry cannot be reached; with the environment variable
+// A2A_PROGRESS_REQUIRE_INTEROP set (CI sets it) those skips are failures.
+// A node_modules that holds another SDK version than the lockfile is a
+// failure that names the command to refresh it:
 //
 //	npm ci --prefix internal/interop/jsagent
 //
-// Without node on PATH the test skips; with node but without the installed
-// SDK it fails and says the command above. The package has no API: it is
-// only its test.
+// The package has no API: it is only its test.
 package interop

@@ -8,9 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,17 +40,14 @@ type jsAgent struct {
 
 // startJSAgent starts the JS SDK callee for the test and stops it (and
 // waits for it) when the test ends. It skips the test when node is not on
-// PATH, and fails it when the SDK is not installed.
+// PATH or the SDK cannot be installed ([requireSDK]).
 func startJSAgent(t *testing.T) *jsAgent {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("skipping the JS SDK interop test: node is not on PATH (install Node.js >= 20 to run it)")
+		skipOrFail(t, "skipping the JS SDK interop test: node is not on PATH (install Node.js >= 20 and npm to run it)")
 	}
-	sdk := filepath.Join(jsAgentDir, "node_modules", "@a2a-js", "sdk", "package.json")
-	if _, err := os.Stat(sdk); err != nil {
-		t.Fatalf("the A2A JS SDK is not installed (%v); from the repository root run:\n\tnpm ci --prefix internal/interop/jsagent", err)
-	}
+	requireSDK(t)
 
 	ctx, kill := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, node, "server.mjs", "0")

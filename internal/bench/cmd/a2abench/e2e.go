@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"runtime/pprof"
+	"slices"
 	"syscall"
 	"time"
 
@@ -45,12 +46,12 @@ func e2e(args []string) error {
 	reps := fl.Int("reps", 5, "repetitions (each: one raw and one SDK stream per transport)")
 	capsName := fl.String("caps", "default", "merge caps: default, or open (every block applied)")
 	transports := fl.String("transports", "jsonrpc,rest", "transports, comma-separated")
-	only := fl.String("only", "", "run only this reader (raw or sdk), for a profile of one side")
+	only := fl.String("only", "", "run only this reader (raw, sdk or fast), for a profile of one side")
 	ballast := fl.Int("ballast", 0, "MiB of pointer-free live heap to hold, as an application would (it raises the GC's heap goal, not its marking work)")
 	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile of the measured runs to `file`")
 	_ = fl.Parse(args)
-	if *only != "" && *only != "raw" && *only != "sdk" {
-		return fmt.Errorf("-only %q: raw or sdk", *only)
+	if *only != "" && !slices.Contains(bench.Impls, *only) {
+		return fmt.Errorf("-only %q: raw, sdk or fast", *only)
 	}
 
 	keep := make([]byte, *ballast<<20)
@@ -78,7 +79,7 @@ func e2e(args []string) error {
 	readers := make([]map[string]*bench.Reader, len(targets))
 	for i, t := range targets {
 		readers[i] = map[string]*bench.Reader{}
-		for _, impl := range []string{"raw", "sdk"} {
+		for _, impl := range bench.Impls {
 			rd, err := bench.NewReader(ctx, t, impl, nil, opts...)
 			if err != nil {
 				return err
@@ -88,28 +89,33 @@ func e2e(args []string) error {
 		}
 	}
 	type run struct {
-		rate, cpu, gc float64 // events/s, µs CPU per event, µs GC CPU per event
+		rate, cpu, gc, allocs float64 // events/s, µs CPU per event, µs GC CPU per event, allocations per event
 	}
 	// one reads a stream of n updates with the reader impl of target i.
 	one := func(i int, impl, text string, n int) (run, error) {
 		rd := readers[i][impl]
 		runtime.GC()
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
 		c0, g0 := cpuTime(), gcTime()
 		r, err := rd.Send(ctx, text, nil)
 		cpu, gc := cpuTime()-c0, gcTime()-g0
+		runtime.ReadMemStats(&m1)
 		if err != nil {
 			return run{}, err
 		}
 		if r.Progress != n {
 			return run{}, fmt.Errorf("%s: %d updates of %d", impl, r.Progress, n)
 		}
-		return run{r.PerSecond(), float64(cpu.Nanoseconds()) / 1e3 / float64(r.Events), float64(gc.Nanoseconds()) / 1e3 / float64(r.Events)}, nil
+		ev := float64(r.Events)
+		return run{r.PerSecond(), float64(cpu.Nanoseconds()) / 1e3 / ev, float64(gc.Nanoseconds()) / 1e3 / ev,
+			float64(m1.Mallocs-m0.Mallocs) / ev}, nil
 	}
 	// Warm up: connections, lazily built state, the heap's size.
 	warmN := min(*n, 5000)
 	warm := bench.SendText(warmN, 0)
 	for i := range targets {
-		for _, impl := range []string{"raw", "sdk"} {
+		for _, impl := range bench.Impls {
 			if _, err := one(i, impl, warm, warmN); err != nil {
 				return err
 			}
@@ -132,8 +138,10 @@ func e2e(args []string) error {
 	rate := map[string][]float64{}
 	cpu := map[string][]float64{}
 	gcs := map[string][]float64{}
+	allocs := map[string][]float64{}
 	ratio := map[string][]float64{}
 	cpuRatio := map[string][]float64{}
+	fastRatio := map[string][]float64{}
 	for rep := range *reps {
 		for i, t := range targets {
 			impls := bench.Order(rep)
@@ -151,24 +159,42 @@ func e2e(args []string) error {
 				rate[key] = append(rate[key], r.rate)
 				cpu[key] = append(cpu[key], r.cpu)
 				gcs[key] = append(gcs[key], r.gc)
-				fmt.Printf("rep %d  %-7s %-3s  %8.0f events/s  %6.2f µs CPU/event (GC %5.2f)\n", rep+1, t.Name(), impl, r.rate, r.cpu, r.gc)
+				allocs[key] = append(allocs[key], r.allocs)
+				fmt.Printf("rep %d  %-7s %-4s  %8.0f events/s  %6.2f µs CPU/event (GC %5.2f)  %5.1f allocs/event\n", rep+1, t.Name(), impl, r.rate, r.cpu, r.gc, r.allocs)
 			}
-			ratio[t.Name()] = append(ratio[t.Name()], got["sdk"].rate/got["raw"].rate)
-			cpuRatio[t.Name()] = append(cpuRatio[t.Name()], got["sdk"].cpu/got["raw"].cpu)
+			if *only == "" {
+				ratio[t.Name()] = append(ratio[t.Name()], got["sdk"].rate/got["raw"].rate)
+				cpuRatio[t.Name()] = append(cpuRatio[t.Name()], got["sdk"].cpu/got["raw"].cpu)
+				fastRatio[t.Name()] = append(fastRatio[t.Name()], got["fast"].rate/got["raw"].rate)
+			}
 		}
 	}
 	fmt.Println()
-	fmt.Println("| transport | raw a2a-go events/s | SDK events/s | ratio SDK/raw (per rep) | raw µs CPU/event (GC) | SDK µs CPU/event (GC) | CPU ratio SDK/raw |")
-	fmt.Println("|---|---|---|---|---|---|---|")
+	fmt.Println("| transport | reader | events/s | µs CPU/event (GC) | allocs/event | ratio to raw (per rep) |")
+	fmt.Println("|---|---|---|---|---|---|")
 	for _, t := range targets {
 		k := t.Name()
-		fmt.Printf("| %s | %s | %s | **%s** | %s | %s | %s |\n", k,
-			spreadOf(rate[k+"/raw"]).format("%.0f"), spreadOf(rate[k+"/sdk"]).format("%.0f"),
-			spreadOf(ratio[k]).format("%.3f"),
-			spreadOf(cpu[k+"/raw"]).format("%.1f")+fmt.Sprintf(" (%.1f)", spreadOf(gcs[k+"/raw"]).med),
-			spreadOf(cpu[k+"/sdk"]).format("%.1f")+fmt.Sprintf(" (%.1f)", spreadOf(gcs[k+"/sdk"]).med),
-			spreadOf(cpuRatio[k]).format("%.3f"))
+		for _, impl := range bench.Impls {
+			if len(rate[k+"/"+impl]) == 0 {
+				continue
+			}
+			r := "–"
+			switch impl {
+			case "sdk":
+				r = spreadOf(ratio[k]).format("%.3f")
+			case "fast":
+				r = "**" + spreadOf(fastRatio[k]).format("%.2f") + "**"
+			}
+			if len(ratio[k]) == 0 {
+				r = "–"
+			}
+			fmt.Printf("| %s | %s | %s | %s | %s | %s |\n", k, impl,
+				spreadOf(rate[k+"/"+impl]).format("%.0f"),
+				spreadOf(cpu[k+"/"+impl]).format("%.2f")+fmt.Sprintf(" (%.2f)", spreadOf(gcs[k+"/"+impl]).med),
+				spreadOf(allocs[k+"/"+impl]).format("%.1f"), r)
+		}
 	}
+	_ = cpuRatio
 	fmt.Println("\n(median, then min and max relative to it)")
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
 	"sync"
@@ -49,8 +50,9 @@ func follow(args []string) error {
 	fl := flag.NewFlagSet("follow", flag.ExitOnError)
 	streams := fl.Int("streams", 10_000, "concurrent streams")
 	k := fl.Int("k", 10, "working updates per stream before it is held")
-	reps := fl.Int("reps", 1, "repetitions (each: one raw and one SDK process)")
+	reps := fl.Int("reps", 1, "repetitions (each: one process per reader)")
 	transport := fl.String("transport", "jsonrpc", "jsonrpc or rest")
+	scavenge := fl.Bool("scavenge", false, "return freed memory to the OS (debug.FreeOSMemory) before reading RSS: RSS then counts what is live, not the GC's headroom")
 	_ = fl.Parse(args)
 	url, srv, err := startServer("-k", strconv.Itoa(*k))
 	if err != nil {
@@ -62,7 +64,7 @@ func follow(args []string) error {
 		for _, impl := range bench.Order(rep) {
 			var r followResult
 			if err := runChild(&r, "follow-one", "-impl", impl, "-server", url, "-streams", strconv.Itoa(*streams),
-				"-k", strconv.Itoa(*k), "-transport", *transport); err != nil {
+				"-k", strconv.Itoa(*k), "-transport", *transport, "-scavenge="+strconv.FormatBool(*scavenge)); err != nil {
 				return err
 			}
 			if r.FirstError != "" || r.Completed != int64(r.Streams) {
@@ -76,14 +78,14 @@ func follow(args []string) error {
 	fmt.Println("|---|---|---|---|---|---|---|---|")
 	var raw, sdk []followResult
 	for _, r := range rs {
-		name := map[string]string{"raw": "raw a2a-go", "sdk": "SDK (Follow)"}[r.Impl]
+		name := map[string]string{"raw": "raw a2a-go", "sdk": "SDK (Follow), a2a-go reader", "fast": "SDK (Follow), fast path"}[r.Impl]
 		fmt.Printf("| %s | %.1f KiB | %.1f KiB | %.1f KiB | %.2f | %s MiB | %s MiB | %.1f s |\n", name,
 			r.per(r.HeapHeld, r.HeapBase)/1024, r.per(r.StackHeld, r.StackBase)/1024, r.per(r.RSSHeld, r.RSSBase)/1024,
 			float64(r.GoHeld-r.GoBase)/float64(r.Streams),
 			bench.MiB(r.HeapHeld+r.StackHeld-r.HeapBase-r.StackBase), bench.MiB(r.RSSHeld-min(r.RSSBase, r.RSSHeld)), r.OpenSecs)
 		if r.Impl == "raw" {
 			raw = append(raw, r)
-		} else {
+		} else if r.Impl == "sdk" {
 			sdk = append(sdk, r)
 		}
 	}
@@ -100,11 +102,12 @@ func follow(args []string) error {
 
 func followOne(args []string) error {
 	fl := flag.NewFlagSet("follow-one", flag.ExitOnError)
-	impl := fl.String("impl", "sdk", "raw or sdk")
+	impl := fl.String("impl", "sdk", "raw, sdk or fast")
 	url := fl.String("server", "", "FrameServer URL")
 	streams := fl.Int("streams", 10_000, "concurrent streams")
 	k := fl.Int("k", 10, "working updates per stream before it is held (the server's -k)")
 	transport := fl.String("transport", "jsonrpc", "jsonrpc or rest")
+	scavenge := fl.Bool("scavenge", false, "debug.FreeOSMemory before reading RSS")
 	connecting := fl.Int("connecting", 256, "streams opening at once")
 	memprofile := fl.String("memprofile", "", "write a heap profile to `file` while the streams are held")
 	_ = fl.Parse(args)
@@ -127,6 +130,9 @@ func followOne(args []string) error {
 	snapshot := func(heap, stack, rss *uint64, g *int) error {
 		runtime.GC()
 		runtime.GC()
+		if *scavenge {
+			debug.FreeOSMemory()
+		}
 		runtime.ReadMemStats(&ms)
 		pm, err := bench.ReadProcMemory()
 		if err != nil {

@@ -32,7 +32,7 @@ func latency(args []string) error {
 	defer cancel()
 	text := bench.SendText(*n, *pace)
 	for _, t := range targets { // warm-up
-		for _, impl := range []string{"raw", "sdk"} {
+		for _, impl := range bench.Impls {
 			if _, err := bench.Latency(ctx, t, impl, bench.SendText(100, *pace), 100); err != nil {
 				return err
 			}
@@ -54,10 +54,10 @@ func latency(args []string) error {
 	fmt.Println("| transport | reader | samples | p50 | p90 | p99 | p99.9 | max |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
 	for _, t := range targets {
-		for _, impl := range []string{"raw", "sdk"} {
+		for _, impl := range bench.Impls {
 			d := lat[t.Name()+"/"+impl]
 			p := bench.Percentiles(d, 0.5, 0.9, 0.99, 0.999, 1)
-			name := map[string]string{"raw": "raw a2a-go", "sdk": "SDK"}[impl]
+			name := map[string]string{"raw": "raw a2a-go", "sdk": "SDK, a2a-go reader", "fast": "SDK, fast path"}[impl]
 			fmt.Printf("| %s | %s | %d | %s | %s | %s | %s | %s |\n", t.Name(), name, len(d), us(p[0]), us(p[1]), us(p[2]), us(p[3]), us(p[4]))
 		}
 	}

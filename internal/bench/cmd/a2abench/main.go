@@ -1,10 +1,11 @@
 // Command a2abench produces the figures of BENCHMARKS.md: what the client
 // costs on top of raw a2a-go, side by side, and that it stays bounded.
 //
-//	a2abench e2e     [-n 100000] [-reps 5] [-caps default|open] [-ballast MiB] [-only raw|sdk] [-cpuprofile f]
+//	a2abench e2e     [-n 100000] [-reps 5] [-caps default|open] [-ballast MiB] [-only raw|sdk|fast] [-cpuprofile f]
 //	a2abench latency [-n 2000] [-pace 1ms] [-reps 3]
 //	a2abench mem     [-n 1000000] [-reps 1] [-transport jsonrpc|rest]
 //	a2abench follow  [-streams 10000] [-k 10] [-reps 1] [-transport jsonrpc|rest]
+//	a2abench hostile [-mib 100,1024] [-raw-max 100]
 //	a2abench serve   [-pattern 10000] [-k 10]
 //
 // Every subcommand but serve starts its peer, a bench.FrameServer, as a
@@ -41,7 +42,7 @@ func main() {
 	}
 	cmds := map[string]func([]string) error{
 		"serve": serve, "e2e": e2e, "latency": latency, "mem": mem, "follow": follow,
-		"mem-one": memOne, "follow-one": followOne,
+		"mem-one": memOne, "follow-one": followOne, "hostile": hostile, "hostile-one": hostileOne,
 	}
 	run, ok := cmds[os.Args[1]]
 	if !ok {
@@ -54,7 +55,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: a2abench e2e|latency|mem|follow|serve [flags] (-h for the flags of each)")
+	fmt.Fprintln(os.Stderr, "usage: a2abench e2e|latency|mem|follow|hostile|serve [flags] (-h for the flags of each)")
 	os.Exit(2)
 }
 

@@ -1,0 +1,213 @@
+package client
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+)
+
+// The bounds on what a peer's answer may cost, chosen from the call we made
+// and never from what the peer says it sent (package doc, "Limits").
+var (
+	// maxResponseBytes bounds the body of every call that is not a stream
+	// we opened (GetTask, SendMessage, ListTasks, the agent card),
+	// whatever its Content-Type: a2a-go decodes such a body whole. A var
+	// for the tests.
+	maxResponseBytes int64 = 64 << 20
+	// maxEventBytes bounds one event of a stream we opened: every byte
+	// from the end of the previous event (a blank line) to the end of this
+	// one, all its data: lines and other fields included. a2a-go bounds
+	// each line (10 MiB) but joins the lines of one event without a bound.
+	// The fast path's bound (MaxEventBytes) applies to the whole event. A
+	// var for the tests.
+	maxEventBytes int64 = MaxEventBytes
+)
+
+// progressBytes is how much of a body must arrive to count as activity for
+// the idle timeout when no line ends in it: a peer trickling a byte at a
+// time does not keep a call alive, a slow link carrying a large answer
+// does.
+const progressBytes = 16 << 10
+
+// ErrResponseTooLarge is matched (errors.Is) by the error of a call whose
+// answer was longer than the 64 MiB a non-streaming answer may have. The
+// turn asks GetTask for less history on its next attempt, or gives up.
+var ErrResponseTooLarge = errors.New("client: answer over 64 MiB refused (a non-streaming answer is read whole; WithHistoryLength asks for less history)")
+
+// ErrEventTooLarge is matched (errors.Is) by the error of a stream one of
+// whose events was longer than 10 MiB (all its lines together).
+var ErrEventTooLarge = errors.New("client: stream event over 10 MiB refused (the bound is on one SSE event, all its lines together)")
+
+// boundedBody is a response body under the bounds of its call: a unary
+// answer is cut at maxResponseBytes, a stream's event at maxEventBytes.
+// Reads kick the watchdog (nil: no idle timeout) when a line ends in them
+// (streams: a keep-alive comment is a line), when progressBytes more have
+// arrived, and at the end of the body.
+type boundedBody struct {
+	io.ReadCloser
+	w      *watchdog
+	stream bool
+	left   int64 // unary: bytes still allowed
+
+	event    int64 // stream: bytes of the current event so far
+	lineLen  int64 // stream: bytes of the current line so far
+	onlyCR   bool  // stream: the current line so far is a lone "\r", not counted yet
+	progress int64 // bytes since the last kick
+	over     error // the bound's error, returned by every later read
+}
+
+func newBoundedBody(rc io.ReadCloser, w *watchdog, stream bool) *boundedBody {
+	return &boundedBody{ReadCloser: rc, w: w, stream: stream, left: maxResponseBytes}
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.over != nil {
+		return 0, b.over
+	}
+	// One byte over a bound is enough to know it is exceeded; a read never
+	// asks for more than that, so the peer's excess never reaches a2a-go.
+	limit := b.left
+	if b.stream {
+		limit = maxEventBytes - b.event
+	}
+	if int64(len(p)) > limit+1 {
+		p = p[:limit+1]
+	}
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.w.kick()
+	}
+	if n == 0 {
+		return n, err
+	}
+	if !b.stream {
+		b.left -= int64(n)
+		b.tick(n, false)
+		if b.left < 0 {
+			b.over = ErrResponseTooLarge
+			return n, b.over
+		}
+		return n, err
+	}
+	over, ended := b.scan(p[:n])
+	b.tick(n, ended)
+	if over {
+		b.over = ErrEventTooLarge
+		return n, b.over
+	}
+	return n, err
+}
+
+// tick counts n bytes of progress and kicks the watchdog when a line ended
+// or enough bytes arrived.
+func (b *boundedBody) tick(n int, lineEnded bool) {
+	b.progress += int64(n)
+	if lineEnded || b.progress >= progressBytes {
+		b.progress = 0
+		b.w.kick()
+	}
+}
+
+// scan follows the event boundaries of a stream chunk the way a2a-go's
+// line scanner sees them — lines end at "\n", a trailing "\r" is dropped,
+// an empty line ends the event — and reports whether the current event
+// went over maxEventBytes, and whether a line ended in p.
+func (b *boundedBody) scan(p []byte) (over, ended bool) {
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		seg := p
+		if i >= 0 {
+			seg = p[:i]
+		}
+		switch {
+		case len(seg) == 0:
+		case b.lineLen == 0 && len(seg) == 1 && seg[0] == '\r':
+			// Maybe the "\r" of a blank "\r\n" line, which ends the
+			// event: counted only if the line goes on.
+			b.onlyCR, b.lineLen = true, 1
+		default:
+			add := int64(len(seg))
+			if b.onlyCR {
+				add++ // the "\r" held back was the line's first byte
+				b.onlyCR = false
+			}
+			b.lineLen += int64(len(seg))
+			b.event += add
+		}
+		if b.event > maxEventBytes {
+			return true, ended
+		}
+		if i < 0 {
+			break
+		}
+		if b.lineLen == 0 || b.onlyCR {
+			b.event = 0 // a blank line: the event is over
+		} else {
+			b.event++
+		}
+		b.lineLen, b.onlyCR, ended = 0, false, true
+		p = p[i+1:]
+	}
+	return b.event > maxEventBytes, ended
+}
+
+// historyBound is the history GetTask asks for after an answer was refused
+// as too large: each refusal divides the length by historyShrink (from
+// firstShrink when the whole history was asked for) down to none; a
+// refusal without history stops asking, since the same answer would only
+// be read and refused again. So retries never read more than one
+// oversize answer at the configured length, and at most a handful in all.
+type historyBound struct {
+	n     *int  // nil: the configured length
+	asked *int  // the length of the call in flight
+	stop  error // set: GetTask is not asked again
+}
+
+const (
+	firstShrink   = 32
+	historyShrink = 8
+)
+
+// next returns the history length of the next GetTask, or the error that
+// stopped asking.
+func (h *historyBound) next(configured *int) (*int, error) {
+	if h.stop != nil {
+		return nil, h.stop
+	}
+	h.asked = configured
+	if h.n != nil {
+		h.asked = h.n
+	}
+	return h.asked, nil
+}
+
+// observe takes the error of a GetTask and shrinks the next one's history
+// when the answer was too large.
+func (h *historyBound) observe(err error) error {
+	if !errors.Is(err, ErrResponseTooLarge) {
+		return err
+	}
+	// The refused answer's buffers (a2a-go's decoder doubles its buffer up
+	// to the bound) are garbage now, but the collector's next target was
+	// set while they were live: without a collection here, the retry may
+	// allocate as much again on top of them. This path runs only after a
+	// 64 MiB refusal, where a collection costs little beside the read.
+	debug.FreeOSMemory()
+	var n int
+	switch {
+	case h.asked == nil:
+		n = firstShrink
+	case *h.asked > 0:
+		n = *h.asked / historyShrink
+		if n >= *h.asked {
+			n = *h.asked - 1
+		}
+	default:
+		h.stop = fmt.Errorf("%w (even without history: not asked again)", err)
+		return h.stop
+	}
+	h.n = &n
+	return fmt.Errorf("%w (the next GetTask asks for the last %d messages of history)", err, n)
+}

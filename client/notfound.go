@@ -1,0 +1,88 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// A task that does not exist is reported as [a2a.ErrTaskNotFound], not as
+// an incomplete turn: following or polling it can never settle, and a
+// caller (the CLI's exit code) must be able to tell a wrong id from a cut.
+// a2a-go maps the usual answers itself: JSON-RPC error -32001 (both
+// protocol versions), gRPC NotFound, and a REST 404 whose body is a
+// google.rpc.Status with the TASK_NOT_FOUND reason. A REST server that
+// answers 404 with another body (the JS SDK's {code, message}, plain text)
+// leaves a2a-go with nothing but ErrServerError, ErrInternalError or
+// ErrParseError — the 404 that says it all is dropped — so the HTTP
+// transport records the status of task calls, and taskCallErr puts the
+// meaning back.
+
+// statusKey is the context key of a call's statusSlot.
+type statusKey struct{}
+
+// statusSlot receives the HTTP status of the call whose context carries it.
+type statusSlot struct{ code atomic.Int32 }
+
+// withStatus returns ctx with a fresh slot for the status of one call.
+func withStatus(ctx context.Context) (context.Context, *statusSlot) {
+	slot := &statusSlot{}
+	return context.WithValue(ctx, statusKey{}, slot), slot
+}
+
+// errorTransport records the response status of calls that ask for it,
+// and labels an error body of type application/problem+json as
+// application/json: a2a-go's own v0.3 REST server sends its errors —
+// a google.rpc.Status body — with that type, and a2a-go's REST clients
+// read an error body only when the type is application/json; without the
+// label every refusal of that server (task not found, not cancelable, …)
+// would arrive as a bare ErrServerError.
+type errorTransport struct{ base http.RoundTripper }
+
+func (t *errorTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err != nil || resp == nil {
+		return resp, err
+	}
+	if slot, ok := req.Context().Value(statusKey{}).(*statusSlot); ok {
+		slot.code.Store(int32(resp.StatusCode))
+	}
+	if resp.StatusCode >= 400 {
+		if mt, params, perr := mime.ParseMediaType(resp.Header.Get("Content-Type")); perr == nil && mt == "application/problem+json" {
+			resp.Header.Set("Content-Type", mime.FormatMediaType("application/json", params))
+		}
+	}
+	return resp, err
+}
+
+// taskCallErr gives the error of a call addressed to one task (GetTask,
+// CancelTask) its meaning when the HTTP status says "not found" and a2a-go
+// could not read the body. A 404 that a2a-go read as another A2A error
+// stays that error; a JSON-RPC endpoint's 404 is a wrong URL, which a2a-go
+// reports as an unexpected status and which is left alone.
+func taskCallErr(err error, slot *statusSlot) error {
+	if err == nil || slot.code.Load() != http.StatusNotFound || errors.Is(err, a2a.ErrTaskNotFound) {
+		return err
+	}
+	if errors.Is(err, a2a.ErrServerError) || errors.Is(err, a2a.ErrInternalError) || errors.Is(err, a2a.ErrParseError) {
+		return fmt.Errorf("%w (HTTP 404): %w", a2a.ErrTaskNotFound, err)
+	}
+	return err
+}
+
+// taskGone is the error of a stream whose task the agent does not know
+// (err matches a2a.ErrTaskNotFound). When nothing of the task was ever
+// seen — a wrong id, a task the agent has forgotten — that is all there is
+// to say. When the stream had seen it, the turn was under way and is
+// incomplete (the *IncompleteError still matches a2a.ErrTaskNotFound).
+func (s *Stream) taskGone(err error) error {
+	if s.state == a2a.TaskStateUnspecified {
+		return fmt.Errorf("client: task %q: %w", s.TaskID(), err)
+	}
+	return &IncompleteError{TaskID: s.TaskID(), State: s.state, Attempts: s.attempts, Err: err}
+}

@@ -1,0 +1,314 @@
+package v1query
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/internal/projection"
+)
+
+// Path is the path of the endpoint, relative to the runtime's base URL.
+const Path = "/v1/query"
+
+// ErrStatus is matched (errors.Is) by the error of [Send] when the endpoint
+// answers with a status other than 2xx, or with a body that is not an SSE
+// stream.
+var ErrStatus = errors.New("v1query: query refused")
+
+// errIdle is the cause of a cut where nothing arrived for the idle timeout.
+var errIdle = errors.New("no data for the idle timeout")
+
+// Option configures [Send].
+type Option func(*config)
+
+type config struct {
+	conversation string
+	httpClient   *http.Client
+	header       http.Header
+	idle         time.Duration
+	stream       []client.Option
+}
+
+// WithConversationID sets the conversation_id to send (default: a new
+// random id per call). Answer an interrupt by sending again with the id of
+// the interrupted turn, which is its Outcome.TaskID.
+func WithConversationID(id string) Option {
+	return func(c *config) { c.conversation = id }
+}
+
+// WithHTTPClient sets the HTTP client (default: a zero http.Client). Its
+// whole-request Timeout is removed — it would end every longer stream;
+// [WithIdleTimeout] bounds silence instead.
+func WithHTTPClient(hc *http.Client) Option {
+	return func(c *config) { c.httpClient = hc }
+}
+
+// WithHeader adds a request header, e.g. WithHeader("Authorization",
+// "Bearer xyz"). It may be repeated. On a redirect to another origin these
+// headers are dropped, with Authorization, Proxy-Authorization and Cookie.
+func WithHeader(key, value string) Option {
+	return func(c *config) {
+		if c.header == nil {
+			c.header = http.Header{}
+		}
+		c.header.Add(key, value)
+	}
+}
+
+// WithIdleTimeout sets how long the stream may stay silent — no byte
+// received, the consumer's own time not counted — before the turn ends
+// incomplete (default [client.DefaultIdleTimeout]; ≤ 0 waits forever).
+func WithIdleTimeout(d time.Duration) Option {
+	return func(c *config) { c.idle = d }
+}
+
+// WithStreamOptions passes options to the [client.Replay] that runs the
+// turn: client.WithCaps, client.WithLogger and client.WithArtifactProgress
+// apply. The compatibility layer (client.WithCompat) is always on: the
+// frames' shape is all there is.
+func WithStreamOptions(opts ...client.Option) Option {
+	return func(c *config) { c.stream = append(c.stream, opts...) }
+}
+
+// Send sends text to the endpoint — POST <baseURL>/v1/query with
+// {"conversation_id", "message", "stream": true} — and returns its turn as
+// a [client.Stream]: the same updates, merged View and Outcome as an A2A
+// turn.
+//
+// Each frame is translated into the A2A event the runtime's own A2A exit
+// sends for it (see the package doc), which is what Update.Event holds.
+// The conversation id is the turn's task and context id, known at once
+// (Stream.TaskID); the turn is named by the request ("query:" and a random
+// id, Stream.Turn; PROTOCOL.md §3.3): the endpoint has no message ids. The
+// body's clean end completes the turn — the stream has no other end
+// signal; a body cut inside a frame, a read error or the idle timeout ends
+// it with a *client.IncompleteError. A turn is never resumed: the endpoint
+// has no resubscription, and re-sending would ask twice.
+//
+// The request is sent before Send returns: a transport error, a non-2xx
+// status or a response that is not text/event-stream is returned as an
+// error ([ErrStatus] for the last two). Iterate the Stream, or cancel ctx,
+// to release the connection.
+func Send(ctx context.Context, baseURL, text string, opts ...Option) (*client.Stream, error) {
+	cfg := config{idle: client.DefaultIdleTimeout}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	conv := cfg.conversation
+	if conv == "" {
+		conv = a2a.NewContextID()
+	}
+	body, err := json.Marshal(struct {
+		ConversationID string `json:"conversation_id"`
+		Message        string `json:"message"`
+		Stream         bool   `json:"stream"`
+	}{conv, text, true})
+	if err != nil {
+		return nil, fmt.Errorf("v1query: %w", err)
+	}
+	target := strings.TrimRight(baseURL, "/") + Path
+	hc := httpClient(cfg.httpClient, cfg.header)
+	qctx, cancel := context.WithCancelCause(ctx)
+	w := newWatchdog(cfg.idle, cancel)
+	req, err := http.NewRequestWithContext(qctx, http.MethodPost, target, bytes.NewReader(body))
+	if err != nil {
+		w.stop()
+		cancel(nil)
+		return nil, fmt.Errorf("v1query: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	for k, vs := range cfg.header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		w.stop()
+		cancel(nil)
+		return nil, fmt.Errorf("v1query: %s: %w", redact(target), w.cause(err))
+	}
+	w.kick() // the headers arrived
+	if err := checkResponse(resp); err != nil {
+		_ = resp.Body.Close()
+		w.stop()
+		cancel(nil)
+		return nil, fmt.Errorf("v1query: %s: %w", redact(target), err)
+	}
+
+	events := func(yield func(a2a.Event, error) bool) {
+		defer cancel(nil)
+		defer w.stop()
+		defer resp.Body.Close()
+		for ev, err := range projection.QueryEvents(&kickReader{resp.Body, w}, conv) {
+			if err != nil {
+				err = w.cause(err)
+			}
+			// The consumer's time is not the peer's silence.
+			w.pause()
+			ok := yield(ev, err)
+			w.resume()
+			if !ok {
+				return
+			}
+		}
+	}
+	// The endpoint has no message ids and no second reader (nothing can
+	// follow a query): the request's own id names the turn.
+	sopts := append(append([]client.Option(nil), cfg.stream...),
+		client.WithCompat(true), client.WithTurn(a2a.TaskID(conv), "query:"+a2a.NewMessageID()))
+	return client.Replay(ctx, events, sopts...), nil
+}
+
+// httpClient returns a copy of hc without its whole-request Timeout, which
+// drops the credentials on a redirect to another origin than the first
+// request's: headers, Authorization, Proxy-Authorization and Cookie.
+// net/http drops Authorization only when the host name changes, not the
+// port or scheme, and never a custom header such as an API key. The
+// caller's own CheckRedirect, if any, runs after.
+func httpClient(hc *http.Client, header http.Header) *http.Client {
+	var c http.Client
+	if hc != nil {
+		c = *hc
+	}
+	c.Timeout = 0
+	next := c.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) > 0 && origin(req.URL) != origin(via[0].URL) {
+			for k := range header {
+				req.Header.Del(k)
+			}
+			for _, k := range []string{"Authorization", "Proxy-Authorization", "Cookie"} {
+				req.Header.Del(k)
+			}
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &c
+}
+
+// origin is scheme://host:port, lower case, with the scheme's default port.
+func origin(u *url.URL) string {
+	scheme, port := strings.ToLower(u.Scheme), u.Port()
+	if port == "" {
+		switch scheme {
+		case "http":
+			port = "80"
+		case "https":
+			port = "443"
+		}
+	}
+	return scheme + "://" + strings.ToLower(u.Hostname()) + ":" + port
+}
+
+// redact hides the password of a URL; a string that is not a URL is
+// returned unchanged.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return u.Redacted()
+}
+
+// checkResponse refuses a non-2xx status (with the head of its body) and a
+// body that is not an SSE stream.
+func checkResponse(resp *http.Response) error {
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		head, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("%w: %s: %s", ErrStatus, resp.Status, strings.TrimSpace(string(head)))
+	}
+	if ct := resp.Header.Get("Content-Type"); ct != "" {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "text/event-stream" {
+			return fmt.Errorf("%w: the response is %q, not text/event-stream", ErrStatus, ct)
+		}
+	}
+	return nil
+}
+
+// watchdog cancels the request when nothing has arrived for d, while the
+// consumer does not hold an event. nil (d ≤ 0) never fires.
+type watchdog struct {
+	d     time.Duration
+	t     *time.Timer
+	fired atomic.Bool
+}
+
+func newWatchdog(d time.Duration, cancel context.CancelCauseFunc) *watchdog {
+	if d <= 0 {
+		return nil
+	}
+	w := &watchdog{d: d}
+	w.t = time.AfterFunc(d, func() {
+		w.fired.Store(true)
+		cancel(errIdle)
+	})
+	return w
+}
+
+// kick restarts the silence count: bytes arrived.
+func (w *watchdog) kick() {
+	if w != nil {
+		w.t.Reset(w.d)
+	}
+}
+
+// pause suspends the watchdog while the consumer handles an event.
+func (w *watchdog) pause() {
+	if w != nil {
+		w.t.Stop()
+	}
+}
+
+// resume restarts the silence count after pause.
+func (w *watchdog) resume() { w.kick() }
+
+func (w *watchdog) stop() {
+	if w != nil {
+		w.t.Stop()
+	}
+}
+
+// cause says that err is the watchdog's doing when it fired: the transport
+// reports a bare "context canceled", which does not tell the user that
+// the peer went silent.
+func (w *watchdog) cause(err error) error {
+	if w != nil && w.fired.Load() && !errors.Is(err, errIdle) {
+		return fmt.Errorf("%w: %w", errIdle, err)
+	}
+	return err
+}
+
+// kickReader kicks the watchdog on every read that brings bytes.
+type kickReader struct {
+	r io.Reader
+	w *watchdog
+}
+
+func (k *kickReader) Read(p []byte) (int, error) {
+	n, err := k.r.Read(p)
+	if n > 0 {
+		k.w.kick()
+	}
+	return n, err
+}

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// invisible reports whether r changes how a terminal shows the text around
+// it without showing itself: the bidi controls (U+202A–202E embeddings and
+// overrides, U+2066–2069 isolates, U+200E/F and U+061C marks), the
+// zero-width and other format characters (U+200B–200D, U+2060, U+FEFF, the
+// tag characters: all of Unicode's Cf category), and the line and
+// paragraph separators. A peer could use them to make text read other
+// than it is (an override reverses what follows it, "Trojan Source"), so
+// printable shows each as <U+XXXX>. Zero-width joiners inside emoji
+// sequences are shown too: safety over ligatures.
+func invisible(r rune) bool {
+	return r >= 0x80 && (unicode.Is(unicode.Cf, r) || r == 0x2028 || r == 0x2029)
+}
+
+// escapeRune is the visible form of an invisible rune.
+func escapeRune(r rune) string { return fmt.Sprintf("<U+%04X>", r) }
+
+// jsonSafe rewrites JSON text produced by encoding/json so that no rune a
+// terminal would act on stays raw: DEL, the C1 controls and the invisible
+// formatting characters become \uXXXX escapes (surrogate pairs above the
+// BMP). In JSON they can only occur inside strings, where the escape
+// decodes to the same rune: scripts see the same values, and a user who
+// pipes -o ndjson to a terminal sees escapes. encoding/json already
+// escapes C0 controls and U+2028/2029.
+func jsonSafe(b []byte) []byte {
+	clean := true
+	for _, c := range b {
+		if c >= 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		switch {
+		case r == 0x7f, r >= 0x80 && r < 0xa0, invisible(r):
+			if r > 0xffff {
+				r1, r2 := utf16.EncodeRune(r)
+				out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+			} else {
+				out = fmt.Appendf(out, `\u%04x`, r)
+			}
+		default:
+			out = append(out, b[i:i+size]...)
+		}
+		i += size
+	}
+	return out
+}
+
+// jsonWriter applies jsonSafe to what is written through it. A rune split
+// between two writes (a bufio.Writer flushes where its buffer ends) is held
+// back until its last byte arrives, so that it is escaped whole.
+// encoding/json writes valid UTF-8, so nothing stays held at the end.
+type jsonWriter struct {
+	w       io.Writer
+	pending []byte
+}
+
+func (j *jsonWriter) Write(p []byte) (int, error) {
+	b := append(j.pending, p...)
+	cut := len(b)
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				cut = i
+			}
+			break
+		}
+	}
+	j.pending = append([]byte(nil), b[cut:]...)
+	if _, err := j.w.Write(jsonSafe(b[:cut])); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tfrs/a2a-progress/merge"
+)
+
+// maxPeerMessage is the longest message from the peer the CLI writes to
+// stderr or puts in a result's "error": an error message, a diagnostic, an
+// id. Longer ones are cut, and say how long they were. The reply and the
+// agent's progress text are not peer messages: they are the output, bounded
+// by the merge caps.
+const maxPeerMessage = 1024
+
+// peerText is the one form in which text from a peer (or holding a peer's
+// bytes: an error message, a task id) reaches the terminal: URLs with a
+// password redacted, cut to maxPeerMessage, then made printable.
+func peerText(s string) string {
+	return printable(cutPeer(redactURLs(s)))
+}
+
+// errText is peerText of an error's message.
+func errText(err error) string { return peerText(err.Error()) }
+
+// peerData is peerText for a JSON value: redacted and cut, not escaped —
+// jsonSafe escapes what a terminal would act on.
+func peerData(s string) string { return cutPeer(redactURLs(s)) }
+
+// cutPeer cuts s at maxPeerMessage bytes (on a rune boundary) and says how
+// many bytes there were.
+func cutPeer(s string) string {
+	if len(s) <= maxPeerMessage {
+		return s
+	}
+	n := maxPeerMessage
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return fmt.Sprintf("%s… [cut: %d bytes in all, %d shown]", s[:n], len(s), n)
+}
+
+// redactURLs replaces the password of every URL in s ("scheme://user:pw@")
+// with ***: a URL the user typed may carry one, and error messages quote it.
+func redactURLs(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i+3])
+		rest := s[i+3:]
+		end := strings.IndexAny(rest, "/?# \t\n\"'<>")
+		if end < 0 {
+			end = len(rest)
+		}
+		authority := rest[:end]
+		if at := strings.LastIndexByte(authority, '@'); at >= 0 {
+			user := authority[:at]
+			if c := strings.IndexByte(user, ':'); c >= 0 {
+				b.WriteString(user[:c] + ":***")
+				b.WriteString(authority[at:])
+				s = rest[end:]
+				continue
+			}
+		}
+		b.WriteString(authority)
+		s = rest[end:]
+	}
+}
+
+// logAttr is the ReplaceAttr of the stderr logger: every string and error
+// value is redacted and cut like any peer text (the text handler quotes
+// and escapes what is not printable).
+func logAttr(_ []string, a slog.Attr) slog.Attr {
+	switch a.Value.Kind() {
+	case slog.KindString:
+		return slog.String(a.Key, peerData(a.Value.String()))
+	case slog.KindAny:
+		if err, ok := a.Value.Any().(error); ok {
+			return slog.String(a.Key, peerData(err.Error()))
+		}
+	}
+	return a
+}
+
+// caps are the merge caps of the flags (defaults where a flag is 0).
+func (a *app) caps() merge.Caps {
+	c := merge.DefaultCaps()
+	if a.maxBlocks > 0 {
+		c.MaxBlocks = a.maxBlocks
+	}
+	if a.maxKeys > 0 {
+		c.MaxStreamKeys = a.maxKeys
+	}
+	return c
+}
+
+// noticeCap tells the user, once per run, that a cap started dropping
+// blocks: which one, and the flag that raises it. The result's counters
+// (droppedByCap) say how many in the end.
+func (a *app) noticeCap(r merge.Result) {
+	switch r {
+	case merge.Applied:
+		a.applied++
+		return
+	case merge.DroppedCap:
+	default:
+		return
+	}
+	if a.capNotice {
+		return
+	}
+	a.capNotice = true
+	c := a.caps()
+	if a.applied >= int64(c.MaxBlocks) {
+		a.warnf("a2a-tail: cap reached: %d blocks per turn (max blocks); newer blocks are dropped and counted (droppedByCap); raise it with --max-blocks\n", c.MaxBlocks)
+		return
+	}
+	a.warnf("a2a-tail: cap reached: %d tool-call stream keys per turn (max stream keys) or an identifier over its size; such blocks are dropped and counted (droppedByCap); raise the first with --max-stream-keys\n", c.MaxStreamKeys)
+}

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/callee"
+)
+
+// buildBinary builds a2a-tail into a temporary directory.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not on PATH: cannot build a2a-tail")
+	}
+	bin := filepath.Join(t.TempDir(), "a2a-tail")
+	out, err := exec.Command(gobin, "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// A signal stops the built binary in the middle of a turn: SIGTERM exits
+// 143 and SIGINT (Ctrl-C) 130 — handled, not killed: the verdict line says
+// the turn was stopped — in every output.
+func TestSignalExitCodes(t *testing.T) {
+	bin := buildBinary(t)
+	first := envelope.Envelope{V: 1, Kind: envelope.KindText, Seq: 1, Status: envelope.StatusRunning, Payload: envelope.Text{Text: "first"}}
+	srv := startCallee(t, callee.Script{Name: "held", Steps: []callee.Step{{Envelope: &first}, {Gate: "never"}}, Final: a2a.TaskStateCompleted})
+	tests := []struct {
+		name   string
+		sig    syscall.Signal
+		output string
+		code   int
+		last   string // the last line of stdout starts with it
+	}{
+		{"sigterm text", syscall.SIGTERM, "text", 143, "✗ stopped before the turn ended: "},
+		{"sigint text", syscall.SIGINT, "text", 130, "✗ stopped before the turn ended: "},
+		{"sigterm ndjson", syscall.SIGTERM, "ndjson", 143, `{"type":"result",`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(bin, "send", "-o", tc.output, "--color", "never", srv.CardURL(callee.V1), "held")
+			cmd.Env = append(os.Environ(), "NO_COLOR=1")
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// The first envelope on stdout: the turn is under way and the
+			// agent holds it at the gate.
+			r := bufio.NewReader(stdout)
+			var lines []string
+			for {
+				line, err := r.ReadString('\n')
+				if err != nil {
+					_ = cmd.Process.Kill()
+					_ = cmd.Wait()
+					t.Fatalf("stdout ended before the first envelope: %v; stderr:\n%s", err, stderr.String())
+				}
+				lines = append(lines, strings.TrimRight(line, "\n"))
+				if strings.Contains(line, "first") {
+					break
+				}
+			}
+			if err := cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			rest, _ := io.ReadAll(r)
+			lines = append(lines, strings.Split(strings.TrimRight(string(rest), "\n"), "\n")...)
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			var werr error
+			select {
+			case werr = <-done:
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				t.Fatalf("a2a-tail did not exit after %v", tc.sig)
+			}
+			var exit *exec.ExitError
+			code := 0
+			if errors.As(werr, &exit) {
+				code = exit.ExitCode() // -1 when the signal killed it unhandled
+			}
+			if d := cmp.Diff(tc.code, code); d != "" {
+				t.Errorf("exit code (-want +got):\n%s\nstderr:\n%s", d, stderr.String())
+			}
+			if last := lines[len(lines)-1]; !strings.HasPrefix(last, tc.last) {
+				t.Errorf("last line = %q, want it to start with %q", last, tc.last)
+			}
+			if tc.output == "ndjson" && !strings.Contains(lines[len(lines)-1], `"exitCode":143`) {
+				t.Errorf("result line = %q, want exitCode 143", lines[len(lines)-1])
+			}
+			if got := stderr.String(); got != "" {
+				t.Errorf("stderr = %q, want nothing (the verdict says it)", got)
+			}
+		})
+	}
+}

@@ -1,0 +1,599 @@
+// Package fastframe decodes, in one pass, the frame that makes up nearly
+// all of an A2A progress stream — an A2A 1.0 status update — for the
+// client's fast wire path, and declines every other frame, which the
+// client then hands to a2a-go's own decoding: [DecodeV1] and [DecodeV03]
+// apply the types and unmarshalling a2a-go's 1.0 and 0.3 transports apply,
+// and decline what those fail on. [A2A] is a2a-go's transport decoding one
+// frame, on its own: the oracle the differential tests and FuzzFastVsA2A
+// compare all three with ([Compare], [CompareV1], [CompareV03]).
+package fastframe
+
+import (
+	"time"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
+
+// Decoder decodes, in one pass, the frame that makes up nearly all of
+// a progress stream: an A2A 1.0 status update,
+//
+//	{"jsonrpc":"2.0","id":"…","result":{"statusUpdate":{…}}}   (JSON-RPC)
+//	{"statusUpdate":{…}}                                         (REST)
+//
+// whose statusUpdate holds taskId, contextId and a status (state,
+// timestamp, message); the message holds messageId, contextId, taskId,
+// role and parts; each part a text and optional metadata of string values
+// (the tfrs envelope among them). Keys match exactly and at most once.
+//
+// It decides nothing a2a-go would decide differently: anything outside
+// that shape — another event, an error, an unknown, repeated or
+// differently cased key, a null, a number, a boolean, a non-string
+// metadata value, invalid UTF-8, a surrogate escape, bytes after the
+// object — makes it decline (ok false), and the frame goes to a2a-go's
+// own decoding. So a frame means what a2a-go says it means;
+// FuzzFastVsA2A and the differential tests check that the two agree
+// wherever this decoder accepts.
+//
+// A typical accepted frame costs six allocations (BenchmarkFrameDecode):
+// one block for the event, its message and first part; one buffer for all
+// its strings; the metadata map; the boxed part text and metadata value.
+// More parts or metadata keys add theirs.
+type Decoder struct {
+	// RPC: frames are JSON-RPC responses whose result is the event;
+	// otherwise (REST) the frame is the event.
+	RPC   bool
+	b     []byte
+	i     int
+	spans []span // the strings of the frame, filled by the pass
+	parts []partSpans
+	size  int // total raw bytes of the spans
+}
+
+// span is a JSON string in the frame: its raw contents and whether they
+// hold escapes. dst is where its value goes once the frame is accepted.
+type span struct {
+	raw []byte
+	esc bool
+	dst *string // nil: the value stays in val (part texts, metadata)
+	val string
+}
+
+type partSpans struct {
+	text    int // index of the text span
+	meta    int // index of the first metadata key span; values follow keys
+	nmeta   int
+	hasMeta bool
+	hasText bool
+}
+
+// statusBlock holds what one accepted frame allocates as structs: one
+// object for the garbage collector instead of four.
+type statusBlock struct {
+	ev   a2a.TaskStatusUpdateEvent
+	msg  a2a.Message
+	part a2a.Part
+	ts   time.Time
+	one  [1]*a2a.Part
+}
+
+// Decode returns the status update of data, or ok false when the frame is
+// not of the shape described above. The event shares nothing with data.
+// A Decoder is not safe for concurrent use; reusing one per stream keeps
+// its scratch space.
+func (d *Decoder) Decode(data []byte) (ev *a2a.TaskStatusUpdateEvent, ok bool) {
+	d.b, d.i = data, 0
+	d.spans = d.spans[:0]
+	d.parts = d.parts[:0]
+	d.size = 0
+	blk := &statusBlock{}
+	if !d.frame(blk) {
+		return nil, false
+	}
+	d.ws()
+	if d.i != len(d.b) {
+		return nil, false
+	}
+	// Parts: the first lives in the block.
+	var parts a2a.ContentParts
+	if blk.msg.Parts != nil || len(d.parts) > 0 {
+		switch len(d.parts) {
+		case 0:
+			parts = a2a.ContentParts{}
+		case 1:
+			parts = blk.one[:]
+			blk.one[0] = &blk.part
+		default:
+			ps := make([]a2a.Part, len(d.parts))
+			parts = make(a2a.ContentParts, len(d.parts))
+			parts[0] = &blk.part
+			for k := 1; k < len(ps); k++ {
+				parts[k] = &ps[k]
+			}
+		}
+		blk.msg.Parts = parts
+	}
+	d.materialize()
+	for k, ps := range d.parts {
+		p := parts[k]
+		text := d.spans[ps.text].val
+		p.Content = a2a.Text(text)
+		if ps.hasMeta {
+			m := make(map[string]any, ps.nmeta)
+			for j := 0; j < ps.nmeta; j++ {
+				key := d.spans[ps.meta+2*j].val
+				if _, dup := m[key]; dup {
+					return nil, false
+				}
+				m[key] = d.spans[ps.meta+2*j+1].val
+			}
+			p.Metadata = m
+		}
+	}
+	return &blk.ev, true
+}
+
+// materialize copies every span into one buffer and points each
+// destination at its part of it.
+func (d *Decoder) materialize() {
+	if d.size == 0 {
+		for k := range d.spans {
+			d.spans[k].val = ""
+		}
+		return
+	}
+	buf := make([]byte, 0, d.size)
+	for k := range d.spans {
+		sp := &d.spans[k]
+		sp.val = ""
+		if len(sp.raw) == 0 {
+			continue
+		}
+		start := len(buf)
+		if sp.esc {
+			buf = appendJSONUnescaped(buf, sp.raw)
+		} else {
+			buf = append(buf, sp.raw...)
+		}
+		// buf never grows past its capacity (unescaped ≤ raw), so the
+		// bytes before len(buf) stay where they are.
+		sp.val = unsafe.String(&buf[start], len(buf)-start)
+		if sp.dst != nil {
+			*sp.dst = sp.val
+		}
+	}
+}
+
+func (d *Decoder) ws() {
+	for d.i < len(d.b) {
+		switch d.b[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+// next skips whitespace and reports the next byte (0 at the end).
+func (d *Decoder) next() byte {
+	d.ws()
+	if d.i < len(d.b) {
+		return d.b[d.i]
+	}
+	return 0
+}
+
+// object walks the members of the object at d.i, calling member with each
+// key (raw, unescaped keys only) positioned at its value. member returns
+// false to decline.
+func (d *Decoder) object(member func(key []byte) bool) bool {
+	if d.next() != '{' {
+		return false
+	}
+	d.i++
+	if d.next() == '}' {
+		d.i++
+		return true
+	}
+	for {
+		if d.next() != '"' {
+			return false
+		}
+		key, esc, ok := d.str()
+		if !ok || esc {
+			return false
+		}
+		if d.next() != ':' {
+			return false
+		}
+		d.i++
+		d.ws()
+		if !member(key) {
+			return false
+		}
+		switch d.next() {
+		case ',':
+			d.i++
+		case '}':
+			d.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// seen records a key in a bitmask; a repeated key declines.
+func seen(mask *uint32, bit uint32) bool {
+	if *mask&bit != 0 {
+		return false
+	}
+	*mask |= bit
+	return true
+}
+
+func (d *Decoder) frame(blk *statusBlock) bool {
+	if !d.RPC {
+		return d.wrapper(blk)
+	}
+	var mask uint32
+	return d.object(func(key []byte) bool {
+		switch string(key) {
+		case "jsonrpc":
+			return seen(&mask, 1) && d.skipString()
+		case "id":
+			return seen(&mask, 2) && d.skipString()
+		case "result":
+			return seen(&mask, 4) && d.wrapper(blk)
+		}
+		return false
+	}) && mask&4 != 0
+}
+
+// skipString checks the string at d.i without keeping it.
+func (d *Decoder) skipString() bool {
+	if d.next() != '"' {
+		return false
+	}
+	_, _, ok := d.str()
+	return ok
+}
+
+// wrapper is the StreamResponse: exactly one member, statusUpdate.
+func (d *Decoder) wrapper(blk *statusBlock) bool {
+	var mask uint32
+	return d.object(func(key []byte) bool {
+		return string(key) == "statusUpdate" && seen(&mask, 1) && d.statusUpdate(blk)
+	}) && mask != 0
+}
+
+func (d *Decoder) statusUpdate(blk *statusBlock) bool {
+	var mask uint32
+	ev := &blk.ev
+	return d.object(func(key []byte) bool {
+		switch string(key) {
+		case "taskId":
+			return seen(&mask, 1) && d.stringInto((*string)(&ev.TaskID))
+		case "contextId":
+			return seen(&mask, 2) && d.stringInto(&ev.ContextID)
+		case "status":
+			return seen(&mask, 4) && d.status(blk)
+		}
+		return false
+	})
+}
+
+func (d *Decoder) status(blk *statusBlock) bool {
+	var mask uint32
+	st := &blk.ev.Status
+	return d.object(func(key []byte) bool {
+		switch string(key) {
+		case "state":
+			if !seen(&mask, 1) || d.next() != '"' {
+				return false
+			}
+			raw, esc, ok := d.str()
+			if !ok || esc {
+				return false
+			}
+			st.State = taskState(raw)
+			return true
+		case "timestamp":
+			if !seen(&mask, 2) || d.next() != '"' {
+				return false
+			}
+			start := d.i
+			if _, _, ok := d.str(); !ok {
+				return false
+			}
+			// time.Time's own UnmarshalJSON on the same bytes: what
+			// encoding/json calls for a2a-go, error included.
+			if blk.ts.UnmarshalJSON(d.b[start:d.i]) != nil {
+				return false
+			}
+			st.Timestamp = &blk.ts
+			return true
+		case "message":
+			if !seen(&mask, 4) {
+				return false
+			}
+			st.Message = &blk.msg
+			return d.message(blk)
+		}
+		return false
+	})
+}
+
+func (d *Decoder) message(blk *statusBlock) bool {
+	var mask uint32
+	m := &blk.msg
+	return d.object(func(key []byte) bool {
+		switch string(key) {
+		case "messageId":
+			return seen(&mask, 1) && d.stringInto(&m.ID)
+		case "contextId":
+			return seen(&mask, 2) && d.stringInto(&m.ContextID)
+		case "taskId":
+			return seen(&mask, 4) && d.stringInto((*string)(&m.TaskID))
+		case "role":
+			if !seen(&mask, 8) || d.next() != '"' {
+				return false
+			}
+			raw, esc, ok := d.str()
+			if !ok || esc {
+				return false
+			}
+			m.Role = messageRole(raw)
+			return true
+		case "parts":
+			if !seen(&mask, 16) {
+				return false
+			}
+			// Non-nil even when empty, as encoding/json leaves "[]".
+			m.Parts = a2a.ContentParts{}
+			return d.partList()
+		}
+		return false
+	})
+}
+
+func (d *Decoder) partList() bool {
+	if d.next() != '[' {
+		return false
+	}
+	d.i++
+	if d.next() == ']' {
+		d.i++
+		return true
+	}
+	for {
+		if !d.part() {
+			return false
+		}
+		switch d.next() {
+		case ',':
+			d.i++
+		case ']':
+			d.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+func (d *Decoder) part() bool {
+	var mask uint32
+	ps := partSpans{}
+	ok := d.object(func(key []byte) bool {
+		switch string(key) {
+		case "text":
+			if !seen(&mask, 1) {
+				return false
+			}
+			ps.text, ps.hasText = len(d.spans), true
+			return d.stringInto(nil)
+		case "metadata":
+			if !seen(&mask, 2) {
+				return false
+			}
+			ps.meta, ps.hasMeta = len(d.spans), true
+			return d.metadata(&ps)
+		}
+		return false
+	})
+	if !ok || !ps.hasText {
+		return false
+	}
+	d.parts = append(d.parts, ps)
+	return true
+}
+
+// metadata reads an object of string values: keys and values become
+// alternating spans.
+func (d *Decoder) metadata(ps *partSpans) bool {
+	return d.object(func(key []byte) bool {
+		d.spans = append(d.spans, span{raw: key})
+		d.size += len(key)
+		ps.nmeta++
+		return d.stringInto(nil)
+	})
+}
+
+// stringInto scans the string at d.i as a span whose value goes to dst.
+func (d *Decoder) stringInto(dst *string) bool {
+	if d.next() != '"' {
+		return false
+	}
+	raw, esc, ok := d.str()
+	if !ok {
+		return false
+	}
+	d.spans = append(d.spans, span{raw: raw, esc: esc, dst: dst})
+	d.size += len(raw)
+	return true
+}
+
+// str scans the JSON string at d.i (its opening quote) and returns its raw
+// contents. It declines control characters, bad escapes, surrogate
+// escapes (encoding/json's replacement of a lone one is not worth
+// matching) and invalid UTF-8 (which encoding/json replaces).
+func (d *Decoder) str() (raw []byte, esc bool, ok bool) {
+	d.i++
+	start := d.i
+	b := d.b
+	for d.i < len(b) {
+		// Runs of plain ASCII, the bulk of every string, in a tight loop.
+		for d.i < len(b) && plainASCII[b[d.i]] {
+			d.i++
+		}
+		if d.i == len(b) {
+			break
+		}
+		c := b[d.i]
+		switch {
+		case c == '"':
+			raw = b[start:d.i]
+			d.i++
+			return raw, esc, true
+		case c == '\\':
+			esc = true
+			if d.i+1 >= len(b) {
+				return nil, false, false
+			}
+			switch b[d.i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				d.i += 2
+			case 'u':
+				if d.i+6 > len(b) {
+					return nil, false, false
+				}
+				r := rune(0)
+				for _, h := range b[d.i+2 : d.i+6] {
+					v, ok := hexDigit(h)
+					if !ok {
+						return nil, false, false
+					}
+					r = r<<4 | v
+				}
+				if 0xD800 <= r && r < 0xE000 {
+					return nil, false, false
+				}
+				d.i += 6
+			default:
+				return nil, false, false
+			}
+		case c < 0x20:
+			return nil, false, false
+		case c < utf8.RuneSelf:
+			d.i++
+		default:
+			r, n := utf8.DecodeRune(b[d.i:])
+			if r == utf8.RuneError && n <= 1 {
+				return nil, false, false
+			}
+			d.i += n
+		}
+	}
+	return nil, false, false
+}
+
+// plainASCII marks the bytes a string holds as they are: printable ASCII
+// but the quote and the backslash.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+func hexDigit(c byte) (rune, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return rune(c - '0'), true
+	case 'a' <= c && c <= 'f':
+		return rune(c-'a') + 10, true
+	case 'A' <= c && c <= 'F':
+		return rune(c-'A') + 10, true
+	}
+	return 0, false
+}
+
+// appendJSONUnescaped decodes raw contents already checked by str (no
+// surrogate escapes); it appends at most len(raw) bytes.
+func appendJSONUnescaped(buf, raw []byte) []byte {
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c != '\\' {
+			buf = append(buf, c)
+			i++
+			continue
+		}
+		switch raw[i+1] {
+		case 'b':
+			buf = append(buf, '\b')
+		case 'f':
+			buf = append(buf, '\f')
+		case 'n':
+			buf = append(buf, '\n')
+		case 'r':
+			buf = append(buf, '\r')
+		case 't':
+			buf = append(buf, '\t')
+		case 'u':
+			r := rune(0)
+			for _, h := range raw[i+2 : i+6] {
+				v, _ := hexDigit(h)
+				r = r<<4 | v
+			}
+			buf = utf8.AppendRune(buf, r)
+			i += 6
+			continue
+		default: // '"', '\\', '/'
+			buf = append(buf, raw[i+1])
+		}
+		i += 2
+	}
+	return buf
+}
+
+// taskState is a2a.TaskState's UnmarshalJSON on an unescaped string,
+// without allocating for the states A2A names.
+func taskState(raw []byte) a2a.TaskState {
+	switch string(raw) {
+	case "TASK_STATE_UNSPECIFIED":
+		return a2a.TaskStateUnspecified
+	case string(a2a.TaskStateWorking):
+		return a2a.TaskStateWorking
+	case string(a2a.TaskStateSubmitted):
+		return a2a.TaskStateSubmitted
+	case string(a2a.TaskStateCompleted):
+		return a2a.TaskStateCompleted
+	case string(a2a.TaskStateFailed):
+		return a2a.TaskStateFailed
+	case string(a2a.TaskStateCanceled):
+		return a2a.TaskStateCanceled
+	case string(a2a.TaskStateRejected):
+		return a2a.TaskStateRejected
+	case string(a2a.TaskStateInputRequired):
+		return a2a.TaskStateInputRequired
+	case string(a2a.TaskStateAuthRequired):
+		return a2a.TaskStateAuthRequired
+	}
+	return a2a.TaskState(raw)
+}
+
+// messageRole is a2a.MessageRole's UnmarshalJSON on an unescaped string.
+func messageRole(raw []byte) a2a.MessageRole {
+	switch string(raw) {
+	case "ROLE_UNSPECIFIED":
+		return a2a.MessageRoleUnspecified
+	case string(a2a.MessageRoleAgent):
+		return a2a.MessageRoleAgent
+	case string(a2a.MessageRoleUser):
+		return a2a.MessageRoleUser
+	}
+	return a2a.MessageRole(raw)
+}

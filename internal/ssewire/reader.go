@@ -1,0 +1,291 @@
+// Package ssewire reads the data of Server-Sent Events from a live A2A
+// streaming response, for the client's fast wire path. It does what
+// a2a-go's own reader does — each event's data: lines joined with "\n" —
+// with three differences that matter on a long-lived stream from a peer we
+// do not control:
+//
+//   - A bound per event, counted over all its lines (field names,
+//     comments and line breaks included): an event over it ends the stream
+//     with [ErrEventTooLarge]. a2a-go bounds each line (10 MiB) but not the
+//     event, so a peer that splits one event over many 1 MiB lines grows
+//     its buffer without limit. [DefaultMaxEventBytes] is a2a-go's line
+//     bound, so every event a2a-go reads as one line is read here too.
+//   - No fixed 64 KiB buffer per stream: the buffer starts at
+//     [initialBuffer] bytes, grows only as far as the longest line needs, and
+//     shrinks back once a large event has been consumed.
+//   - WHATWG line rules: a line ends at CR, LF or CRLF (a2a-go's line
+//     scanner knows LF and CRLF only); a line "data" without a colon is a
+//     data field with an empty value; one leading space of a value is
+//     dropped.
+//
+// Like a2a-go, it dispatches an event whose data holds something other
+// than line breaks (an event of empty data: lines is skipped), ignores the
+// event:, id: and retry: fields (A2A frames carry their type in the JSON),
+// and dispatches an event that the clean end of the body cut short (the
+// JSON decode of a truncated frame reports it): a truncated frame then
+// fails the same way on both paths. Comments are skipped; their bytes have
+// already counted as liveness for the idle timeout, which watches the
+// body's reads, not the events.
+package ssewire
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// DefaultMaxEventBytes bounds one event when the caller passes no bound:
+// 10 MiB, a2a-go's bound for one SSE line, so that a Task snapshot a2a-go
+// would read is read here as well.
+const DefaultMaxEventBytes = 10 << 20
+
+// initialBuffer is the read buffer a stream starts with; it holds a few
+// typical 500–700-byte frames, so a fast stream is read in few calls.
+const initialBuffer = 4 << 10
+
+// hotBuffer is the read buffer of a busy stream (hotAfter reads in a row
+// filled the buffer): a few reads per hundred frames instead of one per
+// handful. After coolAfter reads in a row that did not fill it, the stream
+// has caught up with its peer and goes back to initialBuffer: the many
+// concurrent, mostly quiet Follows of an orchestrator wait on 4 KiB each.
+const (
+	hotBuffer = 32 << 10
+	hotAfter  = 8
+	coolAfter = 2
+)
+
+// shrinkAbove: a buffer (read or join) grown past this size is released
+// once the event that needed it has been consumed, so that one large
+// snapshot does not pin megabytes for the rest of a long stream.
+const shrinkAbove = 64 << 10
+
+// ErrEventTooLarge is matched (errors.Is) by the error of an event over
+// the reader's bound.
+var ErrEventTooLarge = errors.New("ssewire: SSE event over the bound")
+
+// Reader reads events from an SSE body. It is not safe for concurrent use.
+type Reader struct {
+	src     io.Reader
+	max     int
+	buf     []byte
+	r, w    int    // unread bytes are buf[r:w]
+	join    []byte // the joined data of a multi-line event
+	err     error  // the body's error, returned once buf is drained
+	skipLF  bool   // the last line ended with CR: a following LF is its CRLF
+	full    int    // reads in a row that filled the buffer
+	partial int    // reads in a row that did not
+	events  int    // dispatched so far, for diagnostics
+}
+
+// NewReader returns a Reader of src with a bound of maxEventBytes per
+// event (DefaultMaxEventBytes when ≤ 0).
+func NewReader(src io.Reader, maxEventBytes int) *Reader {
+	if maxEventBytes <= 0 {
+		maxEventBytes = DefaultMaxEventBytes
+	}
+	return &Reader{src: src, max: maxEventBytes}
+}
+
+// Next returns the data of the next event. The slice is valid until the
+// next call; it may point into the read buffer. At the clean end of the
+// body Next returns io.EOF; an event over the bound gives an error that
+// wraps ErrEventTooLarge; a read error of the body is returned wrapped
+// ("SSE stream error: …", as a2a-go says it).
+func (rd *Reader) Next() ([]byte, error) {
+	rd.shrink()
+	rd.join = rd.join[:0]
+	var (
+		single    []byte // the event's only data line so far, still in buf
+		hasSingle bool
+		lines     int // data lines
+		size      int // bytes of the event's lines, terminators included
+	)
+	for {
+		if rd.skipLF && rd.r < rd.w {
+			if rd.buf[rd.r] == '\n' {
+				rd.r++
+			}
+			rd.skipLF = false
+		}
+		unread := rd.buf[rd.r:rd.w]
+		i := lineEnd(unread)
+		var line []byte
+		switch {
+		case i >= 0:
+			line = unread[:i]
+			if unread[i] == '\r' {
+				rd.skipLF = true
+			}
+			rd.r += i + 1
+		case rd.err != nil:
+			if len(unread) == 0 {
+				return rd.end(single, hasSingle, lines)
+			}
+			// The body ended inside a line: it is the last line.
+			line = unread
+			rd.r = rd.w
+		default:
+			if size+len(unread) > rd.max {
+				return nil, rd.tooLarge(size + len(unread))
+			}
+			// Filling may move the buffer: the pending data line moves to
+			// join first.
+			if hasSingle {
+				rd.join = append(rd.join, single...)
+				single, hasSingle = nil, false
+			}
+			rd.fill()
+			continue
+		}
+		size += len(line) + 1
+		if size > rd.max {
+			return nil, rd.tooLarge(size)
+		}
+		if len(line) == 0 {
+			if data, ok := rd.dispatch(single, hasSingle, lines); ok {
+				return data, nil
+			}
+			rd.join = rd.join[:0]
+			single, hasSingle, lines, size = nil, false, 0, 0
+			continue
+		}
+		if line[0] == ':' {
+			continue
+		}
+		name, value := line, []byte(nil)
+		if j := bytes.IndexByte(line, ':'); j >= 0 {
+			name, value = line[:j], line[j+1:]
+			if len(value) > 0 && value[0] == ' ' {
+				value = value[1:]
+			}
+		}
+		if string(name) != "data" {
+			continue
+		}
+		lines++
+		switch {
+		case lines == 1:
+			single, hasSingle = value, true
+		default:
+			if hasSingle {
+				rd.join = append(rd.join, single...)
+				single, hasSingle = nil, false
+			}
+			rd.join = append(rd.join, '\n')
+			rd.join = append(rd.join, value...)
+		}
+	}
+}
+
+// lineEnd returns the index of the first CR or LF in b, or -1: two
+// vectorised scans, where bytes.IndexAny walks byte by byte.
+func lineEnd(b []byte) int {
+	i := bytes.IndexByte(b, '\n')
+	scope := b
+	if i >= 0 {
+		scope = b[:i]
+	}
+	if j := bytes.IndexByte(scope, '\r'); j >= 0 {
+		return j
+	}
+	return i
+}
+
+// dispatch returns the event's data, unless it holds nothing but line
+// breaks.
+func (rd *Reader) dispatch(single []byte, hasSingle bool, lines int) ([]byte, bool) {
+	if lines == 0 {
+		return nil, false
+	}
+	data := rd.join
+	if hasSingle {
+		data = single
+	}
+	if len(bytes.Trim(data, "\n")) == 0 {
+		return nil, false
+	}
+	rd.events++
+	return data, true
+}
+
+// end is the body's end: a pending event is dispatched (see the package
+// doc), then the body's error.
+func (rd *Reader) end(single []byte, hasSingle bool, lines int) ([]byte, error) {
+	if data, ok := rd.dispatch(single, hasSingle, lines); ok {
+		return data, nil
+	}
+	if rd.err == io.EOF {
+		return nil, io.EOF
+	}
+	return nil, fmt.Errorf("SSE stream error: %w", rd.err)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func (rd *Reader) tooLarge(n int) error {
+	rd.err = ErrEventTooLarge
+	rd.r, rd.w = 0, 0
+	return fmt.Errorf("%w: event %d has more than %d bytes (at least %d read); the stream is cut here",
+		ErrEventTooLarge, rd.events+1, rd.max, n)
+}
+
+// fill reads more of the body, moving the unread bytes to the front and
+// growing the buffer when a line fills it.
+func (rd *Reader) fill() {
+	if rd.buf == nil {
+		rd.buf = make([]byte, initialBuffer)
+	}
+	if rd.r > 0 {
+		n := copy(rd.buf, rd.buf[rd.r:rd.w])
+		rd.r, rd.w = 0, n
+	}
+	switch hot := rd.full >= hotAfter; {
+	case rd.w == len(rd.buf) || hot && len(rd.buf) < hotBuffer:
+		// The line is longer than the buffer (the bound on the event
+		// bounds this growth), or the stream is busy: fewer, larger reads.
+		nb := make([]byte, min(max(2*len(rd.buf), hotBuffer*btoi(hot)), rd.max+1))
+		copy(nb, rd.buf[:rd.w])
+		rd.buf = nb
+	case rd.partial >= coolAfter && len(rd.buf) > initialBuffer && rd.w <= initialBuffer/2:
+		// The stream has caught up with its peer: a quiet stream
+		// waits on a small buffer.
+		nb := make([]byte, initialBuffer)
+		copy(nb, rd.buf[:rd.w])
+		rd.buf = nb
+	}
+	free := len(rd.buf) - rd.w
+	n, err := rd.src.Read(rd.buf[rd.w:])
+	rd.w += n
+	// A read that fills the buffer found more waiting; one that does not
+	// found the peer's pace.
+	if n == free {
+		rd.full, rd.partial = rd.full+1, 0
+	} else {
+		rd.full, rd.partial = 0, rd.partial+1
+	}
+	if err != nil {
+		rd.err = err
+	} else if n == 0 {
+		// A reader that returns 0, nil: try again on the next fill.
+		return
+	}
+}
+
+// shrink releases buffers that a large event grew.
+func (rd *Reader) shrink() {
+	if cap(rd.join) > shrinkAbove {
+		rd.join = nil
+	}
+	if len(rd.buf) > max(shrinkAbove, hotBuffer) && rd.w-rd.r <= initialBuffer {
+		nb := make([]byte, initialBuffer)
+		rd.w = copy(nb, rd.buf[rd.r:rd.w])
+		rd.r = 0
+		rd.buf = nb
+	}
+}
