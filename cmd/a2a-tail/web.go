@@ -53,6 +53,13 @@ and send it messages with your credentials.
 			return a.serveWeb(ctx, c, listen, allowRemote, "")
 		},
 	}
+	a.agentFlags(cmd)
+	cmd.Flags().CountVarP(&a.verbose, "verbose", "v", "more diagnostics on stderr (repeat for debug logs)")
+	// The page shows the turns, not the terminal: the output flags do not
+	// apply, and their defaults are what the checks of the others expect.
+	if a.output == "" {
+		a.output, a.color = "text", "auto"
+	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "address to serve the page on")
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "allow --listen on a non-loopback address (no access control: anyone who reaches it can use your agent)")
 	return cmd
