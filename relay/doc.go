@@ -5,10 +5,10 @@
 // # The model
 //
 // A [Handler] serves GET /tasks/{taskId}/events as text/event-stream. Each op
-// of the task (package merge: a block, the seal, the result — PROTOCOL.md,
-// "Ops") is one SSE event whose data is the op's JSON and whose id is a
+// of the task (package merge: a block, the seal, the result — PROTOCOL.md
+// §4) is one SSE event whose data is the op's JSON and whose id is a
 // cursor. Receivers apply ops idempotently and in any order, which is what
-// makes every rule below safe:
+// makes every rule below safe (PROTOCOL.md §6):
 //
 //   - Resume. A reader that reconnects with Last-Event-ID (EventSource sends
 //     it by itself) or ?after=<cursor> gets exactly the ops after its cursor.
@@ -17,10 +17,13 @@
 //     another process — gets the task's current view as ops (a snapshot),
 //     then the live ops. Only a snapshot's last event carries a cursor, so
 //     a cut inside a snapshot gives a snapshot again.
-//   - End. When the task's turn settles the relay sends the seal and the
-//     result op and ends the response. A reconnect after that gets the
-//     final view and result and the end, so a reloaded page shows the
-//     finished turn; a page closes its EventSource on the result op.
+//   - End. When the task's latest turn settles the relay sends the seal and
+//     the result op and ends the response. A reconnect after that gets what
+//     it misses of the final view (a reloaded page, without a cursor: all of
+//     it), the result op again, and the end; a page closes its EventSource
+//     on the result op. A task has several turns when an interrupt is
+//     answered: a snapshot holds every turn the relay kept, and a turn
+//     attached later reopens the task's stream.
 //
 // ?format= selects the wire format: "ops" (the default) as above; further
 // formats plug in as a [Format] (an [Encoder] per subscription) that sees the
@@ -46,7 +49,10 @@
 // what Attach returns instead of the stream's updates, so it still sees
 // every update and its outcome. A request for a task nothing feeds starts a
 // [Follower]'s Follow (a [client.Client]: subscribe, with the history
-// backfilled) shared by every reader of that task.
+// backfilled) shared by every reader of that task. A follow that ends
+// without a verdict (the client reports the turn incomplete) forwards that
+// result but settles nothing: the task is dropped and the next request
+// follows it again.
 //
 // # Bounds
 //

@@ -27,9 +27,9 @@ type Event struct {
 // relay calls it from the subscription's goroutine only, so it may keep
 // state (a format whose client checks event order tracks what it sent).
 type Encoder interface {
-	// Begin is called once, before any event, after the response headers
-	// (text/event-stream) are set and before they are sent: it may add
-	// headers (w.Header is the response's) and write opening events.
+	// Begin is called once, before any event, with the response headers
+	// set (text/event-stream) and not yet sent: it may set more in h, then
+	// write opening events (its first write sends the headers).
 	Begin(h http.Header, ew *EventWriter) error
 	// SnapshotStart and SnapshotEnd bracket the events of a snapshot
 	// (SnapshotEnd also when the snapshot held no op).
@@ -61,6 +61,11 @@ const FormatOps = "ops"
 var builtinFormats = map[string]Format{
 	FormatOps: func(*http.Request, string) (Encoder, error) { return opsEncoder{}, nil },
 }
+
+// builtinRoutes add endpoints of their own to every Handler's mux, beside
+// the event streams (a front-end protocol that POSTs its run, say). Like
+// builtinFormats, each is registered from the init function of its file.
+var builtinRoutes []func(h *Handler, mux *http.ServeMux)
 
 type opsEncoder struct{}
 

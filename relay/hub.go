@@ -107,6 +107,9 @@ func New(ctx context.Context, src Follower, opts ...Option) *Handler {
 		h.ServeEvents(w, r, r.PathValue("taskId"))
 	})
 	h.mux.HandleFunc("OPTIONS /tasks/{taskId}/events", h.preflight)
+	for _, route := range builtinRoutes {
+		route(h, h.mux)
+	}
 	h.wg.Add(1)
 	go h.janitor()
 	return h
@@ -205,10 +208,7 @@ func (t *task) markReadyLocked(err error) {
 // handler. One goroutine per Handler, whatever the number of tasks.
 func (h *Handler) janitor() {
 	defer h.wg.Done()
-	every := h.cfg.ttl / 4
-	if every > time.Minute {
-		every = time.Minute
-	}
+	every := min(max(h.cfg.ttl/4, time.Millisecond), time.Minute)
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {

@@ -98,11 +98,11 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, t *task, sub *s
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
 	ew := newEventWriter(w)
+	ew.deadline(time.Now().Add(h.cfg.writeTimeout))
+	// The first write sends the headers with 200: Begin may still set some.
 	if err := enc.Begin(hd, ew); err != nil {
 		return
 	}
-	w.WriteHeader(http.StatusOK)
-	ew.deadline(time.Now().Add(h.cfg.writeTimeout))
 	if ew.Retry(h.cfg.retry) != nil {
 		return
 	}

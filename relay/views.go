@@ -43,7 +43,7 @@ func (v *views) snapshot() []merge.Op {
 	return ops
 }
 
-// opOf is the op an update forwards (PROTOCOL.md, "Forwarding").
+// opOf is the op an update forwards (PROTOCOL.md §4.6).
 func opOf(u client.Update) (merge.Op, bool) { return u.Op() }
 
 // settles reports whether op, just applied to t's views, ends the task's

@@ -40,8 +40,8 @@ func TestHelpListsOnlyFlagsThatApply(t *testing.T) {
 		{"send", []string{"send"}, join(output, agent, []string{"async", "context", "task"})},
 		{"replay", []string{"replay"}, join(output, []string{"wire"})},
 		{"query", []string{"query"}, join(output, []string{"auth", "conversation-id", "idle-timeout", "svc-param"})},
-		{"web", []string{"web"}, join(agent, []string{"allow-remote", "listen"})},
 		{"demo", []string{"demo"}, join(output, []string{"fast-path", "idle-timeout", "max-retries", "pace", "protocol", "transport", "web"})},
+		{"web", []string{"web"}, join(agent, []string{"allow-remote", "listen", "verbose"})},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -46,6 +46,9 @@ and send it messages with your credentials.
 ` + exitCodesHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := checkListen(listen, allowRemote); err != nil {
+				return err // before the agent is asked anything
+			}
 			ctx := cmd.Context()
 			c, err := client.New(ctx, args[0], a.clientOptions()...)
 			if err != nil {
@@ -55,10 +58,14 @@ and send it messages with your credentials.
 			return a.serveWeb(ctx, c, listen, allowRemote, "")
 		},
 	}
-	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "address to serve the page on")
-	// The page's turns reach the agent like send's: the same connection
-	// flags (credentials, transport, retries, caps).
 	a.agentFlags(cmd)
+	cmd.Flags().CountVarP(&a.verbose, "verbose", "v", "more diagnostics on stderr (repeat for debug logs)")
+	// The page shows the turns, not the terminal: the output flags do not
+	// apply, and their defaults are what the checks of the others expect.
+	if a.output == "" {
+		a.output, a.color = "text", "auto"
+	}
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "address to serve the page on")
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "allow --listen on a non-loopback address (no access control: anyone who reaches it can use your agent)")
 	return cmd
 }
@@ -66,13 +73,9 @@ and send it messages with your credentials.
 // serveWeb serves the page and relay for c on listen until ctx ends. path
 // is appended to the printed URL (demo: ?task=…).
 func (a *app) serveWeb(ctx context.Context, c *client.Client, listen string, allowRemote bool, path string) error {
-	host, _, err := net.SplitHostPort(listen)
+	loopback, err := checkListen(listen, allowRemote)
 	if err != nil {
-		return usageError{fmt.Errorf("--listen %q: %w", listen, err)}
-	}
-	loopback := isLoopbackHost(host)
-	if !loopback && !allowRemote {
-		return usageError{fmt.Errorf("--listen %q is not a loopback address: add --allow-remote to serve other hosts", listen)}
+		return err
 	}
 	auth := relay.AllowLoopback
 	if !loopback {
@@ -100,6 +103,20 @@ func (a *app) serveWeb(ctx context.Context, c *client.Client, listen string, all
 	_ = srv.Shutdown(sctx)
 	<-done
 	return nil
+}
+
+// checkListen says whether listen is a loopback address, and refuses
+// another one without allowRemote.
+func checkListen(listen string, allowRemote bool) (loopback bool, err error) {
+	host, _, err := net.SplitHostPort(listen)
+	if err != nil {
+		return false, usageError{fmt.Errorf("--listen %q: %w", listen, err)}
+	}
+	loopback = isLoopbackHost(host)
+	if !loopback && !allowRemote {
+		return false, usageError{fmt.Errorf("--listen %q is not a loopback address: add --allow-remote to serve other hosts", listen)}
+	}
+	return loopback, nil
 }
 
 func isLoopbackHost(host string) bool {

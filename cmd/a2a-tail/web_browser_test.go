@@ -13,10 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/callee"
 	"github.com/tfrs/a2a-progress/relay"
 )
@@ -81,6 +83,8 @@ type pageState struct {
 	Keys       int    `json:"keys"`
 	Verdict    string `json:"verdict"`
 	Reconnects string `json:"reconnects"`
+	Elements   int    `json:"elements"`
+	Text       string `json:"text"`
 }
 
 // The page in a real browser: it sends a message, shows the tool calls and
@@ -123,48 +127,8 @@ func TestWebPageInBrowser(t *testing.T) {
 	}
 
 	run := func(t *testing.T, cutAfter int) (pageState, bool) {
-		ws := newWebServer(ctx, c, relay.AllowLoopback, relay.WithRetry(100*time.Millisecond))
-		cut := &cutOnce{next: ws, after: cutAfter}
-		var h http.Handler = ws
-		if cutAfter > 0 {
-			h = cut
-		}
-		srv := httptest.NewServer(h)
-		defer srv.Close()
-		defer ws.Close()
-		tctx, tcancel := chromedp.NewContext(bctx)
-		defer tcancel()
-		err := chromedp.Do(tctx,
-			chromedp.Navigate(srv.URL+"/"),
-			chromedp.WaitVisible("#text"),
-			chromedp.SendKeys("#text", callee.RealisticName),
-			chromedp.Click("#send button"),
-			chromedp.WaitVisible(`#conn[data-state="ended"]`),
-		)
-		if err != nil {
-			t.Fatalf("browser: %v", err)
-		}
-		st, err := chromedp.Run(tctx, chromedp.Evaluate[pageState](`(() => {
-				const w = document.getElementById("watch").cloneNode(true);
-				w.querySelectorAll(".elapsed").forEach((e) => e.textContent = "");
-				w.querySelectorAll("[data-key]").forEach((e) => e.removeAttribute("data-key"));
-				w.querySelector("#task-id").textContent = "";
-				const keys = new Set([...document.querySelectorAll("#turn > li")].map((li) => li.dataset.key));
-				return {
-					dom: w.innerHTML,
-					tools: document.querySelectorAll("#turn > li.tool").length,
-					items: document.querySelectorAll("#turn > li").length,
-					keys: keys.size,
-					verdict: document.getElementById("verdict").textContent,
-					reconnects: document.getElementById("conn").dataset.reconnects,
-				};
-			})()`))
-		if err != nil {
-			t.Fatalf("browser: %v", err)
-		}
-		return st, cut.cut.Load()
+		return runPage(t, ctx, bctx, c, callee.RealisticName, cutAfter)
 	}
-
 	uncut, _ := run(t, 0)
 	if uncut.Tools != 2 {
 		t.Errorf("page shows %d tool calls, want 2", uncut.Tools)
@@ -188,4 +152,73 @@ func TestWebPageInBrowser(t *testing.T) {
 	if cut.Keys != cut.Items {
 		t.Errorf("%d items for %d distinct blocks after a cut", cut.Items, cut.Keys)
 	}
+
+	// Agent text is text: markup in it is shown, never parsed.
+	agent.Register(callee.Script{Name: "markup", Steps: []callee.Step{
+		{Envelope: &envelope.Envelope{V: 1, Kind: envelope.KindText, Seq: 1, Status: envelope.StatusRunning,
+			Payload: envelope.Text{Text: markup}}},
+		{Envelope: &envelope.Envelope{V: 1, Kind: envelope.KindToolCall, StreamKey: "c1", Seq: 2, Status: envelope.StatusRunning,
+			Payload: envelope.ToolCall{Tool: markup}}},
+		{Envelope: &envelope.Envelope{V: 1, Kind: envelope.KindToolOutputAppend, StreamKey: "c1", Seq: 3, Status: envelope.StatusRunning,
+			Payload: envelope.ToolOutputAppend{Tool: markup, Chunk: markup + "\n"}}},
+	}, Final: a2a.TaskStateFailed, FinalText: markup})
+	hostile, _ := runPage(t, ctx, bctx, c, "markup", 0)
+	if hostile.Elements != 0 {
+		t.Errorf("agent text made %d elements on the page", hostile.Elements)
+	}
+	if strings.Count(hostile.Text, markup) < 4 {
+		t.Errorf("page text %q does not show the markup as text 4 times (text, tool name, output, verdict)", hostile.Text)
+	}
+}
+
+// markup is agent text that would run script if a page parsed it as HTML.
+const markup = `<img src=x onerror="document.body.dataset.pwned=1"><b>bold</b>`
+
+// runPage sends text from the page served over c and returns the page's
+// state once the turn ended; cutAfter > 0 cuts the first event stream
+// server-side after that many events.
+func runPage(t *testing.T, ctx, bctx context.Context, c *client.Client, text string, cutAfter int) (pageState, bool) {
+	t.Helper()
+	ws := newWebServer(ctx, c, relay.AllowLoopback, relay.WithRetry(100*time.Millisecond))
+	cut := &cutOnce{next: ws, after: cutAfter}
+	var h http.Handler = ws
+	if cutAfter > 0 {
+		h = cut
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	defer ws.Close()
+	tctx, tcancel := chromedp.NewContext(bctx)
+	defer tcancel()
+	err := chromedp.Do(tctx,
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible("#text"),
+		chromedp.SendKeys("#text", text),
+		chromedp.Click("#send button"),
+		chromedp.WaitVisible(`#conn[data-state="ended"]`),
+	)
+	if err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+	st, err := chromedp.Run(tctx, chromedp.Evaluate[pageState](`(() => {
+				const w = document.getElementById("watch").cloneNode(true);
+				w.querySelectorAll(".elapsed").forEach((e) => e.textContent = "");
+				w.querySelectorAll("[data-key]").forEach((e) => e.removeAttribute("data-key"));
+				w.querySelector("#task-id").textContent = "";
+				const keys = new Set([...document.querySelectorAll("#turn > li")].map((li) => li.dataset.key));
+				return {
+					dom: w.innerHTML,
+					tools: document.querySelectorAll("#turn > li.tool").length,
+					items: document.querySelectorAll("#turn > li").length,
+					keys: keys.size,
+					verdict: document.getElementById("verdict").textContent,
+					reconnects: document.getElementById("conn").dataset.reconnects,
+					elements: document.querySelectorAll("#watch img, #watch b").length + (document.body.dataset.pwned ? 1 : 0),
+					text: document.getElementById("watch").textContent,
+				};
+			})()`))
+	if err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+	return st, cut.cut.Load()
 }

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/relay"
+)
+
+// POST /tasks dispatches a message and answers its task id; bad requests
+// get a JSON error and send nothing.
+func TestWebSend(t *testing.T) {
+	agent, err := callee.Start(callee.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer agent.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := client.New(ctx, agent.CardURL(callee.V1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ws := newWebServer(ctx, c, relay.AllowLoopback)
+	srv := httptest.NewServer(ws)
+	defer srv.Close()
+	defer ws.Close()
+
+	cases := []struct {
+		name, ctype, body string
+		status            int
+		errText           string
+	}{
+		{"sent", "application/json", `{"text":"realistic"}`, 200, ""},
+		{"form post", "text/plain", `{"text":"hi"}`, 415, "a2a-tail: POST /tasks takes application/json"},
+		{"empty", "application/json", `{"text":"  "}`, 400, `a2a-tail: "text" is empty`},
+		{"not json", "application/json", `text=hi`, 400, "a2a-tail: body: invalid character 'e' in literal true (expecting 'r')"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := http.Post(srv.URL+"/tasks", tc.ctype, strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != tc.status {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tc.status)
+			}
+			var body struct{ Task, Error string }
+			if err := json.NewDecoder(resp.Body).Decode(&body); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.errText, body.Error); d != "" {
+				t.Errorf("error (-want +got):\n%s", d)
+			}
+			if tc.status == 200 && relay.ValidateTaskID(body.Task) != nil {
+				t.Errorf("task id %q", body.Task)
+			}
+		})
+	}
+	for _, path := range []string{"/", "/app.js", "/receiver.js", "/style.css"} {
+		resp, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Security-Policy") == "" {
+			t.Errorf("GET %s: status %d, CSP %q", path, resp.StatusCode, resp.Header.Get("Content-Security-Policy"))
+		}
+	}
+}
+
+// Listening beyond loopback needs --allow-remote, and then warns.
+func TestWebListen(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"web", "--listen", "0.0.0.0:0", "http://127.0.0.1:1"}, nil, &stdout, &stderr)
+	if code != exitUsage {
+		t.Errorf("exit %d, want %d (usage); stderr %q", code, exitUsage, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "--allow-remote") {
+		t.Errorf("stderr %q does not name --allow-remote", stderr.String())
+	}
+	a := newApp(nil, &stdout, &stderr)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // serve, print, and stop at once
+	stdout.Reset()
+	stderr.Reset()
+	if err := a.serveWeb(ctx, nil, "0.0.0.0:0", true, ""); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "WARNING") || !strings.HasPrefix(stdout.String(), "http://") {
+		t.Errorf("stdout %q stderr %q: want the URL and a warning", stdout.String(), stderr.String())
+	}
+}
