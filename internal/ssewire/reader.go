@@ -12,7 +12,9 @@
 //     bound, so every event a2a-go reads as one line is read here too.
 //   - No fixed 64 KiB buffer per stream: the buffer starts at
 //     [initialBuffer] bytes, grows only as far as the longest line needs, and
-//     shrinks back once a large event has been consumed.
+//     shrinks back once a large event has been consumed; a stream that
+//     has caught up with its peer waits between events on [idleRead]
+//     bytes, its buffer back in a pool shared by all readers.
 //   - WHATWG line rules: a line ends at CR, LF or CRLF (a2a-go's line
 //     scanner knows LF and CRLF only); a line "data" without a colon is a
 //     data field with an empty value; one leading space of a value is
@@ -33,6 +35,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 )
 
 // DefaultMaxEventBytes bounds one event when the caller passes no bound:
@@ -55,6 +58,19 @@ const (
 	coolAfter = 2
 )
 
+// idleRead is what a stream that has caught up with its peer waits on:
+// a read into the Reader's own idleRead bytes, its read buffer returned
+// to a pool shared by all Readers until data arrives. A caught-up stream
+// is most often a quiet one (a Follow waiting for the agent's next step),
+// and an orchestrator holds thousands; between events each then keeps
+// idleRead bytes instead of initialBuffer. A stream read at its peer's
+// pace pays a pool round trip and a copy of at most idleRead bytes per
+// wait, no allocation.
+const idleRead = 512
+
+// pool holds the initialBuffer-sized read buffers of waiting streams.
+var pool = sync.Pool{New: func() any { return new([initialBuffer]byte) }}
+
 // shrinkAbove: a buffer (read or join) grown past this size is released
 // once the event that needed it has been consumed, so that one large
 // snapshot does not pin megabytes for the rest of a long stream.
@@ -76,6 +92,7 @@ type Reader struct {
 	full    int    // reads in a row that filled the buffer
 	partial int    // reads in a row that did not
 	events  int    // dispatched so far, for diagnostics
+	idle    [idleRead]byte
 }
 
 // NewReader returns a Reader of src with a bound of maxEventBytes per
@@ -135,7 +152,7 @@ func (rd *Reader) Next() ([]byte, error) {
 				rd.join = append(rd.join, single...)
 				single, hasSingle = nil, false
 			}
-			rd.fill()
+			rd.fill(size == 0)
 			continue
 		}
 		size += len(line) + 1
@@ -236,10 +253,15 @@ func (rd *Reader) tooLarge(n int) error {
 }
 
 // fill reads more of the body, moving the unread bytes to the front and
-// growing the buffer when a line fills it.
-func (rd *Reader) fill() {
+// growing the buffer when a line fills it. between: no event has begun
+// (no line of one read yet), so a stream that has caught up may wait idle.
+func (rd *Reader) fill(between bool) {
+	if between && rd.r == rd.w && rd.partial > 0 {
+		rd.waitIdle()
+		return
+	}
 	if rd.buf == nil {
-		rd.buf = make([]byte, initialBuffer)
+		rd.buf = pool.Get().(*[initialBuffer]byte)[:]
 	}
 	if rd.r > 0 {
 		n := copy(rd.buf, rd.buf[rd.r:rd.w])
@@ -274,6 +296,25 @@ func (rd *Reader) fill() {
 	} else if n == 0 {
 		// A reader that returns 0, nil: try again on the next fill.
 		return
+	}
+}
+
+// waitIdle is fill for a stream that has caught up with its peer and has
+// nothing unread: its read buffer goes back to the pool (one of another
+// size to the garbage collector) while it waits on rd.idle, and what the
+// read brought is moved into a pooled buffer.
+func (rd *Reader) waitIdle() {
+	if cap(rd.buf) == initialBuffer {
+		pool.Put((*[initialBuffer]byte)(rd.buf[:initialBuffer]))
+	}
+	rd.buf, rd.r, rd.w = nil, 0, 0
+	n, err := rd.src.Read(rd.idle[:])
+	if err != nil {
+		rd.err = err
+	}
+	if n > 0 {
+		rd.buf = pool.Get().(*[initialBuffer]byte)[:]
+		rd.w = copy(rd.buf, rd.idle[:n])
 	}
 }
 

@@ -201,3 +201,61 @@ func FuzzNext(f *testing.F) {
 		}
 	})
 }
+
+// chunkReader returns its chunks one per Read (a peer writing at its own
+// pace) and records, for each Read, the length asked for and the read
+// buffer the Reader held meanwhile.
+type chunkReader struct {
+	chunks []string
+	rd     *Reader
+	reads  []readAt
+}
+
+type readAt struct{ Asked, Held int }
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	c.reads = append(c.reads, readAt{len(p), cap(c.rd.buf)})
+	if len(c.chunks) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, c.chunks[0])
+	if c.chunks[0] = c.chunks[0][n:]; c.chunks[0] == "" {
+		c.chunks = c.chunks[1:]
+	}
+	return n, nil
+}
+
+// A stream that has caught up with its peer waits on idleRead bytes, its
+// read buffer back in the pool; an event longer than that continues in a
+// pooled buffer.
+func TestWaitsIdleSmall(t *testing.T) {
+	long := strings.Repeat("x", 2000)
+	src := &chunkReader{chunks: []string{"data: one\n\n", "data: two\n\n", "data: " + long + "\n\n", "data: three\n\n"}}
+	rd := NewReader(src, 0)
+	src.rd = rd
+	var got []string
+	for {
+		data, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, string(data))
+	}
+	if diff := cmp.Diff([]string{"one", "two", long, "three"}, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	want := []readAt{
+		{initialBuffer, initialBuffer},            // the first read: the peer's pace is not known yet
+		{idleRead, 0},                             // caught up: "two"
+		{idleRead, 0},                             // the first idleRead bytes of the long event
+		{initialBuffer - idleRead, initialBuffer}, // its rest, in a pooled buffer
+		{idleRead, 0},                             // "three"
+		{idleRead, 0},                             // the end
+	}
+	if diff := cmp.Diff(want, src.reads); diff != "" {
+		t.Errorf("reads (-want +got):\n%s", diff)
+	}
+}

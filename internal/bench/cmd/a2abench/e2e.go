@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"os"
@@ -8,6 +9,8 @@ import (
 	"runtime/metrics"
 	"runtime/pprof"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -34,6 +37,34 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// procCPU is the CPU time (user + system) of process pid so far, from
+// /proc/pid/stat (clock ticks, 10 ms on Linux); 0 where there is none.
+func procCPU(pid int) time.Duration {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// Fields after the command name (which may hold spaces): state is
+	// field 3, utime 14, stime 15.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	return time.Duration(ut+st) * (time.Second / clockTicks)
+}
+
+// clockTicks is USER_HZ, 100 on every Linux this runs on.
+const clockTicks = 100
 
 // e2e: one stream of n working updates per run, raw a2a-go and the SDK
 // alternately (the order flips every repetition), reps times per
@@ -90,6 +121,7 @@ func e2e(args []string) error {
 	}
 	type run struct {
 		rate, cpu, gc, allocs float64 // events/s, µs CPU per event, µs GC CPU per event, allocations per event
+		srv, busy             float64 // the server's µs CPU per event; the client's CPU over the wall time
 	}
 	// one reads a stream of n updates with the reader impl of target i.
 	one := func(i int, impl, text string, n int) (run, error) {
@@ -97,9 +129,9 @@ func e2e(args []string) error {
 		runtime.GC()
 		var m0, m1 runtime.MemStats
 		runtime.ReadMemStats(&m0)
-		c0, g0 := cpuTime(), gcTime()
+		c0, g0, s0 := cpuTime(), gcTime(), procCPU(srv.cmd.Process.Pid)
 		r, err := rd.Send(ctx, text, nil)
-		cpu, gc := cpuTime()-c0, gcTime()-g0
+		cpu, gc, sc := cpuTime()-c0, gcTime()-g0, procCPU(srv.cmd.Process.Pid)-s0
 		runtime.ReadMemStats(&m1)
 		if err != nil {
 			return run{}, err
@@ -109,7 +141,7 @@ func e2e(args []string) error {
 		}
 		ev := float64(r.Events)
 		return run{r.PerSecond(), float64(cpu.Nanoseconds()) / 1e3 / ev, float64(gc.Nanoseconds()) / 1e3 / ev,
-			float64(m1.Mallocs-m0.Mallocs) / ev}, nil
+			float64(m1.Mallocs-m0.Mallocs) / ev, float64(sc.Nanoseconds()) / 1e3 / ev, cpu.Seconds() / r.Elapsed.Seconds()}, nil
 	}
 	// Warm up: connections, lazily built state, the heap's size.
 	warmN := min(*n, 5000)
@@ -139,6 +171,8 @@ func e2e(args []string) error {
 	cpu := map[string][]float64{}
 	gcs := map[string][]float64{}
 	allocs := map[string][]float64{}
+	srvCPU := map[string][]float64{}
+	busy := map[string][]float64{}
 	ratio := map[string][]float64{}
 	cpuRatio := map[string][]float64{}
 	fastRatio := map[string][]float64{}
@@ -160,7 +194,10 @@ func e2e(args []string) error {
 				cpu[key] = append(cpu[key], r.cpu)
 				gcs[key] = append(gcs[key], r.gc)
 				allocs[key] = append(allocs[key], r.allocs)
-				fmt.Printf("rep %d  %-7s %-4s  %8.0f events/s  %6.2f µs CPU/event (GC %5.2f)  %5.1f allocs/event\n", rep+1, t.Name(), impl, r.rate, r.cpu, r.gc, r.allocs)
+				srvCPU[key] = append(srvCPU[key], r.srv)
+				busy[key] = append(busy[key], r.busy)
+				fmt.Printf("rep %d  %-7s %-4s  %8.0f events/s  %6.2f µs CPU/event (GC %5.2f)  %5.1f allocs/event  server %5.2f µs CPU/event  client busy %3.0f%%\n",
+					rep+1, t.Name(), impl, r.rate, r.cpu, r.gc, r.allocs, r.srv, 100*r.busy)
 			}
 			if *only == "" {
 				ratio[t.Name()] = append(ratio[t.Name()], got["sdk"].rate/got["raw"].rate)
@@ -170,8 +207,8 @@ func e2e(args []string) error {
 		}
 	}
 	fmt.Println()
-	fmt.Println("| transport | reader | events/s | µs CPU/event (GC) | allocs/event | ratio to raw (per rep) |")
-	fmt.Println("|---|---|---|---|---|---|")
+	fmt.Println("| transport | reader | events/s | µs CPU/event (GC) | allocs/event | server µs CPU/event | client busy | ratio to raw (per rep) |")
+	fmt.Println("|---|---|---|---|---|---|---|---|")
 	for _, t := range targets {
 		k := t.Name()
 		for _, impl := range bench.Impls {
@@ -188,10 +225,11 @@ func e2e(args []string) error {
 			if len(ratio[k]) == 0 {
 				r = "–"
 			}
-			fmt.Printf("| %s | %s | %s | %s | %s | %s |\n", k, impl,
+			fmt.Printf("| %s | %s | %s | %s | %s | %.2f | %.0f%% | %s |\n", k, impl,
 				spreadOf(rate[k+"/"+impl]).format("%.0f"),
 				spreadOf(cpu[k+"/"+impl]).format("%.2f")+fmt.Sprintf(" (%.2f)", spreadOf(gcs[k+"/"+impl]).med),
-				spreadOf(allocs[k+"/"+impl]).format("%.1f"), r)
+				spreadOf(allocs[k+"/"+impl]).format("%.1f"),
+				spreadOf(srvCPU[k+"/"+impl]).med, 100*spreadOf(busy[k+"/"+impl]).med, r)
 		}
 	}
 	_ = cpuRatio
