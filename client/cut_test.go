@@ -54,6 +54,7 @@ func gated(sc callee.Script, name string, i int, gate string) callee.Script {
 // A cut while the task runs: the client resubscribes, the snapshot's
 // history fills what the cut lost, and the view equals the uncut one.
 func TestCutResubscribes(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	base := callee.Trajectory(20, callee.Reorder(2), callee.Duplicate(2), callee.PlainText(2))
 	base.Name = "cut-ref"
@@ -115,6 +116,7 @@ func TestCutResubscribes(t *testing.T) {
 // A cut after which the task settles: the subscription is refused and
 // GetTask resolves the turn, backfilling its history.
 func TestCutThenSettledResolvesWithGetTask(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	base := callee.Trajectory(16, callee.Duplicate(1), callee.PlainText(1), callee.EndIn(a2a.TaskStateFailed))
 	base.Name = "settle-ref"
@@ -166,6 +168,7 @@ func TestCutThenSettledResolvesWithGetTask(t *testing.T) {
 // pause or not. The view always equals the uncut one, the verdict is
 // right, and the message is sent once.
 func TestCutRandom(t *testing.T) {
+	t.Parallel()
 	trials := 150
 	if testing.Short() {
 		trials = 30
@@ -234,6 +237,7 @@ func TestCutRandom(t *testing.T) {
 // The send stream cut before its first event: no event named the task,
 // so nothing can be resumed — and the message is not sent again.
 func TestSendCutBeforeFirstEvent(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	for _, c := range combos() {
 		for _, abrupt := range []bool{true, false} {
@@ -259,6 +263,7 @@ func TestSendCutBeforeFirstEvent(t *testing.T) {
 // is not a success: the client resubscribes, and when the task stays
 // unresolved the stream ends with ErrIncomplete and the last state.
 func TestSilentEndIsIncomplete(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	sc := callee.Trajectory(6, callee.Named("silent"))
 	sc.Final = ""

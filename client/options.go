@@ -57,11 +57,13 @@ type config struct {
 	conversation  string // WithConversationID, for Query
 	factoryOpts   []a2aclient.FactoryOption
 	allowedHosts  []string // WithAllowedHosts
+	bounds        bounds   // what a peer's answer may cost (limits.go)
 }
 
 func defaultConfig() config {
 	return config{
 		idle:        DefaultIdleTimeout,
+		bounds:      defaultBounds,
 		maxAttempts: DefaultMaxAttempts,
 		baseBackoff: DefaultBaseBackoff,
 		maxBackoff:  DefaultMaxBackoff,

@@ -83,7 +83,7 @@ func Query(ctx context.Context, baseURL, text string, opts ...Option) (*Stream, 
 		return nil, fmt.Errorf("client: query: %w", err)
 	}
 	url := strings.TrimRight(baseURL, "/") + QueryPath
-	hc, _ := streamingHTTPClient(cfg.httpClient)
+	hc, _ := streamingHTTPClient(cfg.httpClient, cfg.bounds)
 	guardRedirects(hc, cfg.params)
 	qctx, w, cancel := withWatchdog(ctx, cfg.idle)
 	req, err := http.NewRequestWithContext(qctx, http.MethodPost, url, bytes.NewReader(body))

@@ -77,6 +77,7 @@ func startQuery(t *testing.T, q *queryServer) string {
 }
 
 func TestQuerySeedFrames(t *testing.T) {
+	t.Parallel()
 	q := &queryServer{body: seedQueryBody(t)}
 	base := startQuery(t, q)
 	st, err := Query(testCtx(t), base+"/", "帮我审核这笔报销", WithConversationID("6d72bcf8-..."), WithAuth("Bearer k"))
@@ -152,6 +153,7 @@ func countTypes(r result) map[UpdateType]int {
 }
 
 func TestQueryReplyAndEnds(t *testing.T) {
+	t.Parallel()
 	const running = `data: {"content":"RUNNING","projection":{"kind":"remote_agent_invocation","batchId":"b","toolCallId":"c","sequence":1,"target":"expense-review","phase":"RUNNING","latencyMs":0}}` + "\n\n"
 	const done = `data: {"content":"COMPLETED","projection":{"kind":"remote_agent_invocation","batchId":"b","toolCallId":"c","sequence":2,"target":"expense-review","phase":"COMPLETED","resultCategory":"SUCCESS","latencyMs":900}}` + "\n\n"
 	tests := []struct {
