@@ -13,6 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/tfrs/a2a-progress/merge"
+
 	"github.com/tfrs/a2a-progress/internal/callee"
 )
 
@@ -80,7 +82,7 @@ func TestFastPathSendsA2AGoRequests(t *testing.T) {
 				}
 				cl := newForced(t, s, c, opts...)
 				msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("short"))
-				msg.ID = "fixed-message-id"
+				msg.ID, msg.ContextID = "fixed-message-id", "fixed-context-id"
 				st, err := cl.Send(testCtx(t), msg)
 				if err != nil {
 					t.Fatal(err)
@@ -174,7 +176,10 @@ func TestFastPathSameUpdates(t *testing.T) {
 				w.rawBytes([]byte(f))
 			}
 		})
-		st, err := a.client(t, WithFastPath(fast)).SendText(testCtx(t), "go")
+		// The turn is named by our message's id: the same in both runs.
+		msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("go"))
+		msg.ID, msg.ContextID = "fixed-message-id", "c1"
+		st, err := a.client(t, WithFastPath(fast)).Send(testCtx(t), msg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,12 +190,13 @@ func TestFastPathSameUpdates(t *testing.T) {
 		t.Fatalf("a2a-go reader: %v, %d updates", off.err, len(off.updates))
 	}
 	// Updates of events without a timestamp (the snapshot) are stamped
-	// on arrival.
-	opts := cmp.Options{cmpopts.IgnoreFields(Update{}, "Timestamp"), cmpopts.EquateErrors()}
+	// on arrival, and so are the blocks they carry.
+	arrival := cmp.Options{cmpopts.IgnoreFields(merge.Op{}, "At"), cmpopts.IgnoreFields(merge.Block{}, "At")}
+	opts := cmp.Options{cmpopts.IgnoreFields(Update{}, "Timestamp"), cmpopts.EquateErrors(), arrival}
 	if diff := cmp.Diff(off.updates, on.updates, opts); diff != "" {
 		t.Errorf("updates differ (-a2a-go reader +fast path):\n%s", diff)
 	}
-	if diff := cmp.Diff(off.view, on.view); diff != "" {
+	if diff := cmp.Diff(off.view, on.view, arrival); diff != "" {
 		t.Errorf("views differ (-a2a-go reader +fast path):\n%s", diff)
 	}
 }
