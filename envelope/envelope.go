@@ -189,8 +189,8 @@ func isPayloadValue(p Payload) bool {
 	return false
 }
 
-// wireEnvelope is the JSON shape used for writing.
-type wireEnvelope struct {
+// envelopeJSON is the JSON shape used for writing.
+type envelopeJSON struct {
 	V         int     `json:"v"`
 	Kind      Kind    `json:"kind"`
 	StreamKey string  `json:"streamKey,omitempty"`
@@ -205,7 +205,7 @@ func (e Envelope) MarshalJSON() ([]byte, error) {
 	if err := e.Validate(); err != nil {
 		return nil, err
 	}
-	return json.Marshal(wireEnvelope{V: e.V, Kind: e.Kind, StreamKey: e.StreamKey, Seq: e.Seq, Status: e.Status, Payload: e.Payload})
+	return json.Marshal(envelopeJSON{V: e.V, Kind: e.Kind, StreamKey: e.StreamKey, Seq: e.Seq, Status: e.Status, Payload: e.Payload})
 }
 
 // UnmarshalJSON decodes and validates one envelope with the same rules as

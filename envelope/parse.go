@@ -98,8 +98,8 @@ func materialize(fs ...*field) {
 	}
 }
 
-// wire is the envelope as decoded, before validation.
-type wire struct {
+// decoded is the envelope as the parser read it, before validation.
+type decoded struct {
 	v, kind, streamKey, seq, status field
 	payload                         field // s and n unused
 	text, tool, toolCallID, chunk   field
@@ -149,7 +149,7 @@ func parseBytes(b []byte) (Envelope, bool, error) {
 	if p.peek() != '{' {
 		return Envelope{}, false, &Error{Reason: ReasonBadJSON, Detail: "not a JSON object"}
 	}
-	var w wire
+	var w decoded
 	if err := p.object(&w, false); err != nil {
 		return Envelope{}, false, err
 	}
@@ -162,7 +162,7 @@ func parseBytes(b []byte) (Envelope, bool, error) {
 
 // object decodes the object at p.i into w: the envelope's own fields, or
 // with inPayload the payload's.
-func (p *parser) object(w *wire, inPayload bool) *Error {
+func (p *parser) object(w *decoded, inPayload bool) *Error {
 	p.i++ // '{'
 	p.ws()
 	if p.peek() == '}' {
@@ -206,7 +206,7 @@ func (p *parser) object(w *wire, inPayload bool) *Error {
 
 // member decodes the value of one object member: a field of the envelope, or
 // with inPayload of its payload. Other keys are unknown fields, skipped.
-func (p *parser) member(w *wire, key string, inPayload bool) *Error {
+func (p *parser) member(w *decoded, key string, inPayload bool) *Error {
 	if inPayload {
 		switch key {
 		case "text":
@@ -241,7 +241,7 @@ func (p *parser) member(w *wire, key string, inPayload bool) *Error {
 
 // payload decodes the value of the "payload" key. A repeated key replaces
 // the earlier payload entirely (the last one wins).
-func (p *parser) payload(w *wire) *Error {
+func (p *parser) payload(w *decoded) *Error {
 	w.text, w.tool, w.toolCallID, w.chunk, w.message = field{}, field{}, field{}, field{}, field{}
 	switch c := p.peek(); c {
 	case '{':
@@ -672,7 +672,7 @@ func typeName(c byte) string {
 
 // build validates w and turns it into an Envelope. The version is judged
 // first: it decides how everything else would be read.
-func (w *wire) build() (Envelope, bool, error) {
+func (w *decoded) build() (Envelope, bool, error) {
 	switch w.v.state {
 	case outOfRange:
 		// An integer beyond int64 is still an integer: > 1 is a newer
@@ -741,7 +741,7 @@ func (w *wire) build() (Envelope, bool, error) {
 	return e, len(w.chunk.s) > SoftChunkLimit, nil
 }
 
-func (w *wire) buildPayload(k Kind) (Payload, error) {
+func (w *decoded) buildPayload(k Kind) (Payload, error) {
 	// Field names are whole literals: building "payload."+name on every
 	// call cost three allocations per envelope.
 	req := func(name string, f field) error {

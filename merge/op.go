@@ -78,8 +78,8 @@ type Op struct {
 	Result *TurnResult
 }
 
-// wireBlock is the flat JSON form of a block.
-type wireBlock struct {
+// blockJSON is the flat JSON form of a block.
+type blockJSON struct {
 	StreamKey     string          `json:"streamKey"`
 	Seq           int64           `json:"seq"`
 	ID            string          `json:"id"`
@@ -95,26 +95,26 @@ type wireBlock struct {
 	At            string          `json:"at,omitempty"`
 }
 
-type wireHead struct {
+type opHeadJSON struct {
 	Type OpType `json:"type"`
 	Task string `json:"task"`
 	Turn string `json:"turn"`
 }
 
-type wireOp struct {
-	wireHead
-	wireBlock
+type blockOpJSON struct {
+	opHeadJSON
+	blockJSON
 }
 
-type wireResultOp struct {
-	wireHead
+type resultOpJSON struct {
+	opHeadJSON
 	TurnResult
 }
 
-// wireAny is what the decoder reads: any op's fields.
-type wireAny struct {
-	wireHead
-	wireBlock
+// anyOpJSON is what the decoder reads: any op's fields.
+type anyOpJSON struct {
+	opHeadJSON
+	blockJSON
 	TurnResult
 }
 
@@ -157,12 +157,12 @@ func parseAt(s string) (time.Time, error) {
 // cannot be decoded.
 var ErrBadOp = errors.New("merge: bad op")
 
-func (b Block) wire() (*wireBlock, error) {
+func (b Block) toJSON() (*blockJSON, error) {
 	p, err := json.Marshal(b.Payload)
 	if err != nil {
 		return nil, fmt.Errorf("merge: payload: %w", err)
 	}
-	w := &wireBlock{StreamKey: b.Key.StreamKey, Seq: b.Key.Seq, ID: b.Key.ID, Kind: b.Kind, Status: b.Status,
+	w := &blockJSON{StreamKey: b.Key.StreamKey, Seq: b.Key.Seq, ID: b.Key.ID, Kind: b.Kind, Status: b.Status,
 		Payload: p, Source: b.Source, Reason: b.Reason, OverSoftLimit: b.OverSoftLimit, Truncated: b.Truncated,
 		Ordinal: b.Ordinal, At: FormatAt(b.At)}
 	if b.Anchored {
@@ -171,7 +171,7 @@ func (b Block) wire() (*wireBlock, error) {
 	return w, nil
 }
 
-func (w *wireBlock) block() (Block, error) {
+func (w *blockJSON) block() (Block, error) {
 	b := Block{Key: Key{StreamKey: w.StreamKey, Seq: w.Seq, ID: w.ID}, Kind: w.Kind, Status: w.Status,
 		Source: w.Source, Reason: w.Reason, OverSoftLimit: w.OverSoftLimit, Truncated: w.Truncated, Ordinal: w.Ordinal}
 	if w.After != nil {
@@ -224,7 +224,7 @@ func decodeAs[P envelope.Payload](raw json.RawMessage) (envelope.Payload, error)
 // MarshalJSON encodes the block in the flat form of a block op, without
 // type and task.
 func (b Block) MarshalJSON() ([]byte, error) {
-	w, err := b.wire()
+	w, err := b.toJSON()
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +233,7 @@ func (b Block) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a block written by MarshalJSON and checks it.
 func (b *Block) UnmarshalJSON(data []byte) error {
-	var w wireBlock
+	var w blockJSON
 	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadOp, err)
 	}
@@ -247,23 +247,23 @@ func (b *Block) UnmarshalJSON(data []byte) error {
 
 // MarshalJSON encodes the op in its flat form (see [Op]).
 func (o Op) MarshalJSON() ([]byte, error) {
-	h := wireHead{Type: o.Type, Task: o.Task, Turn: o.Turn}
+	h := opHeadJSON{Type: o.Type, Task: o.Task, Turn: o.Turn}
 	switch o.Type {
 	case OpBlock:
 		b := o.Block
 		if !o.At.IsZero() {
 			b.At = o.At
 		}
-		w, err := b.wire()
+		w, err := b.toJSON()
 		if err != nil {
 			return nil, err
 		}
-		return json.Marshal(wireOp{h, *w})
+		return json.Marshal(blockOpJSON{h, *w})
 	case OpResult:
 		if o.Result == nil {
 			return nil, fmt.Errorf("%w: a result op without a result", ErrBadOp)
 		}
-		return json.Marshal(wireResultOp{h, *o.Result})
+		return json.Marshal(resultOpJSON{h, *o.Result})
 	}
 	return json.Marshal(h)
 }
@@ -274,7 +274,7 @@ func (o Op) MarshalJSON() ([]byte, error) {
 // error wrapping [ErrBadOp] that says which. Fields it does not know are
 // ignored.
 func (o *Op) UnmarshalJSON(data []byte) error {
-	var w wireAny
+	var w anyOpJSON
 	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadOp, err)
 	}
