@@ -113,7 +113,7 @@ type parser struct {
 
 // syntaxError is what every malformed input yields.
 func (p *parser) syntaxError(what string) *Error {
-	return &Error{Reason: ReasonBadJSON, Detail: "invalid JSON at byte " + itoa(p.i) + ": " + what}
+	return &Error{Reason: ReasonBadJSON, Detail: "invalid JSON at byte " + strconv.Itoa(p.i) + ": " + what}
 }
 
 func (p *parser) ws() {
@@ -139,7 +139,7 @@ func (p *parser) peek() byte {
 func parseBytes(b []byte) (Envelope, bool, error) {
 	if len(b) > MaxEnvelopeBytes {
 		return Envelope{}, false, &Error{Reason: ReasonEnvelopeTooLarge,
-			Detail: itoa(len(b)) + " bytes is over the cap of " + itoa(MaxEnvelopeBytes)}
+			Detail: strconv.Itoa(len(b)) + " bytes is over the cap of " + strconv.Itoa(MaxEnvelopeBytes)}
 	}
 	if !utf8.Valid(b) {
 		return Envelope{}, false, &Error{Reason: ReasonBadJSON, Detail: "not valid UTF-8"}

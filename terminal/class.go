@@ -1,6 +1,10 @@
 package terminal
 
-import "github.com/a2aproject/a2a-go/v2/a2a"
+import (
+	"strconv"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
 
 // Class is what a task state means for the turn that observed it.
 //
@@ -32,7 +36,7 @@ func (c Class) String() string {
 	case ClassTerminal:
 		return "terminal"
 	}
-	return "Class(" + itoa(int(c)) + ")"
+	return "Class(" + strconv.Itoa(int(c)) + ")"
 }
 
 // Classify returns the class of s. It knows the A2A 1.0 names
