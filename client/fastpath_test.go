@@ -13,9 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/tfrs/a2a-progress/merge"
-
 	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/merge"
 )
 
 // sentRequest is what an outgoing request carried, as a2a-go built it.
@@ -82,7 +81,9 @@ func TestFastPathSendsA2AGoRequests(t *testing.T) {
 				}
 				cl := newForced(t, s, c, opts...)
 				msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("short"))
-				msg.ID, msg.ContextID = "fixed-message-id", "fixed-context-id"
+				msg.ID = "fixed-message-id"
+				// Send gives a message without a context a new one each time.
+				msg.ContextID = "fixed-context-id"
 				st, err := cl.Send(testCtx(t), msg)
 				if err != nil {
 					t.Fatal(err)
@@ -176,9 +177,9 @@ func TestFastPathSameUpdates(t *testing.T) {
 				w.rawBytes([]byte(f))
 			}
 		})
-		// The turn is named by our message's id: the same in both runs.
+		// One message id both ways: it is the turn's id.
 		msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("go"))
-		msg.ID, msg.ContextID = "fixed-message-id", "c1"
+		msg.ID, msg.ContextID = "m-go", "c1"
 		st, err := a.client(t, WithFastPath(fast)).Send(testCtx(t), msg)
 		if err != nil {
 			t.Fatal(err)
@@ -189,14 +190,14 @@ func TestFastPathSameUpdates(t *testing.T) {
 	if off.err != nil || len(off.updates) < len(frames) {
 		t.Fatalf("a2a-go reader: %v, %d updates", off.err, len(off.updates))
 	}
-	// Updates of events without a timestamp (the snapshot) are stamped
-	// on arrival, and so are the blocks they carry.
-	arrival := cmp.Options{cmpopts.IgnoreFields(merge.Op{}, "At"), cmpopts.IgnoreFields(merge.Block{}, "At")}
-	opts := cmp.Options{cmpopts.IgnoreFields(Update{}, "Timestamp"), cmpopts.EquateErrors(), arrival}
+	// Updates of events without a timestamp (the snapshot, these working
+	// updates) are stamped on arrival, and so are their blocks' at.
+	opts := cmp.Options{cmpopts.IgnoreFields(Update{}, "Timestamp"), cmpopts.IgnoreFields(merge.Op{}, "At"),
+		cmpopts.IgnoreFields(merge.Block{}, "At"), cmpopts.EquateErrors()}
 	if diff := cmp.Diff(off.updates, on.updates, opts); diff != "" {
 		t.Errorf("updates differ (-a2a-go reader +fast path):\n%s", diff)
 	}
-	if diff := cmp.Diff(off.view, on.view, arrival); diff != "" {
+	if diff := cmp.Diff(off.view, on.view, cmpopts.IgnoreFields(merge.Block{}, "At")); diff != "" {
 		t.Errorf("views differ (-a2a-go reader +fast path):\n%s", diff)
 	}
 }

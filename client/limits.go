@@ -21,12 +21,12 @@ type bounds struct {
 	// end of the previous event (a blank line) to the end of this one,
 	// all its data: lines and other fields included. a2a-go bounds each
 	// line (10 MiB) but joins the lines of one event without a bound. The
-	// same 10 MiB applies to the whole event.
+	// fast path's bound (MaxEventBytes) applies to the whole event.
 	event int64
 }
 
 // defaultBounds are the bounds of every client; only tests change them.
-var defaultBounds = bounds{response: 64 << 20, event: 10 << 20}
+var defaultBounds = bounds{response: 64 << 20, event: MaxEventBytes}
 
 // progressBytes is how much of a body must arrive to count as activity for
 // the idle timeout when no line ends in it: a peer trickling a byte at a
