@@ -3,9 +3,10 @@ package envelope
 import (
 	"math"
 	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/tfrs/a2a-progress/internal/jsonstr"
 )
 
 // Parse decodes and validates one envelope given as its JSON text (the spec
@@ -89,7 +90,7 @@ func materialize(fs ...*field) {
 		}
 		start := len(buf)
 		if f.esc {
-			buf = appendUnescaped(buf, f.raw)
+			buf = jsonstr.AppendUnescaped(buf, f.raw)
 		} else {
 			buf = append(buf, f.raw...)
 		}
@@ -360,72 +361,12 @@ func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-func hexVal(b []byte) rune {
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case c <= '9':
-			c -= '0'
-		case c >= 'a':
-			c -= 'a' - 10
-		default:
-			c -= 'A' - 10
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
-}
-
 // unescape decodes the raw contents of a JSON string already checked by str.
 // Like encoding/json, a lone or mismatched UTF-16 surrogate becomes U+FFFD.
 func unescape(raw []byte) string {
-	buf := appendUnescaped(make([]byte, 0, len(raw)), raw)
+	buf := jsonstr.AppendUnescaped(make([]byte, 0, len(raw)), raw)
 	// buf is never touched again, so it can become the string without a copy.
 	return unsafe.String(unsafe.SliceData(buf), len(buf))
-}
-
-// appendUnescaped appends the decoded contents of raw to buf; it appends at
-// most len(raw) bytes.
-func appendUnescaped(buf, raw []byte) []byte {
-	for i := 0; i < len(raw); {
-		c := raw[i]
-		if c != '\\' {
-			buf = append(buf, c)
-			i++
-			continue
-		}
-		switch raw[i+1] {
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		case 'u':
-			r := hexVal(raw[i+2:])
-			i += 6
-			if utf16.IsSurrogate(r) {
-				if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
-					if dec := utf16.DecodeRune(r, hexVal(raw[i+2:])); dec != utf8.RuneError {
-						buf = utf8.AppendRune(buf, dec)
-						i += 6
-						continue
-					}
-				}
-				r = utf8.RuneError
-			}
-			buf = utf8.AppendRune(buf, r)
-			continue
-		default: // '"', '\\', '/'
-			buf = append(buf, raw[i+1])
-		}
-		i += 2
-	}
-	return buf
 }
 
 // number scans the JSON number at p.i.
