@@ -22,23 +22,33 @@ func parseString(s string) (Envelope, bool, error) {
 	return parseBytes(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
-// The envelope is decoded by hand rather than with encoding/json, for three
-// reasons found while testing:
+// The envelope is decoded by hand rather than with encoding/json:
 //
 //   - encoding/json matches object keys case-insensitively, with Unicode
 //     folding: "SEQ", "Seq" and even "ſeq" (U+017F) are read as seq, and an
 //     unknown extra field "Seq" placed after "seq" silently overrides it. A
 //     JavaScript or Python reader of the same envelope sees a different seq.
 //     Keys here match exactly; any other spelling is an unknown field.
-//   - JSON numbers went through float64, so seq 9007199254740993.0 was read
-//     as ...992 and 1e-400 as 0. Here the decimal text is judged exactly.
+//   - encoding/json reads JSON numbers through float64, so seq
+//     9007199254740993.0 would be ...992 and 1e-400 would be 0. Here the
+//     decimal text is judged exactly.
 //   - encoding/json costs about as much as the rest of a caller's per-event
-//     work; this single pass is several times faster and allocates only the
-//     strings it returns.
+//     work; this single pass allocates only the strings it returns
+//     (BENCHMARKS.md, envelope).
 //
 // Syntax is checked over the whole input, unknown fields included, before any
 // field is judged, so a syntax error anywhere is always ReasonBadJSON.
 // Duplicate keys: the last one wins, as in encoding/json and JavaScript.
+//
+// FuzzParse (fuzz_test.go) checks this parser against encoding/json as its
+// oracle, decoding into a map (exact keys) with json.Number (exact
+// numbers): whatever Parse accepts is valid JSON and means what the oracle
+// reads; a valid JSON object is never called bad JSON. Switch to
+// encoding/json/v2 once it is in the standard library without
+// GOEXPERIMENT: it matches keys exactly and can keep a number's text,
+// which removes the first two reasons; keep this parser only if
+// BENCHMARKS.md still shows v2 costing a large share of the per-event work
+// with the same rules.
 
 // states of a decoded field.
 const (

@@ -62,7 +62,7 @@ func Classify(s a2a.TaskState) Class {
 func Canonical(s a2a.TaskState) a2a.TaskState {
 	// a2a-go converts v0.3 events itself; the v0.3 names are for events
 	// decoded by hand. A switch, not a map: Canonical runs several times per
-	// event, and a 1.0 name then costs no hashing (-42 % per Observe).
+	// event, and a 1.0 name then costs no hashing.
 	switch s {
 	case "submitted":
 		return a2a.TaskStateSubmitted
