@@ -75,8 +75,9 @@ type Block struct {
 	// fallbacks applied to the turn; 0 for an envelope.
 	Ordinal int64
 	// At is when the block was produced, as its first arrival said (see
-	// Op.At); zero when unknown. It is informational: never part of the
-	// block's identity, content or place.
+	// Op.At); zero when unknown. A Turn or Receiver keeps it in the years
+	// 1678 to 2261 and drops one outside them (PROTOCOL.md §4.4). It is
+	// informational: never part of the block's identity, content or place.
 	At time.Time
 }
 

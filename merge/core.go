@@ -71,11 +71,28 @@ type rec struct {
 	payload  envelope.Payload // for a chunk the output cap evicted, its stub: the text is gone
 	key      string           // streamKey
 	seq      int64
-	at       int64 // Block.At in Unix nanoseconds; 0 when unknown
+	at       int64 // Block.At in Unix nanoseconds; atUnknown when unknown
 	status   envelope.Status
 	n        int32 // a chunk's size; for other kinds the bytes cut by MaxTextBytes
 	chunk    bool
 	overSoft bool
+}
+
+// atUnknown is rec.at for a block without an at. Not 0, which is the
+// epoch: a time like any other.
+const atUnknown = math.MinInt64
+
+// The range of an at a block keeps (PROTOCOL.md §4.4): the whole years
+// inside what Unix nanoseconds in an int64 hold (1677-09-21 to 2262-04-11),
+// so that a schema can say it with a pattern and atUnknown is outside it.
+var (
+	minAt = time.Date(1678, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxAt = time.Date(2261, 12, 31, 23, 59, 59, 999999999, time.UTC)
+)
+
+// atKept reports whether t is zero (unknown) or in the range a block keeps.
+func atKept(t time.Time) bool {
+	return t.IsZero() || !t.Before(minAt) && !t.After(maxAt)
 }
 
 // pagedRecs is a list of recs stored in pages, so that growing it never
@@ -133,6 +150,10 @@ func (c *core) apply(b *Block, place bool) Change {
 		return Change{Result: Invalid}
 	}
 	b.capText(c.caps.MaxTextBytes)
+	if !atKept(b.At) {
+		// A time the peer's clock cannot have meant (PROTOCOL.md §4.4).
+		b.At = time.Time{}
+	}
 	// Identity first: a duplicate of an applied block is a duplicate even
 	// when a cap is full.
 	if b.placed() {
@@ -184,6 +205,7 @@ func (c *core) apply(b *Block, place bool) Change {
 		ref = int32(c.envelopes.n)
 		r := rec{payload: b.Payload, key: b.Key.StreamKey, seq: seq, n: int32(b.Truncated),
 			status: b.Status, overSoft: b.OverSoftLimit}
+		r.at = atUnknown
 		if !b.At.IsZero() {
 			r.at = b.At.UnixNano()
 		}
@@ -259,11 +281,13 @@ func (c *core) duplicate(same bool) Change {
 }
 
 // samePlaced reports whether two placed blocks with one ID have the same
-// content. (A fallback and a projection never share an ID in a Turn: their
-// IDs have different prefixes.)
+// content (PROTOCOL.md §6.1), overSoftLimit included as for an envelope.
+// (A fallback and a projection never share an ID in a Turn: their IDs have
+// different prefixes.)
 func samePlaced(a, b *Block) bool {
 	return a.Source == b.Source && a.Key.StreamKey == b.Key.StreamKey && a.Key.Seq == b.Key.Seq &&
-		a.Kind == b.Kind && a.Status == b.Status && a.Payload == b.Payload && a.Reason == b.Reason
+		a.Kind == b.Kind && a.Status == b.Status && a.Payload == b.Payload && a.Reason == b.Reason &&
+		a.OverSoftLimit == b.OverSoftLimit
 }
 
 // same reports whether envelope b has the content of r.
@@ -292,7 +316,7 @@ func (c *core) block(ref int32) Block {
 	r := c.envelopes.at(ref)
 	b := Block{Key: Key{StreamKey: r.key, Seq: r.seq}, Status: r.status, Payload: r.payload,
 		Source: SourceEnvelope, OverSoftLimit: r.overSoft}
-	if r.at != 0 {
+	if r.at != atUnknown {
 		b.At = time.Unix(0, r.at).UTC()
 	}
 	if r.chunk {

@@ -150,6 +150,9 @@ func parseAt(s string) (time.Time, error) {
 	if err != nil || t.Format(atLayout) != s {
 		return time.Time{}, fmt.Errorf("%w: at %q is not RFC 3339 in UTC with nine fractional digits (2026-12-01T10:00:00.250000000Z)", ErrBadOp, s)
 	}
+	if !atKept(t) {
+		return time.Time{}, fmt.Errorf("%w: at %q is outside the years 1678 to 2261, the times a receiver keeps", ErrBadOp, s)
+	}
 	return t, nil
 }
 
@@ -190,6 +193,14 @@ func (w *blockJSON) block() (Block, error) {
 	}
 	if !b.valid() {
 		return Block{}, fmt.Errorf("%w: block %q/%d/%q is not a valid %s block", ErrBadOp, w.StreamKey, w.Seq, w.ID, w.Source)
+	}
+	// What a producer always writes for a placed block (PROTOCOL.md §4.1),
+	// checked as schema/op.schema.json does.
+	if b.placed() && b.Ordinal < 1 {
+		return Block{}, fmt.Errorf("%w: %s block %q without an ordinal", ErrBadOp, w.Source, w.ID)
+	}
+	if b.Source == SourceFallback && !isFallbackReason(b.Reason) {
+		return Block{}, fmt.Errorf("%w: fallback %q with the reason %q (want one of PROTOCOL.md §2.6)", ErrBadOp, w.ID, b.Reason)
 	}
 	return b, nil
 }
@@ -268,11 +279,13 @@ func (o Op) MarshalJSON() ([]byte, error) {
 	return json.Marshal(h)
 }
 
-// UnmarshalJSON decodes an op and checks it: an unknown type, kind,
-// status, source or verdict, a payload that does not fit its kind, a
-// missing task or turn, an at not in canonical form ([FormatAt]) is an
-// error wrapping [ErrBadOp] that says which. Fields it does not know are
-// ignored.
+// UnmarshalJSON decodes an op and checks it as schema/op.schema.json
+// does: an unknown type, kind, status, source or verdict, a payload that
+// does not fit its kind, a missing task or turn, an at not in canonical
+// form ([FormatAt]) or outside the years 1678 to 2261, a fallback or
+// projection without its ordinal, a fallback without a fallback reason
+// (PROTOCOL.md §2.6), a result without its counters is an error wrapping
+// [ErrBadOp] that says which. Fields it does not know are ignored.
 func (o *Op) UnmarshalJSON(data []byte) error {
 	var w anyOpJSON
 	if err := json.Unmarshal(data, &w); err != nil {
@@ -294,6 +307,9 @@ func (o *Op) UnmarshalJSON(data []byte) error {
 		}
 		v.Block, v.At = b, b.At
 	case OpResult:
+		if err := requireCounters(data); err != nil {
+			return err
+		}
 		r := w.TurnResult
 		if err := r.Validate(); err != nil {
 			return err
@@ -303,5 +319,42 @@ func (o *Op) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("%w: type %q", ErrBadOp, w.Type)
 	}
 	*o = v
+	return nil
+}
+
+// isFallbackReason reports whether r is a reason a fallback can have
+// (PROTOCOL.md §2.6): every envelope reason but none and extra_envelope,
+// which never makes a fallback.
+func isFallbackReason(r envelope.Reason) bool {
+	switch r {
+	case envelope.ReasonNoEnvelope, envelope.ReasonBadJSON, envelope.ReasonUnsupportedVersion, envelope.ReasonUnknownKind,
+		envelope.ReasonBadField, envelope.ReasonChunkTooLarge, envelope.ReasonEnvelopeTooLarge:
+		return true
+	}
+	return false
+}
+
+// countersRequired are the counters a result op always carries
+// (PROTOCOL.md §4.3): a producer writes them all, zero or not.
+var countersRequired = []string{"applied", "duplicates", "conflicts", "late", "gaps", "droppedAfterSeal", "droppedByCap"}
+
+// requireCounters checks that the result op data has its counters, each
+// required one present: a result without them would read as a turn with
+// nothing applied.
+func requireCounters(data []byte) error {
+	var w struct {
+		Counters map[string]json.RawMessage `json:"counters"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadOp, err)
+	}
+	if w.Counters == nil {
+		return fmt.Errorf("%w: result without counters", ErrBadOp)
+	}
+	for _, k := range countersRequired {
+		if _, ok := w.Counters[k]; !ok {
+			return fmt.Errorf("%w: result counters without %q", ErrBadOp, k)
+		}
+	}
 	return nil
 }
