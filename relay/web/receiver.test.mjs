@@ -1,0 +1,130 @@
+// The JS Receiver against the golden vectors in testdata/ops/ (written by
+// the Go generator, relay/web/vectors_test.go, from real merge.Turns and
+// the Go Receiver), plus the JS-only promises. Run: node --test
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { Receiver, DEFAULT_CAPS, gapMarker } from "./receiver.js";
+
+const dir = fileURLToPath(new URL("../../testdata/ops/", import.meta.url));
+const names = readdirSync(dir).filter((f) => f.endsWith(".ops.ndjson")).map((f) => f.slice(0, -".ops.ndjson".length));
+
+function lines(file) {
+  const text = readFileSync(join(dir, file), "utf8");
+  return text.endsWith("\n") ? text.slice(0, -1).split("\n") : text.split("\n");
+}
+
+test("there are golden vectors", () => {
+  assert.ok(names.length >= 10, `only ${names.length} vectors in ${dir}`);
+});
+
+for (const name of names) {
+  test(`vector ${name}`, () => {
+    const meta = JSON.parse(readFileSync(join(dir, name + ".json"), "utf8"));
+    const ops = lines(name + ".ops.ndjson");
+    const views = lines(name + ".views.ndjson");
+    const r = new Receiver(meta.task, { caps: meta.caps });
+    assert.deepEqual(ops.map((op) => r.apply(op).result), meta.results);
+    assert.deepEqual(r.turns(), meta.turns);
+    // Byte for byte what Go's json.Marshal writes, for every turn.
+    const got = meta.turns.length === 0 ? [r.viewJSON()] : meta.turns.map((t) => r.turnViewJSON(t));
+    assert.deepEqual(got, views);
+    const latest = views[views.length - 1];
+    assert.equal(r.viewJSON(), latest);
+    // view() is the same value (numbers beyond 2^53 rounded alike by
+    // JSON.parse), and JSON.stringify of it is the same text but for Go's
+    // HTML escapes.
+    assert.deepEqual(r.view(), JSON.parse(latest));
+    if (name !== "int64-seqs") assert.equal(htmlEscape(JSON.stringify(r.view())), latest);
+    for (const [i, t] of meta.turns.entries()) assert.deepEqual(r.turnView(t), JSON.parse(views[i]));
+    assert.deepEqual(r.outcome(), meta.outcome);
+    assert.equal(r.outcomeJSON(), htmlEscape(JSON.stringify(meta.outcome)));
+  });
+}
+
+// htmlEscape escapes JSON text as Go's json.Marshal does.
+function htmlEscape(s) {
+  return s.replace(/[<>&\u2028\u2029]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
+}
+
+test("apply never throws on bad input", () => {
+  const r = new Receiver("t1");
+  const bad = [undefined, null, 42, true, [], "", "{", "[".repeat(100000), {}, { type: "block" },
+    { type: "block", task: "t1", seq: 2 ** 60 }, { type: "block", task: "t1", seq: 1.5 }, Symbol.iterator,
+    () => 1, new Proxy({}, { ownKeys() { throw new Error("hostile"); } })];
+  for (const op of bad) assert.equal(r.apply(op).result, "invalid");
+  assert.equal(r.view().counters.invalid, bad.length);
+});
+
+test("an op object works like its JSON text; seqs past 2^53 need the text or a BigInt", () => {
+  const op = { type: "block", task: "t1", turn: "m1", streamKey: "", seq: 7, id: "", kind: "text", status: "running",
+    payload: { text: "hi" }, source: "envelope" };
+  const a = new Receiver("t1");
+  const b = new Receiver("t1");
+  assert.equal(a.apply(op).result, "applied");
+  assert.equal(b.apply(JSON.stringify(op)).result, "applied");
+  assert.equal(a.viewJSON(), b.viewJSON());
+  assert.equal(a.apply({ ...op, seq: 9007199254740993 }).result, "invalid"); // not exact as a number
+  assert.equal(a.apply({ ...op, seq: 9007199254740993n }).result, "applied");
+  const text = JSON.stringify({ ...op, seq: 0 }).replace('"seq":0', '"seq":9007199254740995');
+  assert.equal(a.apply(text).result, "applied");
+  assert.match(a.viewJSON(), /"seq":9007199254740993,.*"seq":9007199254740995,/);
+});
+
+test("the results of apply", () => {
+  const r = new Receiver("t1", { caps: { maxBlocks: 2 } });
+  const op = (seq, text) => JSON.stringify({ type: "block", task: "t1", turn: "m1", streamKey: "", seq, id: "", kind: "text",
+    status: "running", payload: { text }, source: "envelope" });
+  assert.deepEqual([op(5, "a"), op(5, "a"), op(5, "b"), op(3, "c"), op(9, "d"), op(3, "c")].map((o) => r.apply(o)),
+    [{ result: "applied", late: false }, { result: "duplicate", late: false }, { result: "conflict", late: false },
+      { result: "applied", late: true }, { result: "dropped_cap", late: false }, { result: "duplicate", late: false }]);
+  assert.deepEqual(r.view().counters,
+    { applied: 2, duplicates: 2, conflicts: 1, late: 1, gaps: 1, droppedAfterSeal: 0, droppedByCap: 1 });
+});
+
+test("defaults and helpers", () => {
+  assert.deepEqual({ ...DEFAULT_CAPS },
+    { maxBlocks: 10000, maxStreamKeys: 256, maxOutputBytes: 262144, maxTextBytes: 8192 });
+  assert.equal(gapMarker(1), "[gap: 1 seq missing]\n");
+  assert.equal(gapMarker(3n), "[gap: 3 seqs missing]\n");
+  assert.equal(new Receiver("t1").viewJSON(),
+    '{"task":"t1","turn":"","blocks":null,"toolCalls":null,"counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,' +
+    '"gaps":0,"droppedAfterSeal":0,"droppedByCap":0},"sealed":false}');
+});
+
+test("a reason named __proto__ is a key like any other", () => {
+  const r = new Receiver("t1");
+  r.apply({ type: "block", task: "t1", turn: "m1", streamKey: "", seq: 0, id: "m", kind: "text", status: "running",
+    payload: { text: "x" }, source: "fallback", reason: "__proto__", ordinal: 1 });
+  const v = r.view();
+  assert.equal(Object.getPrototypeOf(v.counters.fallbacks), Object.prototype);
+  assert.equal(JSON.stringify(v.counters.fallbacks), '{"__proto__":1}');
+});
+
+test("turns: a view each, the latest by first arrival, seqs scoped by turn", () => {
+  const r = new Receiver("t1");
+  const op = (turn, seq, text) => ({ type: "block", task: "t1", turn, streamKey: "", seq, id: "", kind: "text",
+    status: "running", payload: { text }, source: "envelope" });
+  assert.equal(r.apply(op("q", 1, "question turn")).result, "applied");
+  assert.equal(r.apply(op("a", 1, "answer turn, seq 1 again")).result, "applied");
+  assert.equal(r.apply(op("q", 1, "question turn")).result, "duplicate");
+  assert.deepEqual(r.turns(), ["q", "a"]);
+  assert.equal(r.view().turn, "a");
+  assert.equal(r.turnView("q").blocks[0].payload.text, "question turn");
+  assert.equal(r.turnView("nope"), null);
+  assert.equal(r.turnViewJSON("nope"), null);
+  assert.equal(r.outcome(), null);
+  assert.equal(r.outcomeJSON(), "null");
+  assert.equal(r.apply({ type: "seal", task: "t1", turn: "a" }).result, "applied");
+  assert.equal(r.apply({ type: "seal", task: "t1", turn: "a" }).result, "duplicate");
+  const result = { type: "result", task: "t1", turn: "a", state: "TASK_STATE_COMPLETED", verdict: "completed",
+    reply: "done", counters: { applied: 1 } };
+  assert.equal(r.apply(result).result, "applied");
+  assert.equal(r.apply(result).result, "duplicate");
+  assert.equal(r.apply({ ...result, reply: "other" }).result, "conflict");
+  assert.equal(r.outcome().reply, "done");
+  assert.equal(r.outcome("q"), null);
+  assert.equal(r.refused(), 0);
+});
