@@ -136,6 +136,7 @@ func TestOpJSONErrors(t *testing.T) {
 		{"fallback with an unknown reason", `{"type":"block","task":"t1","turn":"m1","id":"msg:m","kind":"text","status":"running","payload":{"text":"a"},"source":"fallback","reason":"gremlins","ordinal":1}`},
 		{"fallback with the reason extra_envelope", `{"type":"block","task":"t1","turn":"m1","id":"msg:m","kind":"text","status":"running","payload":{"text":"a"},"source":"fallback","reason":"extra_envelope","ordinal":1}`},
 		{"at before 1678", `{"type":"block","task":"t1","turn":"m1","seq":1,"kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"1677-12-31T23:59:59.999999999Z"}`},
+		{"at of Go's zero time", `{"type":"block","task":"t1","turn":"m1","seq":1,"kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"0001-01-01T00:00:00.000000000Z"}`},
 		{"at after 2261", `{"type":"block","task":"t1","turn":"m1","seq":1,"kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"2262-01-01T00:00:00.000000000Z"}`},
 		{"result without counters", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"completed"}`},
 		{"result with null counters", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"completed","counters":null}`},
