@@ -122,8 +122,9 @@ func place(b *Block) (int64, int) {
 }
 
 // valid reports whether b has the shape of a block: a kind with its
-// payload, a status, a source with its identity. It is the cheap check of
-// the hot path; a block decoded from JSON also passes Envelope.Validate.
+// payload, a status, a source with its identity (a fallback: with a reason
+// of PROTOCOL.md §2.6). It is the cheap check of the hot path; a block
+// decoded from JSON also passes Envelope.Validate.
 func (b *Block) valid() bool {
 	if b.Payload == nil || b.Payload.Kind() != b.Kind || !b.Status.Valid() ||
 		b.Truncated < 0 || b.Truncated > envelope.MaxEnvelopeBytes {
@@ -139,7 +140,8 @@ func (b *Block) valid() bool {
 	case SourceEnvelope:
 		return b.Key.ID == "" && b.Reason == "" && !b.Anchored && b.After == 0 && b.Ordinal == 0
 	case SourceFallback:
-		return b.Kind == envelope.KindText && b.Key.StreamKey == "" && b.Key.Seq == 0 && (b.Anchored || b.After == 0)
+		return b.Kind == envelope.KindText && b.Key.StreamKey == "" && b.Key.Seq == 0 && (b.Anchored || b.After == 0) &&
+			isFallbackReason(b.Reason)
 	case SourceProjection:
 		return b.Key.ID != "" && b.Key.StreamKey != "" && b.Reason == "" && b.Kind != envelope.KindToolOutputAppend &&
 			(b.Anchored || b.After == 0)

@@ -191,9 +191,6 @@ func (w *blockJSON) block() (Block, error) {
 	if err := e.Validate(); err != nil {
 		return Block{}, fmt.Errorf("%w: %w", ErrBadOp, err)
 	}
-	if !b.valid() {
-		return Block{}, fmt.Errorf("%w: block %q/%d/%q is not a valid %s block", ErrBadOp, w.StreamKey, w.Seq, w.ID, w.Source)
-	}
 	// What a producer always writes for a placed block (PROTOCOL.md §4.1),
 	// checked as schema/op.schema.json does.
 	if b.placed() && b.Ordinal < 1 {
@@ -201,6 +198,9 @@ func (w *blockJSON) block() (Block, error) {
 	}
 	if b.Source == SourceFallback && !isFallbackReason(b.Reason) {
 		return Block{}, fmt.Errorf("%w: fallback %q with the reason %q (want one of PROTOCOL.md §2.6)", ErrBadOp, w.ID, b.Reason)
+	}
+	if !b.valid() {
+		return Block{}, fmt.Errorf("%w: block %q/%d/%q is not a valid %s block", ErrBadOp, w.StreamKey, w.Seq, w.ID, w.Source)
 	}
 	return b, nil
 }

@@ -290,3 +290,16 @@ func TestPlacedOverSoftLimitIsContent(t *testing.T) {
 		t.Errorf("results (-want +got):\n%s", d)
 	}
 }
+
+// A fallback reading without a fallback reason is no fallback a receiver
+// could decode: the Turn refuses it too.
+func TestTurnFallbackNeedsReason(t *testing.T) {
+	for _, reason := range []envelope.Reason{"", "gremlins", envelope.ReasonExtraEnvelope} {
+		turn := NewTurn("t1", "m1", Caps{})
+		r := envelope.Reading{Fallback: true, ID: "msg:x", Reason: reason,
+			Envelope: envelope.Envelope{V: 1, Kind: envelope.KindText, Status: envelope.StatusRunning, Payload: envelope.Text{Text: "x"}}}
+		if got := turn.Apply(r).Result; got != Invalid {
+			t.Errorf("reason %q: %v, want Invalid", reason, got)
+		}
+	}
+}

@@ -695,7 +695,8 @@ function validBlock(b) {
     case "envelope":
       return b.id === "" && b.reason === "" && !b.anchored && b.after === 0n && b.ordinal === 0n;
     case "fallback":
-      return b.kind === "text" && b.streamKey === "" && b.seq === 0n && (b.anchored || b.after === 0n);
+      return b.kind === "text" && b.streamKey === "" && b.seq === 0n && (b.anchored || b.after === 0n) &&
+        FALLBACK_REASONS.has(b.reason);
     case "projection":
       return b.id !== "" && b.streamKey !== "" && b.reason === "" && b.kind !== "tool_output_append" &&
         (b.anchored || b.after === 0n);
