@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -60,12 +61,16 @@ func TestCutResubscribes(t *testing.T) {
 	base.Name = "cut-ref"
 	s.Register(base)
 	ref := reference(t, s, "cut-ref")
-	points := 0
+	var points atomic.Int64
+	t.Cleanup(func() { t.Logf("%d cut points, each resumed through a subscription", points.Load()) })
 	for _, c := range combos() {
 		for _, abrupt := range []bool{true, false} {
 			for _, k := range []int{1, 2, 7, 12} {
 				name := fmt.Sprintf("cut-%s-%v-%d", c, abrupt, k)
 				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					// A callee of its own: a cut is armed per server.
+					s := startCallee(t)
 					// The execution waits at step 12 (13 events sent) until
 					// the resubscription's snapshot is in: the resume goes
 					// through SubscribeToTask, not GetTask.
@@ -105,12 +110,11 @@ func TestCutResubscribes(t *testing.T) {
 					if cc.count("SubscribeToTask") != 1 || cc.count("GetTask") != 0 {
 						t.Errorf("calls = %v, want one subscription and no GetTask", cc.n)
 					}
-					points++
+					points.Add(1)
 				})
 			}
 		}
 	}
-	t.Logf("%d cut points, each resumed through a subscription", points)
 }
 
 // A cut after which the task settles: the subscription is refused and
@@ -188,7 +192,12 @@ func TestCutRandom(t *testing.T) {
 		refs[sc.Name] = reference(t, refSrv, sc.Name)
 	}
 	all := combos()
-	points, viaSub, viaGet := 0, 0, 0
+	// The trials run in parallel, each on its own callee: the choices are
+	// drawn here, in order, so a seed still names the same trials.
+	var points, viaSub, viaGet atomic.Int64
+	t.Cleanup(func() {
+		t.Logf("%d trials, %d cut points armed; %d subscriptions and %d GetTask calls to resume", trials, points.Load(), viaSub.Load(), viaGet.Load())
+	})
 	for i := range trials {
 		sc := scripts[rng.IntN(len(scripts))]
 		c := all[rng.IntN(len(all))]
@@ -209,6 +218,7 @@ func TestCutRandom(t *testing.T) {
 		pause := rng.IntN(2) == 0
 		name := fmt.Sprintf("trial-%d-%s-%s-%v-%v", i, sc.Name, c, cuts, pause)
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			s := startCallee(t)
 			play := sc
 			if pause {
@@ -226,12 +236,11 @@ func TestCutRandom(t *testing.T) {
 			if cc.count("SendStreamingMessage") != 1 {
 				t.Errorf("the message was sent again: %v", cc.n)
 			}
-			points += len(cuts)
-			viaSub += cc.count("SubscribeToTask")
-			viaGet += cc.count("GetTask")
+			points.Add(int64(len(cuts)))
+			viaSub.Add(int64(cc.count("SubscribeToTask")))
+			viaGet.Add(int64(cc.count("GetTask")))
 		})
 	}
-	t.Logf("%d trials, %d cut points armed; %d subscriptions and %d GetTask calls to resume", trials, points, viaSub, viaGet)
 }
 
 // The send stream cut before its first event: no event named the task,
