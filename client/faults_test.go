@@ -222,7 +222,7 @@ func TestIdleTimeoutIsACut(t *testing.T) {
 			w.event(working(2, "two"))
 			w.event(completed("done"))
 		})
-	st, _ := a.client(t, WithIdleTimeout(500*time.Millisecond)).SendText(testCtx(t), "go")
+	st, _ := a.client(t, WithIdleTimeout(1500*time.Millisecond)).SendText(testCtx(t), "go")
 	r := collect(t, st)
 	if r.err != nil || r.out.Text != "done" {
 		t.Fatalf("stream %v, outcome %q", r.err, r.out.Text)
@@ -241,6 +241,9 @@ func TestIdleTimeoutIsACut(t *testing.T) {
 	}
 }
 
+// keepAliveIdle is TestKeepAliveIsNotIdle's idle timeout.
+const keepAliveIdle = 1500 * time.Millisecond
+
 // SSE keep-alive comments are bytes: a stream that only keeps alive for
 // longer than the idle timeout is not cut (the bytes are watched, not the
 // events, which a2a-go's parser never shows for comments).
@@ -249,15 +252,15 @@ func TestKeepAliveIsNotIdle(t *testing.T) {
 	a := newRawAgent(t, func(w *sseWriter) {
 		w.event(taskEv(a2a.TaskStateSubmitted, userMsg()))
 		w.event(working(1, "one"))
-		// Twelve comments 100 ms apart: twice the idle timeout without an
-		// event, each gap a sixth of it (room for a loaded machine).
-		for range 12 {
+		// Comments 100 ms apart for twice the idle timeout without an
+		// event: each gap a fifteenth of it, room for a loaded machine.
+		for start := time.Now(); time.Since(start) < 2*keepAliveIdle; {
 			time.Sleep(100 * time.Millisecond) // the peer's pace, not synchronisation
 			w.comment()
 		}
 		w.event(completed("done"))
 	})
-	st, _ := a.client(t, WithIdleTimeout(600*time.Millisecond)).SendText(testCtx(t), "go")
+	st, _ := a.client(t, WithIdleTimeout(keepAliveIdle)).SendText(testCtx(t), "go")
 	r := collect(t, st)
 	if r.err != nil || r.out.Text != "done" || r.count(UpdateReconnect) != 0 {
 		t.Fatalf("stream %v, outcome %q, %d reconnects", r.err, r.out.Text, r.count(UpdateReconnect))

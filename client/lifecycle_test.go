@@ -53,7 +53,7 @@ func TestSlowConsumerIsNotIdle(t *testing.T) {
 		}
 		w.event(completed("done"))
 	})
-	st, _ := a.client(t, WithIdleTimeout(300*time.Millisecond)).SendText(testCtx(t), "go")
+	st, _ := a.client(t, WithIdleTimeout(1500*time.Millisecond)).SendText(testCtx(t), "go")
 	var r result
 	for u, err := range st.Updates() {
 		if err != nil {
@@ -61,7 +61,7 @@ func TestSlowConsumerIsNotIdle(t *testing.T) {
 		}
 		r.updates = append(r.updates, u)
 		if u.Type == UpdateProgress {
-			time.Sleep(1500 * time.Millisecond) // the consumer's own work, five idle timeouts long
+			time.Sleep(4 * time.Second) // the consumer's own work, over two idle timeouts long
 			close(done)
 		}
 	}

@@ -80,14 +80,14 @@ func TestReadAheadIdleIsTheCallers(t *testing.T) {
 		w.event(working(1, "a"))
 		w.event(completed("done"))
 	})
-	const idle = 250 * time.Millisecond
+	const idle = time.Second
 	st, err := a.client(t, WithIdleTimeout(idle)).SendText(testCtx(t), "go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Waiting is the point here: several idle timeouts pass before the
 	// caller iterates.
-	time.Sleep(6 * idle)
+	time.Sleep(3 * idle)
 	close(release)
 	r := collect(t, st)
 	if r.err != nil || r.out.State != a2a.TaskStateCompleted || r.count(UpdateReconnect) != 0 {
