@@ -46,6 +46,7 @@ func (s *sent) option() Option { return WithFactoryOptions(a2aclient.WithCallInt
 // before a single update is read, while the agent still holds the turn at
 // a gate, and it is the task the turn settles.
 func TestSendKnowsTaskIDBeforeIteration(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	base := callee.Trajectory(4, callee.Named("early-ref"))
 	s.Register(base)
@@ -86,6 +87,7 @@ func TestSendKnowsTaskIDBeforeIteration(t *testing.T) {
 // TestMain checks that nothing is left behind); the task goes on, and the
 // stream cannot be iterated afterwards.
 func TestCloseBeforeIteration(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	s.Register(gated(callee.Trajectory(3), "close-early", 1, "close-early"))
 	cl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, callee.V1})
@@ -119,6 +121,7 @@ func TestCloseBeforeIteration(t *testing.T) {
 // task's id and context id; the new turn is the same as the one Send
 // starts with those ids, on every transport and version.
 func TestAnswer(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	s.Register(callee.Trajectory(5, callee.Named("mt-ask"), callee.EndIn(a2a.TaskStateInputRequired)))
 	s.Register(callee.Trajectory(8, callee.Named("mt-answer"), callee.PlainText(2)))
@@ -161,6 +164,7 @@ func TestAnswer(t *testing.T) {
 // Answer and Cancel of a task the agent does not know fail with
 // a2a.ErrTaskNotFound, and Answer sends nothing.
 func TestAnswerAndCancelUnknownTask(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	for _, c := range combos() {
 		t.Run(c.String(), func(t *testing.T) {
@@ -183,6 +187,7 @@ func TestAnswerAndCancelUnknownTask(t *testing.T) {
 // stream of its turn ends with the canceled verdict. A settled task
 // cannot be canceled.
 func TestCancel(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	base := callee.Trajectory(4)
 	s.Register(callee.Trajectory(2, callee.Named("cancel-done")))

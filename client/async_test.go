@@ -37,6 +37,7 @@ func dispatch(t *testing.T, cl *Client, text string) a2a.TaskID {
 }
 
 func TestAsync(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	s.Register(callee.Trajectory(30, callee.Named("async"), callee.Reorder(2), callee.Duplicate(2), callee.PlainText(1)))
 	ref := reference(t, s, "async")
@@ -86,6 +87,7 @@ func TestAsync(t *testing.T) {
 // A late Follow, after some events: the subscription's snapshot carries
 // the history, which is backfilled; the view ends equal to an uncut one.
 func TestLateFollowBackfills(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	for _, c := range combos() {
 		t.Run(c.String(), func(t *testing.T) {

@@ -14,9 +14,7 @@ import (
 // task whose history is over the bound resolves to an incomplete turn
 // that says why, instead of being held in memory; one under it resolves.
 func TestGetTaskBodyIsBounded(t *testing.T) {
-	old := maxResponseBytes
-	maxResponseBytes = 1 << 20
-	t.Cleanup(func() { maxResponseBytes = old })
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		history int // bytes of agent text in the history
@@ -36,7 +34,7 @@ func TestGetTaskBodyIsBounded(t *testing.T) {
 			task := taskEv(a2a.TaskStateWorking, h...)
 			task.Status = a2a.TaskStatus{State: a2a.TaskStateCompleted, Message: &a2a.Message{ID: "final", Role: a2a.MessageRoleAgent, Parts: a2a.ContentParts{a2a.NewTextPart("done")}}}
 			a.setTask(task)
-			st, _ := a.client(t, WithRetry(1, 0, 0)).Follow(testCtx(t), rawTask)
+			st, _ := a.client(t, WithRetry(1, 0, 0), withBounds(bounds{response: 1 << 20, event: defaultBounds.event})).Follow(testCtx(t), rawTask)
 			r := collect(t, st)
 			if !tc.wantErr {
 				if r.err != nil || r.out.Text != "done" {
@@ -55,6 +53,7 @@ func TestGetTaskBodyIsBounded(t *testing.T) {
 // resolves over gRPC as it does over HTTP: the GetTask answer is taken up
 // to the client's own bound.
 func TestGRPCLongHistoryResolves(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	sc := callee.Script{Name: "long-history", Final: a2a.TaskStateCompleted, FinalText: "ok"}
 	for range 6 { // 6 × 800 KiB ≈ 4.7 MiB of history

@@ -42,9 +42,9 @@ func New(ctx context.Context, agentURL string, opts ...Option) (*Client, error) 
 	for _, o := range opts {
 		o(&cfg)
 	}
-	hc, removed := streamingHTTPClient(cfg.httpClient)
+	hc, removed := streamingHTTPClient(cfg.httpClient, cfg.bounds)
 	guardRedirects(hc, cfg.params)
-	fopts := append(factoryOptions(hc, cfg.grpcOpts), cfg.factoryOpts...)
+	fopts := append(factoryOptions(hc, cfg.grpcOpts, cfg.bounds), cfg.factoryOpts...)
 	if !cfg.noFast {
 		fopts = withFastPath(fopts, len(cfg.factoryOpts), hc)
 	}

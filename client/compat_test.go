@@ -76,6 +76,7 @@ func compatScript() callee.Script {
 }
 
 func TestCompatProjections(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	s.Register(compatScript())
 	question := "Approve the expense? Answer 'approved' or give a reason."
@@ -157,6 +158,7 @@ func TestCompatProjections(t *testing.T) {
 // Switched off, the layer leaves projection artifacts where the peer put
 // them: among the outcome's artifacts, and out of the view.
 func TestCompatOff(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	s.Register(compatScript())
 	st, err := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, callee.V1}, WithCompat(false)).SendText(testCtx(t), "compat")
@@ -181,6 +183,7 @@ func TestCompatOff(t *testing.T) {
 
 // The caller's own hook sees what the layer did not claim.
 func TestCompatThenCallerHook(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	s.Register(compatScript())
 	var seen []string

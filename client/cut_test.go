@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -54,17 +55,22 @@ func gated(sc callee.Script, name string, i int, gate string) callee.Script {
 // A cut while the task runs: the client resubscribes, the snapshot's
 // history fills what the cut lost, and the view equals the uncut one.
 func TestCutResubscribes(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	base := callee.Trajectory(20, callee.Reorder(2), callee.Duplicate(2), callee.PlainText(2))
 	base.Name = "cut-ref"
 	s.Register(base)
 	ref := reference(t, s, "cut-ref")
-	points := 0
+	var points atomic.Int64
+	t.Cleanup(func() { t.Logf("%d cut points, each resumed through a subscription", points.Load()) })
 	for _, c := range combos() {
 		for _, abrupt := range []bool{true, false} {
 			for _, k := range []int{1, 2, 7, 12} {
 				name := fmt.Sprintf("cut-%s-%v-%d", c, abrupt, k)
 				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					// A callee of its own: a cut is armed per server.
+					s := startCallee(t)
 					// The execution waits at step 12 (13 events sent) until
 					// the resubscription's snapshot is in: the resume goes
 					// through SubscribeToTask, not GetTask.
@@ -104,17 +110,17 @@ func TestCutResubscribes(t *testing.T) {
 					if cc.count("SubscribeToTask") != 1 || cc.count("GetTask") != 0 {
 						t.Errorf("calls = %v, want one subscription and no GetTask", cc.n)
 					}
-					points++
+					points.Add(1)
 				})
 			}
 		}
 	}
-	t.Logf("%d cut points, each resumed through a subscription", points)
 }
 
 // A cut after which the task settles: the subscription is refused and
 // GetTask resolves the turn, backfilling its history.
 func TestCutThenSettledResolvesWithGetTask(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	base := callee.Trajectory(16, callee.Duplicate(1), callee.PlainText(1), callee.EndIn(a2a.TaskStateFailed))
 	base.Name = "settle-ref"
@@ -166,6 +172,7 @@ func TestCutThenSettledResolvesWithGetTask(t *testing.T) {
 // pause or not. The view always equals the uncut one, the verdict is
 // right, and the message is sent once.
 func TestCutRandom(t *testing.T) {
+	t.Parallel()
 	trials := 150
 	if testing.Short() {
 		trials = 30
@@ -185,7 +192,12 @@ func TestCutRandom(t *testing.T) {
 		refs[sc.Name] = reference(t, refSrv, sc.Name)
 	}
 	all := combos()
-	points, viaSub, viaGet := 0, 0, 0
+	// The trials run in parallel, each on its own callee: the choices are
+	// drawn here, in order, so a seed still names the same trials.
+	var points, viaSub, viaGet atomic.Int64
+	t.Cleanup(func() {
+		t.Logf("%d trials, %d cut points armed; %d subscriptions and %d GetTask calls to resume", trials, points.Load(), viaSub.Load(), viaGet.Load())
+	})
 	for i := range trials {
 		sc := scripts[rng.IntN(len(scripts))]
 		c := all[rng.IntN(len(all))]
@@ -206,6 +218,7 @@ func TestCutRandom(t *testing.T) {
 		pause := rng.IntN(2) == 0
 		name := fmt.Sprintf("trial-%d-%s-%s-%v-%v", i, sc.Name, c, cuts, pause)
 		t.Run(name, func(t *testing.T) {
+			t.Parallel()
 			s := startCallee(t)
 			play := sc
 			if pause {
@@ -223,17 +236,17 @@ func TestCutRandom(t *testing.T) {
 			if cc.count("SendStreamingMessage") != 1 {
 				t.Errorf("the message was sent again: %v", cc.n)
 			}
-			points += len(cuts)
-			viaSub += cc.count("SubscribeToTask")
-			viaGet += cc.count("GetTask")
+			points.Add(int64(len(cuts)))
+			viaSub.Add(int64(cc.count("SubscribeToTask")))
+			viaGet.Add(int64(cc.count("GetTask")))
 		})
 	}
-	t.Logf("%d trials, %d cut points armed; %d subscriptions and %d GetTask calls to resume", trials, points, viaSub, viaGet)
 }
 
 // The send stream cut before its first event: no event named the task,
 // so nothing can be resumed — and the message is not sent again.
 func TestSendCutBeforeFirstEvent(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	for _, c := range combos() {
 		for _, abrupt := range []bool{true, false} {
@@ -259,6 +272,7 @@ func TestSendCutBeforeFirstEvent(t *testing.T) {
 // is not a success: the client resubscribes, and when the task stays
 // unresolved the stream ends with ErrIncomplete and the last state.
 func TestSilentEndIsIncomplete(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	sc := callee.Trajectory(6, callee.Named("silent"))
 	sc.Final = ""

@@ -60,7 +60,7 @@ func (s *Stream) drive(emit emitFunc) error {
 
 // resume brings a cut turn to its end: SubscribeToTask with exponential
 // backoff and jitter, at most maxAttempts times in a row without news
-// (Stream.news); a subscription refused before its first event (the task has
+// (Stream.gained); a subscription refused before its first event (the task has
 // settled: a2a-go answers ErrTaskNotFound, others UnsupportedOperation or
 // InvalidParams — the client does not rely on which) is followed by a
 // GetTask. cause is nil when following: the first subscription is not a
@@ -87,7 +87,7 @@ func (s *Stream) resume(cause error, emit emitFunc) error {
 			}
 		}
 		id := s.TaskID()
-		news := s.news
+		gainedBefore := s.gained
 		res := s.attempt(func(ctx context.Context) iter.Seq2[a2a.Event, error] {
 			return s.c.a2a.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id, Tenant: cfg.tenant})
 		}, emit)
@@ -107,7 +107,7 @@ func (s *Stream) resume(cause error, emit emitFunc) error {
 				cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a GetTask after a refused subscription failed",
 					slog.String("task", string(id)), slog.String("error", gerr.Error()))
 			}
-		} else if s.news > news {
+		} else if s.gained > gainedBefore {
 			// The peer brought news (the snapshot's backfill counts): it
 			// is making progress, so a later cut starts a fresh count. A
 			// peer that only replays what the turn has — the snapshot and

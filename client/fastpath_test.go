@@ -62,6 +62,7 @@ func (l *requestLog) RoundTrip(req *http.Request) (*http.Response, error) {
 // off, on every HTTP transport and version, with credentials, service
 // parameters and (JSON-RPC) a tenant.
 func TestFastPathSendsA2AGoRequests(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	s.Register(callee.Trajectory(5, callee.Named("short")))
 	for _, c := range combos() {
@@ -150,6 +151,7 @@ func replaceIn(v any, old, new string) any {
 // (the snapshot, an artifact, frames with case-variant or repeated keys,
 // an object-form tfrs, a frame split over data lines) alike.
 func TestFastPathSameUpdates(t *testing.T) {
+	t.Parallel()
 	art := &a2a.TaskArtifactUpdateEvent{TaskID: rawTask, ContextID: "c1",
 		Artifact: &a2a.Artifact{ID: "a1", Name: "notes", Parts: a2a.ContentParts{a2a.NewTextPart("out")}}}
 	done := completed("done")

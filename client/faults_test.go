@@ -77,6 +77,7 @@ func TestGiantFrame(t *testing.T) {
 // A frame under the cap whose envelope is too large to parse: the update
 // falls back to its text, which the merge caps — the view stays small.
 func TestHugeEnvelopeFallsBackAndIsCapped(t *testing.T) {
+	t.Parallel()
 	huge := working(2, "")
 	p, _ := envelope.NewPart(envelope.Envelope{V: 1, Kind: envelope.KindText, Seq: 2, Status: envelope.StatusRunning,
 		Payload: envelope.Text{Text: strings.Repeat("y", 3<<20)}}, strings.Repeat("z", 3<<20))
@@ -112,6 +113,7 @@ func TestHugeEnvelopeFallsBackAndIsCapped(t *testing.T) {
 // with a clear error and are resumed past; a malformed envelope is a
 // fallback with its reason.
 func TestMalformedFrames(t *testing.T) {
+	t.Parallel()
 	badEnv := working(3, "")
 	badEnv.Status.Message.Parts = a2a.ContentParts{{Content: a2a.Text("three"), Metadata: map[string]any{envelope.MetadataKey: `{"v":1,"kind":`}}}
 	a := newRawAgent(t,
@@ -161,6 +163,7 @@ func TestMalformedFrames(t *testing.T) {
 // update, a stray Message — diagnosed, merged in seq order, and the
 // verdict still comes from the terminal state.
 func TestEventsOutOfOrder(t *testing.T) {
+	t.Parallel()
 	other := working(9, "other task")
 	other.TaskID = "t2"
 	art := &a2a.TaskArtifactUpdateEvent{TaskID: rawTask, ContextID: "c1", Artifact: &a2a.Artifact{ID: "a1", Parts: a2a.ContentParts{a2a.NewTextPart("report")}}}
@@ -207,6 +210,7 @@ func TestEventsOutOfOrder(t *testing.T) {
 
 // Silence longer than the idle timeout is a cut.
 func TestIdleTimeoutIsACut(t *testing.T) {
+	t.Parallel()
 	a := newRawAgent(t,
 		func(w *sseWriter) {
 			w.event(taskEv(a2a.TaskStateSubmitted, userMsg()))
@@ -218,7 +222,7 @@ func TestIdleTimeoutIsACut(t *testing.T) {
 			w.event(working(2, "two"))
 			w.event(completed("done"))
 		})
-	st, _ := a.client(t, WithIdleTimeout(50*time.Millisecond)).SendText(testCtx(t), "go")
+	st, _ := a.client(t, WithIdleTimeout(1500*time.Millisecond)).SendText(testCtx(t), "go")
 	r := collect(t, st)
 	if r.err != nil || r.out.Text != "done" {
 		t.Fatalf("stream %v, outcome %q", r.err, r.out.Text)
@@ -237,20 +241,26 @@ func TestIdleTimeoutIsACut(t *testing.T) {
 	}
 }
 
+// keepAliveIdle is TestKeepAliveIsNotIdle's idle timeout.
+const keepAliveIdle = 1500 * time.Millisecond
+
 // SSE keep-alive comments are bytes: a stream that only keeps alive for
 // longer than the idle timeout is not cut (the bytes are watched, not the
 // events, which a2a-go's parser never shows for comments).
 func TestKeepAliveIsNotIdle(t *testing.T) {
+	t.Parallel()
 	a := newRawAgent(t, func(w *sseWriter) {
 		w.event(taskEv(a2a.TaskStateSubmitted, userMsg()))
 		w.event(working(1, "one"))
-		for range 12 {
-			time.Sleep(20 * time.Millisecond) // the peer's pace, not synchronisation
+		// Comments 100 ms apart for twice the idle timeout without an
+		// event: each gap a fifteenth of it, room for a loaded machine.
+		for start := time.Now(); time.Since(start) < 2*keepAliveIdle; {
+			time.Sleep(100 * time.Millisecond) // the peer's pace, not synchronisation
 			w.comment()
 		}
 		w.event(completed("done"))
 	})
-	st, _ := a.client(t, WithIdleTimeout(120*time.Millisecond)).SendText(testCtx(t), "go")
+	st, _ := a.client(t, WithIdleTimeout(keepAliveIdle)).SendText(testCtx(t), "go")
 	r := collect(t, st)
 	if r.err != nil || r.out.Text != "done" || r.count(UpdateReconnect) != 0 {
 		t.Fatalf("stream %v, outcome %q, %d reconnects", r.err, r.out.Text, r.count(UpdateReconnect))
@@ -260,6 +270,7 @@ func TestKeepAliveIsNotIdle(t *testing.T) {
 // Following a task nobody knows ends at once: the subscription and GetTask
 // both say it does not exist, and the stream says so — not incomplete.
 func TestFollowUnknownTask(t *testing.T) {
+	t.Parallel()
 	a := newRawAgent(t)
 	st, _ := a.client(t).Follow(testCtx(t), "nope")
 	r := collect(t, st)
@@ -274,6 +285,7 @@ func TestFollowUnknownTask(t *testing.T) {
 // The seam for peers that send progress in the artifact channel (PROTOCOL.md §5.1):
 // such artifacts are merged as progress and kept out of the outcome.
 func TestArtifactProgressSeam(t *testing.T) {
+	t.Parallel()
 	progress := func(seq int) *a2a.TaskArtifactUpdateEvent {
 		return &a2a.TaskArtifactUpdateEvent{TaskID: rawTask, ContextID: "c1", Artifact: &a2a.Artifact{ID: a2a.ArtifactID("p" + string(rune('0'+seq))),
 			Parts: a2a.ContentParts{{Content: a2a.Text("RUNNING"), Metadata: map[string]any{"_remote_invocation": map[string]any{"sequence": float64(seq)}}}}}}
@@ -312,6 +324,7 @@ func TestArtifactProgressSeam(t *testing.T) {
 // Output beyond the merge caps: refused blocks are reported per update and
 // counted, tool output keeps its newest bytes, the verdict is untouched.
 func TestOutputBeyondCaps(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	s.Register(callee.Trajectory(300, callee.Named("flood"), callee.Oversize()))
 	cl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, callee.V1}, WithCaps(merge.Caps{MaxBlocks: 50, MaxOutputBytes: 32}))
@@ -353,6 +366,7 @@ func TestOutputBeyondCaps(t *testing.T) {
 // Canceling the context stops the stream promptly, with the context's
 // error; nothing is left running (goleak checks at the end).
 func TestContextCancelStops(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	s.Register(gated(callee.Trajectory(10), "cancel", 5, "never"))
 	for _, c := range combos() {
@@ -387,6 +401,7 @@ func TestContextCancelStops(t *testing.T) {
 
 // Run: an error from the callback stops the stream and is returned.
 func TestRunCallbackError(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	cl := newForced(t, s, combo{a2a.TransportProtocolGRPC, callee.V1})
 	st, _ := cl.SendText(testCtx(t), callee.RealisticName)
@@ -407,6 +422,7 @@ func TestRunCallbackError(t *testing.T) {
 }
 
 func TestStreamUsedTwice(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	cl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, callee.V0})
 	st, _ := cl.SendText(testCtx(t), callee.RealisticName)
@@ -422,6 +438,7 @@ func TestStreamUsedTwice(t *testing.T) {
 
 // Dispatch to an agent that answers with a Message: there is no task.
 func TestDispatchMessageReply(t *testing.T) {
+	t.Parallel()
 	a := newRawAgent(t)
 	_, err := a.client(t).Dispatch(testCtx(t), a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("hi")))
 	if !errors.Is(err, ErrNoTask) {
@@ -431,6 +448,7 @@ func TestDispatchMessageReply(t *testing.T) {
 
 // A direct Message reply on a stream completes the turn.
 func TestSendMessageReply(t *testing.T) {
+	t.Parallel()
 	a := newRawAgent(t, func(w *sseWriter) {
 		w.event(&a2a.Message{ID: "r1", Role: a2a.MessageRoleAgent, Parts: a2a.ContentParts{a2a.NewTextPart("hi there")}})
 	})

@@ -21,16 +21,13 @@ func FuzzBoundedBody(f *testing.F) {
 	f.Add([]byte("\r\r\n\n\r\n"), uint8(2))
 	const max = 32
 	f.Fuzz(func(t *testing.T, body []byte, chunk uint8) {
-		old := maxEventBytes
-		maxEventBytes = max
-		defer func() { maxEventBytes = old }()
 		var r io.Reader = bytes.NewReader(body)
 		if chunk%4 == 1 {
 			r = iotest.OneByteReader(r)
 		} else if chunk%4 == 2 {
 			r = iotest.HalfReader(r)
 		}
-		got, err := io.ReadAll(newBoundedBody(io.NopCloser(r), nil, true))
+		got, err := io.ReadAll(newBoundedBody(io.NopCloser(r), nil, true, bounds{event: max}))
 		want := referenceOver(body, max)
 		if errors.Is(err, ErrEventTooLarge) != want {
 			t.Fatalf("refused: %v, reference: %v (%q)", err, want, body)

@@ -14,6 +14,7 @@ import (
 // plaintext connection. The callee serves plaintext, so a TLS client's
 // send fails there, while the insecure option (later) still wins.
 func TestGRPCDialOptionsKeepTLSDefault(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	e := s.Endpoint(a2a.TransportProtocolGRPC, callee.V1)
 	ua := WithGRPCDialOptions(grpc.WithUserAgent("a2a-progress-test"))

@@ -13,10 +13,10 @@ import (
 
 // Reasons of an UpdateIgnored.
 var (
-	errOtherTask   = errors.New("event for another task")
-	errStray       = errors.New("a Message after a task is not a reply")
-	errConflict    = errors.New("a second, different terminal state (the first stands)")
-	errIgnoredByTk = errors.New("event ignored by the verdict (after a terminal state, or invalid)")
+	errOtherTask        = errors.New("event for another task")
+	errStray            = errors.New("a Message after a task is not a reply")
+	errConflict         = errors.New("a second, different terminal state (the first stands)")
+	errIgnoredByVerdict = errors.New("event ignored by the verdict (after a terminal state, or invalid)")
 )
 
 // handle folds one event into the turn — verdict tracker first, then the
@@ -32,7 +32,7 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 	prev := s.state
 	obs := s.tracker.Observe(ev)
 	if obs.Ignored {
-		reason := errIgnoredByTk
+		reason := errIgnoredByVerdict
 		switch {
 		case obs.Conflict:
 			reason = errConflict
@@ -42,12 +42,12 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 		return emit(Update{Type: UpdateIgnored, TaskID: s.taskID, ContextID: s.contextID, Timestamp: time.Now(),
 			State: s.state, Event: ev, Err: reason})
 	}
-	s.pin(info, ev)
+	s.recordIDs(info, ev)
 	s.state = obs.State
 	base := Update{TaskID: s.taskID, ContextID: s.contextID, Timestamp: statusTime(ev), State: obs.State, Event: ev}
 
 	if obs.State != prev {
-		s.news++
+		s.gained++
 		if !obs.Settled {
 			u := base
 			u.Type = UpdateState
@@ -76,7 +76,7 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 		}
 	case *a2a.TaskArtifactUpdateEvent:
 		if !obs.Progress {
-			s.news++
+			s.gained++
 			u := base
 			u.Type = UpdateArtifact
 			if !emit(u) {
@@ -141,7 +141,7 @@ func (s *Stream) progress(base Update, r envelope.Reading, backfill bool, emit e
 	ch := s.turnLocked().ApplyAt(r, base.Timestamp)
 	s.mu.Unlock()
 	if ch.Result == merge.Applied || ch.Result == merge.DroppedCap {
-		s.news++
+		s.gained++
 	}
 	if backfill && ch.Result == merge.Duplicate {
 		return true
@@ -211,9 +211,9 @@ func (s *Stream) backfill(base Update, t *a2a.Task, settled bool, emit emitFunc)
 	return true
 }
 
-// pin records the task and context the events name, and the turn's id
+// recordIDs records the task and context the events name, and the turn's id
 // when the first event is a Task (see Stream.Turn).
-func (s *Stream) pin(info a2a.TaskInfo, ev a2a.Event) {
+func (s *Stream) recordIDs(info a2a.TaskInfo, ev a2a.Event) {
 	if (s.taskID != "" || info.TaskID == "") && (s.contextID != "" || info.ContextID == "") && (s.turnID != "" || s.turn != nil) {
 		return
 	}

@@ -10,6 +10,7 @@ import (
 // Breaking out of Updates closes the connection at once: the agent sees
 // its request end while it still has the stream open.
 func TestBreakClosesConnection(t *testing.T) {
+	t.Parallel()
 	left := make(chan struct{})
 	a := newRawAgent(t, func(w *sseWriter) {
 		w.event(taskEv(a2a.TaskStateSubmitted, userMsg()))
@@ -40,6 +41,7 @@ func TestBreakClosesConnection(t *testing.T) {
 // loop body is not the peer's silence. The agent sends the end only once
 // the consumer is done, so without the pause the stream would be cut.
 func TestSlowConsumerIsNotIdle(t *testing.T) {
+	t.Parallel()
 	done := make(chan struct{})
 	a := newRawAgent(t, func(w *sseWriter) {
 		w.event(taskEv(a2a.TaskStateSubmitted, userMsg()))
@@ -51,7 +53,7 @@ func TestSlowConsumerIsNotIdle(t *testing.T) {
 		}
 		w.event(completed("done"))
 	})
-	st, _ := a.client(t, WithIdleTimeout(40*time.Millisecond)).SendText(testCtx(t), "go")
+	st, _ := a.client(t, WithIdleTimeout(1500*time.Millisecond)).SendText(testCtx(t), "go")
 	var r result
 	for u, err := range st.Updates() {
 		if err != nil {
@@ -59,7 +61,7 @@ func TestSlowConsumerIsNotIdle(t *testing.T) {
 		}
 		r.updates = append(r.updates, u)
 		if u.Type == UpdateProgress {
-			time.Sleep(200 * time.Millisecond) // the consumer's own work, five idle timeouts long
+			time.Sleep(4 * time.Second) // the consumer's own work, over two idle timeouts long
 			close(done)
 		}
 	}

@@ -8,22 +8,25 @@ import (
 	"runtime/debug"
 )
 
-// The bounds on what a peer's answer may cost, chosen from the call we made
-// and never from what the peer says it sent (package doc, "Limits").
-var (
-	// maxResponseBytes bounds the body of every call that is not a stream
-	// we opened (GetTask, SendMessage, ListTasks, the agent card),
-	// whatever its Content-Type: a2a-go decodes such a body whole. A var
-	// for the tests.
-	maxResponseBytes int64 = 64 << 20
-	// maxEventBytes bounds one event of a stream we opened: every byte
-	// from the end of the previous event (a blank line) to the end of this
-	// one, all its data: lines and other fields included. a2a-go bounds
-	// each line (10 MiB) but joins the lines of one event without a bound.
-	// The fast path's bound (MaxEventBytes) applies to the whole event. A
-	// var for the tests.
-	maxEventBytes int64 = MaxEventBytes
-)
+// bounds are what a peer's answer may cost, chosen from the call we made
+// and never from what the peer says it sent (package doc, "Limits"). They
+// are per client (config.bounds) so that a test can lower them for its own
+// client without blocking the other tests from running in parallel.
+type bounds struct {
+	// response bounds the body of every call that is not a stream we
+	// opened (GetTask, SendMessage, ListTasks, the agent card), whatever
+	// its Content-Type: a2a-go decodes such a body whole.
+	response int64
+	// event bounds one event of a stream we opened: every byte from the
+	// end of the previous event (a blank line) to the end of this one,
+	// all its data: lines and other fields included. a2a-go bounds each
+	// line (10 MiB) but joins the lines of one event without a bound. The
+	// fast path's bound (MaxEventBytes) applies to the whole event.
+	event int64
+}
+
+// defaultBounds are the bounds of every client; only tests change them.
+var defaultBounds = bounds{response: 64 << 20, event: MaxEventBytes}
 
 // progressBytes is how much of a body must arrive to count as activity for
 // the idle timeout when no line ends in it: a peer trickling a byte at a
@@ -41,7 +44,7 @@ var ErrResponseTooLarge = errors.New("client: answer over 64 MiB refused (a non-
 var ErrEventTooLarge = errors.New("client: stream event over 10 MiB refused (the bound is on one SSE event, all its lines together)")
 
 // boundedBody is a response body under the bounds of its call: a unary
-// answer is cut at maxResponseBytes, a stream's event at maxEventBytes.
+// answer is cut at bounds.response, a stream's event at bounds.event.
 // Reads kick the watchdog (nil: no idle timeout) when a line ends in them
 // (streams: a keep-alive comment is a line), when progressBytes more have
 // arrived, and at the end of the body.
@@ -50,6 +53,7 @@ type boundedBody struct {
 	w      *watchdog
 	stream bool
 	left   int64 // unary: bytes still allowed
+	max    int64 // stream: bytes one event may have
 
 	event    int64 // stream: bytes of the current event so far
 	lineLen  int64 // stream: bytes of the current line so far
@@ -58,8 +62,8 @@ type boundedBody struct {
 	over     error // the bound's error, returned by every later read
 }
 
-func newBoundedBody(rc io.ReadCloser, w *watchdog, stream bool) *boundedBody {
-	return &boundedBody{ReadCloser: rc, w: w, stream: stream, left: maxResponseBytes}
+func newBoundedBody(rc io.ReadCloser, w *watchdog, stream bool, b bounds) *boundedBody {
+	return &boundedBody{ReadCloser: rc, w: w, stream: stream, left: b.response, max: b.event}
 }
 
 func (b *boundedBody) Read(p []byte) (int, error) {
@@ -70,7 +74,7 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	// asks for more than that, so the peer's excess never reaches a2a-go.
 	limit := b.left
 	if b.stream {
-		limit = maxEventBytes - b.event
+		limit = b.max - b.event
 	}
 	if int64(len(p)) > limit+1 {
 		p = p[:limit+1]
@@ -113,7 +117,7 @@ func (b *boundedBody) tick(n int, lineEnded bool) {
 // scan follows the event boundaries of a stream chunk the way a2a-go's
 // line scanner sees them — lines end at "\n", a trailing "\r" is dropped,
 // an empty line ends the event — and reports whether the current event
-// went over maxEventBytes, and whether a line ended in p.
+// went over its bound, and whether a line ended in p.
 func (b *boundedBody) scan(p []byte) (over, ended bool) {
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
@@ -136,7 +140,7 @@ func (b *boundedBody) scan(p []byte) (over, ended bool) {
 			b.lineLen += int64(len(seg))
 			b.event += add
 		}
-		if b.event > maxEventBytes {
+		if b.event > b.max {
 			return true, ended
 		}
 		if i < 0 {
@@ -150,7 +154,7 @@ func (b *boundedBody) scan(p []byte) (over, ended bool) {
 		b.lineLen, b.onlyCR, ended = 0, false, true
 		p = p[i+1:]
 	}
-	return b.event > maxEventBytes, ended
+	return b.event > b.max, ended
 }
 
 // historyBound is the history GetTask asks for after an answer was refused

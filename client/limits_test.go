@@ -19,9 +19,7 @@ import (
 // line ("\n" or "\r\n"), and every byte of one event counts, all its lines
 // together — whatever the chunks the body arrives in.
 func TestBoundedBodyEvents(t *testing.T) {
-	old := maxEventBytes
-	maxEventBytes = 64
-	t.Cleanup(func() { maxEventBytes = old })
+	t.Parallel()
 	line := "data: " + strings.Repeat("x", 20) + "\n" // 27 bytes
 	for _, tc := range []struct {
 		name string
@@ -47,7 +45,7 @@ func TestBoundedBodyEvents(t *testing.T) {
 				if chunked {
 					r = iotest.OneByteReader(r)
 				}
-				_, err := io.ReadAll(newBoundedBody(io.NopCloser(r), nil, true))
+				_, err := io.ReadAll(newBoundedBody(io.NopCloser(r), nil, true, bounds{event: 64}))
 				if got := errors.Is(err, ErrEventTooLarge); got != tc.over {
 					t.Fatalf("err = %v, want over the bound: %v", err, tc.over)
 				}
@@ -59,15 +57,14 @@ func TestBoundedBodyEvents(t *testing.T) {
 // A unary answer is bounded whatever it looks like: newlines and blank
 // lines do not reset its count.
 func TestBoundedBodyUnary(t *testing.T) {
-	old := maxResponseBytes
-	maxResponseBytes = 100
-	t.Cleanup(func() { maxResponseBytes = old })
+	t.Parallel()
+	b := bounds{response: 100}
 	for _, tc := range []struct {
 		size int
 		over bool
 	}{{100, false}, {101, true}, {10000, true}} {
 		body := strings.Repeat("data: x\n\n", tc.size/9+1)[:tc.size]
-		got, err := io.ReadAll(newBoundedBody(io.NopCloser(strings.NewReader(body)), nil, false))
+		got, err := io.ReadAll(newBoundedBody(io.NopCloser(strings.NewReader(body)), nil, false, b))
 		if errors.Is(err, ErrResponseTooLarge) != tc.over {
 			t.Fatalf("size %d: err = %v, want over: %v", tc.size, err, tc.over)
 		}
@@ -76,7 +73,7 @@ func TestBoundedBodyUnary(t *testing.T) {
 		}
 		if tc.over {
 			// The refusal sticks: a reader that tries again gets it again.
-			body := newBoundedBody(io.NopCloser(strings.NewReader(body)), nil, false)
+			body := newBoundedBody(io.NopCloser(strings.NewReader(body)), nil, false, b)
 			_, _ = io.ReadAll(body)
 			if n, err := body.Read(make([]byte, 10)); n != 0 || !errors.Is(err, ErrResponseTooLarge) {
 				t.Fatalf("read after the refusal: %d, %v", n, err)
@@ -88,6 +85,7 @@ func TestBoundedBodyUnary(t *testing.T) {
 // Each refusal of an oversize GetTask asks for less history, down to none,
 // then stops asking.
 func TestHistoryBoundShrinks(t *testing.T) {
+	t.Parallel()
 	var h historyBound
 	var asked []string
 	for range 10 {
@@ -114,13 +112,11 @@ func TestHistoryBoundShrinks(t *testing.T) {
 // the way any cut turn is — by GetTask, whose answer has the larger bound
 // of a non-streaming call and backfills the refused block.
 func TestGRPCStreamEventIsBounded(t *testing.T) {
-	old := maxEventBytes
-	maxEventBytes = 1 << 20
-	t.Cleanup(func() { maxEventBytes = old })
+	t.Parallel()
 	s := startCallee(t)
 	s.Register(callee.Script{Name: "big-event", Final: a2a.TaskStateCompleted, FinalText: "ok",
 		Steps: []callee.Step{{Text: strings.Repeat("y", 2<<20)}}})
-	cl := newForced(t, s, combo{a2a.TransportProtocolGRPC, callee.V1}, WithRetry(1, time.Millisecond, time.Millisecond))
+	cl := newForced(t, s, combo{a2a.TransportProtocolGRPC, callee.V1}, WithRetry(1, time.Millisecond, time.Millisecond), withBounds(bounds{response: defaultBounds.response, event: 1 << 20}))
 	st, _ := cl.SendText(testCtx(t), "big-event")
 	r := collect(t, st)
 	if r.err != nil || r.out.Text != "ok" || len(r.view.Blocks) != 1 {
@@ -154,7 +150,7 @@ func BenchmarkBoundedBody(b *testing.B) {
 			for b.Loop() {
 				var r io.Reader = strings.NewReader(body)
 				if bounded {
-					r = newBoundedBody(io.NopCloser(r), nil, true)
+					r = newBoundedBody(io.NopCloser(r), nil, true, defaultBounds)
 				}
 				for {
 					if _, err := r.Read(buf); err != nil {
@@ -171,6 +167,7 @@ func BenchmarkBoundedBody(b *testing.B) {
 // idle timeout (only a line end, or 16 KiB, counts); keep-alive comments
 // are lines and keep a quiet stream alive.
 func TestIdleTimeoutIgnoresATrickle(t *testing.T) {
+	t.Parallel()
 	trickle := func(w *sseWriter) {
 		w.event(taskEv(a2a.TaskStateWorking, userMsg()))
 		_, _ = w.w.Write([]byte("data: {"))
@@ -221,4 +218,10 @@ func TestIdleTimeoutIgnoresATrickle(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withBounds gives one test's client lower bounds than a peer may cost in
+// production, without touching any other test's client.
+func withBounds(b bounds) Option {
+	return func(c *config) { c.bounds = b }
 }

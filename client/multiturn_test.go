@@ -40,6 +40,7 @@ func interruptedTask(t *testing.T, cl *Client) a2a.TaskID {
 // refuses with InvalidParams) is refused — the stream must not resolve the
 // task and report the previous turn's verdict as the answer to this one.
 func TestSendToSettledTaskIsRefused(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	s.Register(callee.Trajectory(3, callee.Named("mt-done")))
 	for _, c := range combos() {
@@ -71,6 +72,7 @@ func TestSendToSettledTaskIsRefused(t *testing.T) {
 // a2a-go moves into the history right after the answering user message,
 // is not progress of the new turn.
 func TestMultiTurnAfterInterruptCut(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	s.Register(callee.Trajectory(5, callee.Named("mt-ask"), callee.EndIn(a2a.TaskStateInputRequired)))
 	turn2 := callee.Trajectory(10, callee.Named("mt-answer"), callee.PlainText(2))
@@ -124,6 +126,7 @@ func TestMultiTurnAfterInterruptCut(t *testing.T) {
 // snapshot in that state — with the turn's progress backfilled, on every
 // transport and version.
 func TestFollowAndPollInterrupted(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	for _, st := range []a2a.TaskState{a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired} {
 		s.Register(callee.Trajectory(6, callee.Named("int-"+string(st)), callee.PlainText(1), callee.EndIn(st)))

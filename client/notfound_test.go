@@ -20,6 +20,7 @@ import (
 // was under way — over every transport and version of the reference
 // callee, and Outcome says the same.
 func TestFollowUnknownTaskEveryTransport(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	for _, c := range combos() {
 		for _, mode := range []string{"follow", "poll"} {
@@ -101,6 +102,7 @@ func status404(contentType, body string) http.HandlerFunc {
 // Servers other than a2a-go's say "no such task" in their own ways; each
 // one, over a real socket, ends Follow and Poll with a2a.ErrTaskNotFound.
 func TestFollowUnknownTaskOtherServers(t *testing.T) {
+	t.Parallel()
 	jsonrpc, rest := a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON
 	cases := map[string]notFoundAgent{
 		"jsonrpc-1.0 -32001":                 {jsonrpc, callee.V1, jsonrpcError(-32001), true},

@@ -58,11 +58,13 @@ type config struct {
 	replayTurn    string
 	factoryOpts   []a2aclient.FactoryOption
 	allowedHosts  []string // WithAllowedHosts
+	bounds        bounds   // what a peer's answer may cost (limits.go)
 }
 
 func defaultConfig() config {
 	return config{
 		idle:        DefaultIdleTimeout,
+		bounds:      defaultBounds,
 		maxAttempts: DefaultMaxAttempts,
 		baseBackoff: DefaultBaseBackoff,
 		maxBackoff:  DefaultMaxBackoff,

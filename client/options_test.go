@@ -25,6 +25,7 @@ import (
 // stream at it (a2a-go's default is 3 minutes). The client is copied with
 // the Timeout removed; the caller's value is not touched.
 func TestHTTPClientTimeoutIsRemoved(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	s.Register(callee.Trajectory(6, callee.Named("slow")).WithPause(25 * time.Millisecond))
 	hc := &http.Client{Timeout: 60 * time.Millisecond}
@@ -45,6 +46,7 @@ func TestHTTPClientTimeoutIsRemoved(t *testing.T) {
 // --auth, --svc-param and --tenant, as in a2a-go's CLI: on every call and
 // on the card request.
 func TestAuthServiceParamsTenant(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	var (
 		mu       sync.Mutex
@@ -119,6 +121,7 @@ func (s *tenantSpy) get() string {
 
 // Wrap adopts a caller's a2aclient.Client and leaves it open.
 func TestWrap(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	hc := &http.Client{} // no Timeout: the caller's duty with Wrap
 	ac, err := a2aclient.NewFromEndpoints(testCtx(t), []*a2a.AgentInterface{s.Endpoint(a2a.TransportProtocolHTTPJSON, callee.V1)},
@@ -140,6 +143,7 @@ func TestWrap(t *testing.T) {
 
 // Reconnects are logged at debug level; envelope contents never reach the log.
 func TestLogging(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	var buf bytes.Buffer
 	var mu sync.Mutex
@@ -173,6 +177,7 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 }
 
 func TestInvalidInput(t *testing.T) {
+	t.Parallel()
 	cl := Wrap(nil)
 	if _, err := cl.Send(context.Background(), nil); err == nil {
 		t.Error("Send(nil) succeeded")
@@ -222,6 +227,7 @@ func (s *historySpy) Before(ctx context.Context, req *a2aclient.Request) (contex
 // GetTask (Poll, and the resolution of a cut) asks for the whole history by default (a lossless backfill) and
 // for the last n messages with WithHistoryLength(n); n < 1 keeps the default.
 func TestHistoryLength(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	c := combo{a2a.TransportProtocolJSONRPC, callee.V1}
 	for _, tc := range []struct {

@@ -12,6 +12,7 @@ import (
 // ones, and refuses a card left with none — only when credentials would be
 // sent.
 func TestKeepOrigin(t *testing.T) {
+	t.Parallel()
 	iface := func(url string) *a2a.AgentInterface {
 		return &a2a.AgentInterface{URL: url, ProtocolBinding: a2a.TransportProtocolJSONRPC}
 	}
@@ -72,6 +73,7 @@ func TestKeepOrigin(t *testing.T) {
 }
 
 func TestRedactURL(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"http://user:pw@host:1/x": "http://user:***@host:1/x",
 		"http://user@host/":       "http://user@host/",

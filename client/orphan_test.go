@@ -17,6 +17,7 @@ import (
 // its view equals an uncut run's; where it does not, the turn ends
 // incomplete with the ids that find the task and the reason of the miss.
 func TestOrphanLookup(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	base := callee.Trajectory(6)
 	base.Name = "orphan"

@@ -13,6 +13,7 @@ import (
 // event, and that the iteration then handles that event as the first one
 // (the turn ends as it would have without the read-ahead).
 func TestSendTaskIDFromFirstEvent(t *testing.T) {
+	t.Parallel()
 	reply := &a2a.Message{ID: "r1", Role: a2a.MessageRoleAgent, Parts: a2a.ContentParts{a2a.NewTextPart("hi there")}}
 	tests := []struct {
 		name    string
@@ -67,6 +68,7 @@ func TestSendTaskIDFromFirstEvent(t *testing.T) {
 // silence: a stream whose first event arrived is not cut by the idle
 // timeout while nobody reads it.
 func TestReadAheadIdleIsTheCallers(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	a := newRawAgent(t, func(w *sseWriter) {
 		w.event(taskEv(a2a.TaskStateSubmitted, userMsg()))
@@ -78,14 +80,14 @@ func TestReadAheadIdleIsTheCallers(t *testing.T) {
 		w.event(working(1, "a"))
 		w.event(completed("done"))
 	})
-	const idle = 50 * time.Millisecond
+	const idle = time.Second
 	st, err := a.client(t, WithIdleTimeout(idle)).SendText(testCtx(t), "go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Waiting is the point here: several idle timeouts pass before the
 	// caller iterates.
-	time.Sleep(6 * idle)
+	time.Sleep(3 * idle)
 	close(release)
 	r := collect(t, st)
 	if r.err != nil || r.out.State != a2a.TaskStateCompleted || r.count(UpdateReconnect) != 0 {

@@ -14,6 +14,7 @@ import (
 // the merge did not have, a new state, an output artifact — starts a fresh
 // count.)
 func TestResumeWithoutProgressIsBounded(t *testing.T) {
+	t.Parallel()
 	const maxAttempts = 3
 	replay := func(w *sseWriter) {
 		w.event(taskEv(a2a.TaskStateWorking, userMsg(), envMsg(1, "one")))

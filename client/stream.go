@@ -170,10 +170,10 @@ type Stream struct {
 	state    a2a.TaskState // last state, canonical
 	settled  bool
 	attempts int
-	// news counts what the peer brought that the turn did not have: a
+	// gained counts what the peer brought that the turn did not have: a
 	// block the merge took (applied, or refused by a cap), a new state, an
 	// output artifact. A resume attempt that moves it starts a fresh count.
-	news int
+	gained int
 	// history shrinks what GetTask asks for after an oversize answer.
 	history historyBound
 	used    atomic.Bool

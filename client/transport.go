@@ -28,7 +28,7 @@ import (
 // reports received bytes to the watchdog of the request's context. It also
 // returns the removed Timeout, which non-streaming calls get back as a
 // deadline.
-func streamingHTTPClient(hc *http.Client) (*http.Client, time.Duration) {
+func streamingHTTPClient(hc *http.Client, b bounds) (*http.Client, time.Duration) {
 	var c http.Client
 	if hc != nil {
 		c = *hc
@@ -39,13 +39,13 @@ func streamingHTTPClient(hc *http.Client) (*http.Client, time.Duration) {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	c.Transport = &watchTransport{base: &errorTransport{base: base}}
+	c.Transport = &watchTransport{base: &errorTransport{base: base}, bounds: b}
 	return &c, removed
 }
 
 // factoryOptions registers every transport a2a-go offers, for both
 // protocol versions, on the given HTTP client and gRPC dial options.
-func factoryOptions(hc *http.Client, grpcOpts []grpc.DialOption) []a2aclient.FactoryOption {
+func factoryOptions(hc *http.Client, grpcOpts []grpc.DialOption, b bounds) []a2aclient.FactoryOption {
 	// grpc.NewClient refuses to dial without credentials; TLS with the
 	// system roots is the safe default. It goes first, so the caller's
 	// options — applied in order — replace it when they set credentials,
@@ -53,14 +53,14 @@ func factoryOptions(hc *http.Client, grpcOpts []grpc.DialOption) []a2aclient.Fac
 	// gRPC's own default refuses a received message over 4 MiB: a Task
 	// (GetTask, a subscription's snapshot) with a long history would never
 	// resolve, where the HTTP transports take it. The same bound as theirs
-	// (maxResponseBytes) applies instead.
+	// (b.response) applies instead.
 	// A stream's message is one event: it gets the bound of an event
-	// (maxEventBytes), as on the HTTP transports, through an interceptor
+	// (b.event), as on the HTTP transports, through an interceptor
 	// whose call option comes last and so wins.
 	grpcOpts = append([]grpc.DialOption{
 		grpc.WithTransportCredentials(credentials.NewClientTLSFromCert(nil, "")),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(int(maxResponseBytes))),
-		grpc.WithChainStreamInterceptor(boundStreamEvents),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(int(b.response))),
+		grpc.WithChainStreamInterceptor(boundStreamEvents(b.event)),
 	}, grpcOpts...)
 	return []a2aclient.FactoryOption{
 		// a2aclient's defaults would build JSON-RPC and REST on a client
@@ -74,9 +74,11 @@ func factoryOptions(hc *http.Client, grpcOpts []grpc.DialOption) []a2aclient.Fac
 	}
 }
 
-// boundStreamEvents gives a gRPC stream the per-event bound.
-func boundStreamEvents(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
-	return streamer(ctx, desc, cc, method, append(opts, grpc.MaxCallRecvMsgSize(int(maxEventBytes)))...)
+// boundStreamEvents gives a gRPC stream the per-event bound max.
+func boundStreamEvents(max int64) grpc.StreamClientInterceptor {
+	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+		return streamer(ctx, desc, cc, method, append(opts, grpc.MaxCallRecvMsgSize(int(max)))...)
+	}
 }
 
 // parseCard reads a v1.0 card with a2a-go's own parser and, when that
@@ -208,7 +210,10 @@ func (w *watchdog) Fired() bool { return w != nil && w.fired.Load() }
 // request's Accept header, which a2a-go sets on its streaming calls — never
 // from the response's Content-Type, which the peer chooses. Every read
 // that makes progress kicks the watchdog of the request's context.
-type watchTransport struct{ base http.RoundTripper }
+type watchTransport struct {
+	base   http.RoundTripper
+	bounds bounds
+}
 
 func (t *watchTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
@@ -217,7 +222,7 @@ func (t *watchTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	w, _ := req.Context().Value(watchdogKey{}).(*watchdog)
 	w.kick()
-	resp.Body = newBoundedBody(resp.Body, w, isEventStream(req.Header.Get("Accept")))
+	resp.Body = newBoundedBody(resp.Body, w, isEventStream(req.Header.Get("Accept")), t.bounds)
 	return resp, nil
 }
 

@@ -14,6 +14,7 @@ import (
 // Every transport × both protocol versions: one trajectory yields one
 // View and one Outcome.
 func TestSendEveryTransportAndVersion(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	traj := callee.Trajectory(40, callee.Named("matrix"), callee.Reorder(3), callee.Duplicate(3), callee.SkipSeqs(2), callee.PlainText(2))
 	s.Register(traj)
@@ -75,6 +76,7 @@ func normFallbacks(v merge.View) merge.View {
 // The agent card path: a v1.0 card and a v0.3 card, each listing only one
 // transport so that every combination is reached through a card.
 func TestNewFromCardEveryTransportAndVersion(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	var want *result
 	for _, c := range combos() {
@@ -121,6 +123,7 @@ func TestNewFromCardEveryTransportAndVersion(t *testing.T) {
 
 // Realistic: the view the demo shows, pinned.
 func TestSendRealistic(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	cl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, callee.V1})
 	st, _ := cl.SendText(testCtx(t), callee.RealisticName)

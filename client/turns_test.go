@@ -58,6 +58,7 @@ func receiverFree(v merge.View) merge.View {
 // streams' own, with nothing of turn 2 taken for a duplicate or a conflict
 // of turn 1. A second process that follows the task names the turns alike.
 func TestTwoTurnsOneReceiver(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	s.Register(callee.Trajectory(5, callee.Named("tt-ask"), callee.StartSeq(10), callee.EndIn(a2a.TaskStateInputRequired)))
 	s.Register(callee.Trajectory(8, callee.Named("tt-answer"), callee.StartSeq(10), callee.PlainText(2)))
@@ -179,6 +180,7 @@ func sharesKey(a, b []merge.Op) bool {
 // A block op's at is its event's status timestamp when the event has one,
 // else the time it arrived; the seal and the result ops carry none.
 func TestBlockAt(t *testing.T) {
+	t.Parallel()
 	s := startCallee(t)
 	s.Register(callee.Trajectory(6, callee.Named("at"), callee.PlainText(1)))
 	cl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, callee.V1})
@@ -215,6 +217,7 @@ func TestBlockAt(t *testing.T) {
 // Task first, no history, a history without a user message — it is
 // merge.TaskTurn of the task.
 func TestTurnFromHistory(t *testing.T) {
+	t.Parallel()
 	user := func(id string) *a2a.Message {
 		m := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("q"))
 		m.ID = id
@@ -272,6 +275,7 @@ func events(evs ...a2a.Event) iter.Seq2[a2a.Event, error] {
 // incomplete, no seal (the task may still be running) — right before the
 // stream's error.
 func TestIncompleteResult(t *testing.T) {
+	t.Parallel()
 	working := &a2a.TaskStatusUpdateEvent{TaskID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.TaskStateWorking,
 		Message: a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart("still at it"))}}
 	st := Replay(context.Background(), events(working))

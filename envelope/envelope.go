@@ -2,6 +2,7 @@ package envelope
 
 import (
 	"encoding/json"
+	"strconv"
 )
 
 // MetadataKey is the Part.metadata key that carries the envelope.
@@ -132,7 +133,7 @@ func (p ToolOutputAppend) validate() error {
 	}
 	if len(p.Chunk) > HardChunkLimit {
 		return &Error{Reason: ReasonChunkTooLarge, Field: "payload.chunk",
-			Detail: "chunk of " + itoa(len(p.Chunk)) + " bytes is over the hard limit of 65536"}
+			Detail: "chunk of " + strconv.Itoa(len(p.Chunk)) + " bytes is over the hard limit of 65536"}
 	}
 	return nil
 }
@@ -164,7 +165,7 @@ func (e Envelope) Validate() error {
 	case e.V < 1:
 		return fieldError("v", "must be an integer >= 1")
 	case e.V > Version:
-		return &Error{Reason: ReasonUnsupportedVersion, Field: "v", Detail: "version " + itoa(e.V) + " is newer than 1"}
+		return &Error{Reason: ReasonUnsupportedVersion, Field: "v", Detail: "version " + strconv.Itoa(e.V) + " is newer than 1"}
 	case !e.Kind.Valid():
 		return &Error{Reason: ReasonUnknownKind, Field: "kind", Detail: quote(string(e.Kind)) + " is not a v1 kind"}
 	case !e.Status.Valid():
@@ -189,8 +190,8 @@ func isPayloadValue(p Payload) bool {
 	return false
 }
 
-// wireEnvelope is the JSON shape used for writing.
-type wireEnvelope struct {
+// envelopeJSON is the JSON shape used for writing.
+type envelopeJSON struct {
 	V         int     `json:"v"`
 	Kind      Kind    `json:"kind"`
 	StreamKey string  `json:"streamKey,omitempty"`
@@ -205,7 +206,7 @@ func (e Envelope) MarshalJSON() ([]byte, error) {
 	if err := e.Validate(); err != nil {
 		return nil, err
 	}
-	return json.Marshal(wireEnvelope{V: e.V, Kind: e.Kind, StreamKey: e.StreamKey, Seq: e.Seq, Status: e.Status, Payload: e.Payload})
+	return json.Marshal(envelopeJSON{V: e.V, Kind: e.Kind, StreamKey: e.StreamKey, Seq: e.Seq, Status: e.Status, Payload: e.Payload})
 }
 
 // UnmarshalJSON decodes and validates one envelope with the same rules as

@@ -108,8 +108,6 @@ func fieldError(field, detail string) *Error {
 	return &Error{Reason: ReasonBadField, Field: field, Detail: detail}
 }
 
-func itoa(n int) string { return strconv.Itoa(n) }
-
 // quote quotes s for an error message, cut to 64 bytes on a rune boundary
 // (a cut inside a UTF-8 sequence would show as \x escapes).
 func quote(s string) string {

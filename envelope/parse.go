@@ -3,9 +3,10 @@ package envelope
 import (
 	"math"
 	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/tfrs/a2a-progress/internal/jsonstr"
 )
 
 // Parse decodes and validates one envelope given as its JSON text (the spec
@@ -21,23 +22,33 @@ func parseString(s string) (Envelope, bool, error) {
 	return parseBytes(unsafe.Slice(unsafe.StringData(s), len(s)))
 }
 
-// The envelope is decoded by hand rather than with encoding/json, for three
-// reasons found while testing:
+// The envelope is decoded by hand rather than with encoding/json:
 //
 //   - encoding/json matches object keys case-insensitively, with Unicode
 //     folding: "SEQ", "Seq" and even "ſeq" (U+017F) are read as seq, and an
 //     unknown extra field "Seq" placed after "seq" silently overrides it. A
 //     JavaScript or Python reader of the same envelope sees a different seq.
 //     Keys here match exactly; any other spelling is an unknown field.
-//   - JSON numbers went through float64, so seq 9007199254740993.0 was read
-//     as ...992 and 1e-400 as 0. Here the decimal text is judged exactly.
+//   - encoding/json reads JSON numbers through float64, so seq
+//     9007199254740993.0 would be ...992 and 1e-400 would be 0. Here the
+//     decimal text is judged exactly.
 //   - encoding/json costs about as much as the rest of a caller's per-event
-//     work; this single pass is several times faster and allocates only the
-//     strings it returns.
+//     work; this single pass allocates only the strings it returns
+//     (BENCHMARKS.md, envelope).
 //
 // Syntax is checked over the whole input, unknown fields included, before any
 // field is judged, so a syntax error anywhere is always ReasonBadJSON.
 // Duplicate keys: the last one wins, as in encoding/json and JavaScript.
+//
+// FuzzParse (fuzz_test.go) checks this parser against encoding/json as its
+// oracle, decoding into a map (exact keys) with json.Number (exact
+// numbers): whatever Parse accepts is valid JSON and means what the oracle
+// reads; a valid JSON object is never called bad JSON. Switch to
+// encoding/json/v2 once it is in the standard library without
+// GOEXPERIMENT: it matches keys exactly and can keep a number's text,
+// which removes the first two reasons; keep this parser only if
+// BENCHMARKS.md still shows v2 costing a large share of the per-event work
+// with the same rules.
 
 // states of a decoded field.
 const (
@@ -89,7 +100,7 @@ func materialize(fs ...*field) {
 		}
 		start := len(buf)
 		if f.esc {
-			buf = appendUnescaped(buf, f.raw)
+			buf = jsonstr.AppendUnescaped(buf, f.raw)
 		} else {
 			buf = append(buf, f.raw...)
 		}
@@ -98,8 +109,8 @@ func materialize(fs ...*field) {
 	}
 }
 
-// wire is the envelope as decoded, before validation.
-type wire struct {
+// decoded is the envelope as the parser read it, before validation.
+type decoded struct {
 	v, kind, streamKey, seq, status field
 	payload                         field // s and n unused
 	text, tool, toolCallID, chunk   field
@@ -113,7 +124,7 @@ type parser struct {
 
 // syntaxError is what every malformed input yields.
 func (p *parser) syntaxError(what string) *Error {
-	return &Error{Reason: ReasonBadJSON, Detail: "invalid JSON at byte " + itoa(p.i) + ": " + what}
+	return &Error{Reason: ReasonBadJSON, Detail: "invalid JSON at byte " + strconv.Itoa(p.i) + ": " + what}
 }
 
 func (p *parser) ws() {
@@ -139,7 +150,7 @@ func (p *parser) peek() byte {
 func parseBytes(b []byte) (Envelope, bool, error) {
 	if len(b) > MaxEnvelopeBytes {
 		return Envelope{}, false, &Error{Reason: ReasonEnvelopeTooLarge,
-			Detail: itoa(len(b)) + " bytes is over the cap of " + itoa(MaxEnvelopeBytes)}
+			Detail: strconv.Itoa(len(b)) + " bytes is over the cap of " + strconv.Itoa(MaxEnvelopeBytes)}
 	}
 	if !utf8.Valid(b) {
 		return Envelope{}, false, &Error{Reason: ReasonBadJSON, Detail: "not valid UTF-8"}
@@ -149,7 +160,7 @@ func parseBytes(b []byte) (Envelope, bool, error) {
 	if p.peek() != '{' {
 		return Envelope{}, false, &Error{Reason: ReasonBadJSON, Detail: "not a JSON object"}
 	}
-	var w wire
+	var w decoded
 	if err := p.object(&w, false); err != nil {
 		return Envelope{}, false, err
 	}
@@ -162,7 +173,7 @@ func parseBytes(b []byte) (Envelope, bool, error) {
 
 // object decodes the object at p.i into w: the envelope's own fields, or
 // with inPayload the payload's.
-func (p *parser) object(w *wire, inPayload bool) *Error {
+func (p *parser) object(w *decoded, inPayload bool) *Error {
 	p.i++ // '{'
 	p.ws()
 	if p.peek() == '}' {
@@ -206,7 +217,7 @@ func (p *parser) object(w *wire, inPayload bool) *Error {
 
 // member decodes the value of one object member: a field of the envelope, or
 // with inPayload of its payload. Other keys are unknown fields, skipped.
-func (p *parser) member(w *wire, key string, inPayload bool) *Error {
+func (p *parser) member(w *decoded, key string, inPayload bool) *Error {
 	if inPayload {
 		switch key {
 		case "text":
@@ -241,7 +252,7 @@ func (p *parser) member(w *wire, key string, inPayload bool) *Error {
 
 // payload decodes the value of the "payload" key. A repeated key replaces
 // the earlier payload entirely (the last one wins).
-func (p *parser) payload(w *wire) *Error {
+func (p *parser) payload(w *decoded) *Error {
 	w.text, w.tool, w.toolCallID, w.chunk, w.message = field{}, field{}, field{}, field{}, field{}
 	switch c := p.peek(); c {
 	case '{':
@@ -360,72 +371,12 @@ func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
-func hexVal(b []byte) rune {
-	var r rune
-	for _, c := range b[:4] {
-		switch {
-		case c <= '9':
-			c -= '0'
-		case c >= 'a':
-			c -= 'a' - 10
-		default:
-			c -= 'A' - 10
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
-}
-
 // unescape decodes the raw contents of a JSON string already checked by str.
 // Like encoding/json, a lone or mismatched UTF-16 surrogate becomes U+FFFD.
 func unescape(raw []byte) string {
-	buf := appendUnescaped(make([]byte, 0, len(raw)), raw)
+	buf := jsonstr.AppendUnescaped(make([]byte, 0, len(raw)), raw)
 	// buf is never touched again, so it can become the string without a copy.
 	return unsafe.String(unsafe.SliceData(buf), len(buf))
-}
-
-// appendUnescaped appends the decoded contents of raw to buf; it appends at
-// most len(raw) bytes.
-func appendUnescaped(buf, raw []byte) []byte {
-	for i := 0; i < len(raw); {
-		c := raw[i]
-		if c != '\\' {
-			buf = append(buf, c)
-			i++
-			continue
-		}
-		switch raw[i+1] {
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		case 'u':
-			r := hexVal(raw[i+2:])
-			i += 6
-			if utf16.IsSurrogate(r) {
-				if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
-					if dec := utf16.DecodeRune(r, hexVal(raw[i+2:])); dec != utf8.RuneError {
-						buf = utf8.AppendRune(buf, dec)
-						i += 6
-						continue
-					}
-				}
-				r = utf8.RuneError
-			}
-			buf = utf8.AppendRune(buf, r)
-			continue
-		default: // '"', '\\', '/'
-			buf = append(buf, raw[i+1])
-		}
-		i += 2
-	}
-	return buf
 }
 
 // number scans the JSON number at p.i.
@@ -672,7 +623,7 @@ func typeName(c byte) string {
 
 // build validates w and turns it into an Envelope. The version is judged
 // first: it decides how everything else would be read.
-func (w *wire) build() (Envelope, bool, error) {
+func (w *decoded) build() (Envelope, bool, error) {
 	switch w.v.state {
 	case outOfRange:
 		// An integer beyond int64 is still an integer: > 1 is a newer
@@ -741,7 +692,7 @@ func (w *wire) build() (Envelope, bool, error) {
 	return e, len(w.chunk.s) > SoftChunkLimit, nil
 }
 
-func (w *wire) buildPayload(k Kind) (Payload, error) {
+func (w *decoded) buildPayload(k Kind) (Payload, error) {
 	// Field names are whole literals: building "payload."+name on every
 	// call cost three allocations per envelope.
 	req := func(name string, f field) error {

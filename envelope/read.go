@@ -4,9 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tfrs/a2a-progress/internal/jsonkind"
 )
 
 // Form is the shape in which metadata["tfrs"] was found.
@@ -52,7 +55,7 @@ func fromPart(p *a2a.Part) (e Envelope, form Form, overSoft bool, err error) {
 		e, overSoft, err = parseBytes(b)
 		return e, FormObject, overSoft, err
 	default:
-		return Envelope{}, FormOther, false, &Error{Reason: ReasonBadJSON, Detail: "tfrs holds " + jsonType(v) + ", want a JSON string or object"}
+		return Envelope{}, FormOther, false, &Error{Reason: ReasonBadJSON, Detail: "tfrs holds " + jsonkind.Of(v) + ", want a JSON string or object"}
 	}
 }
 
@@ -116,7 +119,7 @@ func FromMessage(m *a2a.Message) Reading {
 				continue
 			}
 			if err == nil {
-				err = &Error{Reason: ReasonExtraEnvelope, Detail: "part " + itoa(i) + " carries a second envelope (at most one per update)"}
+				err = &Error{Reason: ReasonExtraEnvelope, Detail: "part " + strconv.Itoa(i) + " carries a second envelope (at most one per update)"}
 			} else if firstErr == nil {
 				firstErr = err
 				if r.Part < 0 {
@@ -194,19 +197,4 @@ func fallbackID(m *a2a.Message, text string) string {
 	}
 	sum := sha256.Sum256([]byte(text))
 	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case float64, float32, int, int64, int32, json.Number:
-		return "a number"
-	case []any:
-		return "an array"
-	default:
-		return "a value of an unknown type"
-	}
 }

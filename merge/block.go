@@ -75,8 +75,9 @@ type Block struct {
 	// fallbacks applied to the turn; 0 for an envelope.
 	Ordinal int64
 	// At is when the block was produced, as its first arrival said (see
-	// Op.At); zero when unknown. It is informational: never part of the
-	// block's identity, content or place.
+	// Op.At); zero when unknown. A Turn or Receiver keeps it in the years
+	// 1678 to 2261 and drops one outside them (PROTOCOL.md §4.4). It is
+	// informational: never part of the block's identity, content or place.
 	At time.Time
 }
 
@@ -121,8 +122,9 @@ func place(b *Block) (int64, int) {
 }
 
 // valid reports whether b has the shape of a block: a kind with its
-// payload, a status, a source with its identity. It is the cheap check of
-// the hot path; a block decoded from JSON also passes Envelope.Validate.
+// payload, a status, a source with its identity (a fallback: with a reason
+// of PROTOCOL.md §2.6). It is the cheap check of the hot path; a block
+// decoded from JSON also passes Envelope.Validate.
 func (b *Block) valid() bool {
 	if b.Payload == nil || b.Payload.Kind() != b.Kind || !b.Status.Valid() ||
 		b.Truncated < 0 || b.Truncated > envelope.MaxEnvelopeBytes {
@@ -138,7 +140,8 @@ func (b *Block) valid() bool {
 	case SourceEnvelope:
 		return b.Key.ID == "" && b.Reason == "" && !b.Anchored && b.After == 0 && b.Ordinal == 0
 	case SourceFallback:
-		return b.Kind == envelope.KindText && b.Key.StreamKey == "" && b.Key.Seq == 0 && (b.Anchored || b.After == 0)
+		return b.Kind == envelope.KindText && b.Key.StreamKey == "" && b.Key.Seq == 0 && (b.Anchored || b.After == 0) &&
+			isFallbackReason(b.Reason)
 	case SourceProjection:
 		return b.Key.ID != "" && b.Key.StreamKey != "" && b.Reason == "" && b.Kind != envelope.KindToolOutputAppend &&
 			(b.Anchored || b.After == 0)

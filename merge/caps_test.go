@@ -170,8 +170,8 @@ func TestOutputCapBoundsMemory(t *testing.T) {
 		t.Errorf("%d chunks retained, want at most 5 (4 KiB window of 1 KiB chunks)", len(st.heap))
 	}
 	held := 0
-	for i := range int32(turn.recs.n) {
-		if turn.recs.at(i).payload.(envelope.ToolOutputAppend).Chunk != "" {
+	for i := range int32(turn.envelopes.n) {
+		if turn.envelopes.at(i).payload.(envelope.ToolOutputAppend).Chunk != "" {
 			held++
 		}
 	}

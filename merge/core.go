@@ -19,12 +19,12 @@ type core struct {
 	caps   Caps
 	sealed bool
 
-	// recs holds the applied envelopes, fbs the applied blocks placed by
-	// arrival (fallbacks and projections), each in arrival order; indices
-	// are stable. A ref names either: i >= 0 is recs.at(i), i < 0 is
-	// fbs[^i].
-	recs recs
-	fbs  []Block
+	// envelopes holds the applied envelopes, placed the applied blocks
+	// placed by arrival (fallbacks and projections), each in arrival
+	// order; indices are stable. A ref (int32) names either: a ref >= 0 is
+	// envelopes.at(ref), a ref < 0 is placedAt(ref) (see placedRef).
+	envelopes pagedRecs
+	placed    []Block
 
 	// The identity set, split so that the common case costs no hashing: an
 	// envelope that arrives in order (seq > every seq before it) is
@@ -51,10 +51,10 @@ type core struct {
 	hasSeq bool
 	maxSeq int64
 
-	streams []*stream
-	byKey   map[string]int32
-	byPKey  map[string]int32 // the projections' tool keys: a space of their own
-	lastSt  *stream          // the envelope stream of the latest lookup: floods hit it
+	streams         []*stream
+	byKey           map[string]int32
+	byProjectionKey map[string]int32 // the projections' tool keys: a space of their own
+	lastStream      *stream          // the envelope stream of the latest lookup: floods hit it
 
 	counters Counters
 }
@@ -71,26 +71,43 @@ type rec struct {
 	payload  envelope.Payload // for a chunk the output cap evicted, its stub: the text is gone
 	key      string           // streamKey
 	seq      int64
-	at       int64 // Block.At in Unix nanoseconds; 0 when unknown
+	at       int64 // Block.At in Unix nanoseconds; atUnknown when unknown
 	status   envelope.Status
 	n        int32 // a chunk's size; for other kinds the bytes cut by MaxTextBytes
 	chunk    bool
 	overSoft bool
 }
 
-// recs is a list of recs stored in pages, so that growing it never copies
-// what it holds (a plain slice grown by append copies each element about
-// five times over its life).
-type recs struct {
+// atUnknown is rec.at for a block without an at. Not 0, which is the
+// epoch: a time like any other.
+const atUnknown = math.MinInt64
+
+// The range of an at a block keeps (PROTOCOL.md §4.4): the whole years
+// inside what Unix nanoseconds in an int64 hold (1677-09-21 to 2262-04-11),
+// so that a schema can say it with a pattern and atUnknown is outside it.
+var (
+	minAt = time.Date(1678, 1, 1, 0, 0, 0, 0, time.UTC)
+	maxAt = time.Date(2261, 12, 31, 23, 59, 59, 999999999, time.UTC)
+)
+
+// atKept reports whether t is zero (unknown) or in the range a block keeps.
+func atKept(t time.Time) bool {
+	return t.IsZero() || !t.Before(minAt) && !t.After(maxAt)
+}
+
+// pagedRecs is a list of recs stored in pages, so that growing it never
+// copies what it holds (a plain slice grown by append copies each element
+// about five times over its life).
+type pagedRecs struct {
 	pages [][]rec
 	n     int
 }
 
 const pageBits = 9 // 512 recs, 36 KiB a page
 
-func (rs *recs) at(i int32) *rec { return &rs.pages[i>>pageBits][i&(1<<pageBits-1)] }
+func (rs *pagedRecs) at(i int32) *rec { return &rs.pages[i>>pageBits][i&(1<<pageBits-1)] }
 
-func (rs *recs) add(r rec) {
+func (rs *pagedRecs) add(r rec) {
 	last := len(rs.pages) - 1
 	if last < 0 || len(rs.pages[last]) == 1<<pageBits {
 		// The first page grows from small, for the many short turns; the
@@ -105,6 +122,13 @@ func (rs *recs) add(r rec) {
 	rs.pages[last] = append(rs.pages[last], r)
 	rs.n++
 }
+
+// placedRef is the ref of placed[i]: refs of placed blocks are negative,
+// so that one int32 names a block of either list.
+func placedRef(i int) int32 { return ^int32(i) }
+
+// placedAt returns the placed block a negative ref names.
+func (c *core) placedAt(ref int32) *Block { return &c.placed[^ref] }
 
 func newCore(task, turn string, caps Caps) core {
 	return core{
@@ -126,18 +150,22 @@ func (c *core) apply(b *Block, place bool) Change {
 		return Change{Result: Invalid}
 	}
 	b.capText(c.caps.MaxTextBytes)
+	if !atKept(b.At) {
+		// A time the peer's clock cannot have meant (PROTOCOL.md §4.4).
+		b.At = time.Time{}
+	}
 	// Identity first: a duplicate of an applied block is a duplicate even
 	// when a cap is full.
 	if b.placed() {
 		if i, ok := c.byID[b.Key.ID]; ok {
-			return c.duplicate(samePlaced(&c.fbs[^i], b))
+			return c.duplicate(samePlaced(c.placedAt(i), b))
 		}
 	} else if c.hasSeq && b.Key.Seq <= c.maxSeq {
 		if r := c.lookup(b.Key.Seq, b.Key.StreamKey); r != nil {
 			return c.duplicate(r.same(b))
 		}
 	}
-	if c.recs.n+len(c.fbs) >= c.caps.MaxBlocks || b.identTooLong() {
+	if c.envelopes.n+len(c.placed) >= c.caps.MaxBlocks || b.identTooLong() {
 		c.counters.DroppedByCap++
 		return Change{Result: DroppedCap}
 	}
@@ -153,10 +181,10 @@ func (c *core) apply(b *Block, place bool) Change {
 	var ref int32
 	if b.placed() {
 		if place {
-			b.Anchored, b.After, b.Ordinal = c.hasSeq, c.maxSeq, int64(len(c.fbs))+1
+			b.Anchored, b.After, b.Ordinal = c.hasSeq, c.maxSeq, int64(len(c.placed))+1
 		}
-		ref = ^int32(len(c.fbs))
-		c.fbs = append(c.fbs, *b)
+		ref = placedRef(len(c.placed))
+		c.placed = append(c.placed, *b)
 		c.byID[b.Key.ID] = ref
 		if b.Source == SourceFallback {
 			if c.counters.Fallbacks == nil {
@@ -174,9 +202,10 @@ func (c *core) apply(b *Block, place bool) Change {
 		if inOrder {
 			c.hasSeq, c.maxSeq = true, seq
 		}
-		ref = int32(c.recs.n)
+		ref = int32(c.envelopes.n)
 		r := rec{payload: b.Payload, key: b.Key.StreamKey, seq: seq, n: int32(b.Truncated),
 			status: b.Status, overSoft: b.OverSoftLimit}
+		r.at = atUnknown
 		if !b.At.IsZero() {
 			r.at = b.At.UnixNano()
 		}
@@ -190,7 +219,7 @@ func (c *core) apply(b *Block, place bool) Change {
 		} else {
 			c.others[seqKey{seq, r.key}] = ref
 		}
-		c.recs.add(r)
+		c.envelopes.add(r)
 	}
 	if b.Kind != envelope.KindToolOutputAppend {
 		if c.sorted && len(c.order) > 0 && c.compareRefBlock(c.order[len(c.order)-1], b) > 0 {
@@ -226,16 +255,16 @@ func (c *core) apply(b *Block, place bool) Change {
 // lookup returns the applied envelope (seq, key), or nil.
 func (c *core) lookup(seq int64, key string) *rec {
 	i, _ := slices.BinarySearchFunc(c.inOrder, seq, func(ref int32, seq int64) int {
-		return cmp.Compare(c.recs.at(ref).seq, seq)
+		return cmp.Compare(c.envelopes.at(ref).seq, seq)
 	})
 	if i < len(c.inOrder) {
-		if r := c.recs.at(c.inOrder[i]); r.seq == seq && r.key == key {
+		if r := c.envelopes.at(c.inOrder[i]); r.seq == seq && r.key == key {
 			return r
 		}
 	}
 	if len(c.others) > 0 {
 		if j, ok := c.others[seqKey{seq, key}]; ok {
-			return c.recs.at(j)
+			return c.envelopes.at(j)
 		}
 	}
 	return nil
@@ -252,11 +281,13 @@ func (c *core) duplicate(same bool) Change {
 }
 
 // samePlaced reports whether two placed blocks with one ID have the same
-// content. (A fallback and a projection never share an ID in a Turn: their
-// IDs have different prefixes.)
+// content (PROTOCOL.md §6.1), overSoftLimit included as for an envelope.
+// (A fallback and a projection never share an ID in a Turn: their IDs have
+// different prefixes.)
 func samePlaced(a, b *Block) bool {
 	return a.Source == b.Source && a.Key.StreamKey == b.Key.StreamKey && a.Key.Seq == b.Key.Seq &&
-		a.Kind == b.Kind && a.Status == b.Status && a.Payload == b.Payload && a.Reason == b.Reason
+		a.Kind == b.Kind && a.Status == b.Status && a.Payload == b.Payload && a.Reason == b.Reason &&
+		a.OverSoftLimit == b.OverSoftLimit
 }
 
 // same reports whether envelope b has the content of r.
@@ -280,12 +311,12 @@ func (r *rec) same(b *Block) bool {
 // block returns the block a ref names.
 func (c *core) block(ref int32) Block {
 	if ref < 0 {
-		return c.fbs[^ref]
+		return *c.placedAt(ref)
 	}
-	r := c.recs.at(ref)
+	r := c.envelopes.at(ref)
 	b := Block{Key: Key{StreamKey: r.key, Seq: r.seq}, Status: r.status, Payload: r.payload,
 		Source: SourceEnvelope, OverSoftLimit: r.overSoft}
-	if r.at != 0 {
+	if r.at != atUnknown {
 		b.At = time.Unix(0, r.at).UTC()
 	}
 	if r.chunk {
@@ -302,9 +333,9 @@ func (c *core) block(ref int32) Block {
 // compareRefBlock orders the block of ref against b (see [Block]).
 func (c *core) compareRefBlock(ref int32, b *Block) int {
 	if ref < 0 {
-		return comparePlace(&c.fbs[^ref], b)
+		return comparePlace(c.placedAt(ref), b)
 	}
-	r := c.recs.at(ref)
+	r := c.envelopes.at(ref)
 	if b.Source == SourceEnvelope { // the common case, without a Block
 		return compareSeqKey(r.seq, r.key, b.Key.Seq, b.Key.StreamKey)
 	}
@@ -313,9 +344,9 @@ func (c *core) compareRefBlock(ref int32, b *Block) int {
 
 func (c *core) compareRefs(i, j int32) int {
 	if j < 0 {
-		return c.compareRefBlock(i, &c.fbs[^j])
+		return c.compareRefBlock(i, c.placedAt(j))
 	}
-	r := c.recs.at(j)
+	r := c.envelopes.at(j)
 	return c.compareRefBlock(i, &Block{Key: Key{StreamKey: r.key, Seq: r.seq}, Source: SourceEnvelope})
 }
 
@@ -324,26 +355,26 @@ func (c *core) compareRefs(i, j int32) int {
 // Caps.MaxStreamKeys (then nil).
 func (c *core) stream(key string, proj bool) *stream {
 	if proj {
-		if i, ok := c.byPKey[key]; ok {
+		if i, ok := c.byProjectionKey[key]; ok {
 			return c.streams[i]
 		}
 		if len(c.streams) >= c.caps.MaxStreamKeys {
 			return nil
 		}
-		if c.byPKey == nil {
-			c.byPKey = make(map[string]int32)
+		if c.byProjectionKey == nil {
+			c.byProjectionKey = make(map[string]int32)
 		}
 		st := &stream{key: key, proj: true}
-		c.byPKey[key] = int32(len(c.streams))
+		c.byProjectionKey[key] = int32(len(c.streams))
 		c.streams = append(c.streams, st)
 		return st
 	}
-	if c.lastSt != nil && c.lastSt.key == key {
-		return c.lastSt
+	if c.lastStream != nil && c.lastStream.key == key {
+		return c.lastStream
 	}
 	if i, ok := c.byKey[key]; ok {
-		c.lastSt = c.streams[i]
-		return c.lastSt
+		c.lastStream = c.streams[i]
+		return c.lastStream
 	}
 	if len(c.streams) >= c.caps.MaxStreamKeys {
 		return nil
@@ -384,11 +415,11 @@ func (c *core) view() View {
 
 // countersNow returns a copy of the counters with Gaps brought up to date.
 func (c *core) countersNow() Counters {
-	if c.seqsOf < c.recs.n {
-		for i := int32(c.seqsOf); i < int32(c.recs.n); i++ {
-			c.seqs = append(c.seqs, c.recs.at(i).seq)
+	if c.seqsOf < c.envelopes.n {
+		for i := int32(c.seqsOf); i < int32(c.envelopes.n); i++ {
+			c.seqs = append(c.seqs, c.envelopes.at(i).seq)
 		}
-		c.seqsOf = c.recs.n
+		c.seqsOf = c.envelopes.n
 		slices.Sort(c.seqs) // mostly sorted already: cheap for pdqsort
 		c.seqs = slices.Compact(c.seqs)
 	}
@@ -400,12 +431,12 @@ func (c *core) countersNow() Counters {
 // ops returns an op for every applied block — a chunk whose text the
 // output cap dropped as its stub — in view order, chunks at their seq.
 func (c *core) ops() []Op {
-	refs := make([]int32, 0, c.recs.n+len(c.fbs))
-	for i := range int32(c.recs.n) {
+	refs := make([]int32, 0, c.envelopes.n+len(c.placed))
+	for i := range int32(c.envelopes.n) {
 		refs = append(refs, i)
 	}
-	for i := range int32(len(c.fbs)) {
-		refs = append(refs, ^i)
+	for i := range len(c.placed) {
+		refs = append(refs, placedRef(i))
 	}
 	slices.SortFunc(refs, c.compareRefs)
 	ops := make([]Op, len(refs))

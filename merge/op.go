@@ -78,8 +78,8 @@ type Op struct {
 	Result *TurnResult
 }
 
-// wireBlock is the flat JSON form of a block.
-type wireBlock struct {
+// blockJSON is the flat JSON form of a block.
+type blockJSON struct {
 	StreamKey     string          `json:"streamKey"`
 	Seq           int64           `json:"seq"`
 	ID            string          `json:"id"`
@@ -95,26 +95,26 @@ type wireBlock struct {
 	At            string          `json:"at,omitempty"`
 }
 
-type wireHead struct {
+type opHeadJSON struct {
 	Type OpType `json:"type"`
 	Task string `json:"task"`
 	Turn string `json:"turn"`
 }
 
-type wireOp struct {
-	wireHead
-	wireBlock
+type blockOpJSON struct {
+	opHeadJSON
+	blockJSON
 }
 
-type wireResultOp struct {
-	wireHead
+type resultOpJSON struct {
+	opHeadJSON
 	TurnResult
 }
 
-// wireAny is what the decoder reads: any op's fields.
-type wireAny struct {
-	wireHead
-	wireBlock
+// anyOpJSON is what the decoder reads: any op's fields.
+type anyOpJSON struct {
+	opHeadJSON
+	blockJSON
 	TurnResult
 }
 
@@ -150,6 +150,9 @@ func parseAt(s string) (time.Time, error) {
 	if err != nil || t.Format(atLayout) != s {
 		return time.Time{}, fmt.Errorf("%w: at %q is not RFC 3339 in UTC with nine fractional digits (2026-12-01T10:00:00.250000000Z)", ErrBadOp, s)
 	}
+	if t.Before(minAt) || t.After(maxAt) { // the zero time too: unknown is no at
+		return time.Time{}, fmt.Errorf("%w: at %q is outside the years 1678 to 2261, the times a receiver keeps", ErrBadOp, s)
+	}
 	return t, nil
 }
 
@@ -157,12 +160,12 @@ func parseAt(s string) (time.Time, error) {
 // cannot be decoded.
 var ErrBadOp = errors.New("merge: bad op")
 
-func (b Block) wire() (*wireBlock, error) {
+func (b Block) toJSON() (*blockJSON, error) {
 	p, err := json.Marshal(b.Payload)
 	if err != nil {
 		return nil, fmt.Errorf("merge: payload: %w", err)
 	}
-	w := &wireBlock{StreamKey: b.Key.StreamKey, Seq: b.Key.Seq, ID: b.Key.ID, Kind: b.Kind, Status: b.Status,
+	w := &blockJSON{StreamKey: b.Key.StreamKey, Seq: b.Key.Seq, ID: b.Key.ID, Kind: b.Kind, Status: b.Status,
 		Payload: p, Source: b.Source, Reason: b.Reason, OverSoftLimit: b.OverSoftLimit, Truncated: b.Truncated,
 		Ordinal: b.Ordinal, At: FormatAt(b.At)}
 	if b.Anchored {
@@ -171,7 +174,7 @@ func (b Block) wire() (*wireBlock, error) {
 	return w, nil
 }
 
-func (w *wireBlock) block() (Block, error) {
+func (w *blockJSON) block() (Block, error) {
 	b := Block{Key: Key{StreamKey: w.StreamKey, Seq: w.Seq, ID: w.ID}, Kind: w.Kind, Status: w.Status,
 		Source: w.Source, Reason: w.Reason, OverSoftLimit: w.OverSoftLimit, Truncated: w.Truncated, Ordinal: w.Ordinal}
 	if w.After != nil {
@@ -187,6 +190,14 @@ func (w *wireBlock) block() (Block, error) {
 	e := envelope.Envelope{V: envelope.Version, Kind: b.Kind, Status: b.Status, Payload: b.Payload}
 	if err := e.Validate(); err != nil {
 		return Block{}, fmt.Errorf("%w: %w", ErrBadOp, err)
+	}
+	// What a producer always writes for a placed block (PROTOCOL.md §4.1),
+	// checked as schema/op.schema.json does.
+	if b.placed() && b.Ordinal < 1 {
+		return Block{}, fmt.Errorf("%w: %s block %q without an ordinal", ErrBadOp, w.Source, w.ID)
+	}
+	if b.Source == SourceFallback && !isFallbackReason(b.Reason) {
+		return Block{}, fmt.Errorf("%w: fallback %q with the reason %q (want one of PROTOCOL.md §2.6)", ErrBadOp, w.ID, b.Reason)
 	}
 	if !b.valid() {
 		return Block{}, fmt.Errorf("%w: block %q/%d/%q is not a valid %s block", ErrBadOp, w.StreamKey, w.Seq, w.ID, w.Source)
@@ -224,7 +235,7 @@ func decodeAs[P envelope.Payload](raw json.RawMessage) (envelope.Payload, error)
 // MarshalJSON encodes the block in the flat form of a block op, without
 // type and task.
 func (b Block) MarshalJSON() ([]byte, error) {
-	w, err := b.wire()
+	w, err := b.toJSON()
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +244,7 @@ func (b Block) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes a block written by MarshalJSON and checks it.
 func (b *Block) UnmarshalJSON(data []byte) error {
-	var w wireBlock
+	var w blockJSON
 	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadOp, err)
 	}
@@ -247,34 +258,36 @@ func (b *Block) UnmarshalJSON(data []byte) error {
 
 // MarshalJSON encodes the op in its flat form (see [Op]).
 func (o Op) MarshalJSON() ([]byte, error) {
-	h := wireHead{Type: o.Type, Task: o.Task, Turn: o.Turn}
+	h := opHeadJSON{Type: o.Type, Task: o.Task, Turn: o.Turn}
 	switch o.Type {
 	case OpBlock:
 		b := o.Block
 		if !o.At.IsZero() {
 			b.At = o.At
 		}
-		w, err := b.wire()
+		w, err := b.toJSON()
 		if err != nil {
 			return nil, err
 		}
-		return json.Marshal(wireOp{h, *w})
+		return json.Marshal(blockOpJSON{h, *w})
 	case OpResult:
 		if o.Result == nil {
 			return nil, fmt.Errorf("%w: a result op without a result", ErrBadOp)
 		}
-		return json.Marshal(wireResultOp{h, *o.Result})
+		return json.Marshal(resultOpJSON{h, *o.Result})
 	}
 	return json.Marshal(h)
 }
 
-// UnmarshalJSON decodes an op and checks it: an unknown type, kind,
-// status, source or verdict, a payload that does not fit its kind, a
-// missing task or turn, an at not in canonical form ([FormatAt]) is an
-// error wrapping [ErrBadOp] that says which. Fields it does not know are
-// ignored.
+// UnmarshalJSON decodes an op and checks it as schema/op.schema.json
+// does: an unknown type, kind, status, source or verdict, a payload that
+// does not fit its kind, a missing task or turn, an at not in canonical
+// form ([FormatAt]) or outside the years 1678 to 2261, a fallback or
+// projection without its ordinal, a fallback without a fallback reason
+// (PROTOCOL.md §2.6), a result without its counters is an error wrapping
+// [ErrBadOp] that says which. Fields it does not know are ignored.
 func (o *Op) UnmarshalJSON(data []byte) error {
-	var w wireAny
+	var w anyOpJSON
 	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadOp, err)
 	}
@@ -294,6 +307,9 @@ func (o *Op) UnmarshalJSON(data []byte) error {
 		}
 		v.Block, v.At = b, b.At
 	case OpResult:
+		if err := requireCounters(data); err != nil {
+			return err
+		}
 		r := w.TurnResult
 		if err := r.Validate(); err != nil {
 			return err
@@ -303,5 +319,42 @@ func (o *Op) UnmarshalJSON(data []byte) error {
 		return fmt.Errorf("%w: type %q", ErrBadOp, w.Type)
 	}
 	*o = v
+	return nil
+}
+
+// isFallbackReason reports whether r is a reason a fallback can have
+// (PROTOCOL.md §2.6): every envelope reason but none and extra_envelope,
+// which never makes a fallback.
+func isFallbackReason(r envelope.Reason) bool {
+	switch r {
+	case envelope.ReasonNoEnvelope, envelope.ReasonBadJSON, envelope.ReasonUnsupportedVersion, envelope.ReasonUnknownKind,
+		envelope.ReasonBadField, envelope.ReasonChunkTooLarge, envelope.ReasonEnvelopeTooLarge:
+		return true
+	}
+	return false
+}
+
+// countersRequired are the counters a result op always carries
+// (PROTOCOL.md §4.3): a producer writes them all, zero or not.
+var countersRequired = []string{"applied", "duplicates", "conflicts", "late", "gaps", "droppedAfterSeal", "droppedByCap"}
+
+// requireCounters checks that the result op data has its counters, each
+// required one present: a result without them would read as a turn with
+// nothing applied.
+func requireCounters(data []byte) error {
+	var w struct {
+		Counters map[string]json.RawMessage `json:"counters"`
+	}
+	if err := json.Unmarshal(data, &w); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadOp, err)
+	}
+	if w.Counters == nil {
+		return fmt.Errorf("%w: result without counters", ErrBadOp)
+	}
+	for _, k := range countersRequired {
+		if _, ok := w.Counters[k]; !ok {
+			return fmt.Errorf("%w: result counters without %q", ErrBadOp, k)
+		}
+	}
 	return nil
 }

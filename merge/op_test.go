@@ -123,12 +123,25 @@ func TestOpJSONErrors(t *testing.T) {
 		{"at with an offset", `{"type":"block","task":"t1","turn":"m1","seq":1,"kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"2026-12-01T11:00:00.000000000+01:00"}`},
 		{"at without nine digits", `{"type":"block","task":"t1","turn":"m1","seq":1,"kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"2026-12-01T10:00:00.25Z"}`},
 		{"at that is no time", `{"type":"block","task":"t1","turn":"m1","seq":1,"kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"yesterday"}`},
-		{"unknown verdict", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"done","counters":{}}`},
-		{"verdict and state disagree", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_FAILED","verdict":"completed","counters":{}}`},
-		{"incomplete with a settled state", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"incomplete","counters":{}}`},
-		{"a reply with a failure", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_FAILED","verdict":"failed","reply":"42","counters":{}}`},
-		{"an interrupt with a completion", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"completed","interrupt":{"question":"?"},"counters":{}}`},
-		{"a negative counter", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"completed","counters":{"applied":-1}}`},
+		{"unknown verdict", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"done","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`},
+		{"verdict and state disagree", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_FAILED","verdict":"completed","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`},
+		{"incomplete with a settled state", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"incomplete","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`},
+		{"a reply with a failure", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_FAILED","verdict":"failed","reply":"42","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`},
+		{"an interrupt with a completion", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"completed","interrupt":{"question":"?"},"counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`},
+		{"a negative counter", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"completed","counters":{"applied":-1,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`},
+		{"fallback without an ordinal", `{"type":"block","task":"t1","turn":"m1","id":"msg:m","kind":"text","status":"running","payload":{"text":"a"},"source":"fallback","reason":"no_envelope"}`},
+		{"projection without an ordinal", `{"type":"block","task":"t1","turn":"m1","streamKey":"ri:b1:c","seq":1,"id":"ri:b1:c:1","kind":"tool_call","status":"running","payload":{"tool":"t"},"source":"projection"}`},
+		{"fallback without a reason", `{"type":"block","task":"t1","turn":"m1","id":"msg:m","kind":"text","status":"running","payload":{"text":"a"},"source":"fallback","ordinal":1}`},
+		{"fallback with an empty reason", `{"type":"block","task":"t1","turn":"m1","id":"msg:m","kind":"text","status":"running","payload":{"text":"a"},"source":"fallback","reason":"","ordinal":1}`},
+		{"fallback with an unknown reason", `{"type":"block","task":"t1","turn":"m1","id":"msg:m","kind":"text","status":"running","payload":{"text":"a"},"source":"fallback","reason":"gremlins","ordinal":1}`},
+		{"fallback with the reason extra_envelope", `{"type":"block","task":"t1","turn":"m1","id":"msg:m","kind":"text","status":"running","payload":{"text":"a"},"source":"fallback","reason":"extra_envelope","ordinal":1}`},
+		{"at before 1678", `{"type":"block","task":"t1","turn":"m1","seq":1,"kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"1677-12-31T23:59:59.999999999Z"}`},
+		{"at of Go's zero time", `{"type":"block","task":"t1","turn":"m1","seq":1,"kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"0001-01-01T00:00:00.000000000Z"}`},
+		{"at after 2261", `{"type":"block","task":"t1","turn":"m1","seq":1,"kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"2262-01-01T00:00:00.000000000Z"}`},
+		{"result without counters", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"completed"}`},
+		{"result with null counters", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"completed","counters":null}`},
+		{"result with empty counters", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"completed","counters":{}}`},
+		{"result with an unknown fallback counter", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"completed","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0,"fallbacks":{"gremlins":1}}}`},
 		{"a result field of the wrong type", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"completed","reply":7}`},
 	}
 	for _, tt := range tests {
@@ -147,7 +160,7 @@ var at0 = time.Date(2026, 12, 1, 10, 0, 0, 250_000_000, time.UTC)
 // its own (a2a-tail adds exitCode to the result line).
 func TestOpJSONUnknownFields(t *testing.T) {
 	var op Op
-	in := `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_CANCELED","verdict":"canceled","counters":{},"exitCode":3}`
+	in := `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_CANCELED","verdict":"canceled","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0},"exitCode":3}`
 	if err := json.Unmarshal([]byte(in), &op); err != nil {
 		t.Fatal(err)
 	}
@@ -213,5 +226,80 @@ func TestResultString(t *testing.T) {
 		DroppedSealed: "dropped_sealed", DroppedCap: "dropped_cap", Invalid: "invalid", 0: "unknown", 99: "unknown"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("names (-want +got):\n%s", d)
+	}
+}
+
+// An at is kept exactly across its whole range — the epoch is a time like
+// any other, not "unknown" — and only a time outside the range is dropped
+// by a Receiver given one in Go (the JSON decoder refuses it).
+func TestAtRange(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		at   time.Time
+		want time.Time
+	}{
+		{"the epoch", time.Unix(0, 0).UTC(), time.Unix(0, 0).UTC()},
+		{"the first kept", minAt, minAt},
+		{"the last kept", maxAt, maxAt},
+		{"before the range", minAt.Add(-time.Nanosecond), time.Time{}},
+		{"year 3000", time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC), time.Time{}},
+		{"unknown", time.Time{}, time.Time{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := NewReceiver("t1", Caps{})
+			b := Block{Key: Key{Seq: 1}, Kind: envelope.KindText, Status: envelope.StatusRunning, Payload: envelope.Text{Text: "a"}, Source: SourceEnvelope}
+			if got := r.Apply(Op{Type: OpBlock, Task: "t1", Turn: "m1", At: tc.at, Block: b}); got != Applied {
+				t.Fatalf("Apply = %v", got)
+			}
+			v := r.View()
+			if d := cmp.Diff(tc.want, v.Blocks[0].At); d != "" {
+				t.Errorf("view at (-want +got):\n%s", d)
+			}
+			if tc.want.IsZero() {
+				return
+			}
+			data, err := json.Marshal(r.Ops("m1")[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back Op
+			if err := json.Unmarshal(data, &back); err != nil {
+				t.Fatalf("%s: %v", data, err)
+			}
+			if !back.At.Equal(tc.want) {
+				t.Errorf("decoded at %v, want %v", back.At, tc.want)
+			}
+		})
+	}
+}
+
+// overSoftLimit is content for a placed block as for an envelope
+// (PROTOCOL.md §6.1): the same fallback with another flag is a conflict.
+func TestPlacedOverSoftLimitIsContent(t *testing.T) {
+	r := NewReceiver("t1", Caps{})
+	fb := Block{Key: Key{ID: "msg:m"}, Kind: envelope.KindText, Status: envelope.StatusRunning, Payload: envelope.Text{Text: "a"},
+		Source: SourceFallback, Reason: envelope.ReasonNoEnvelope, Ordinal: 1}
+	other := fb
+	other.OverSoftLimit = true
+	got := []Result{
+		r.Apply(Op{Type: OpBlock, Task: "t1", Turn: "m1", Block: fb}),
+		r.Apply(Op{Type: OpBlock, Task: "t1", Turn: "m1", Block: fb}),
+		r.Apply(Op{Type: OpBlock, Task: "t1", Turn: "m1", Block: other}),
+	}
+	if d := cmp.Diff([]Result{Applied, Duplicate, Conflict}, got); d != "" {
+		t.Errorf("results (-want +got):\n%s", d)
+	}
+}
+
+// A fallback reading without a fallback reason is no fallback a receiver
+// could decode: the Turn refuses it too.
+func TestTurnFallbackNeedsReason(t *testing.T) {
+	for _, reason := range []envelope.Reason{"", "gremlins", envelope.ReasonExtraEnvelope} {
+		turn := NewTurn("t1", "m1", Caps{})
+		r := envelope.Reading{Fallback: true, ID: "msg:x", Reason: reason,
+			Envelope: envelope.Envelope{V: 1, Kind: envelope.KindText, Status: envelope.StatusRunning, Payload: envelope.Text{Text: "x"}}}
+		if got := turn.Apply(r).Result; got != Invalid {
+			t.Errorf("reason %q: %v, want Invalid", reason, got)
+		}
 	}
 }

@@ -81,7 +81,7 @@ func (st *stream) stubOf(p envelope.ToolOutputAppend) envelope.Payload {
 // add applies rec idx, an envelope with this stream's key, and reports
 // whether the summary may have changed.
 func (st *stream) add(c *core, idx int32) (changed bool) {
-	r := c.recs.at(idx)
+	r := c.envelopes.at(idx)
 	seq, sk := r.seq, r.key
 	switch p := r.payload.(type) {
 	case envelope.ToolCall:
@@ -171,7 +171,7 @@ func (st *stream) markTool(seq int64) bool {
 func (st *stream) evict(c *core) {
 	max := int64(c.caps.MaxOutputBytes)
 	for len(st.heap) > 1 {
-		top := c.recs.at(st.heap[0])
+		top := c.envelopes.at(st.heap[0])
 		if st.retained-int64(top.n) < max {
 			return
 		}
@@ -211,7 +211,7 @@ func (st *stream) render(c *core) ToolCall {
 	}
 	idx := slices.Clone(st.heap)
 	slices.SortFunc(idx, func(i, j int32) int {
-		a, b := c.recs.at(i), c.recs.at(j)
+		a, b := c.envelopes.at(i), c.envelopes.at(j)
 		return compareSeqKey(a.seq, a.key, b.seq, b.key)
 	})
 	// The cut lies inside the first retained chunk: the others alone are
@@ -225,9 +225,9 @@ func (st *stream) render(c *core) ToolCall {
 	var sb strings.Builder
 	sb.Grow(int(st.retained - cut))
 	sb.WriteString(first)
-	prev := c.recs.at(idx[0]).seq
+	prev := c.envelopes.at(idx[0]).seq
 	for _, i := range idx[1:] {
-		seq := c.recs.at(i).seq
+		seq := c.envelopes.at(i).seq
 		if n := c.missingBetween(prev, seq); n > 0 {
 			if s := sb.String(); s != "" && s[len(s)-1] != '\n' {
 				sb.WriteByte('\n')
@@ -243,7 +243,7 @@ func (st *stream) render(c *core) ToolCall {
 }
 
 func chunkOf(c *core, i int32) string {
-	return c.recs.at(i).payload.(envelope.ToolOutputAppend).Chunk
+	return c.envelopes.at(i).payload.(envelope.ToolOutputAppend).Chunk
 }
 
 // missingBetween counts the seqs the turn misses strictly between a and b,
@@ -258,7 +258,7 @@ func (c *core) missingBetween(a, b int64) int64 {
 }
 
 func (st *stream) less(c *core, i, j int32) bool {
-	a, b := c.recs.at(i), c.recs.at(j)
+	a, b := c.envelopes.at(i), c.envelopes.at(j)
 	return before(a.seq, a.key, b.seq, b.key)
 }
 

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 )
 
 // Verdict is how a turn ended, in one word a front end can switch on.
@@ -163,7 +162,7 @@ func (r *TurnResult) Validate() error {
 		return fmt.Errorf("%w: result: a negative counter", ErrBadOp)
 	}
 	for reason, n := range r.Counters.Fallbacks {
-		if n < 0 || strings.TrimSpace(string(reason)) == "" {
+		if n < 0 || !isFallbackReason(reason) {
 			return fmt.Errorf("%w: result: fallback counter %q = %d", ErrBadOp, reason, n)
 		}
 	}

@@ -1,6 +1,10 @@
 package terminal
 
-import "github.com/a2aproject/a2a-go/v2/a2a"
+import (
+	"strconv"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+)
 
 // Class is what a task state means for the turn that observed it.
 //
@@ -32,7 +36,7 @@ func (c Class) String() string {
 	case ClassTerminal:
 		return "terminal"
 	}
-	return "Class(" + itoa(int(c)) + ")"
+	return "Class(" + strconv.Itoa(int(c)) + ")"
 }
 
 // classify returns the class of s. It knows the A2A 1.0 names
@@ -58,7 +62,7 @@ func classify(s a2a.TaskState) Class {
 func canonical(s a2a.TaskState) a2a.TaskState {
 	// a2a-go converts v0.3 events itself; the v0.3 names are for events
 	// decoded by hand. A switch, not a map: canonical runs several times per
-	// event, and a 1.0 name then costs no hashing (-42 % per Observe).
+	// event, and a 1.0 name then costs no hashing.
 	switch s {
 	case "submitted":
 		return a2a.TaskStateSubmitted

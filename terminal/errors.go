@@ -127,5 +127,3 @@ func (e *CutError) Is(target error) bool { return target == ErrCut }
 
 // Unwrap returns Cause.
 func (e *CutError) Unwrap() error { return e.Cause }
-
-func itoa(n int) string { return strconv.Itoa(n) }

@@ -108,11 +108,3 @@ func stringField(o map[string]any, keys ...string) (s string, bad bool) {
 	}
 	return "", false
 }
-
-// messageText joins the text parts of m with "\n"; "" for a nil message.
-func messageText(m *a2a.Message) string {
-	if m == nil {
-		return ""
-	}
-	return partsText(m.Parts)
-}

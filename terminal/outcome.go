@@ -1,6 +1,10 @@
 package terminal
 
-import "github.com/a2aproject/a2a-go/v2/a2a"
+import (
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tfrs/a2a-progress/envelope"
+)
 
 // Outcome is the result of a turn, decided by its task state alone.
 //
@@ -64,7 +68,7 @@ func (t *Tracker) outcome(cause error) (Outcome, error) {
 		return o, o.Err
 	}
 	o.Message = t.msg
-	o.Text = messageText(t.msg)
+	o.Text = envelope.MessageText(t.msg)
 	o.Artifacts = t.arts.snapshot()
 	o.Truncated = t.arts.full
 	switch t.state {

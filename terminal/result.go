@@ -2,10 +2,10 @@ package terminal
 
 import (
 	"errors"
-	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
 )
 
@@ -65,16 +65,8 @@ func (o Outcome) Result() merge.TurnResult {
 	return r
 }
 
-// partsText joins the text parts of an artifact with "\n".
+// partsText joins the text parts of an artifact with "\n", as
+// envelope.MessageText does a message's.
 func partsText(parts []*a2a.Part) string {
-	var texts []string
-	for _, p := range parts {
-		if p == nil {
-			continue
-		}
-		if t, ok := p.Content.(a2a.Text); ok {
-			texts = append(texts, string(t))
-		}
-	}
-	return strings.Join(texts, "\n")
+	return envelope.MessageText(&a2a.Message{Parts: parts})
 }

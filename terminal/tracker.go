@@ -202,16 +202,16 @@ func (t *Tracker) observe(ev a2a.Event, o *Observation) bool {
 			t.c.StrayMessages++
 			return false
 		}
-		t.pin(info)
+		t.recordIDs(info)
 		t.state, t.msg = a2a.TaskStateCompleted, e
 		t.question, t.items = "", nil
 		return true
 	case *a2a.TaskStatusUpdateEvent:
-		t.pin(info)
+		t.recordIDs(info)
 		t.setStatus(e.Status)
 		return true
 	case *a2a.Task:
-		t.pin(info)
+		t.recordIDs(info)
 		t.setStatus(e.Status)
 		t.arts.reset()
 		for _, a := range e.Artifacts {
@@ -229,7 +229,7 @@ func (t *Tracker) observe(ev a2a.Event, o *Observation) bool {
 			t.c.Invalid++
 			return false
 		}
-		t.pin(info)
+		t.recordIDs(info)
 		if o.Progress = t.routedAway(e, o); !o.Progress {
 			t.applyArtifact(e)
 		}
@@ -239,7 +239,8 @@ func (t *Tracker) observe(ev a2a.Event, o *Observation) bool {
 	return false
 }
 
-func (t *Tracker) pin(info a2a.TaskInfo) {
+// recordIDs keeps the first task and context ids the events name.
+func (t *Tracker) recordIDs(info a2a.TaskInfo) {
 	if t.taskID == "" {
 		t.taskID = info.TaskID
 	}

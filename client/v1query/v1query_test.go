@@ -113,6 +113,7 @@ func collect(t *testing.T, s *client.Stream) result {
 }
 
 func TestSendSeedFrames(t *testing.T) {
+	t.Parallel()
 	q := &queryServer{body: seedQueryBody(t)}
 	base := startQuery(t, q)
 	st, err := Send(testCtx(t), base+"/", "帮我审核这笔报销", WithConversationID("6d72bcf8-..."), WithHeader("Authorization", "Bearer k"))
@@ -188,6 +189,7 @@ func countTypes(r result) map[client.UpdateType]int {
 }
 
 func TestSendReplyAndEnds(t *testing.T) {
+	t.Parallel()
 	const running = `data: {"content":"RUNNING","projection":{"kind":"remote_agent_invocation","batchId":"b","toolCallId":"c","sequence":1,"target":"expense-review","phase":"RUNNING","latencyMs":0}}` + "\n\n"
 	const done = `data: {"content":"COMPLETED","projection":{"kind":"remote_agent_invocation","batchId":"b","toolCallId":"c","sequence":2,"target":"expense-review","phase":"COMPLETED","resultCategory":"SUCCESS","latencyMs":900}}` + "\n\n"
 	tests := []struct {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/wire"
+	"github.com/tfrs/a2a-progress/internal/recorded"
 	"github.com/tfrs/a2a-progress/merge"
 )
 
@@ -106,11 +106,11 @@ incomplete; a truncated last frame is reported, not applied.
 ` + exitCodesHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			var f wire.Format
+			var f recorded.Format
 			switch format {
 			case "auto":
-			case string(wire.FormatV1), string(wire.FormatV03JSON), string(wire.FormatV03ProtoJS):
-				f = wire.Format(format)
+			case string(recorded.FormatV1), string(recorded.FormatV03JSON), string(recorded.FormatV03ProtoJS):
+				f = recorded.Format(format)
 			default:
 				return usageError{fmt.Errorf("--wire %q: want auto, v1.0, v0.3-jsonrpc or v0.3-rest", format)}
 			}
@@ -123,7 +123,7 @@ incomplete; a truncated last frame is reported, not applied.
 				defer file.Close()
 				r = file
 			}
-			st := client.Replay(cmd.Context(), wire.Events(r, f), client.WithLogger(a.logger()))
+			st := client.Replay(cmd.Context(), recorded.Events(r, f), client.WithLogger(a.logger()))
 			return a.consume(cmd.Context(), st)
 		},
 	}

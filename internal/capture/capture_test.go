@@ -21,7 +21,7 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/internal/callee"
 	"github.com/tfrs/a2a-progress/internal/projection"
-	"github.com/tfrs/a2a-progress/internal/wire"
+	"github.com/tfrs/a2a-progress/internal/recorded"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/terminal"
 )
@@ -98,7 +98,7 @@ func replay(t *testing.T, path string) golden {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	events := wire.Events(f, wire.FormatAuto)
+	events := recorded.Events(f, recorded.FormatAuto)
 	if strings.HasSuffix(path, "query.sse") {
 		events = projection.QueryEvents(f, queryConversation)
 	}

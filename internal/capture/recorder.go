@@ -8,7 +8,7 @@
 // context, message, artifact and SSE event ids) and timestamps — by stable
 // values, so that re-recording the same trajectory gives the same file.
 //
-// A recorded A2A stream is read back with wire.Events (format detected),
+// A recorded A2A stream is read back with recorded.Events (format detected),
 // for client.Replay; a /v1/query capture with projection.QueryEvents.
 package capture
 

@@ -14,6 +14,8 @@ import (
 	"unsafe"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tfrs/a2a-progress/internal/jsonstr"
 )
 
 // Decoder decodes, in one pass, the frame that makes up nearly all of
@@ -152,7 +154,7 @@ func (d *Decoder) materialize() {
 		}
 		start := len(buf)
 		if sp.esc {
-			buf = appendJSONUnescaped(buf, sp.raw)
+			buf = jsonstr.AppendUnescaped(buf, sp.raw)
 		} else {
 			buf = append(buf, sp.raw...)
 		}
@@ -519,44 +521,6 @@ func hexDigit(c byte) (rune, bool) {
 		return rune(c-'A') + 10, true
 	}
 	return 0, false
-}
-
-// appendJSONUnescaped decodes raw contents already checked by str (no
-// surrogate escapes); it appends at most len(raw) bytes.
-func appendJSONUnescaped(buf, raw []byte) []byte {
-	for i := 0; i < len(raw); {
-		c := raw[i]
-		if c != '\\' {
-			buf = append(buf, c)
-			i++
-			continue
-		}
-		switch raw[i+1] {
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		case 'u':
-			r := rune(0)
-			for _, h := range raw[i+2 : i+6] {
-				v, _ := hexDigit(h)
-				r = r<<4 | v
-			}
-			buf = utf8.AppendRune(buf, r)
-			i += 6
-			continue
-		default: // '"', '\\', '/'
-			buf = append(buf, raw[i+1])
-		}
-		i += 2
-	}
-	return buf
 }
 
 // taskState is a2a.TaskState's UnmarshalJSON on an unescaped string,

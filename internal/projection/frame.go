@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/jsonkind"
 )
 
 // MetadataKey is the metadata key under which the runtime puts a
@@ -61,7 +62,7 @@ func Parse(v any) (Frame, error) {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return Frame{}, &envelope.Error{Reason: envelope.ReasonBadJSON, Field: MetadataKey,
-			Detail: "want a JSON object, got " + typeName(v)}
+			Detail: "want a JSON object, got " + jsonkind.Of(v)}
 	}
 	kind, err := str(obj, "kind", true)
 	if err != nil {
@@ -158,7 +159,7 @@ func str(obj map[string]any, key string, required bool) (string, error) {
 	}
 	s, ok := v.(string)
 	if !ok {
-		return "", bad(key, "want a string, got "+typeName(v))
+		return "", bad(key, "want a string, got "+jsonkind.Of(v))
 	}
 	if required && s == "" {
 		return "", bad(key, "must not be empty")
@@ -193,28 +194,10 @@ func num(obj map[string]any, key string) (float64, error) {
 		}
 		f = x
 	default:
-		return 0, bad(key, "want a number, got "+typeName(v))
+		return 0, bad(key, "want a number, got "+jsonkind.Of(v))
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
 		return 0, bad(key, "must be a finite number >= 0")
 	}
 	return f, nil
-}
-
-func typeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case float64, float32, int, int64, int32, json.Number:
-		return "a number"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return "a value of another type"
 }

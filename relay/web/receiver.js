@@ -525,15 +525,16 @@ function decodePayload(kind, raw) {
 // An at is canonical or refused (PROTOCOL.md §4.4), so every receiver keeps
 // and shows one string.
 const AT = /^([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})\.[0-9]{9}Z$/;
-const ZERO_AT = "0001-01-01T00:00:00.000000000Z"; // Go's zero time: unknown
 
 // parseAt checks the canonical form of an at (RFC 3339 in UTC with nine
-// fractional digits, a real date and time) and returns it, "" for unknown.
+// fractional digits, a real date and time in the years 1678 to 2261) and
+// returns it, "" for unknown.
 function parseAt(s) {
-  if (s === "" || s === ZERO_AT) return "";
+  if (s === "") return "";
   const m = AT.exec(s);
   if (m === null) throw new OpError("at " + JSON.stringify(s) + " is not canonical");
   const [y, mo, d, h, mi, se] = m.slice(1).map(Number);
+  if (y < 1678 || y > 2261) throw new OpError("at " + JSON.stringify(s) + " is outside the years 1678 to 2261");
   const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
   const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1];
   if (mo < 1 || mo > 12 || d < 1 || d > days || h > 23 || mi > 59 || se > 59) {
@@ -554,6 +555,7 @@ function decodeOp(input) {
     case "seal":
       return op;
     case "result": {
+      requireCounters(v);
       const r = { state: w.state, verdict: w.verdict, reply: w.reply, artifacts: w.artifacts,
         artifactsTruncated: w.artifactsTruncated,
         interrupt: w.interrupt, error: w.error, context: w.context, counters: w.counters };
@@ -578,6 +580,12 @@ function decodeOp(input) {
     throw new OpError("payload.tool: required for kind " + b.kind);
   }
   if (!validBlock(b)) throw new OpError("not a valid " + b.source + " block");
+  // What a producer always writes for a placed block (PROTOCOL.md §4.1),
+  // checked as schema/op.schema.json does.
+  if (b.source !== "envelope" && b.ordinal < 1n) throw new OpError(b.source + " block without an ordinal");
+  if (b.source === "fallback" && !FALLBACK_REASONS.has(b.reason)) {
+    throw new OpError("fallback with the reason " + JSON.stringify(b.reason));
+  }
   b.truncated = Number(b.truncated); // within 0..1 MiB: validBlock checked it
   op.block = b;
   return op;
@@ -593,10 +601,36 @@ const VERDICT_STATES = new Map([
 ]);
 const SETTLED_STATES = new Set(VERDICT_STATES.values());
 
-// goBlank reports whether s is empty after Go's strings.TrimSpace (which
-// trims U+0085 and keeps U+FEFF, unlike String.prototype.trim).
-function goBlank(s) {
-  return /^[\t\n\v\f\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$/.test(s);
+// FALLBACK_REASONS are the reasons a fallback can have (PROTOCOL.md §2.6):
+// Go's isFallbackReason.
+const FALLBACK_REASONS = new Set(["no_envelope", "bad_json", "unsupported_version", "unknown_kind", "bad_field",
+  "chunk_too_large", "envelope_too_large"]);
+
+// REQUIRED_COUNTERS are the counters a result op always carries
+// (PROTOCOL.md §4.3).
+const REQUIRED_COUNTERS = ["applied", "duplicates", "conflicts", "late", "gaps", "droppedAfterSeal", "droppedByCap"];
+
+// requireCounters is Go's requireCounters: the result op v has its
+// counters, each required one by its exact name. Like encoding/json
+// decoding into a map, a repeated counters key adds its keys to the
+// earlier ones, and a null one clears them.
+function requireCounters(v) {
+  let keys = null;
+  for (const [k, x] of entriesOf(v) ?? []) {
+    if (foldKey(k) !== "COUNTERS") continue;
+    if (x === null) {
+      keys = null;
+      continue;
+    }
+    const entries = entriesOf(x);
+    if (entries === null) throw new OpError("result: counters: not an object");
+    keys ??= new Set();
+    for (const [name] of entries) keys.add(name);
+  }
+  if (keys === null) throw new OpError("result without counters");
+  for (const k of REQUIRED_COUNTERS) {
+    if (!keys.has(k)) throw new OpError("result counters without " + JSON.stringify(k));
+  }
 }
 
 // validateResult is Go's TurnResult.Validate.
@@ -618,7 +652,7 @@ function validateResult(r) {
   }
   if (c.fallbacks !== null) {
     for (const [reason, n] of c.fallbacks) {
-      if (n < 0n || goBlank(reason)) throw new OpError("result: fallback counter " + JSON.stringify(reason));
+      if (n < 0n || !FALLBACK_REASONS.has(reason)) throw new OpError("result: fallback counter " + JSON.stringify(reason));
     }
   }
 }
@@ -661,7 +695,8 @@ function validBlock(b) {
     case "envelope":
       return b.id === "" && b.reason === "" && !b.anchored && b.after === 0n && b.ordinal === 0n;
     case "fallback":
-      return b.kind === "text" && b.streamKey === "" && b.seq === 0n && (b.anchored || b.after === 0n);
+      return b.kind === "text" && b.streamKey === "" && b.seq === 0n && (b.anchored || b.after === 0n) &&
+        FALLBACK_REASONS.has(b.reason);
     case "projection":
       return b.id !== "" && b.streamKey !== "" && b.reason === "" && b.kind !== "tool_output_append" &&
         (b.anchored || b.after === 0n);
@@ -1095,7 +1130,8 @@ class Core {
 
 function samePlaced(a, b) {
   return a.source === b.source && a.streamKey === b.streamKey && a.seq === b.seq && a.kind === b.kind &&
-    a.status === b.status && samePayload(a.payload, b.payload) && a.reason === b.reason;
+    a.status === b.status && samePayload(a.payload, b.payload) && a.reason === b.reason &&
+    a.overSoftLimit === b.overSoftLimit;
 }
 
 function sameRec(r, b) {

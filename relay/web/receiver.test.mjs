@@ -94,13 +94,12 @@ test("defaults and helpers", () => {
     '"gaps":0,"droppedAfterSeal":0,"droppedByCap":0},"sealed":false}');
 });
 
-test("a reason named __proto__ is a key like any other", () => {
+test("a fallback reason outside PROTOCOL.md §2.6, __proto__ included, is invalid", () => {
   const r = new Receiver("t1");
-  r.apply({ type: "block", task: "t1", turn: "m1", streamKey: "", seq: 0, id: "m", kind: "text", status: "running",
-    payload: { text: "x" }, source: "fallback", reason: "__proto__", ordinal: 1 });
-  const v = r.view();
-  assert.equal(Object.getPrototypeOf(v.counters.fallbacks), Object.prototype);
-  assert.equal(JSON.stringify(v.counters.fallbacks), '{"__proto__":1}');
+  const res = r.apply({ type: "block", task: "t1", turn: "m1", streamKey: "", seq: 0, id: "m", kind: "text",
+    status: "running", payload: { text: "x" }, source: "fallback", reason: "__proto__", ordinal: 1 });
+  assert.equal(res.result, "invalid");
+  assert.equal(r.view().counters.fallbacks, undefined);
 });
 
 test("turns: a view each, the latest by first arrival, seqs scoped by turn", () => {
@@ -120,7 +119,8 @@ test("turns: a view each, the latest by first arrival, seqs scoped by turn", () 
   assert.equal(r.apply({ type: "seal", task: "t1", turn: "a" }).result, "applied");
   assert.equal(r.apply({ type: "seal", task: "t1", turn: "a" }).result, "duplicate");
   const result = { type: "result", task: "t1", turn: "a", state: "TASK_STATE_COMPLETED", verdict: "completed",
-    reply: "done", counters: { applied: 1 } };
+    reply: "done", counters: { applied: 1, duplicates: 0, conflicts: 0, late: 0, gaps: 0, droppedAfterSeal: 0,
+      droppedByCap: 0 } };
   assert.equal(r.apply(result).result, "applied");
   assert.equal(r.apply(result).result, "duplicate");
   assert.equal(r.apply({ ...result, reply: "other" }).result, "conflict");

@@ -359,7 +359,7 @@ func invalidVector(t testing.TB) vector {
 		`{"type":"block","task":"t1","stream` + "\u212a" + `ey":"c1","seq":3,"seq":4,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"grep","chunk":"more\n"},"payload":{"tool":"grep","chunk":"last payload wins\n"},"source":"envelope"}`,
 		`{"type":"block","task":"t1","streamKey":"","seq":5,"id":"","kind":"text","status":"running","payload":null,"source":"envelope","reason":null,"truncated":-0}`,
 		`{"type":"block","task":"t1","streamKey":"","seq":6,"id":"","kind":"text","status":"running","payload":{"text":"lone \ud800 and pair \ud83d\ude00 and \u00e9"},"source":"envelope"}`,
-		`  {"type":"block","task":"t1","streamKey":"","seq":0,"id":"msg:2","kind":"text","status":"running","payload":{"text":"unanchored"},"source":"fallback","after":null,"ordinal":2}` + "\t",
+		`  {"type":"block","task":"t1","streamKey":"","seq":0,"id":"msg:2","kind":"text","status":"running","payload":{"text":"unanchored"},"source":"fallback","reason":"no_envelope","after":null,"ordinal":2}` + "\t",
 		// Rejected:
 		``,
 		`{"type":"block"`,
@@ -403,16 +403,28 @@ func invalidVector(t testing.TB) vector {
 		`{"type":"block","task":"t1","streamKey":"","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":1764583200}`,
 		`{"type":"seal","task":"t1","turn":""}`,
 		`{"type":"seal","task":"t1","turn":"` + strings.Repeat("é", merge.MaxIdentBytes/2) + `x"}`,
-		`{"type":"result","task":"t1","state":"TASK_STATE_FAILED","verdict":"completed","counters":{}}`,
-		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"done","counters":{}}`,
-		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"incomplete","counters":{}}`,
-		`{"type":"result","task":"t1","state":"TASK_STATE_FAILED","verdict":"failed","reply":"hi","counters":{}}`,
-		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","interrupt":{"question":"?"},"counters":{}}`,
-		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","counters":{"late":-1}}`,
-		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","counters":{"fallbacks":{"\u0085 ":1}}}`,
-		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","counters":{"fallbacks":{"x":-1}}}`,
-		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","artifacts":{},"counters":{}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_FAILED","verdict":"completed","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"done","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"incomplete","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_FAILED","verdict":"failed","reply":"hi","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","interrupt":{"question":"?"},"counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":-1,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0,"fallbacks":{"\u0085 ":1}}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0,"fallbacks":{"no_envelope":-1}}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","artifacts":{},"counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`,
 		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","counters":[]}`,
+		`{"type":"block","task":"t1","streamKey":"","seq":0,"id":"m","kind":"text","status":"running","payload":{"text":"a"},"source":"fallback","ordinal":1}`,
+		`{"type":"block","task":"t1","streamKey":"","seq":0,"id":"m","kind":"text","status":"running","payload":{"text":"a"},"source":"fallback","reason":"","ordinal":1}`,
+		`{"type":"block","task":"t1","streamKey":"","seq":0,"id":"m","kind":"text","status":"running","payload":{"text":"a"},"source":"fallback","reason":"gremlins","ordinal":1}`,
+		`{"type":"block","task":"t1","streamKey":"","seq":0,"id":"m","kind":"text","status":"running","payload":{"text":"a"},"source":"fallback","reason":"__proto__","ordinal":1}`,
+		`{"type":"block","task":"t1","streamKey":"","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"1677-12-31T23:59:59.999999999Z"}`,
+		`{"type":"block","task":"t1","streamKey":"","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"0001-01-01T00:00:00.000000000Z"}`,
+		`{"type":"block","task":"t1","streamKey":"","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"2262-01-01T00:00:00.000000000Z"}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed"}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","counters":null}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","counters":{}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","counters":{"applied":0,"duplicates":0,"conflicts":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0},"counters":null}`,
 	}
 	for _, line := range manual {
 		// Every line has the turn, but for the ones that test it.
@@ -424,9 +436,9 @@ func invalidVector(t testing.TB) vector {
 	v.ops = append(v.ops,
 		`{"type":"seal","task":"t1"}`,
 		`{"type":"block","task":"t1","streamKey":"","seq":8,"id":"","kind":"text","status":"running","payload":{"text":"no turn"},"source":"envelope"}`,
-		// Accepted: a result whose blank-looking reason is not blank to Go
-		// (U+FEFF is no space), odd counters merged as encoding/json does.
-		`{"type":"result","task":"t1","turn":"msg-1","state":"TASK_STATE_COMPLETED","verdict":"completed","reply":"ok","counters":{"applied":1,"fallbacks":{"\ufeff":1}},"counters":{"late":2,"fallbacks":{"no_envelope":null}},"artifacts":[{"id":"a","name":"n"}],"artifacts":[{"text":"t"}]}`,
+		// Accepted: odd counters merged as encoding/json does — a second
+		// counters object adds to the first, so every required one is there.
+		`{"type":"result","task":"t1","turn":"msg-1","state":"TASK_STATE_COMPLETED","verdict":"completed","reply":"ok","counters":{"applied":1,"duplicates":0,"conflicts":0,"fallbacks":{"bad_json":1}},"counters":{"late":2,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0,"fallbacks":{"no_envelope":null}},"artifacts":[{"id":"a","name":"n"}],"artifacts":[{"text":"t"}]}`,
 	)
 	return v
 }

@@ -1,4 +1,4 @@
-package wire
+package recorded
 
 import (
 	"bytes"

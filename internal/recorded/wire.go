@@ -1,4 +1,4 @@
-// Package wire decodes the data of one recorded A2A streaming frame — the
+// Package recorded decodes the data of one recorded A2A streaming frame — the
 // JSON that follows "data:" in an SSE event — into an a2a.Event, whatever
 // the protocol version and transport that produced it:
 //
@@ -22,7 +22,7 @@
 //     as the format this Decoder last saw, v1.0 at first.
 //
 // A caller that knows better can force a format with [Decoder.Format].
-package wire
+package recorded
 
 import (
 	"bytes"

@@ -1,0 +1,22 @@
+package jsonstr
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// AppendUnescaped decodes as encoding/json does, surrogates included.
+func TestAppendUnescapedMatchesEncodingJSON(t *testing.T) {
+	for _, raw := range []string{
+		``, `plain`, `a\"b\\c\/d`, `\b\f\n\r\t`, `\u00e9\u4E2D`,
+		`\ud83d\ude00`, `\ud83d`, `\ude00x`, `\ud83d\u0041`, `é 中`,
+	} {
+		var want string
+		if err := json.Unmarshal([]byte(`"`+raw+`"`), &want); err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		if got := string(AppendUnescaped(nil, []byte(raw))); got != want {
+			t.Errorf("AppendUnescaped(%s) = %q, want %q", raw, got, want)
+		}
+	}
+}
