@@ -25,6 +25,9 @@
 //     answered: a snapshot holds every turn the relay kept, and a turn
 //     attached later reopens the task's stream.
 //
+// The wire — route, cursor form, snapshot, keep-alives, end and error
+// answers — is PROTOCOL.md §8.
+//
 // ?format= selects the wire format: "ops" (the default) as above; further
 // formats plug in as a [Format] (an [Encoder] per subscription) that sees the
 // same ops, snapshots and ends.
@@ -40,7 +43,8 @@
 // with the same sources, bounds, access hook and replicas. Both render the
 // merged view in view order, whole blocks at a time, and re-synchronise when
 // a late block lands before what was sent, so that the strict client
-// libraries never see an invalid sequence and show each block once.
+// libraries never see an invalid sequence and show each block once
+// (PROTOCOL.md §9).
 //
 // # Sources
 //

@@ -23,7 +23,7 @@ const differentialCases = 1200
 // TestDifferential feeds the same random op streams to the Go Receiver and
 // the JS one and requires the same result for every op and the same views
 // and outcome, byte for byte. Each stream comes from seeded random
-// trajectories applied to real merge.Turns — one to three turns on one task
+// trajectories applied to real merge.Turn values — one to three turns on one task
 // (seqs of each turn starting anywhere again, the previous turn's included),
 // sometimes more than a receiver keeps; envelopes of every kind, fallbacks,
 // projections, seqs anywhere in int64, stream keys whose order differs
