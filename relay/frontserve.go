@@ -181,7 +181,7 @@ func (h *Handler) sendAndServe(w http.ResponseWriter, r *http.Request, agent Age
 }
 
 // serveEncoder serves task's subscription with enc, as ServeEvents does
-// with the encoder of the request's format.
+// with the encoder of the request's format (and hands it here).
 func (h *Handler) serveEncoder(w http.ResponseWriter, r *http.Request, task string, enc Encoder) {
 	t, sub, err := h.acquire(task)
 	if err != nil {
@@ -474,6 +474,18 @@ func outcomeOf(r *merge.Receiver) *frontOutcome { return r.Result() }
 
 // turnOf is the turn a view belongs to.
 func turnOf(v *merge.View) string { return v.Turn }
+
+// admitTurn sets the CORS headers of a front-end request that opens a turn
+// and asks the Authorizer with the task "" (no task exists yet). It reports
+// false when the Authorizer refused, with the error already written.
+func (h *Handler) admitTurn(w http.ResponseWriter, r *http.Request) bool {
+	h.cors(w, r)
+	if err := h.authorize(r, ""); err != nil {
+		writeError(w, statusOf(err), err.Error())
+		return false
+	}
+	return true
+}
 
 // frontPreflight answers the CORS preflight of a front-end POST: only for
 // the origins given to WithCORS (a front end served from another origin,

@@ -41,17 +41,7 @@ func (h *Handler) ServeEvents(w http.ResponseWriter, r *http.Request, task strin
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	t, sub, err := h.acquire(task)
-	if err != nil {
-		writeError(w, statusOf(err), err.Error())
-		return
-	}
-	defer h.release(t, sub)
-	if err := h.waitReady(r, t); err != nil {
-		writeError(w, statusOf(err), err.Error())
-		return
-	}
-	h.stream(w, r, t, sub, enc)
+	h.serveEncoder(w, r, task, enc)
 }
 
 // waitReady waits until t's upstream answered, so that an unknown task is a
