@@ -492,14 +492,7 @@ func (h *Handler) admitTurn(w http.ResponseWriter, r *http.Request) bool {
 // e.g. a Next.js dev server), never for others — the same rule as the
 // events endpoint, with the method and header of a JSON POST.
 func (h *Handler) frontPreflight(w http.ResponseWriter, r *http.Request) {
-	if !h.cors(w, r) {
-		writeError(w, http.StatusForbidden, "relay: origin not allowed")
-		return
-	}
-	w.Header().Set("Access-Control-Allow-Methods", "POST, GET")
-	w.Header().Set("Access-Control-Allow-Headers", "Content-Type, Authorization, Last-Event-ID")
-	w.Header().Set("Access-Control-Max-Age", "600")
-	w.WriteHeader(http.StatusNoContent)
+	h.answerPreflight(w, r, "POST, GET", "Content-Type, Authorization, Last-Event-ID")
 }
 
 // writeFrontError answers a request that cannot be sent.

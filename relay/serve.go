@@ -277,13 +277,20 @@ func (h *Handler) cors(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
+// preflight answers the CORS preflight of the events endpoint.
 func (h *Handler) preflight(w http.ResponseWriter, r *http.Request) {
+	h.answerPreflight(w, r, "GET", "Last-Event-ID, Authorization")
+}
+
+// answerPreflight answers a CORS preflight for the origins given to WithCORS
+// (403 for any other), allowing methods and headers.
+func (h *Handler) answerPreflight(w http.ResponseWriter, r *http.Request, methods, headers string) {
 	if !h.cors(w, r) {
 		writeError(w, http.StatusForbidden, "relay: origin not allowed")
 		return
 	}
-	w.Header().Set("Access-Control-Allow-Methods", "GET")
-	w.Header().Set("Access-Control-Allow-Headers", "Last-Event-ID, Authorization")
+	w.Header().Set("Access-Control-Allow-Methods", methods)
+	w.Header().Set("Access-Control-Allow-Headers", headers)
 	w.Header().Set("Access-Control-Max-Age", "600")
 	w.WriteHeader(http.StatusNoContent)
 }
