@@ -10,6 +10,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+
+	"github.com/tfrs/a2a-progress/internal/redirect"
 )
 
 // Client calls one A2A agent and turns its progress into [Stream]s. It is
@@ -43,7 +45,7 @@ func New(ctx context.Context, agentURL string, opts ...Option) (*Client, error) 
 		o(&cfg)
 	}
 	hc, removed := streamingHTTPClient(cfg.httpClient, cfg.bounds)
-	guardRedirects(hc, cfg.params)
+	redirect.Guard(hc, cfg.params)
 	fopts := append(factoryOptions(hc, cfg.grpcOpts, cfg.bounds), cfg.factoryOpts...)
 	if !cfg.noFast {
 		fopts = withFastPath(fopts, len(cfg.factoryOpts), hc)

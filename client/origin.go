@@ -4,12 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/a2aproject/a2a-go/v2/a2aclient"
 )
 
 // ErrOtherOrigin is matched (errors.Is) by the error of [New] when the
@@ -155,33 +153,6 @@ func (c *config) keepOrigin(agentURL string, card *a2a.AgentCard) (*a2a.AgentCar
 }
 
 func strconvQuote(s string) string { return `"` + s + `"` }
-
-// guardRedirects makes hc drop every credential on a redirect to another
-// origin than the request's first one: the service parameters' headers,
-// Authorization, Proxy-Authorization and Cookie. net/http drops
-// Authorization only when the host name changes, not the port or scheme,
-// and never drops a custom header such as an API key. The caller's own
-// CheckRedirect, if any, runs after.
-func guardRedirects(hc *http.Client, params a2aclient.ServiceParams) {
-	next := hc.CheckRedirect
-	hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if len(via) > 0 && originOf(req.URL) != originOf(via[0].URL) {
-			for k := range params {
-				req.Header.Del(k)
-			}
-			for _, k := range []string{"Authorization", "Proxy-Authorization", "Cookie"} {
-				req.Header.Del(k)
-			}
-		}
-		if next != nil {
-			return next(req, via)
-		}
-		if len(via) >= 10 {
-			return errors.New("stopped after 10 redirects")
-		}
-		return nil
-	}
-}
 
 // redactURL hides the password of a URL ("user:***@host"); a string that is
 // not a URL with a password is returned unchanged.

@@ -457,9 +457,7 @@ func (h *Handler) AGUI(agent Agent) http.Handler {
 			writeError(w, http.StatusMethodNotAllowed, "relay: POST a RunAgentInput")
 			return
 		}
-		h.cors(w, r)
-		if err := h.authorize(r, ""); err != nil {
-			writeError(w, statusOf(err), err.Error())
+		if !h.admitTurn(w, r) {
 			return
 		}
 		var in aguiRunInput

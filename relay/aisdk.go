@@ -325,9 +325,7 @@ func (c *chatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.frontPreflight(w, r)
 		return
 	}
-	h.cors(w, r)
-	if err := h.authorize(r, ""); err != nil {
-		writeError(w, statusOf(err), err.Error())
+	if !h.admitTurn(w, r) {
 		return
 	}
 	if rest, ok := strings.CutSuffix(r.URL.Path, "/stream"); ok && r.Method == http.MethodGet {

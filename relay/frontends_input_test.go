@@ -136,3 +136,30 @@ func TestFrontendPreflight(t *testing.T) {
 		}
 	}
 }
+
+// TestEventsPreflight: the events endpoint answers the preflight of an
+// allowed origin with GET and its headers, and refuses any other origin.
+func TestEventsPreflight(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h := New(ctx, nil, WithAuthorizer(AllowAll), WithCORS("https://app.example"))
+	defer h.Close()
+	for _, tc := range []struct {
+		origin string
+		want   []string
+	}{
+		{"https://app.example", []string{"204", "https://app.example", "GET", "Last-Event-ID, Authorization"}},
+		{"https://other.example", []string{"403", "", "", ""}},
+	} {
+		req := httptest.NewRequest(http.MethodOptions, "/tasks/t1/events", nil)
+		req.Header.Set("Origin", tc.origin)
+		req.Header.Set("Access-Control-Request-Method", "GET")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		got := []string{strconv.Itoa(rec.Code), rec.Header().Get("Access-Control-Allow-Origin"),
+			rec.Header().Get("Access-Control-Allow-Methods"), rec.Header().Get("Access-Control-Allow-Headers")}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("preflight from %s (-want +got):\n%s", tc.origin, diff)
+		}
+	}
+}

@@ -70,6 +70,17 @@ func (c *cutAfter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.next.ServeHTTP(&cuttingWriter{ResponseWriter: w, left: c.n, onCut: c.onCut}, r)
 }
 
+// newCutRig is a frontRig whose first request is cut after n SSE events;
+// the cut releases the agent's gate, so the rest of the turn reaches only
+// the request that reconnects.
+func newCutRig(t *testing.T, n int, gate string) *frontRig {
+	var rig *frontRig
+	rig = newFrontRig(t, func(h http.Handler) http.Handler {
+		return &cutAfter{next: h, n: n, onCut: func() { rig.agent.Release(gate) }}
+	})
+	return rig
+}
+
 type cuttingWriter struct {
 	http.ResponseWriter
 	left  int
@@ -162,10 +173,7 @@ func TestAGUIEndpoint(t *testing.T) {
 // reconnects with connectAgent() through POST /tasks/{id}/events?format=ag-ui.
 func TestAGUIEndpointReconnect(t *testing.T) {
 	frontendsNode(t)
-	var rig *frontRig
-	rig = newFrontRig(t, func(h http.Handler) http.Handler {
-		return &cutAfter{next: h, n: 8, onCut: func() { rig.agent.Release("g") }}
-	})
+	rig := newCutRig(t, 8, "g")
 	sc := frontScript("agui-cut", a2a.TaskStateCompleted, callee.RealisticReply, "g")
 	rig.agent.Register(sc)
 	var res aguiResult
@@ -216,10 +224,7 @@ func TestAISDKEndpoint(t *testing.T) {
 // (GET /api/chat/{id}/stream) ends with each block once.
 func TestAISDKEndpointResume(t *testing.T) {
 	frontendsNode(t)
-	var rig *frontRig
-	rig = newFrontRig(t, func(h http.Handler) http.Handler {
-		return &cutAfter{next: h, n: 6, onCut: func() { rig.agent.Release("g") }}
-	})
+	rig := newCutRig(t, 6, "g")
 	sc := frontScript("aisdk-cut", a2a.TaskStateCompleted, callee.RealisticReply, "g")
 	rig.agent.Register(sc)
 	var res aisdkResult

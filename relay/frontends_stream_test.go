@@ -88,13 +88,7 @@ func TestFrontStreamLiveOps(t *testing.T) {
 				ops := opsOf(rs, out)
 				s := streamServer(t, ops, dup)
 				want := wantShown(play(rs, out, func(*merge.View, *frontOutcome) {}), out)
-				var ag aguiResult
-				runHarness(t, "agui.mjs", map[string]any{"url": s.URL + "/run", "threadId": "thread-1",
-					"messages": []any{map[string]any{"id": "u1", "role": "user", "content": "order 42?"}}}, &ag)
-				checkAGUI(t, ag, &ag.Run, want, out)
-				var ai aisdkResult
-				runHarness(t, "aisdk.mjs", map[string]any{"api": s.URL + "/api/chat", "id": "chat-1", "text": "order 42?", "mode": "chat"}, &ai)
-				checkAISDK(t, ai, want, out, true)
+				checkBothFronts(t, s.URL, want, out)
 			})
 		}
 	}
@@ -121,11 +115,19 @@ func TestFrontStreamEndsAtIncomplete(t *testing.T) {
 	out := &frontOutcome{Verdict: merge.VerdictIncomplete, Error: "stream cut"}
 	want := wantShown(play(rs[:half], nil, func(*merge.View, *frontOutcome) {}), out)
 	s := streamServer(t, ops, false)
+	checkBothFronts(t, s.URL, want, out)
+}
+
+// checkBothFronts runs the AG-UI client (POST /run) and the AI SDK chat
+// (POST /api/chat) against the stream server at base and checks that each
+// shows want and ends with out.
+func checkBothFronts(t *testing.T, base string, want []shown, out *frontOutcome) {
+	t.Helper()
 	var ag aguiResult
-	runHarness(t, "agui.mjs", map[string]any{"url": s.URL + "/run", "threadId": "thread-1",
+	runHarness(t, "agui.mjs", map[string]any{"url": base + "/run", "threadId": "thread-1",
 		"messages": []any{map[string]any{"id": "u1", "role": "user", "content": "order 42?"}}}, &ag)
 	checkAGUI(t, ag, &ag.Run, want, out)
 	var ai aisdkResult
-	runHarness(t, "aisdk.mjs", map[string]any{"api": s.URL + "/api/chat", "id": "chat-1", "text": "order 42?", "mode": "chat"}, &ai)
+	runHarness(t, "aisdk.mjs", map[string]any{"api": base + "/api/chat", "id": "chat-1", "text": "order 42?", "mode": "chat"}, &ai)
 	checkAISDK(t, ai, want, out, true)
 }

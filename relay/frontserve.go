@@ -181,7 +181,7 @@ func (h *Handler) sendAndServe(w http.ResponseWriter, r *http.Request, agent Age
 }
 
 // serveEncoder serves task's subscription with enc, as ServeEvents does
-// with the encoder of the request's format.
+// with the encoder of the request's format (and hands it here).
 func (h *Handler) serveEncoder(w http.ResponseWriter, r *http.Request, task string, enc Encoder) {
 	t, sub, err := h.acquire(task)
 	if err != nil {
@@ -475,19 +475,24 @@ func outcomeOf(r *merge.Receiver) *frontOutcome { return r.Result() }
 // turnOf is the turn a view belongs to.
 func turnOf(v *merge.View) string { return v.Turn }
 
+// admitTurn sets the CORS headers of a front-end request that opens a turn
+// and asks the Authorizer with the task "" (no task exists yet). It reports
+// false when the Authorizer refused, with the error already written.
+func (h *Handler) admitTurn(w http.ResponseWriter, r *http.Request) bool {
+	h.cors(w, r)
+	if err := h.authorize(r, ""); err != nil {
+		writeError(w, statusOf(err), err.Error())
+		return false
+	}
+	return true
+}
+
 // frontPreflight answers the CORS preflight of a front-end POST: only for
 // the origins given to WithCORS (a front end served from another origin,
 // e.g. a Next.js dev server), never for others — the same rule as the
 // events endpoint, with the method and header of a JSON POST.
 func (h *Handler) frontPreflight(w http.ResponseWriter, r *http.Request) {
-	if !h.cors(w, r) {
-		writeError(w, http.StatusForbidden, "relay: origin not allowed")
-		return
-	}
-	w.Header().Set("Access-Control-Allow-Methods", "POST, GET")
-	w.Header().Set("Access-Control-Allow-Headers", "Content-Type, Authorization, Last-Event-ID")
-	w.Header().Set("Access-Control-Max-Age", "600")
-	w.WriteHeader(http.StatusNoContent)
+	h.answerPreflight(w, r, "POST, GET", "Content-Type, Authorization, Last-Event-ID")
 }
 
 // writeFrontError answers a request that cannot be sent.

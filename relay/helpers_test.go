@@ -152,13 +152,10 @@ func (c *conn) next() (event, error) {
 
 func (c *conn) close() { c.resp.Body.Close() }
 
-// readAll reads a stream to its end.
-func readAll(ctx context.Context, u, lastID string) ([]event, error) {
-	c, err := open(ctx, u, lastID)
-	if err != nil {
-		return nil, err
-	}
-	defer c.close()
+// rest reads the op events up to the end of the response; the error is nil
+// when it ended cleanly (io.EOF), else the first read error, with the events
+// read before it.
+func (c *conn) rest() ([]event, error) {
 	var out []event
 	for {
 		ev, err := c.next()
@@ -170,6 +167,16 @@ func readAll(ctx context.Context, u, lastID string) ([]event, error) {
 		}
 		out = append(out, ev)
 	}
+}
+
+// readAll reads a stream to its end.
+func readAll(ctx context.Context, u, lastID string) ([]event, error) {
+	c, err := open(ctx, u, lastID)
+	if err != nil {
+		return nil, err
+	}
+	defer c.close()
+	return c.rest()
 }
 
 func ops(evs []event) []merge.Op {

@@ -1,8 +1,6 @@
 package relay_test
 
 import (
-	"errors"
-	"io"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -87,14 +85,11 @@ func TestAttachTwoTurns(t *testing.T) {
 	}
 	defer cn.close()
 	agent.Release("go")
-	for {
-		ev, err := cn.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	rest, err := cn.rest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range rest {
 		r.Apply(ev.Op)
 	}
 	if err := <-attached; err != nil {

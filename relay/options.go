@@ -108,12 +108,8 @@ func WithCORS(origins ...string) Option {
 // first; values < 1 keep the default.
 func WithLogCaps(maxOps, maxBytes int) Option {
 	return func(c *config) {
-		if maxOps > 0 {
-			c.maxOps = maxOps
-		}
-		if maxBytes > 0 {
-			c.maxLogBytes = maxBytes
-		}
+		setPositive(&c.maxOps, maxOps)
+		setPositive(&c.maxLogBytes, maxBytes)
 	}
 }
 
@@ -122,73 +118,45 @@ func WithLogCaps(maxOps, maxBytes int) Option {
 // values < 1 keep the default.
 func WithSubscriberCaps(perTask, total int) Option {
 	return func(c *config) {
-		if perTask > 0 {
-			c.maxPerTask = perTask
-		}
-		if total > 0 {
-			c.maxSubs = total
-		}
+		setPositive(&c.maxPerTask, perTask)
+		setPositive(&c.maxSubs, total)
 	}
 }
 
 // WithMaxTasks caps the tasks held at once (default [DefaultMaxTasks]).
 func WithMaxTasks(n int) Option {
-	return func(c *config) {
-		if n > 0 {
-			c.maxTasks = n
-		}
-	}
+	return func(c *config) { setPositive(&c.maxTasks, n) }
 }
 
 // WithTTL sets how long a task without subscribers is kept (default
 // [DefaultTTL]). A task that an attached stream still feeds is kept until
 // that stream ends.
 func WithTTL(d time.Duration) Option {
-	return func(c *config) {
-		if d > 0 {
-			c.ttl = d
-		}
-	}
+	return func(c *config) { setPositive(&c.ttl, d) }
 }
 
 // WithKeepAlive sets the keep-alive comment interval (default
 // [DefaultKeepAlive]).
 func WithKeepAlive(d time.Duration) Option {
-	return func(c *config) {
-		if d > 0 {
-			c.keepAlive = d
-		}
-	}
+	return func(c *config) { setPositive(&c.keepAlive, d) }
 }
 
 // WithRetry sets the reconnect delay sent to EventSource (default
 // [DefaultRetry]).
 func WithRetry(d time.Duration) Option {
-	return func(c *config) {
-		if d > 0 {
-			c.retry = d
-		}
-	}
+	return func(c *config) { setPositive(&c.retry, d) }
 }
 
 // WithWriteTimeout bounds each write to a subscriber (default
 // [DefaultWriteTimeout]).
 func WithWriteTimeout(d time.Duration) Option {
-	return func(c *config) {
-		if d > 0 {
-			c.writeTimeout = d
-		}
-	}
+	return func(c *config) { setPositive(&c.writeTimeout, d) }
 }
 
 // WithStartTimeout bounds the wait for a new upstream's first answer
 // (default [DefaultStartTimeout]).
 func WithStartTimeout(d time.Duration) Option {
-	return func(c *config) {
-		if d > 0 {
-			c.startTimeout = d
-		}
-	}
+	return func(c *config) { setPositive(&c.startTimeout, d) }
 }
 
 // WithFormat serves f for ?format=name, besides the built-in formats
@@ -203,5 +171,13 @@ func WithLogger(l *slog.Logger) Option {
 		if l != nil {
 			c.logger = l
 		}
+	}
+}
+
+// setPositive sets *field to v when v > 0; a zero or negative value keeps
+// the default, as every numeric option documents.
+func setPositive[T int | time.Duration](field *T, v T) {
+	if v > 0 {
+		*field = v
 	}
 }

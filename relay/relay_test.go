@@ -71,16 +71,9 @@ func (s *setup) live(t *testing.T, gate string) []event {
 	}
 	defer c.close()
 	s.agent.Release(gate)
-	var evs []event
-	for {
-		ev, err := c.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("read: %v", err)
-		}
-		evs = append(evs, ev)
+	evs, err := c.rest()
+	if err != nil {
+		t.Fatalf("read: %v", err)
 	}
 	if len(evs) < 10 || evs[len(evs)-1].Op.Type != merge.OpResult {
 		t.Fatalf("live read ended after %d ops without the settling op last", len(evs))
@@ -188,16 +181,9 @@ func TestResumeWhileLive(t *testing.T) {
 			last = ev.ID
 		}
 	}
-	var want []event
-	for {
-		ev, err := uncut.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, ev)
+	want, err := uncut.rest()
+	if err != nil {
+		t.Fatal(err)
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Fatalf("resumed sequence (-uncut +resumed):\n%s", d)
@@ -273,16 +259,9 @@ func TestUnknownCursorMidTurn(t *testing.T) {
 	}
 	defer c.close()
 	s.agent.Release("half")
-	var got []event
-	for {
-		ev, err := c.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, ev)
+	got, err := c.rest()
+	if err != nil {
+		t.Fatal(err)
 	}
 	all, err := readAll(ctx, s.url, "")
 	if err != nil {
@@ -328,17 +307,7 @@ func TestFanOutOneUpstream(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, c := range conns {
 		wg.Go(func() {
-			for {
-				ev, err := c.next()
-				if errors.Is(err, io.EOF) {
-					return
-				}
-				if err != nil {
-					errs[i] = err
-					return
-				}
-				got[i] = append(got[i], ev)
-			}
+			got[i], errs[i] = c.rest()
 		})
 	}
 	wg.Wait()
@@ -418,16 +387,9 @@ func TestStalledSubscriberDoesNotStallOthers(t *testing.T) {
 	}
 	defer cn.close()
 	agent.Release("go")
-	var got []event
-	for {
-		ev, err := cn.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, ev)
+	got, err := cn.rest()
+	if err != nil {
+		t.Fatal(err)
 	}
 	v := viewOf(task, ops(got))
 	if !v.Sealed || len(v.ToolCalls) != 1 || v.ToolCalls[0].Chunks != 100 {
@@ -609,16 +571,9 @@ func TestReplicasRoundRobin(t *testing.T) {
 		}
 		reconnects++
 	}
-	var all []event
-	for {
-		ev, err := direct.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		all = append(all, ev)
+	all, err := direct.rest()
+	if err != nil {
+		t.Fatal(err)
 	}
 	got := r.View()
 	diffView(t, viewOf(task, ops(all)), got)
@@ -645,14 +600,8 @@ func TestCloseEndsStreams(t *testing.T) {
 	if err := s.h.Close(); err != nil {
 		t.Fatal(err)
 	}
-	for {
-		_, err := c.next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	if _, err := c.rest(); err != nil {
+		t.Fatal(err)
 	}
 	if st := s.h.Stats(); st != (relay.Stats{}) {
 		t.Errorf("stats after Close %+v, want zero", st)

@@ -41,17 +41,7 @@ func (h *Handler) ServeEvents(w http.ResponseWriter, r *http.Request, task strin
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	t, sub, err := h.acquire(task)
-	if err != nil {
-		writeError(w, statusOf(err), err.Error())
-		return
-	}
-	defer h.release(t, sub)
-	if err := h.waitReady(r, t); err != nil {
-		writeError(w, statusOf(err), err.Error())
-		return
-	}
-	h.stream(w, r, t, sub, enc)
+	h.serveEncoder(w, r, task, enc)
 }
 
 // waitReady waits until t's upstream answered, so that an unknown task is a
@@ -287,13 +277,20 @@ func (h *Handler) cors(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
+// preflight answers the CORS preflight of the events endpoint.
 func (h *Handler) preflight(w http.ResponseWriter, r *http.Request) {
+	h.answerPreflight(w, r, "GET", "Last-Event-ID, Authorization")
+}
+
+// answerPreflight answers a CORS preflight for the origins given to WithCORS
+// (403 for any other), allowing methods and headers.
+func (h *Handler) answerPreflight(w http.ResponseWriter, r *http.Request, methods, headers string) {
 	if !h.cors(w, r) {
 		writeError(w, http.StatusForbidden, "relay: origin not allowed")
 		return
 	}
-	w.Header().Set("Access-Control-Allow-Methods", "GET")
-	w.Header().Set("Access-Control-Allow-Headers", "Last-Event-ID, Authorization")
+	w.Header().Set("Access-Control-Allow-Methods", methods)
+	w.Header().Set("Access-Control-Allow-Headers", headers)
 	w.Header().Set("Access-Control-Max-Age", "600")
 	w.WriteHeader(http.StatusNoContent)
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/internal/projection"
+	"github.com/tfrs/a2a-progress/internal/redirect"
 )
 
 // Path is the path of the endpoint, relative to the runtime's base URL.
@@ -176,49 +177,15 @@ func Send(ctx context.Context, baseURL, text string, opts ...Option) (*client.St
 
 // httpClient returns a copy of hc without its whole-request Timeout, which
 // drops the credentials on a redirect to another origin than the first
-// request's: headers, Authorization, Proxy-Authorization and Cookie.
-// net/http drops Authorization only when the host name changes, not the
-// port or scheme, and never a custom header such as an API key. The
-// caller's own CheckRedirect, if any, runs after.
+// request's (see [redirect.Guard]).
 func httpClient(hc *http.Client, header http.Header) *http.Client {
 	var c http.Client
 	if hc != nil {
 		c = *hc
 	}
 	c.Timeout = 0
-	next := c.CheckRedirect
-	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if len(via) > 0 && origin(req.URL) != origin(via[0].URL) {
-			for k := range header {
-				req.Header.Del(k)
-			}
-			for _, k := range []string{"Authorization", "Proxy-Authorization", "Cookie"} {
-				req.Header.Del(k)
-			}
-		}
-		if next != nil {
-			return next(req, via)
-		}
-		if len(via) >= 10 {
-			return errors.New("stopped after 10 redirects")
-		}
-		return nil
-	}
+	redirect.Guard(&c, header)
 	return &c
-}
-
-// origin is scheme://host:port, lower case, with the scheme's default port.
-func origin(u *url.URL) string {
-	scheme, port := strings.ToLower(u.Scheme), u.Port()
-	if port == "" {
-		switch scheme {
-		case "http":
-			port = "80"
-		case "https":
-			port = "443"
-		}
-	}
-	return scheme + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
 
 // redact hides the password of a URL; a string that is not a URL is

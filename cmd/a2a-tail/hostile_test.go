@@ -427,17 +427,9 @@ func hostileCases() []hostileCase {
 			// a2a-go reads the stream: the client's own fast reader, where
 			// it is built in, is switched off by its environment variable
 			// (and bounds events by itself).
-			name: "one SSE event of 1 GiB in 1 MiB data lines",
-			env:  []string{"A2A_PROGRESS_FASTPATH=off"},
-			setup: func(t *testing.T, h *hostile) []string {
-				h.methods["SubscribeToTask"] = func(w http.ResponseWriter, _ *http.Request, req rpcRequest) {
-					w.Header().Set("Content-Type", "text/event-stream")
-					prefix := fmt.Sprintf("data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"task\":{\"id\":\"t1\",\"contextId\":\"c1\",\"status\":{\"state\":\"TASK_STATE_WORKING\"},\"metadata\":{\"x\":\"", req.ID)
-					line := append(append([]byte("data: "), mib[:1<<20-7]...), '\n')
-					endless(w, prefix+"\n", 1<<30, line)
-				}
-				return []string{"--transport", "jsonrpc", "--max-retries", "1", h.srv.URL, "t1"}
-			},
+			name:   "one SSE event of 1 GiB in 1 MiB data lines",
+			env:    []string{"A2A_PROGRESS_FASTPATH=off"},
+			setup:  hugeSSEEvent,
 			code:   exitRuntime,
 			output: []string{"stream event over 10 MiB refused", "incomplete"},
 			maxRSS: 120,
@@ -445,16 +437,8 @@ func hostileCases() []hostileCase {
 		{
 			// The default reader, whichever reads the stream: the bound
 			// holds and says so.
-			name: "one SSE event of 1 GiB in 1 MiB data lines, default reader",
-			setup: func(t *testing.T, h *hostile) []string {
-				h.methods["SubscribeToTask"] = func(w http.ResponseWriter, _ *http.Request, req rpcRequest) {
-					w.Header().Set("Content-Type", "text/event-stream")
-					prefix := fmt.Sprintf("data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"task\":{\"id\":\"t1\",\"contextId\":\"c1\",\"status\":{\"state\":\"TASK_STATE_WORKING\"},\"metadata\":{\"x\":\"", req.ID)
-					line := append(append([]byte("data: "), mib[:1<<20-7]...), '\n')
-					endless(w, prefix+"\n", 1<<30, line)
-				}
-				return []string{"--transport", "jsonrpc", "--max-retries", "1", h.srv.URL, "t1"}
-			},
+			name:   "one SSE event of 1 GiB in 1 MiB data lines, default reader",
+			setup:  hugeSSEEvent,
 			code:   exitRuntime,
 			output: []string{"incomplete"},
 			anyOf:  []string{"stream event over 10 MiB refused", "SSE event over the bound"},
@@ -779,4 +763,16 @@ func cutConnection(w http.ResponseWriter) {
 	if err == nil {
 		_ = conn.Close()
 	}
+}
+
+// hugeSSEEvent makes the stream one SSE event of 1 GiB in 1 MiB data lines
+// (a task whose metadata string never ends) and tails it over JSON-RPC.
+func hugeSSEEvent(t *testing.T, h *hostile) []string {
+	h.methods["SubscribeToTask"] = func(w http.ResponseWriter, _ *http.Request, req rpcRequest) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		prefix := fmt.Sprintf("data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"task\":{\"id\":\"t1\",\"contextId\":\"c1\",\"status\":{\"state\":\"TASK_STATE_WORKING\"},\"metadata\":{\"x\":\"", req.ID)
+		line := append(append([]byte("data: "), mib[:1<<20-7]...), '\n')
+		endless(w, prefix+"\n", 1<<30, line)
+	}
+	return []string{"--transport", "jsonrpc", "--max-retries", "1", h.srv.URL, "t1"}
 }

@@ -2,17 +2,11 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/tfrs/a2a-progress/client"
-	"github.com/tfrs/a2a-progress/internal/callee"
 	"github.com/tfrs/a2a-progress/relay"
 )
 
@@ -21,22 +15,7 @@ import (
 // resume of a chat with no task is 204. (The relay's tests check what the
 // client libraries make of them.)
 func TestWebMountsFrontEndRoutes(t *testing.T) {
-	agent, err := callee.Start(callee.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer agent.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, err := client.New(ctx, agent.CardURL(callee.V1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ws := newWebServer(ctx, c, relay.AllowLoopback)
-	srv := httptest.NewServer(ws)
-	defer srv.Close()
-	defer ws.Close()
+	ctx, srv := startWebContext(t)
 
 	post := func(path, body string) *http.Response {
 		t.Helper()

@@ -18,25 +18,40 @@ import (
 	"github.com/tfrs/a2a-progress/relay"
 )
 
-// POST /tasks dispatches a message and answers its task id; bad requests
-// get a JSON error and send nothing.
-func TestWebSend(t *testing.T) {
+// startWeb serves `a2a-tail web` over a client of the reference callee;
+// all of it closes when the test ends.
+func startWeb(t *testing.T) *httptest.Server {
+	_, srv := startWebContext(t)
+	return srv
+}
+
+// startWebContext is startWeb with the context (a minute) the server and
+// its client run in, for the test's own requests.
+func startWebContext(t *testing.T) (context.Context, *httptest.Server) {
+	t.Helper()
 	agent, err := callee.Start(callee.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer agent.Close()
+	t.Cleanup(func() { agent.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	c, err := client.New(ctx, agent.CardURL(callee.V1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
+	t.Cleanup(func() { c.Close() })
 	ws := newWebServer(ctx, c, relay.AllowLoopback)
 	srv := httptest.NewServer(ws)
-	defer srv.Close()
-	defer ws.Close()
+	t.Cleanup(func() { ws.Close() })
+	t.Cleanup(srv.Close)
+	return ctx, srv
+}
+
+// POST /tasks dispatches a message and answers its task id; bad requests
+// get a JSON error and send nothing.
+func TestWebSend(t *testing.T) {
+	srv := startWeb(t)
 
 	cases := []struct {
 		name, ctype, body string

@@ -485,8 +485,14 @@ func mutate(rng *rand.Rand, s string) string {
 		return mutations[rng.IntN(len(mutations))](s)
 	}
 	// A random edit, rune by rune, for what the list does not think of.
+	return editRunes(rng, s, 1+rng.IntN(3))
+}
+
+// editRunes makes n random edits to s, rune by rune (delete, replace or
+// insert one of edits), stopping early when nothing is left.
+func editRunes(rng *rand.Rand, s string, n int) string {
 	rs := []rune(s)
-	for range 1 + rng.IntN(3) {
+	for range n {
 		i := rng.IntN(len(rs))
 		switch rng.IntN(3) {
 		case 0:
@@ -523,22 +529,8 @@ func TestDifferentialSyntax(t *testing.T) {
 		`"\ud83d\ude00\n\t"`, `123456789012345678901234567890`}
 	rng := rand.New(rand.NewPCG(7, 0x5e))
 	for range 3000 {
-		rs := []rune(corpus[rng.IntN(len(corpus))])
-		for range 1 + rng.IntN(2) {
-			i := rng.IntN(len(rs))
-			switch rng.IntN(3) {
-			case 0:
-				rs = append(rs[:i], rs[i+1:]...)
-			case 1:
-				rs[i] = edits[rng.IntN(len(edits))]
-			default:
-				rs = append(rs[:i], append([]rune{edits[rng.IntN(len(edits))]}, rs[i:]...)...)
-			}
-			if len(rs) == 0 {
-				break
-			}
-		}
-		snippets = append(snippets, string(rs))
+		s := corpus[rng.IntN(len(corpus))]
+		snippets = append(snippets, editRunes(rng, s, 1+rng.IntN(2)))
 	}
 	c := nodeCase{Task: "t1"}
 	var valid int
