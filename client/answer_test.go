@@ -10,7 +10,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
@@ -48,7 +48,7 @@ func (s *sent) option() Option { return WithFactoryOptions(a2aclient.WithCallInt
 func TestSendKnowsTaskIDBeforeIteration(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	base := callee.Trajectory(4, callee.Named("early-ref"))
+	base := agenttest.Trajectory(4, agenttest.Named("early-ref"))
 	s.Register(base)
 	ref := reference(t, s, "early-ref")
 	for _, c := range combos() {
@@ -89,8 +89,8 @@ func TestSendKnowsTaskIDBeforeIteration(t *testing.T) {
 func TestCloseBeforeIteration(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	s.Register(gated(callee.Trajectory(3), "close-early", 1, "close-early"))
-	cl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, callee.V1})
+	s.Register(gated(agenttest.Trajectory(3), "close-early", 1, "close-early"))
+	cl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, agenttest.V1})
 	st, err := cl.SendText(testCtx(t), "close-early")
 	if err != nil {
 		t.Fatal(err)
@@ -123,9 +123,9 @@ func TestCloseBeforeIteration(t *testing.T) {
 func TestAnswer(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	s.Register(callee.Trajectory(5, callee.Named("mt-ask"), callee.EndIn(a2a.TaskStateInputRequired)))
-	s.Register(callee.Trajectory(8, callee.Named("mt-answer"), callee.PlainText(2)))
-	refCl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, callee.V1})
+	s.Register(agenttest.Trajectory(5, agenttest.Named("mt-ask"), agenttest.EndIn(a2a.TaskStateInputRequired)))
+	s.Register(agenttest.Trajectory(8, agenttest.Named("mt-answer"), agenttest.PlainText(2)))
+	refCl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, agenttest.V1})
 	ref := collect(t, continueTurn(t, refCl, interruptedTask(t, refCl), "mt-answer"))
 	for _, c := range combos() {
 		t.Run(c.String(), func(t *testing.T) {
@@ -189,8 +189,8 @@ func TestAnswerAndCancelUnknownTask(t *testing.T) {
 func TestCancel(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	base := callee.Trajectory(4)
-	s.Register(callee.Trajectory(2, callee.Named("cancel-done")))
+	base := agenttest.Trajectory(4)
+	s.Register(agenttest.Trajectory(2, agenttest.Named("cancel-done")))
 	for _, c := range combos() {
 		t.Run(c.String(), func(t *testing.T) {
 			name := "cancel-" + c.String()

@@ -9,16 +9,16 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
 // reference runs sc uncut over JSON-RPC 1.0 and returns what a caller
 // sees: the view and outcome every other way of following must reproduce.
-func reference(t *testing.T, s *callee.Server, name string) result {
+func reference(t *testing.T, s *agenttest.Agent, name string) result {
 	t.Helper()
-	cl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, callee.V1})
+	cl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, agenttest.V1})
 	st, _ := cl.SendText(testCtx(t), name)
 	r := collect(t, st)
 	if r.err != nil {
@@ -39,7 +39,7 @@ func dispatch(t *testing.T, cl *Client, text string) a2a.TaskID {
 func TestAsync(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	s.Register(callee.Trajectory(30, callee.Named("async"), callee.Reorder(2), callee.Duplicate(2), callee.PlainText(1)))
+	s.Register(agenttest.Trajectory(30, agenttest.Named("async"), agenttest.Reorder(2), agenttest.Duplicate(2), agenttest.PlainText(1)))
 	ref := reference(t, s, "async")
 
 	for _, c := range combos() {
@@ -92,14 +92,14 @@ func TestLateFollowBackfills(t *testing.T) {
 	for _, c := range combos() {
 		t.Run(c.String(), func(t *testing.T) {
 			name, gate := "late-"+c.String(), "gate-"+c.String()
-			sc := callee.Trajectory(24, callee.Named(name), callee.Duplicate(1), callee.PlainText(2))
+			sc := agenttest.Trajectory(24, agenttest.Named(name), agenttest.Duplicate(1), agenttest.PlainText(2))
 			sc.Steps[15].Gate = gate
 			s.Register(sc)
 			s.Release("ref-" + gate)
 			ref := func() result {
 				refSc := sc
 				refSc.Name = "ref-" + name
-				refSc.Steps = append([]callee.Step(nil), sc.Steps...)
+				refSc.Steps = append([]agenttest.Step(nil), sc.Steps...)
 				refSc.Steps[15].Gate = ""
 				s.Register(refSc)
 				return reference(t, s, refSc.Name)

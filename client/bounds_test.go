@@ -7,7 +7,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 )
 
 // A GetTask answer is decoded whole by a2a-go, so its body is bounded: a
@@ -55,12 +55,12 @@ func TestGetTaskBodyIsBounded(t *testing.T) {
 func TestGRPCLongHistoryResolves(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	sc := callee.Script{Name: "long-history", Final: a2a.TaskStateCompleted, FinalText: "ok"}
+	sc := agenttest.Script{Name: "long-history", Final: a2a.TaskStateCompleted, FinalText: "ok"}
 	for range 6 { // 6 × 800 KiB ≈ 4.7 MiB of history
-		sc.Steps = append(sc.Steps, callee.Step{Text: strings.Repeat("y", 800<<10)})
+		sc.Steps = append(sc.Steps, agenttest.Step{Text: strings.Repeat("y", 800<<10)})
 	}
 	s.Register(sc)
-	for _, v := range callee.Versions {
+	for _, v := range agenttest.Versions() {
 		c := combo{a2a.TransportProtocolGRPC, v}
 		t.Run(c.String(), func(t *testing.T) {
 			cl := newForced(t, s, c, fastRetry)

@@ -7,8 +7,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/callee"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/terminal"
 )
@@ -27,34 +27,34 @@ func remoteInvocation(batch, call string, seq int, phase, category string) map[s
 // compatScript mixes tfrs envelopes, projection frames in every place a
 // peer may put them, a duplicate, a malformed frame and an ordinary
 // artifact, and ends input-required with an _interrupt (PROTOCOL.md §5.2).
-func compatScript() callee.Script {
-	env := func(kind envelope.Kind, key string, seq int64, status envelope.Status, p envelope.Payload) callee.Step {
-		return callee.Step{Envelope: &envelope.Envelope{V: 1, Kind: kind, StreamKey: key, Seq: seq, Status: status, Payload: p}}
+func compatScript() agenttest.Script {
+	env := func(kind envelope.Kind, key string, seq int64, status envelope.Status, p envelope.Payload) agenttest.Step {
+		return agenttest.Step{Envelope: &envelope.Envelope{V: 1, Kind: kind, StreamKey: key, Seq: seq, Status: status, Payload: p}}
 	}
-	onText := func(id string, ri map[string]any) callee.Step {
+	onText := func(id string, ri map[string]any) agenttest.Step {
 		p := a2a.NewTextPart(ri["phase"].(string))
 		p.Metadata = map[string]any{"_remote_invocation": ri}
-		return callee.Step{Artifact: &a2a.TaskArtifactUpdateEvent{Artifact: &a2a.Artifact{ID: a2a.ArtifactID(id), Parts: a2a.ContentParts{p}}}}
+		return agenttest.Step{Artifact: &a2a.TaskArtifactUpdateEvent{Artifact: &a2a.Artifact{ID: a2a.ArtifactID(id), Parts: a2a.ContentParts{p}}}}
 	}
-	onData := func(id string, ri map[string]any) callee.Step {
+	onData := func(id string, ri map[string]any) agenttest.Step {
 		p := a2a.NewDataPart(map[string]any{"content": ri["phase"]})
 		p.Metadata = map[string]any{"_remote_invocation": ri}
-		return callee.Step{Artifact: &a2a.TaskArtifactUpdateEvent{Artifact: &a2a.Artifact{ID: a2a.ArtifactID(id), Parts: a2a.ContentParts{p}}}}
+		return agenttest.Step{Artifact: &a2a.TaskArtifactUpdateEvent{Artifact: &a2a.Artifact{ID: a2a.ArtifactID(id), Parts: a2a.ContentParts{p}}}}
 	}
-	onArtifact := func(id string, ri map[string]any) callee.Step {
-		return callee.Step{Artifact: &a2a.TaskArtifactUpdateEvent{Artifact: &a2a.Artifact{ID: a2a.ArtifactID(id),
+	onArtifact := func(id string, ri map[string]any) agenttest.Step {
+		return agenttest.Step{Artifact: &a2a.TaskArtifactUpdateEvent{Artifact: &a2a.Artifact{ID: a2a.ArtifactID(id),
 			Metadata: map[string]any{"_remote_invocation": ri}, Parts: a2a.ContentParts{a2a.NewTextPart(ri["phase"].(string))}}}}
 	}
 	dup := onText("b2", remoteInvocation("batch-1", "call-B", 2, "RUNNING", ""))
 	dup.Repeat = 1
 	bad := remoteInvocation("batch-1", "call-X", 1, "RUNNING", "")
 	bad["sequence"] = "one"
-	ordinary := callee.Step{Artifact: &a2a.TaskArtifactUpdateEvent{Artifact: &a2a.Artifact{ID: "out", Name: "notes",
+	ordinary := agenttest.Step{Artifact: &a2a.TaskArtifactUpdateEvent{Artifact: &a2a.Artifact{ID: "out", Name: "notes",
 		Metadata: map[string]any{"source": "expense-db"}, Parts: a2a.ContentParts{a2a.NewTextPart("3 receipts attached")}}}}
 	question := "Approve the expense? Answer 'approved' or give a reason."
-	return callee.Script{
+	return agenttest.Script{
 		Name: "compat",
-		Steps: []callee.Step{
+		Steps: []agenttest.Step{
 			env(envelope.KindThinking, "", 100, envelope.StatusRunning, envelope.Thinking{Text: "delegating the review"}),
 			onText("a1", remoteInvocation("batch-1", "call-A", 1, "RUNNING", "")),
 			env(envelope.KindToolCall, "call-1", 101, envelope.StatusRunning, envelope.ToolCall{Tool: "lookup", ToolCallID: "call-1"}),
@@ -161,7 +161,7 @@ func TestCompatOff(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
 	s.Register(compatScript())
-	st, err := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, callee.V1}, WithCompat(false)).SendText(testCtx(t), "compat")
+	st, err := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, agenttest.V1}, WithCompat(false)).SendText(testCtx(t), "compat")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestCompatThenCallerHook(t *testing.T) {
 		seen = append(seen, string(ev.Artifact.ID))
 		return envelope.Reading{}, false
 	})
-	st, err := newForced(t, s, combo{a2a.TransportProtocolHTTPJSON, callee.V1}, hook).SendText(testCtx(t), "compat")
+	st, err := newForced(t, s, combo{a2a.TransportProtocolHTTPJSON, agenttest.V1}, hook).SendText(testCtx(t), "compat")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 
-	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 )
 
 // calls counts the A2A methods a client invokes.
@@ -45,9 +45,9 @@ func (c *calls) option() Option {
 }
 
 // gated returns a copy of sc named name that waits at step i for gate.
-func gated(sc callee.Script, name string, i int, gate string) callee.Script {
+func gated(sc agenttest.Script, name string, i int, gate string) agenttest.Script {
 	sc.Name = name
-	sc.Steps = append([]callee.Step(nil), sc.Steps...)
+	sc.Steps = append([]agenttest.Step(nil), sc.Steps...)
 	sc.Steps[i].Gate = gate
 	return sc
 }
@@ -57,7 +57,7 @@ func gated(sc callee.Script, name string, i int, gate string) callee.Script {
 func TestCutResubscribes(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	base := callee.Trajectory(20, callee.Reorder(2), callee.Duplicate(2), callee.PlainText(2))
+	base := agenttest.Trajectory(20, agenttest.Reorder(2), agenttest.Duplicate(2), agenttest.PlainText(2))
 	base.Name = "cut-ref"
 	s.Register(base)
 	ref := reference(t, s, "cut-ref")
@@ -122,7 +122,7 @@ func TestCutResubscribes(t *testing.T) {
 func TestCutThenSettledResolvesWithGetTask(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	base := callee.Trajectory(16, callee.Duplicate(1), callee.PlainText(1), callee.EndIn(a2a.TaskStateFailed))
+	base := agenttest.Trajectory(16, agenttest.Duplicate(1), agenttest.PlainText(1), agenttest.EndIn(a2a.TaskStateFailed))
 	base.Name = "settle-ref"
 	s.Register(base)
 	ref := reference(t, s, "settle-ref")
@@ -178,12 +178,12 @@ func TestCutRandom(t *testing.T) {
 		trials = 30
 	}
 	rng := rand.New(rand.NewPCG(20261130, 5))
-	scripts := []callee.Script{
-		callee.Trajectory(12, callee.Named("r0")),
-		callee.Trajectory(30, callee.Named("r1"), callee.Reorder(3), callee.Duplicate(3), callee.SkipSeqs(2), callee.PlainText(3)),
-		callee.Trajectory(24, callee.Named("r2"), callee.PlainText(4), callee.EndIn(a2a.TaskStateInputRequired)),
-		callee.Trajectory(18, callee.Named("r3"), callee.Duplicate(4), callee.EndIn(a2a.TaskStateCanceled)),
-		callee.Realistic(),
+	scripts := []agenttest.Script{
+		agenttest.Trajectory(12, agenttest.Named("r0")),
+		agenttest.Trajectory(30, agenttest.Named("r1"), agenttest.Reorder(3), agenttest.Duplicate(3), agenttest.SkipSeqs(2), agenttest.PlainText(3)),
+		agenttest.Trajectory(24, agenttest.Named("r2"), agenttest.PlainText(4), agenttest.EndIn(a2a.TaskStateInputRequired)),
+		agenttest.Trajectory(18, agenttest.Named("r3"), agenttest.Duplicate(4), agenttest.EndIn(a2a.TaskStateCanceled)),
+		agenttest.Realistic(),
 	}
 	refSrv := startCallee(t)
 	refs := map[string]result{}
@@ -254,7 +254,7 @@ func TestSendCutBeforeFirstEvent(t *testing.T) {
 				var cc calls
 				cl := newForced(t, s, c, fastRetry, cc.option())
 				s.CutAfter(0, abrupt)
-				st, _ := cl.SendText(testCtx(t), callee.RealisticName)
+				st, _ := cl.SendText(testCtx(t), agenttest.RealisticName)
 				r := collect(t, st)
 				var ie *IncompleteError
 				if !errors.As(r.err, &ie) || ie.TaskID != "" || !errors.Is(r.outErr, ErrIncomplete) {
@@ -274,7 +274,7 @@ func TestSendCutBeforeFirstEvent(t *testing.T) {
 func TestSilentEndIsIncomplete(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	sc := callee.Trajectory(6, callee.Named("silent"))
+	sc := agenttest.Trajectory(6, agenttest.Named("silent"))
 	sc.Final = ""
 	s.Register(sc)
 	for _, c := range combos() {

@@ -10,7 +10,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/client"
-	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
@@ -20,7 +20,7 @@ import (
 func ExampleClient_Answer() {
 	srv, url := agent()
 	defer srv.Close()
-	srv.Register(callee.Trajectory(2, callee.Named("book a flight"), callee.EndIn(a2a.TaskStateInputRequired)))
+	srv.Register(agenttest.Trajectory(2, agenttest.Named("book a flight"), agenttest.EndIn(a2a.TaskStateInputRequired)))
 	ctx := context.Background()
 
 	c, err := client.New(ctx, url)
@@ -60,7 +60,7 @@ func ExampleClient_Answer() {
 func ExampleClient_Cancel() {
 	srv, url := agent()
 	defer srv.Close()
-	srv.Register(callee.Trajectory(3, callee.Named("slow"), callee.PauseEvery(time.Hour)))
+	srv.Register(agenttest.Trajectory(3, agenttest.Named("slow"), agenttest.PauseEvery(time.Hour)))
 	ctx := context.Background()
 
 	c, err := client.New(ctx, url)

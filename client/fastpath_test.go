@@ -13,7 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/merge"
 )
 
@@ -64,7 +64,7 @@ func (l *requestLog) RoundTrip(req *http.Request) (*http.Response, error) {
 func TestFastPathSendsA2AGoRequests(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	s.Register(callee.Trajectory(5, callee.Named("short")))
+	s.Register(agenttest.Trajectory(5, agenttest.Named("short")))
 	for _, c := range combos() {
 		if c.t == a2a.TransportProtocolGRPC {
 			continue

@@ -10,8 +10,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/callee"
 	"github.com/tfrs/a2a-progress/internal/ssewire"
 	"github.com/tfrs/a2a-progress/merge"
 )
@@ -326,8 +326,8 @@ func TestArtifactProgressSeam(t *testing.T) {
 func TestOutputBeyondCaps(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	s.Register(callee.Trajectory(300, callee.Named("flood"), callee.Oversize()))
-	cl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, callee.V1}, WithCaps(merge.Caps{MaxBlocks: 50, MaxOutputBytes: 32}))
+	s.Register(agenttest.Trajectory(300, agenttest.Named("flood"), agenttest.Oversize()))
+	cl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, agenttest.V1}, WithCaps(merge.Caps{MaxBlocks: 50, MaxOutputBytes: 32}))
 	st, _ := cl.SendText(testCtx(t), "flood")
 	r := collect(t, st)
 	if r.err != nil || r.outErr != nil {
@@ -368,7 +368,7 @@ func TestOutputBeyondCaps(t *testing.T) {
 func TestContextCancelStops(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	s.Register(gated(callee.Trajectory(10), "cancel", 5, "never"))
+	s.Register(gated(agenttest.Trajectory(10), "cancel", 5, "never"))
 	for _, c := range combos() {
 		t.Run(c.String(), func(t *testing.T) {
 			cl := newForced(t, s, c)
@@ -403,8 +403,8 @@ func TestContextCancelStops(t *testing.T) {
 func TestRunCallbackError(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	cl := newForced(t, s, combo{a2a.TransportProtocolGRPC, callee.V1})
-	st, _ := cl.SendText(testCtx(t), callee.RealisticName)
+	cl := newForced(t, s, combo{a2a.TransportProtocolGRPC, agenttest.V1})
+	st, _ := cl.SendText(testCtx(t), agenttest.RealisticName)
 	stop := errors.New("enough")
 	n := 0
 	_, err := st.Run(func(u Update) error {
@@ -424,8 +424,8 @@ func TestRunCallbackError(t *testing.T) {
 func TestStreamUsedTwice(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	cl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, callee.V0})
-	st, _ := cl.SendText(testCtx(t), callee.RealisticName)
+	cl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, agenttest.V0})
+	st, _ := cl.SendText(testCtx(t), agenttest.RealisticName)
 	if _, err := st.Run(func(Update) error { return nil }); err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 )
 
 // The event bound follows a2a-go's line scanner: an event ends at an empty
@@ -114,9 +114,9 @@ func TestHistoryBoundShrinks(t *testing.T) {
 func TestGRPCStreamEventIsBounded(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	s.Register(callee.Script{Name: "big-event", Final: a2a.TaskStateCompleted, FinalText: "ok",
-		Steps: []callee.Step{{Text: strings.Repeat("y", 2<<20)}}})
-	cl := newForced(t, s, combo{a2a.TransportProtocolGRPC, callee.V1}, WithRetry(1, time.Millisecond, time.Millisecond), withBounds(bounds{response: defaultBounds.response, event: 1 << 20}))
+	s.Register(agenttest.Script{Name: "big-event", Final: a2a.TaskStateCompleted, FinalText: "ok",
+		Steps: []agenttest.Step{{Text: strings.Repeat("y", 2<<20)}}})
+	cl := newForced(t, s, combo{a2a.TransportProtocolGRPC, agenttest.V1}, WithRetry(1, time.Millisecond, time.Millisecond), withBounds(bounds{response: defaultBounds.response, event: 1 << 20}))
 	st, _ := cl.SendText(testCtx(t), "big-event")
 	r := collect(t, st)
 	if r.err != nil || r.out.Text != "ok" || len(r.view.Blocks) != 1 {

@@ -12,7 +12,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/terminal"
 )
@@ -31,8 +31,8 @@ func (c combo) String() string { return string(c.t) + "-" + string(c.v) }
 
 func combos() []combo {
 	var out []combo
-	for _, v := range callee.Versions {
-		for _, t := range callee.Transports {
+	for _, v := range agenttest.Versions() {
+		for _, t := range agenttest.Transports() {
 			out = append(out, combo{t, v})
 		}
 	}
@@ -41,15 +41,15 @@ func combos() []combo {
 
 // startCallee starts the reference callee for one test and closes it at
 // the end.
-func startCallee(t *testing.T, opts ...callee.ServerOption) *callee.Server {
+func startCallee(t *testing.T, opts ...agenttest.Option) *agenttest.Agent {
 	t.Helper()
-	s, err := callee.Start(opts...)
+	s, err := agenttest.New(opts...)
 	if err != nil {
-		t.Fatalf("callee.Start: %v", err)
+		t.Fatalf("agenttest.Start: %v", err)
 	}
 	t.Cleanup(func() {
 		if err := s.Close(); err != nil {
-			t.Errorf("callee.Close: %v", err)
+			t.Errorf("agenttest.Close: %v", err)
 		}
 	})
 	return s
@@ -70,7 +70,7 @@ var insecureGRPC = WithGRPCDialOptions(grpc.WithTransportCredentials(insecure.Ne
 var fastRetry = WithRetry(8, time.Millisecond, 20*time.Millisecond)
 
 // newForced builds a client on exactly one transport and version of s.
-func newForced(t *testing.T, s *callee.Server, c combo, opts ...Option) *Client {
+func newForced(t *testing.T, s *agenttest.Agent, c combo, opts ...Option) *Client {
 	t.Helper()
 	e := s.Endpoint(c.t, c.v)
 	opts = append([]Option{WithTransport(c.t), WithProtocolVersion(c.v), insecureGRPC}, opts...)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 )
 
 // continueTurn answers the interrupt of task id with a message whose text
@@ -42,7 +42,7 @@ func interruptedTask(t *testing.T, cl *Client) a2a.TaskID {
 func TestSendToSettledTaskIsRefused(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	s.Register(callee.Trajectory(3, callee.Named("mt-done")))
+	s.Register(agenttest.Trajectory(3, agenttest.Named("mt-done")))
 	for _, c := range combos() {
 		t.Run(c.String(), func(t *testing.T) {
 			var cc calls
@@ -74,10 +74,10 @@ func TestSendToSettledTaskIsRefused(t *testing.T) {
 func TestMultiTurnAfterInterruptCut(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	s.Register(callee.Trajectory(5, callee.Named("mt-ask"), callee.EndIn(a2a.TaskStateInputRequired)))
-	turn2 := callee.Trajectory(10, callee.Named("mt-answer"), callee.PlainText(2))
+	s.Register(agenttest.Trajectory(5, agenttest.Named("mt-ask"), agenttest.EndIn(a2a.TaskStateInputRequired)))
+	turn2 := agenttest.Trajectory(10, agenttest.Named("mt-answer"), agenttest.PlainText(2))
 	s.Register(turn2)
-	refCl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, callee.V1})
+	refCl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, agenttest.V1})
 	ref := collect(t, continueTurn(t, refCl, interruptedTask(t, refCl), "mt-answer"))
 	if ref.err != nil || ref.out.State != a2a.TaskStateCompleted {
 		t.Fatalf("reference second turn: %s %v", ref.out.State, ref.err)
@@ -129,7 +129,7 @@ func TestFollowAndPollInterrupted(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
 	for _, st := range []a2a.TaskState{a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired} {
-		s.Register(callee.Trajectory(6, callee.Named("int-"+string(st)), callee.PlainText(1), callee.EndIn(st)))
+		s.Register(agenttest.Trajectory(6, agenttest.Named("int-"+string(st)), agenttest.PlainText(1), agenttest.EndIn(st)))
 	}
 	for _, state := range []a2a.TaskState{a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired} {
 		name := "int-" + string(state)

@@ -12,7 +12,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 )
 
 // Follow and Poll of a task the agent does not know end with
@@ -105,15 +105,15 @@ func TestFollowUnknownTaskOtherServers(t *testing.T) {
 	t.Parallel()
 	jsonrpc, rest := a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON
 	cases := map[string]notFoundAgent{
-		"jsonrpc-1.0 -32001":                 {jsonrpc, callee.V1, jsonrpcError(-32001), true},
-		"jsonrpc-0.3 -32001":                 {jsonrpc, callee.V0, jsonrpcError(-32001), true},
-		"rest-1.0 404 google.rpc.Status":     {rest, callee.V1, status404("application/json", `{"error":{"code":404,"status":"NOT_FOUND","message":"task not found","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND","domain":"a2a-protocol.org"}]}}`), true},
-		"rest-1.0 404 text":                  {rest, callee.V1, status404("text/plain", "404 page not found\n"), true},
-		"rest-1.0 404 json without status":   {rest, callee.V1, status404("application/json", `{"error":"task not found"}`), true},
-		"rest-0.3 404 js-sdk body":           {rest, callee.V0, status404("application/json", `{"code":-32001,"message":"Task not found: no-such-task"}`), true},
-		"rest-0.3 404 text":                  {rest, callee.V0, status404("text/plain", "Not Found"), true},
-		"jsonrpc-1.0 404 is a wrong url":     {jsonrpc, callee.V1, status404("text/plain", "404 page not found\n"), false},
-		"rest-1.0 500 is not a missing task": {rest, callee.V1, func(w http.ResponseWriter, r *http.Request) { http.Error(w, "boom", http.StatusInternalServerError) }, false},
+		"jsonrpc-1.0 -32001":                 {jsonrpc, agenttest.V1, jsonrpcError(-32001), true},
+		"jsonrpc-0.3 -32001":                 {jsonrpc, agenttest.V0, jsonrpcError(-32001), true},
+		"rest-1.0 404 google.rpc.Status":     {rest, agenttest.V1, status404("application/json", `{"error":{"code":404,"status":"NOT_FOUND","message":"task not found","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND","domain":"a2a-protocol.org"}]}}`), true},
+		"rest-1.0 404 text":                  {rest, agenttest.V1, status404("text/plain", "404 page not found\n"), true},
+		"rest-1.0 404 json without status":   {rest, agenttest.V1, status404("application/json", `{"error":"task not found"}`), true},
+		"rest-0.3 404 js-sdk body":           {rest, agenttest.V0, status404("application/json", `{"code":-32001,"message":"Task not found: no-such-task"}`), true},
+		"rest-0.3 404 text":                  {rest, agenttest.V0, status404("text/plain", "Not Found"), true},
+		"jsonrpc-1.0 404 is a wrong url":     {jsonrpc, agenttest.V1, status404("text/plain", "404 page not found\n"), false},
+		"rest-1.0 500 is not a missing task": {rest, agenttest.V1, func(w http.ResponseWriter, r *http.Request) { http.Error(w, "boom", http.StatusInternalServerError) }, false},
 	}
 	for name, a := range cases {
 		for _, mode := range []string{"follow", "poll"} {

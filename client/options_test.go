@@ -18,7 +18,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 
-	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 )
 
 // A caller's http.Client with a whole-request Timeout would kill every
@@ -27,9 +27,9 @@ import (
 func TestHTTPClientTimeoutIsRemoved(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	s.Register(callee.Trajectory(6, callee.Named("slow")).WithPause(25 * time.Millisecond))
+	s.Register(agenttest.Trajectory(6, agenttest.Named("slow")).WithPause(25 * time.Millisecond))
 	hc := &http.Client{Timeout: 60 * time.Millisecond}
-	for _, c := range []combo{{a2a.TransportProtocolJSONRPC, callee.V1}, {a2a.TransportProtocolHTTPJSON, callee.V0}} {
+	for _, c := range []combo{{a2a.TransportProtocolJSONRPC, agenttest.V1}, {a2a.TransportProtocolHTTPJSON, agenttest.V0}} {
 		var cc calls
 		cl := newForced(t, s, c, WithHTTPClient(hc), cc.option())
 		st, _ := cl.SendText(testCtx(t), "slow")
@@ -57,14 +57,14 @@ func TestAuthServiceParamsTenant(t *testing.T) {
 		cardAuth = r.Header.Get("Authorization")
 		mu.Unlock()
 		a2asrv.NewStaticAgentCardHandler(&a2a.AgentCard{Name: "proxy", Capabilities: a2a.AgentCapabilities{Streaming: true},
-			SupportedInterfaces: []*a2a.AgentInterface{s.Endpoint(a2a.TransportProtocolJSONRPC, callee.V1)}}).ServeHTTP(w, r)
+			SupportedInterfaces: []*a2a.AgentInterface{s.Endpoint(a2a.TransportProtocolJSONRPC, agenttest.V1)}}).ServeHTTP(w, r)
 	}))
 	defer card.Close()
 	var cc calls
 	tenants := &tenantSpy{}
 	// The card names another origin (the callee's port): credentials go
 	// there only when allowed.
-	iface, _ := url.Parse(s.Endpoint(a2a.TransportProtocolJSONRPC, callee.V1).URL)
+	iface, _ := url.Parse(s.Endpoint(a2a.TransportProtocolJSONRPC, agenttest.V1).URL)
 	cl, err := New(testCtx(t), card.URL, WithAuth("Bearer s3cret"), WithServiceParam("X-Trace", "t-1"), WithAllowedHosts(iface.Host),
 		WithServiceParams(a2aclient.ServiceParams{"X-Region": {"eu"}, "X-Trace": {"t-2"}}), WithTenant("acme"),
 		cc.option(), WithFactoryOptions(a2aclient.WithCallInterceptors(tenants)))
@@ -72,7 +72,7 @@ func TestAuthServiceParamsTenant(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	id := dispatch(t, cl, callee.RealisticName)
+	id := dispatch(t, cl, agenttest.RealisticName)
 	st, _ := cl.Follow(testCtx(t), id)
 	if _, err := st.Run(func(Update) error { return nil }); err != nil {
 		t.Fatal(err)
@@ -124,16 +124,16 @@ func TestWrap(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
 	hc := &http.Client{} // no Timeout: the caller's duty with Wrap
-	ac, err := a2aclient.NewFromEndpoints(testCtx(t), []*a2a.AgentInterface{s.Endpoint(a2a.TransportProtocolHTTPJSON, callee.V1)},
+	ac, err := a2aclient.NewFromEndpoints(testCtx(t), []*a2a.AgentInterface{s.Endpoint(a2a.TransportProtocolHTTPJSON, agenttest.V1)},
 		a2aclient.WithRESTTransport(hc))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ac.Destroy()
 	cl := Wrap(ac)
-	st, _ := cl.SendText(testCtx(t), callee.RealisticName)
+	st, _ := cl.SendText(testCtx(t), agenttest.RealisticName)
 	out, err := st.Run(func(Update) error { return nil })
-	if err != nil || out.Text != callee.RealisticReply {
+	if err != nil || out.Text != agenttest.RealisticReply {
 		t.Fatalf("%q, %v", out.Text, err)
 	}
 	if cl.Close() != nil || cl.A2A() != ac {
@@ -148,9 +148,9 @@ func TestLogging(t *testing.T) {
 	var buf bytes.Buffer
 	var mu sync.Mutex
 	logger := slog.New(slog.NewTextHandler(&lockedWriter{w: &buf, mu: &mu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	cl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, callee.V1}, WithLogger(logger), fastRetry)
+	cl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, agenttest.V1}, WithLogger(logger), fastRetry)
 	s.CutAfter(3, true)
-	st, _ := cl.SendText(testCtx(t), callee.RealisticName)
+	st, _ := cl.SendText(testCtx(t), agenttest.RealisticName)
 	if _, err := st.Run(func(Update) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func (s *historySpy) Before(ctx context.Context, req *a2aclient.Request) (contex
 func TestHistoryLength(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	c := combo{a2a.TransportProtocolJSONRPC, callee.V1}
+	c := combo{a2a.TransportProtocolJSONRPC, agenttest.V1}
 	for _, tc := range []struct {
 		name string
 		opts []Option
@@ -245,13 +245,13 @@ func TestHistoryLength(t *testing.T) {
 			cl := newForced(t, s, c, append(tc.opts, WithFactoryOptions(a2aclient.WithCallInterceptors(spy)))...)
 			// Stream the turn to its end first, so that the task has settled;
 			// Poll then resolves it with one GetTask, from its history.
-			sent, _ := cl.SendText(testCtx(t), callee.RealisticName)
+			sent, _ := cl.SendText(testCtx(t), agenttest.RealisticName)
 			if _, err := sent.Run(func(Update) error { return nil }); err != nil {
 				t.Fatal(err)
 			}
 			st, _ := cl.Poll(testCtx(t), sent.TaskID(), time.Hour)
 			out, err := st.Run(func(Update) error { return nil })
-			if err != nil || out.Text != callee.RealisticReply {
+			if err != nil || out.Text != agenttest.RealisticReply {
 				t.Fatalf("outcome %q, %v", out.Text, err)
 			}
 			spy.mu.Lock()

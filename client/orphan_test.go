@@ -8,7 +8,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 )
 
 // A send cut before its first event, against the reference callee: the
@@ -19,7 +19,7 @@ import (
 func TestOrphanLookup(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	base := callee.Trajectory(6)
+	base := agenttest.Trajectory(6)
 	base.Name = "orphan"
 	s.Register(base)
 	for _, c := range combos() {

@@ -6,7 +6,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/terminal"
 )
@@ -16,7 +16,7 @@ import (
 func TestSendEveryTransportAndVersion(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	traj := callee.Trajectory(40, callee.Named("matrix"), callee.Reorder(3), callee.Duplicate(3), callee.SkipSeqs(2), callee.PlainText(2))
+	traj := agenttest.Trajectory(40, agenttest.Named("matrix"), agenttest.Reorder(3), agenttest.Duplicate(3), agenttest.SkipSeqs(2), agenttest.PlainText(2))
 	s.Register(traj)
 	var (
 		first     *result
@@ -86,12 +86,12 @@ func TestNewFromCardEveryTransportAndVersion(t *testing.T) {
 				t.Fatalf("New: %v", err)
 			}
 			defer cl.Close()
-			st, _ := cl.SendText(testCtx(t), callee.RealisticName)
+			st, _ := cl.SendText(testCtx(t), agenttest.RealisticName)
 			r := collect(t, st)
 			if r.outErr != nil {
 				t.Fatalf("outcome: %v (stream %v)", r.outErr, r.err)
 			}
-			if r.out.Text != callee.RealisticReply || len(r.out.Artifacts) != 1 {
+			if r.out.Text != agenttest.RealisticReply || len(r.out.Artifacts) != 1 {
 				t.Errorf("outcome text %q, %d artifacts", r.out.Text, len(r.out.Artifacts))
 			}
 			if want == nil {
@@ -107,12 +107,12 @@ func TestNewFromCardEveryTransportAndVersion(t *testing.T) {
 		})
 	}
 	// A card listing all three interfaces: a2a-go picks one.
-	for _, v := range callee.Versions {
+	for _, v := range agenttest.Versions() {
 		cl, err := New(testCtx(t), s.CardURL(v), insecureGRPC)
 		if err != nil {
 			t.Fatalf("New(card %s): %v", v, err)
 		}
-		st, _ := cl.SendText(testCtx(t), callee.RealisticName)
+		st, _ := cl.SendText(testCtx(t), agenttest.RealisticName)
 		out, err := st.Run(func(Update) error { return nil })
 		if err != nil || out.State != a2a.TaskStateCompleted {
 			t.Errorf("card %s: %s, %v", v, out.State, err)
@@ -125,8 +125,8 @@ func TestNewFromCardEveryTransportAndVersion(t *testing.T) {
 func TestSendRealistic(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	cl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, callee.V1})
-	st, _ := cl.SendText(testCtx(t), callee.RealisticName)
+	cl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, agenttest.V1})
+	st, _ := cl.SendText(testCtx(t), agenttest.RealisticName)
 	r := collect(t, st)
 	if r.outErr != nil {
 		t.Fatal(r.outErr)

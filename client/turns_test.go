@@ -13,8 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/callee"
 	"github.com/tfrs/a2a-progress/merge"
 )
 
@@ -60,8 +60,8 @@ func receiverFree(v merge.View) merge.View {
 func TestTwoTurnsOneReceiver(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	s.Register(callee.Trajectory(5, callee.Named("tt-ask"), callee.StartSeq(10), callee.EndIn(a2a.TaskStateInputRequired)))
-	s.Register(callee.Trajectory(8, callee.Named("tt-answer"), callee.StartSeq(10), callee.PlainText(2)))
+	s.Register(agenttest.Trajectory(5, agenttest.Named("tt-ask"), agenttest.StartSeq(10), agenttest.EndIn(a2a.TaskStateInputRequired)))
+	s.Register(agenttest.Trajectory(8, agenttest.Named("tt-answer"), agenttest.StartSeq(10), agenttest.PlainText(2)))
 	for _, c := range combos() {
 		t.Run(c.String(), func(t *testing.T) {
 			cl := newForced(t, s, c, fastRetry)
@@ -182,8 +182,8 @@ func sharesKey(a, b []merge.Op) bool {
 func TestBlockAt(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
-	s.Register(callee.Trajectory(6, callee.Named("at"), callee.PlainText(1)))
-	cl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, callee.V1})
+	s.Register(agenttest.Trajectory(6, agenttest.Named("at"), agenttest.PlainText(1)))
+	cl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, agenttest.V1})
 	before := time.Now()
 	st, _ := cl.SendText(testCtx(t), "at")
 	r := collect(t, st)

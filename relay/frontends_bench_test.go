@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/callee"
 	"github.com/tfrs/a2a-progress/merge"
 )
 
@@ -29,7 +29,7 @@ func (w *discardWriter) Flush()                      {}
 // cost per op grows with the turn (O(n) per op); ops is the O(1) baseline.
 func BenchmarkFrontFormats(b *testing.B) {
 	for _, n := range []int{100, 1000} {
-		sc := callee.Trajectory(n)
+		sc := agenttest.Trajectory(n)
 		turn := merge.NewTurn("task-1", "", merge.Caps{})
 		var evs []Event
 		for _, e := range sc.Envelopes() {

@@ -14,8 +14,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/callee"
 	"github.com/tfrs/a2a-progress/merge"
 )
 
@@ -27,8 +27,8 @@ import (
 // with output, text, an error block, 109 before 108, 108 twice) under name,
 // ending in final with text; a gate before the second tool call when gate is
 // set.
-func frontScript(name string, final a2a.TaskState, text, gate string) callee.Script {
-	sc := callee.Realistic()
+func frontScript(name string, final a2a.TaskState, text, gate string) agenttest.Script {
+	sc := agenttest.Realistic()
 	sc.Name = name
 	sc.Final = final
 	sc.FinalText = text
@@ -42,7 +42,7 @@ func frontScript(name string, final a2a.TaskState, text, gate string) callee.Scr
 }
 
 // scriptView is the view a caller builds from the script's envelopes.
-func scriptView(sc callee.Script) merge.View {
+func scriptView(sc agenttest.Script) merge.View {
 	turn := merge.NewTurn("t", "", merge.Caps{})
 	for _, e := range sc.Envelopes() {
 		turn.Apply(envelope.Reading{Envelope: e})
@@ -102,7 +102,7 @@ func (w *cuttingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // frontRig is a relay with the front-end endpoints over the reference callee.
 type frontRig struct {
-	agent *callee.Server
+	agent *agenttest.Agent
 	url   string
 }
 
@@ -110,14 +110,14 @@ type frontRig struct {
 // GET/POST /tasks/{taskId}/events; wrap may wrap the front-end endpoints.
 func newFrontRig(t *testing.T, wrap func(http.Handler) http.Handler) *frontRig {
 	t.Helper()
-	s, err := callee.Start(callee.WithLogger(slog.New(slog.DiscardHandler)))
+	s, err := agenttest.New(agenttest.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
-	c, err := client.New(ctx, s.CardURL(callee.V1), client.WithRetry(8, time.Millisecond, 20*time.Millisecond))
+	c, err := client.New(ctx, s.CardURL(agenttest.V1), client.WithRetry(8, time.Millisecond, 20*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ var frontCases = []struct {
 	text  string
 	out   frontOutcome
 }{
-	{"completed", a2a.TaskStateCompleted, callee.RealisticReply, frontOutcome{Verdict: "completed", Reply: callee.RealisticReply}},
+	{"completed", a2a.TaskStateCompleted, agenttest.RealisticReply, frontOutcome{Verdict: "completed", Reply: agenttest.RealisticReply}},
 	{"failed", a2a.TaskStateFailed, "warehouse down", frontOutcome{Verdict: "failed", Error: "warehouse down"}},
 	{"interrupt", a2a.TaskStateInputRequired, "Ship the partial order?", frontOutcome{Verdict: "input-required", Interrupt: &merge.Interrupt{Question: "Ship the partial order?"}}},
 }
@@ -174,7 +174,7 @@ func TestAGUIEndpoint(t *testing.T) {
 func TestAGUIEndpointReconnect(t *testing.T) {
 	frontendsNode(t)
 	rig := newCutRig(t, 8, "g")
-	sc := frontScript("agui-cut", a2a.TaskStateCompleted, callee.RealisticReply, "g")
+	sc := frontScript("agui-cut", a2a.TaskStateCompleted, agenttest.RealisticReply, "g")
 	rig.agent.Register(sc)
 	var res aguiResult
 	runHarness(t, "agui.mjs", map[string]any{"url": rig.url + "/ag-ui", "threadId": "thread-cut",
@@ -225,7 +225,7 @@ func TestAISDKEndpoint(t *testing.T) {
 func TestAISDKEndpointResume(t *testing.T) {
 	frontendsNode(t)
 	rig := newCutRig(t, 6, "g")
-	sc := frontScript("aisdk-cut", a2a.TaskStateCompleted, callee.RealisticReply, "g")
+	sc := frontScript("aisdk-cut", a2a.TaskStateCompleted, agenttest.RealisticReply, "g")
 	rig.agent.Register(sc)
 	var res aisdkResult
 	runHarness(t, "aisdk.mjs", map[string]any{"api": rig.url + "/api/chat", "id": "chat-cut", "text": sc.Name,
@@ -264,7 +264,7 @@ func TestFrontEndpointsUnderFaults(t *testing.T) {
 	for _, proto := range []string{"ag-ui", "ai-sdk"} {
 		t.Run(proto, func(t *testing.T) {
 			rig := newFrontRig(t, nil)
-			sc := callee.Trajectory(40, callee.Named("faults-"+proto), callee.Reorder(5), callee.Duplicate(4), callee.SkipSeqs(2))
+			sc := agenttest.Trajectory(40, agenttest.Named("faults-"+proto), agenttest.Reorder(5), agenttest.Duplicate(4), agenttest.SkipSeqs(2))
 			rig.agent.Register(sc)
 			rig.agent.CutAfter(12, true)
 			out := &frontOutcome{Verdict: "completed", Reply: sc.FinalText}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/callee"
 	"github.com/tfrs/a2a-progress/merge"
 )
 
@@ -24,11 +24,11 @@ import (
 
 const mapTask, mapTurn = "task-1", "turn-1"
 
-// realisticReadings are the readings of callee.Realistic as sent (109 before
+// realisticReadings are the readings of agenttest.Realistic as sent (109 before
 // 108, 108 twice).
 func realisticReadings() []envelope.Reading {
 	var rs []envelope.Reading
-	for _, e := range callee.Realistic().Envelopes() {
+	for _, e := range agenttest.Realistic().Envelopes() {
 		rs = append(rs, envelope.Reading{Envelope: e, Part: 0})
 	}
 	return rs
@@ -61,7 +61,7 @@ func orders() map[string][]envelope.Reading {
 // outcomes are the ends every mapping test runs.
 func outcomes() map[string]*frontOutcome {
 	return map[string]*frontOutcome{
-		"completed": {Verdict: "completed", State: "TASK_STATE_COMPLETED", Reply: callee.RealisticReply},
+		"completed": {Verdict: "completed", State: "TASK_STATE_COMPLETED", Reply: agenttest.RealisticReply},
 		"failed":    {Verdict: "failed", State: "TASK_STATE_FAILED", Error: "warehouse down"},
 		"interrupt": {Verdict: "input-required", State: "TASK_STATE_INPUT_REQUIRED", Interrupt: &merge.Interrupt{Question: "Ship the partial order?",
 			Items: []merge.InterruptItem{{ToolCallID: "call-2", ToolName: "check_stock", Message: "approve partial shipment"}}}},

@@ -18,7 +18,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/client"
-	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/internal/sseframe"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
@@ -32,20 +32,20 @@ func testCtx(t *testing.T) context.Context {
 }
 
 // startAgent starts the reference callee for one test.
-func startAgent(t *testing.T) *callee.Server {
+func startAgent(t *testing.T) *agenttest.Agent {
 	t.Helper()
-	s, err := callee.Start(callee.WithLogger(slog.New(slog.DiscardHandler)))
+	s, err := agenttest.New(agenttest.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
-		t.Fatalf("callee.Start: %v", err)
+		t.Fatalf("agenttest.Start: %v", err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
 	return s
 }
 
 // newClient connects to s over JSON-RPC 1.0.
-func newClient(t *testing.T, s *callee.Server) *client.Client {
+func newClient(t *testing.T, s *agenttest.Agent) *client.Client {
 	t.Helper()
-	c, err := client.New(testCtx(t), s.CardURL(callee.V1), client.WithRetry(8, time.Millisecond, 20*time.Millisecond))
+	c, err := client.New(testCtx(t), s.CardURL(agenttest.V1), client.WithRetry(8, time.Millisecond, 20*time.Millisecond))
 	if err != nil {
 		t.Fatalf("client.New: %v", err)
 	}

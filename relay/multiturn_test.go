@@ -5,7 +5,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
 )
@@ -16,8 +16,8 @@ import (
 // receiver holds both turns, each with its own verdict.
 func TestAttachTwoTurns(t *testing.T) {
 	agent := startAgent(t)
-	agent.Register(callee.Trajectory(4, callee.Named("ask"), callee.EndIn(a2a.TaskStateInputRequired)))
-	second := callee.Trajectory(5, callee.Named("answer"))
+	agent.Register(agenttest.Trajectory(4, agenttest.Named("ask"), agenttest.EndIn(a2a.TaskStateInputRequired)))
+	second := agenttest.Trajectory(5, agenttest.Named("answer"))
 	second.Steps[2].Gate = "go"
 	agent.Register(second)
 	c := newClient(t, agent)

@@ -21,8 +21,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/callee"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
 )
@@ -32,15 +32,15 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // gatedScript is a trajectory of n envelopes (with reordering, duplicates
 // and plain-text updates) that waits for gate before its first update, so
 // a reader connected before Release sees every op live.
-func gatedScript(name string, n int, gate string) callee.Script {
-	sc := callee.Trajectory(n, callee.Reorder(2), callee.Duplicate(2), callee.PlainText(2), callee.Named(name))
-	sc.Steps = append([]callee.Step{{Gate: gate}}, sc.Steps...)
+func gatedScript(name string, n int, gate string) agenttest.Script {
+	sc := agenttest.Trajectory(n, agenttest.Reorder(2), agenttest.Duplicate(2), agenttest.PlainText(2), agenttest.Named(name))
+	sc.Steps = append([]agenttest.Step{{Gate: gate}}, sc.Steps...)
 	return sc
 }
 
 // setup starts an agent playing sc, a relay over it, and dispatches a turn.
 type setup struct {
-	agent  *callee.Server
+	agent  *agenttest.Agent
 	follow *countingFollower
 	h      *relay.Handler
 	srv    *httptest.Server
@@ -48,7 +48,7 @@ type setup struct {
 	url    string
 }
 
-func newSetup(t *testing.T, sc callee.Script, opts ...relay.Option) *setup {
+func newSetup(t *testing.T, sc agenttest.Script, opts ...relay.Option) *setup {
 	t.Helper()
 	agent := startAgent(t)
 	agent.Register(sc)
@@ -328,15 +328,15 @@ func TestFanOutOneUpstream(t *testing.T) {
 }
 
 // bigScript sends n tool output chunks of size bytes each.
-func bigScript(name string, n, size int, gate string) callee.Script {
-	steps := []callee.Step{{Gate: gate}, {Envelope: &envelope.Envelope{V: 1, Kind: envelope.KindToolCall, StreamKey: "c1", Seq: 1,
+func bigScript(name string, n, size int, gate string) agenttest.Script {
+	steps := []agenttest.Step{{Gate: gate}, {Envelope: &envelope.Envelope{V: 1, Kind: envelope.KindToolCall, StreamKey: "c1", Seq: 1,
 		Status: envelope.StatusRunning, Payload: envelope.ToolCall{Tool: "dump"}}}}
 	chunk := strings.Repeat("x", size-1) + "\n"
 	for i := range n {
-		steps = append(steps, callee.Step{Envelope: &envelope.Envelope{V: 1, Kind: envelope.KindToolOutputAppend, StreamKey: "c1",
+		steps = append(steps, agenttest.Step{Envelope: &envelope.Envelope{V: 1, Kind: envelope.KindToolOutputAppend, StreamKey: "c1",
 			Seq: int64(i + 2), Status: envelope.StatusRunning, Payload: envelope.ToolOutputAppend{Tool: "dump", Chunk: chunk}}})
 	}
-	return callee.Script{Name: name, Steps: steps, Final: a2a.TaskStateCompleted, FinalText: "done"}
+	return agenttest.Script{Name: name, Steps: steps, Final: a2a.TaskStateCompleted, FinalText: "done"}
 }
 
 // smallBuffers makes every accepted connection's send buffer small, so that

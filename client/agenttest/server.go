@@ -32,6 +32,16 @@ var transports = []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.Trans
 // versions lists the protocol versions an Agent serves.
 var versions = []a2a.ProtocolVersion{V1, V0}
 
+// Transports returns the transports an Agent serves (JSON-RPC, HTTP+JSON,
+// gRPC), each in every one of [Versions]: a test that ranges over both
+// covers every interface of the agent (see [Agent.Endpoint]). The slice is
+// the caller's.
+func Transports() []a2a.TransportProtocol { return append([]a2a.TransportProtocol(nil), transports...) }
+
+// Versions returns the A2A protocol versions an Agent serves, [V1] and [V0].
+// The slice is the caller's.
+func Versions() []a2a.ProtocolVersion { return append([]a2a.ProtocolVersion(nil), versions...) }
+
 // errClosing is why parked and gated executions end when the server closes.
 var errClosing = errors.New("agenttest: server closed")
 

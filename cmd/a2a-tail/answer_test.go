@@ -11,15 +11,15 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/tfrs/a2a-progress/client"
-	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 )
 
 // interrupted runs a turn of script "input" through the library and
 // returns its task and context ids: the task waits for input.
-func interrupted(t *testing.T, srv *callee.Server) (task, contextID string) {
+func interrupted(t *testing.T, srv *agenttest.Agent) (task, contextID string) {
 	t.Helper()
 	ctx := t.Context()
-	c, err := client.New(ctx, srv.CardURL(callee.V1))
+	c, err := client.New(ctx, srv.CardURL(agenttest.V1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,9 +43,9 @@ func TestSendTask(t *testing.T) {
 		ending("input", a2a.TaskStateInputRequired, "which region?"),
 		ending("completed", a2a.TaskStateCompleted, "the answer"),
 	)
-	card := srv.CardURL(callee.V1)
-	rest03 := srv.Endpoint(a2a.TransportProtocolHTTPJSON, callee.V0).URL
-	grpc10 := srv.Endpoint(a2a.TransportProtocolGRPC, callee.V1).URL
+	card := srv.CardURL(agenttest.V1)
+	rest03 := srv.Endpoint(a2a.TransportProtocolHTTPJSON, agenttest.V0).URL
+	grpc10 := srv.Endpoint(a2a.TransportProtocolGRPC, agenttest.V1).URL
 	tests := []struct {
 		name string
 		// args builds the command line from a fresh interrupted task.
@@ -120,11 +120,11 @@ func TestSendTaskContinuesTheTask(t *testing.T) {
 		ending("completed", a2a.TaskStateCompleted, "the answer"),
 	)
 	task, contextID := interrupted(t, srv)
-	res := runCLI(t.Context(), testApp(""), "send", "--task", task, srv.CardURL(callee.V1), "completed")
+	res := runCLI(t.Context(), testApp(""), "send", "--task", task, srv.CardURL(agenttest.V1), "completed")
 	if res.Code != exitOK {
 		t.Fatalf("exit %d, stderr:\n%s", res.Code, res.Stderr)
 	}
-	c, err := client.New(t.Context(), srv.Endpoint(a2a.TransportProtocolGRPC, callee.V1).URL, client.WithTransport(a2a.TransportProtocolGRPC),
+	c, err := client.New(t.Context(), srv.Endpoint(a2a.TransportProtocolGRPC, agenttest.V1).URL, client.WithTransport(a2a.TransportProtocolGRPC),
 		client.WithGRPCDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials())))
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tfrs/a2a-progress/client"
-	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 )
 
 func (a *app) demoCommand() *cobra.Command {
@@ -33,18 +33,18 @@ interface the agent's card lists, --protocol its version.
 			var v a2a.ProtocolVersion
 			switch version {
 			case "1.0":
-				v = callee.V1
+				v = agenttest.V1
 			case "0.3":
-				v = callee.V0
+				v = agenttest.V0
 			default:
 				return usageError{fmt.Errorf("--protocol %q: want 1.0 or 0.3", version)}
 			}
-			srv, err := callee.Start(callee.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+			srv, err := agenttest.New(agenttest.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 			if err != nil {
 				return err
 			}
 			defer srv.Close()
-			srv.Register(callee.Realistic().WithPause(pace))
+			srv.Register(agenttest.Realistic().WithPause(pace))
 			url := srv.CardURL(v)
 			if t := a.forcedTransport(); t != "" {
 				url = srv.CardURLFor(t, v) // a card that lists only that transport
@@ -60,7 +60,7 @@ interface the agent's card lists, --protocol its version.
 			if webPage {
 				return a.demoWeb(ctx, c)
 			}
-			st, err := c.SendText(ctx, callee.RealisticName)
+			st, err := c.SendText(ctx, agenttest.RealisticName)
 			if err != nil {
 				return err
 			}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 )
 
 // --fast-path=false makes a2a-go read the stream; the output is the same.
@@ -13,7 +13,7 @@ func TestFastPathFlag(t *testing.T) {
 	srv := startCallee(t)
 	out := map[string]string{}
 	for _, flag := range []string{"--fast-path=true", "--fast-path=false"} {
-		res := runCLI(t.Context(), testApp(""), "send", flag, "-o", "ndjson", srv.CardURL(callee.V1), callee.RealisticName)
+		res := runCLI(t.Context(), testApp(""), "send", flag, "-o", "ndjson", srv.CardURL(agenttest.V1), agenttest.RealisticName)
 		if res.Code != exitOK {
 			t.Fatalf("%s: exit %d, stderr:\n%s", flag, res.Code, res.Stderr)
 		}

@@ -13,8 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/callee"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/terminal"
 )
@@ -60,9 +60,9 @@ func TestLiveViewToolTurnsDoneInPlace(t *testing.T) {
 	env := func(kind envelope.Kind, seq int64, status envelope.Status, p envelope.Payload) *envelope.Envelope {
 		return &envelope.Envelope{V: 1, Kind: kind, StreamKey: "call-1", Seq: seq, Status: status, Payload: p}
 	}
-	script := callee.Script{
+	script := agenttest.Script{
 		Name: "live",
-		Steps: []callee.Step{
+		Steps: []agenttest.Step{
 			{Envelope: &envelope.Envelope{V: 1, Kind: envelope.KindThinking, Seq: 1, Status: envelope.StatusRunning,
 				Payload: envelope.Thinking{Text: "first the logs\nthen the fix"}}},
 			{Envelope: env(envelope.KindToolCall, 2, envelope.StatusRunning, envelope.ToolCall{Tool: "grep_logs", ToolCallID: "call-1"})},
@@ -92,7 +92,7 @@ func TestLiveViewToolTurnsDoneInPlace(t *testing.T) {
 	a.color = "never"
 
 	done := make(chan int, 1)
-	go func() { done <- a.run(context.Background(), []string{"send", srv.CardURL(callee.V1), "live"}) }()
+	go func() { done <- a.run(context.Background(), []string{"send", srv.CardURL(agenttest.V1), "live"}) }()
 	var row int
 	select {
 	case row = <-out.matched:

@@ -13,8 +13,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/callee"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/terminal"
 )
@@ -104,11 +104,11 @@ func ndjsonLines(t *testing.T, op *jsonschema.Schema, what, stdout string) []str
 
 func TestSchemasAgainstCLIOutput(t *testing.T) {
 	sc := schemas(t)
-	srv := startCallee(t, callee.Trajectory(8, callee.Named("ask"), callee.PlainText(2), callee.EndIn(a2a.TaskStateInputRequired)))
+	srv := startCallee(t, agenttest.Trajectory(8, agenttest.Named("ask"), agenttest.PlainText(2), agenttest.EndIn(a2a.TaskStateInputRequired)))
 
 	t.Run("send", func(t *testing.T) {
-		for _, name := range []string{callee.RealisticName, "ask"} {
-			res := runCLI(t.Context(), testApp(""), "send", "-o", "ndjson", srv.CardURL(callee.V1), name)
+		for _, name := range []string{agenttest.RealisticName, "ask"} {
+			res := runCLI(t.Context(), testApp(""), "send", "-o", "ndjson", srv.CardURL(agenttest.V1), name)
 			types := ndjsonLines(t, sc["op"], name, res.Stdout)
 			if n := len(types); n < 3 || types[n-2] != "seal" || types[n-1] != "result" {
 				t.Errorf("%s: line types %v, want blocks, seal, result", name, types)
@@ -131,7 +131,7 @@ func TestSchemasAgainstCLIOutput(t *testing.T) {
 	})
 
 	t.Run("json", func(t *testing.T) {
-		res := runCLI(t.Context(), testApp(""), "send", "-o", "json", srv.CardURL(callee.V1), callee.RealisticName)
+		res := runCLI(t.Context(), testApp(""), "send", "-o", "json", srv.CardURL(agenttest.V1), agenttest.RealisticName)
 		var doc struct {
 			View    json.RawMessage `json:"view"`
 			Outcome json.RawMessage `json:"outcome"`
@@ -246,7 +246,7 @@ func TestSchemasAgainstViewsAndOps(t *testing.T) {
 		mustValidate(t, sc["op"], "result op", b)
 	}
 
-	for _, s := range callee.Realistic().Steps {
+	for _, s := range agenttest.Realistic().Steps {
 		if s.Envelope == nil {
 			continue
 		}

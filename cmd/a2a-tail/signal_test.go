@@ -15,8 +15,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/callee"
 )
 
 // buildBinary builds a2a-tail into a temporary directory.
@@ -40,7 +40,7 @@ func buildBinary(t *testing.T) string {
 func TestSignalExitCodes(t *testing.T) {
 	bin := buildBinary(t)
 	first := envelope.Envelope{V: 1, Kind: envelope.KindText, Seq: 1, Status: envelope.StatusRunning, Payload: envelope.Text{Text: "first"}}
-	srv := startCallee(t, callee.Script{Name: "held", Steps: []callee.Step{{Envelope: &first}, {Gate: "never"}}, Final: a2a.TaskStateCompleted})
+	srv := startCallee(t, agenttest.Script{Name: "held", Steps: []agenttest.Step{{Envelope: &first}, {Gate: "never"}}, Final: a2a.TaskStateCompleted})
 	tests := []struct {
 		name   string
 		sig    syscall.Signal
@@ -54,7 +54,7 @@ func TestSignalExitCodes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := exec.Command(bin, "send", "-o", tc.output, "--color", "never", srv.CardURL(callee.V1), "held")
+			cmd := exec.Command(bin, "send", "-o", tc.output, "--color", "never", srv.CardURL(agenttest.V1), "held")
 			cmd.Env = append(os.Environ(), "NO_COLOR=1")
 			stdout, err := cmd.StdoutPipe()
 			if err != nil {

@@ -20,8 +20,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"go.uber.org/goleak"
 
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/callee"
 	"github.com/tfrs/a2a-progress/merge"
 )
 
@@ -32,9 +32,9 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-func startCallee(t *testing.T, scripts ...callee.Script) *callee.Server {
+func startCallee(t *testing.T, scripts ...agenttest.Script) *agenttest.Agent {
 	t.Helper()
-	srv, err := callee.Start()
+	srv, err := agenttest.New()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestGoldenOutputs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := testApp("")
-			res := runCLI(t.Context(), a, "send", "-o", tc.name, srv.CardURL(callee.V1), callee.RealisticName)
+			res := runCLI(t.Context(), a, "send", "-o", tc.name, srv.CardURL(agenttest.V1), agenttest.RealisticName)
 			if res.Code != exitOK {
 				t.Fatalf("exit %d, stderr:\n%s", res.Code, res.Stderr)
 			}
@@ -141,12 +141,12 @@ func TestGoldenOutputs(t *testing.T) {
 func TestEveryTransportSameOutput(t *testing.T) {
 	srv := startCallee(t)
 	var first string
-	for _, v := range callee.Versions {
+	for _, v := range agenttest.Versions() {
 		for _, tr := range []string{"jsonrpc", "rest", "grpc"} {
 			t.Run(string(v)+"/"+tr, func(t *testing.T) {
 				a := testApp("")
 				p := map[string]a2a.TransportProtocol{"jsonrpc": a2a.TransportProtocolJSONRPC, "rest": a2a.TransportProtocolHTTPJSON, "grpc": a2a.TransportProtocolGRPC}[tr]
-				res := runCLI(t.Context(), a, "send", "--grpc-plaintext", srv.CardURLFor(p, v), callee.RealisticName)
+				res := runCLI(t.Context(), a, "send", "--grpc-plaintext", srv.CardURLFor(p, v), agenttest.RealisticName)
 				if res.Code != exitOK {
 					t.Fatalf("exit %d, stderr:\n%s", res.Code, res.Stderr)
 				}
@@ -161,9 +161,9 @@ func TestEveryTransportSameOutput(t *testing.T) {
 	}
 }
 
-func ending(name string, state a2a.TaskState, text string) callee.Script {
+func ending(name string, state a2a.TaskState, text string) agenttest.Script {
 	env := envelope.Envelope{V: 1, Kind: envelope.KindText, Seq: 1, Status: envelope.StatusRunning, Payload: envelope.Text{Text: "working on it"}}
-	return callee.Script{Name: name, Steps: []callee.Step{{Envelope: &env}}, Final: state, FinalText: text}
+	return agenttest.Script{Name: name, Steps: []agenttest.Step{{Envelope: &env}}, Final: state, FinalText: text}
 }
 
 func TestExitCodes(t *testing.T) {
@@ -176,7 +176,7 @@ func TestExitCodes(t *testing.T) {
 		ending("auth", a2a.TaskStateAuthRequired, "log in first"),
 		ending("silent", "", ""),
 	)
-	url := srv.CardURL(callee.V1)
+	url := srv.CardURL(agenttest.V1)
 	tests := []struct {
 		name     string
 		args     []string
@@ -257,7 +257,7 @@ func (w *signalWriter) wait(t *testing.T) {
 // ndjson result's exitCode), and adds nothing on stderr.
 func TestCtrlC(t *testing.T) {
 	first := envelope.Envelope{V: 1, Kind: envelope.KindText, Seq: 1, Status: envelope.StatusRunning, Payload: envelope.Text{Text: "first"}}
-	srv := startCallee(t, callee.Script{Name: "held", Steps: []callee.Step{{Envelope: &first}, {Gate: "never"}}, Final: a2a.TaskStateCompleted})
+	srv := startCallee(t, agenttest.Script{Name: "held", Steps: []agenttest.Step{{Envelope: &first}, {Gate: "never"}}, Final: a2a.TaskStateCompleted})
 	for _, o := range []string{"text", "ndjson"} {
 		t.Run(o, func(t *testing.T) {
 			out := newSignalWriter("first")
@@ -267,7 +267,7 @@ func TestCtrlC(t *testing.T) {
 			ctx, cancel := context.WithCancel(t.Context())
 			defer cancel()
 			done := make(chan int)
-			go func() { done <- a.run(ctx, []string{"send", "-o", o, srv.CardURL(callee.V1), "held"}) }()
+			go func() { done <- a.run(ctx, []string{"send", "-o", o, srv.CardURL(agenttest.V1), "held"}) }()
 			out.wait(t)
 			cancel() // what SIGINT does through signal.NotifyContext
 			if code := <-done; code != exitCtrlC {
@@ -310,7 +310,7 @@ func TestBrokenPipeIsQuiet(t *testing.T) {
 		t.Run(o, func(t *testing.T) {
 			a := newApp(strings.NewReader(""), &brokenPipe{}, &lockedBuffer{})
 			a.isTTY = func(io.Writer) bool { return false }
-			res := runCLI(t.Context(), a, "send", "-o", o, srv.CardURL(callee.V1), callee.RealisticName)
+			res := runCLI(t.Context(), a, "send", "-o", o, srv.CardURL(agenttest.V1), agenttest.RealisticName)
 			if res.Code != exitOK || res.Stderr != "" {
 				t.Errorf("exit %d, stderr %q; want 0 and nothing", res.Code, res.Stderr)
 			}
@@ -323,9 +323,9 @@ func TestBrokenPipeIsQuiet(t *testing.T) {
 // and exits with its verdict.
 func TestAsyncAndFollow(t *testing.T) {
 	srv := startCallee(t)
-	url := srv.CardURL(callee.V1)
-	streamedText := runCLI(t.Context(), testApp(""), "send", url, callee.RealisticName)
-	async := runCLI(t.Context(), testApp(""), "send", "--async", url, callee.RealisticName)
+	url := srv.CardURL(agenttest.V1)
+	streamedText := runCLI(t.Context(), testApp(""), "send", url, agenttest.RealisticName)
+	async := runCLI(t.Context(), testApp(""), "send", "--async", url, agenttest.RealisticName)
 	if async.Code != exitOK {
 		t.Fatalf("send --async: exit %d, stderr %s", async.Code, async.Stderr)
 	}
@@ -342,7 +342,7 @@ func TestAsyncAndFollow(t *testing.T) {
 	if follow.Code != exitOK {
 		t.Fatalf("follow: exit %d, stderr %s", follow.Code, follow.Stderr)
 	}
-	streamed := runCLI(t.Context(), testApp(""), "send", "-o", "json", url, callee.RealisticName)
+	streamed := runCLI(t.Context(), testApp(""), "send", "-o", "json", url, agenttest.RealisticName)
 	var a, b struct {
 		View    merge.View
 		Outcome map[string]any
@@ -359,15 +359,15 @@ func TestAsyncAndFollow(t *testing.T) {
 	if diff := cmp.Diff(a.View, b.View, ignore); diff != "" {
 		t.Errorf("view of the followed settled task (-streamed +followed):\n%s", diff)
 	}
-	if b.Outcome["verdict"] != "completed" || b.Outcome["reply"] != callee.RealisticReply {
+	if b.Outcome["verdict"] != "completed" || b.Outcome["reply"] != agenttest.RealisticReply {
 		t.Errorf("followed outcome = %v", b.Outcome)
 	}
 }
 
 func TestTimestampsAndColor(t *testing.T) {
 	srv := startCallee(t)
-	url := srv.CardURL(callee.V1)
-	res := runCLI(t.Context(), testApp(""), "send", "--timestamps", url, callee.RealisticName)
+	url := srv.CardURL(agenttest.V1)
+	res := runCLI(t.Context(), testApp(""), "send", "--timestamps", url, agenttest.RealisticName)
 	stamp := regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ `)
 	for _, l := range strings.Split(strings.TrimSpace(res.Stdout), "\n") {
 		if strings.HasPrefix(l, "✓") || strings.HasPrefix(l, "  artifact") || strings.HasPrefix(l, "    ") {
@@ -380,7 +380,7 @@ func TestTimestampsAndColor(t *testing.T) {
 	if strings.Contains(res.Stdout, "\x1b[") {
 		t.Errorf("ANSI codes in output to a non-terminal")
 	}
-	res = runCLI(t.Context(), testApp(""), "send", "--color", "always", url, callee.RealisticName)
+	res = runCLI(t.Context(), testApp(""), "send", "--color", "always", url, agenttest.RealisticName)
 	if !strings.Contains(res.Stdout, "\x1b[32m✓ completed\x1b[0m") || !strings.Contains(res.Stdout, "\x1b[31merror: warehouse") {
 		t.Errorf("--color always: no colour in\n%q", res.Stdout)
 	}

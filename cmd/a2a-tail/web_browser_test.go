@@ -18,8 +18,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/callee"
 	"github.com/tfrs/a2a-progress/relay"
 )
 
@@ -92,15 +92,15 @@ type pageState struct {
 // with the same DOM as an uncut run, each block once.
 func TestWebPageInBrowser(t *testing.T) {
 	bin := chromium(t)
-	agent, err := callee.Start(callee.WithLogger(slog.New(slog.DiscardHandler)))
+	agent, err := agenttest.New(agenttest.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer agent.Close()
-	agent.Register(callee.Realistic().WithPause(150 * time.Millisecond))
+	agent.Register(agenttest.Realistic().WithPause(150 * time.Millisecond))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	c, err := client.New(ctx, agent.CardURL(callee.V1))
+	c, err := client.New(ctx, agent.CardURL(agenttest.V1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestWebPageInBrowser(t *testing.T) {
 	}
 
 	run := func(t *testing.T, cutAfter int) (pageState, bool) {
-		return runPage(t, ctx, bctx, c, callee.RealisticName, cutAfter)
+		return runPage(t, ctx, bctx, c, agenttest.RealisticName, cutAfter)
 	}
 	uncut, _ := run(t, 0)
 	if uncut.Tools != 2 {
@@ -136,7 +136,7 @@ func TestWebPageInBrowser(t *testing.T) {
 	if uncut.Keys != uncut.Items {
 		t.Errorf("%d items for %d distinct blocks: a block shown twice", uncut.Items, uncut.Keys)
 	}
-	if want := "Completed" + callee.RealisticReply; !strings.HasPrefix(uncut.Verdict, want) {
+	if want := "Completed" + agenttest.RealisticReply; !strings.HasPrefix(uncut.Verdict, want) {
 		t.Errorf("verdict banner %q, want it to start with %q", uncut.Verdict, want)
 	}
 	cut, wasCut := run(t, 4)
@@ -154,7 +154,7 @@ func TestWebPageInBrowser(t *testing.T) {
 	}
 
 	// Agent text is text: markup in it is shown, never parsed.
-	agent.Register(callee.Script{Name: "markup", Steps: []callee.Step{
+	agent.Register(agenttest.Script{Name: "markup", Steps: []agenttest.Step{
 		{Envelope: &envelope.Envelope{V: 1, Kind: envelope.KindText, Seq: 1, Status: envelope.StatusRunning,
 			Payload: envelope.Text{Text: markup}}},
 		{Envelope: &envelope.Envelope{V: 1, Kind: envelope.KindToolCall, StreamKey: "c1", Seq: 2, Status: envelope.StatusRunning,

@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tfrs/a2a-progress/client"
-	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/relay"
 )
 
@@ -29,14 +29,14 @@ func startWeb(t *testing.T) *httptest.Server {
 // its client run in, for the test's own requests.
 func startWebContext(t *testing.T) (context.Context, *httptest.Server) {
 	t.Helper()
-	agent, err := callee.Start(callee.WithLogger(slog.New(slog.DiscardHandler)))
+	agent, err := agenttest.New(agenttest.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { agent.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
-	c, err := client.New(ctx, agent.CardURL(callee.V1))
+	c, err := client.New(ctx, agent.CardURL(agenttest.V1))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,8 +12,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/callee"
 	"github.com/tfrs/a2a-progress/merge"
 )
 
@@ -107,7 +107,7 @@ func BenchmarkLatency(b *testing.B) {
 
 // BenchmarkOpMarshal is the serialisation of one merge op (json.Marshal
 // of merge.Op), as a front end that forwards ops pays it per event: the
-// ops of callee.Trajectory(1000), in turn.
+// ops of agenttest.Trajectory(1000), in turn.
 func BenchmarkOpMarshal(b *testing.B) {
 	ops := trajectoryOps(b, 1000)
 	var size int
@@ -122,13 +122,13 @@ func BenchmarkOpMarshal(b *testing.B) {
 	b.ReportMetric(float64(size)/float64(b.N), "bytes/op")
 }
 
-// trajectoryOps parses the envelopes of callee.Trajectory(n) from their
+// trajectoryOps parses the envelopes of agenttest.Trajectory(n) from their
 // status updates and merges them; it returns the ops, the seal's last.
 func trajectoryOps(tb testing.TB, n int) []merge.Op {
 	turn := merge.NewTurn("task-1", "", merge.DefaultCaps())
 	info := a2a.TaskInfo{TaskID: "task-1", ContextID: "ctx-1"}
 	var ops []merge.Op
-	for _, st := range callee.Trajectory(n).Steps {
+	for _, st := range agenttest.Trajectory(n).Steps {
 		ev, err := envelope.NewStatusUpdate(info, *st.Envelope, st.Text)
 		if err != nil {
 			tb.Fatal(err)

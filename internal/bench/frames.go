@@ -15,8 +15,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/callee"
 )
 
 // The holes of a frame template: markers rendered into the frames, then
@@ -112,7 +112,7 @@ type frames struct {
 	completed           template
 }
 
-func renderFrames(w Wire, steps []callee.Step) frames {
+func renderFrames(w Wire, steps []agenttest.Step) frames {
 	info := a2a.TaskInfo{TaskID: taskMarker, ContextID: contextID}
 	user := &a2a.Message{ID: "u-1", Role: a2a.MessageRoleUser, TaskID: taskMarker, ContextID: contextID,
 		Parts: a2a.ContentParts{a2a.NewTextPart("go")}}
@@ -172,13 +172,13 @@ type FrameServer struct {
 	gate chan struct{}
 }
 
-// NewFrameServer renders the frames of callee.Trajectory(pattern) (the
+// NewFrameServer renders the frames of agenttest.Trajectory(pattern) (the
 // default length when pattern ≤ 0).
 func NewFrameServer(pattern int) *FrameServer {
 	if pattern <= 0 {
 		pattern = DefaultPattern
 	}
-	steps := callee.Trajectory(pattern).Steps
+	steps := agenttest.Trajectory(pattern).Steps
 	s := &FrameServer{FollowUpdates: 10, gate: make(chan struct{})}
 	s.wires[WireJSONRPC] = renderFrames(WireJSONRPC, steps)
 	s.wires[WireREST] = renderFrames(WireREST, steps)

@@ -8,17 +8,17 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/callee"
 )
 
-// replayEvents is a turn of n working updates from callee.Trajectory(n),
+// replayEvents is a turn of n working updates from agenttest.Trajectory(n),
 // decoded ahead of time: what a2a-go hands the client.
 func replayEvents(tb testing.TB, n int) []a2a.Event {
 	info := a2a.TaskInfo{TaskID: "task-1", ContextID: "ctx-1"}
 	user := &a2a.Message{ID: "u-1", Role: a2a.MessageRoleUser, Parts: a2a.ContentParts{a2a.NewTextPart("go")}}
 	evs := []a2a.Event{&a2a.Task{ID: "task-1", ContextID: "ctx-1", Status: a2a.TaskStatus{State: a2a.TaskStateSubmitted}, History: []*a2a.Message{user}}}
-	for _, st := range callee.Trajectory(n).Steps {
+	for _, st := range agenttest.Trajectory(n).Steps {
 		ev, err := envelope.NewStatusUpdate(info, *st.Envelope, st.Text)
 		if err != nil {
 			tb.Fatal(err)

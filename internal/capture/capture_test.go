@@ -19,7 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/tfrs/a2a-progress/client"
-	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/internal/projection"
 	"github.com/tfrs/a2a-progress/internal/recorded"
 	"github.com/tfrs/a2a-progress/merge"
@@ -44,10 +44,10 @@ var wires = []struct {
 	t    a2a.TransportProtocol
 	v    a2a.ProtocolVersion
 }{
-	{"v1.0-jsonrpc", a2a.TransportProtocolJSONRPC, callee.V1},
-	{"v1.0-rest", a2a.TransportProtocolHTTPJSON, callee.V1},
-	{"v0.3-jsonrpc", a2a.TransportProtocolJSONRPC, callee.V0},
-	{"v0.3-rest", a2a.TransportProtocolHTTPJSON, callee.V0},
+	{"v1.0-jsonrpc", a2a.TransportProtocolJSONRPC, agenttest.V1},
+	{"v1.0-rest", a2a.TransportProtocolHTTPJSON, agenttest.V1},
+	{"v0.3-jsonrpc", a2a.TransportProtocolJSONRPC, agenttest.V0},
+	{"v0.3-rest", a2a.TransportProtocolHTTPJSON, agenttest.V0},
 }
 
 // golden is what a capture's golden file holds: the View and the Outcome
@@ -184,7 +184,7 @@ func TestCaptures(t *testing.T) {
 // capture. It also checks that the capture replays to what the live stream
 // gave: a recording that lost or changed something would fail here.
 func record(t *testing.T) {
-	s, err := callee.Start()
+	s, err := agenttest.New()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,22 +235,22 @@ func record(t *testing.T) {
 // trajectories are the recorded scripts: the demo trajectory, one with
 // every fault knob, a failed and an input-required end, and the recorded
 // runtime's projection frames beside envelopes.
-func trajectories() []callee.Script {
-	faults := callee.Trajectory(30, callee.Named("faults"), callee.Reorder(2), callee.Duplicate(2), callee.SkipSeqs(2),
-		callee.PlainText(2), callee.Oversize())
-	failed := callee.Trajectory(10, callee.Named("failed"), callee.EndIn(a2a.TaskStateFailed))
-	input := callee.Trajectory(10, callee.Named("input-required"), callee.EndIn(a2a.TaskStateInputRequired))
+func trajectories() []agenttest.Script {
+	faults := agenttest.Trajectory(30, agenttest.Named("faults"), agenttest.Reorder(2), agenttest.Duplicate(2), agenttest.SkipSeqs(2),
+		agenttest.PlainText(2), agenttest.Oversize())
+	failed := agenttest.Trajectory(10, agenttest.Named("failed"), agenttest.EndIn(a2a.TaskStateFailed))
+	input := agenttest.Trajectory(10, agenttest.Named("input-required"), agenttest.EndIn(a2a.TaskStateInputRequired))
 	input.FinalMeta = map[string]any{"_interrupt": map[string]any{"message": input.FinalText, "items": []any{
 		map[string]any{"toolCallId": "call-2", "toolName": "fetch_page", "message": input.FinalText}}}}
-	return []callee.Script{callee.Realistic(), faults, failed, input, projections()}
+	return []agenttest.Script{agenttest.Realistic(), faults, failed, input, projections()}
 }
 
 // projections sends the recorded runtime's frames (PROTOCOL.md §5.1) on the
 // A2A stream of the callee:
 // a member that completes, one that times out, a malformed frame, an
 // ordinary artifact, and the reply.
-func projections() callee.Script {
-	frame := func(id, call string, seq int, phase, category string) callee.Step {
+func projections() agenttest.Script {
+	frame := func(id, call string, seq int, phase, category string) agenttest.Step {
 		ri := map[string]any{"kind": "remote_agent_invocation", "batchId": "batch-1", "toolCallId": call,
 			"sequence": float64(seq), "target": "expense-review", "phase": phase, "latencyMs": float64(100 * seq)}
 		if category != "" {
@@ -258,11 +258,11 @@ func projections() callee.Script {
 		}
 		p := a2a.NewTextPart(phase)
 		p.Metadata = map[string]any{projection.MetadataKey: ri}
-		return callee.Step{Artifact: &a2a.TaskArtifactUpdateEvent{Artifact: &a2a.Artifact{ID: a2a.ArtifactID(id), Parts: a2a.ContentParts{p}}}}
+		return agenttest.Step{Artifact: &a2a.TaskArtifactUpdateEvent{Artifact: &a2a.Artifact{ID: a2a.ArtifactID(id), Parts: a2a.ContentParts{p}}}}
 	}
 	bad := frame("bad", "call-3", 1, "RUNNING", "")
 	bad.Artifact.Artifact.Parts[0].Metadata[projection.MetadataKey].(map[string]any)["sequence"] = "first"
-	sc := callee.Trajectory(6, callee.Named("projections"), callee.StartSeq(100))
+	sc := agenttest.Trajectory(6, agenttest.Named("projections"), agenttest.StartSeq(100))
 	steps := slices.Clone(sc.Steps)
 	steps = slices.Insert(steps, 1, frame("p1", "call-1", 1, "RUNNING", ""), frame("p2", "call-2", 1, "QUEUED", ""))
 	steps = slices.Insert(steps, 4, frame("p3", "call-2", 2, "RUNNING", ""), bad)

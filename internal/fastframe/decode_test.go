@@ -16,7 +16,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 
 	"github.com/tfrs/a2a-progress/client"
-	"github.com/tfrs/a2a-progress/internal/callee"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/internal/capture"
 	"github.com/tfrs/a2a-progress/internal/fastframe"
 	"github.com/tfrs/a2a-progress/internal/sseframe"
@@ -149,17 +149,17 @@ func TestCaptures(t *testing.T) {
 // Every frame the reference callee sends on A2A 1.0, over both bindings,
 // for a send and for a subscription (a snapshot first): recorded live.
 func TestCalleeFrames(t *testing.T) {
-	s, err := callee.Start()
+	s, err := agenttest.New()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	scripts := []callee.Script{
-		callee.Realistic(),
-		callee.Trajectory(30, callee.Named("faults"), callee.Reorder(2), callee.Duplicate(2), callee.SkipSeqs(2),
-			callee.PlainText(2), callee.Oversize()),
-		callee.Trajectory(10, callee.Named("failed"), callee.EndIn(a2a.TaskStateFailed)),
-		callee.Trajectory(10, callee.Named("input-required"), callee.EndIn(a2a.TaskStateInputRequired)),
+	scripts := []agenttest.Script{
+		agenttest.Realistic(),
+		agenttest.Trajectory(30, agenttest.Named("faults"), agenttest.Reorder(2), agenttest.Duplicate(2), agenttest.SkipSeqs(2),
+			agenttest.PlainText(2), agenttest.Oversize()),
+		agenttest.Trajectory(10, agenttest.Named("failed"), agenttest.EndIn(a2a.TaskStateFailed)),
+		agenttest.Trajectory(10, agenttest.Named("input-required"), agenttest.EndIn(a2a.TaskStateInputRequired)),
 	}
 	for _, sc := range scripts {
 		s.Register(sc)
