@@ -75,37 +75,19 @@ func (s *Stream) resume(cause error, emit emitFunc) error {
 			if attempt > cfg.maxAttempts {
 				return s.lastResort(cause, emit)
 			}
-			cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a stream cut, resubscribing",
-				slog.String("task", string(s.TaskID())), slog.String("state", s.state.String()),
-				slog.Int("attempt", attempt), slog.String("cause", cause.Error()))
-			if !emit(Update{Type: UpdateReconnect, TaskID: s.TaskID(), ContextID: s.contextID, Timestamp: time.Now(),
-				State: s.state, Attempt: attempt, Err: cause}) {
-				return errStopped
-			}
-			if err := s.sleep(backoff(attempt, cfg.baseBackoff, cfg.maxBackoff)); err != nil {
+			if err := s.reconnect(attempt, cause, emit); err != nil {
 				return err
 			}
 		}
-		id := s.TaskID()
 		gainedBefore := s.gained
-		res := s.attempt(func(ctx context.Context) iter.Seq2[a2a.Event, error] {
-			return s.c.a2a.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id, Tenant: cfg.tenant})
-		}, emit)
+		res := s.subscribe(emit)
 		if res.done {
 			return res.final
 		}
 		if res.events == 0 {
 			// Refused or failed before the snapshot: has the task settled?
-			done, final, gerr := s.resolve(emit)
-			if done {
+			if done, final := s.refusedSubscription(emit); done {
 				return final
-			}
-			if errors.Is(gerr, a2a.ErrTaskNotFound) {
-				return s.taskGone(gerr)
-			}
-			if gerr != nil {
-				cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a GetTask after a refused subscription failed",
-					slog.String("task", string(id)), slog.String("error", gerr.Error()))
 			}
 		} else if s.gained > gainedBefore {
 			// The peer brought news (the snapshot's backfill counts): it
@@ -120,6 +102,56 @@ func (s *Stream) resume(cause error, emit emitFunc) error {
 			cause = errCleanClose
 		}
 	}
+}
+
+// The functions below are resume's cold paths, kept out of its frame: a
+// Follow's goroutine spends its life blocked under resume, and what resume
+// keeps in its frame (an Update for emit, slog attributes) is held on the
+// stack of every such goroutine.
+
+// subscribe is one subscription attempt.
+//
+//go:noinline
+func (s *Stream) subscribe(emit emitFunc) attemptResult {
+	id, tenant := s.TaskID(), s.c.cfg.tenant
+	return s.attempt(func(ctx context.Context) iter.Seq2[a2a.Event, error] {
+		return s.c.a2a.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id, Tenant: tenant})
+	}, emit)
+}
+
+// reconnect reports the cut (UpdateReconnect) and waits out the backoff
+// before resume's next attempt; a non-nil error ends the stream.
+//
+//go:noinline
+func (s *Stream) reconnect(attempt int, cause error, emit emitFunc) error {
+	cfg := &s.c.cfg
+	cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a stream cut, resubscribing",
+		slog.String("task", string(s.TaskID())), slog.String("state", s.state.String()),
+		slog.Int("attempt", attempt), slog.String("cause", cause.Error()))
+	if !emit(Update{Type: UpdateReconnect, TaskID: s.TaskID(), ContextID: s.contextID, Timestamp: time.Now(),
+		State: s.state, Attempt: attempt, Err: cause}) {
+		return errStopped
+	}
+	return s.sleep(backoff(attempt, cfg.baseBackoff, cfg.maxBackoff))
+}
+
+// refusedSubscription asks GetTask after a subscription that ended before
+// its first event; done: the stream is over, with final as its error.
+//
+//go:noinline
+func (s *Stream) refusedSubscription(emit emitFunc) (done bool, final error) {
+	done, final, gerr := s.resolve(emit)
+	if done {
+		return true, final
+	}
+	if errors.Is(gerr, a2a.ErrTaskNotFound) {
+		return true, s.taskGone(gerr)
+	}
+	if gerr != nil {
+		s.c.cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a GetTask after a refused subscription failed",
+			slog.String("task", string(s.TaskID())), slog.String("error", gerr.Error()))
+	}
+	return false, nil
 }
 
 // lastResort asks GetTask once more after the attempts ran out; a task

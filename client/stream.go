@@ -252,34 +252,57 @@ func (s *Stream) View() merge.View {
 // no goroutine is left behind. The sequence can be iterated once; a second
 // iteration yields [ErrStreamUsed].
 func (s *Stream) Updates() iter.Seq2[Update, error] {
-	return func(yield func(Update, error) bool) {
-		if !s.used.CompareAndSwap(false, true) {
-			yield(Update{}, ErrStreamUsed)
-			return
+	return s.iterate
+}
+
+// iterate is the body of Updates. The caller's loop and iterate sit under
+// every blocking read of the stream, on each of possibly thousands of
+// goroutines, so both frames are kept small: an Update is 600-odd bytes,
+// and every Update passed by value needs its own slot in the frame of the
+// function that passes it. Those calls live in the non-inlined functions
+// below, not here (and this method value is not inlined into the caller).
+//
+//go:noinline
+func (s *Stream) iterate(yield func(Update, error) bool) {
+	if !s.used.CompareAndSwap(false, true) {
+		yieldUsed(yield)
+		return
+	}
+	stopped := false
+	emit := func(u Update) bool {
+		if !yield(u, nil) {
+			stopped = true
+			return false
 		}
-		stopped := false
-		emit := func(u Update) bool {
-			if !yield(u, nil) {
-				stopped = true
-				return false
-			}
-			return true
-		}
-		err := s.drive(emit)
-		if stopped {
-			err = errStopped
-		}
-		s.mu.Lock()
-		s.finished, s.err = true, err
-		s.mu.Unlock()
-		if err != nil && !stopped {
-			u := Update{TaskID: s.TaskID(), ContextID: s.contextID, State: s.state, Timestamp: time.Now()}
-			r := u
-			r.Type, r.Change = UpdateResult, merge.Change{Op: s.resultOp()}
-			if yield(r, nil) {
-				yield(u, err)
-			}
-		}
+		return true
+	}
+	err := s.drive(emit)
+	if stopped {
+		err = errStopped
+	}
+	s.mu.Lock()
+	s.finished, s.err = true, err
+	s.mu.Unlock()
+	if err != nil && !stopped {
+		s.yieldIncomplete(yield, err)
+	}
+}
+
+//go:noinline
+func yieldUsed(yield func(Update, error) bool) {
+	yield(Update{}, ErrStreamUsed)
+}
+
+// yieldIncomplete ends a turn that did not settle: its result op (verdict
+// incomplete), then err.
+//
+//go:noinline
+func (s *Stream) yieldIncomplete(yield func(Update, error) bool, err error) {
+	u := Update{TaskID: s.TaskID(), ContextID: s.contextID, State: s.state, Timestamp: time.Now()}
+	r := u
+	r.Type, r.Change = UpdateResult, merge.Change{Op: s.resultOp()}
+	if yield(r, nil) {
+		yield(u, err)
 	}
 }
 
