@@ -38,6 +38,15 @@ func (s *Stream) drive(emit emitFunc) error {
 	case modeReplay:
 		return s.replay(emit)
 	}
+	return s.send(emit)
+}
+
+// send runs a Send's turn to its end: its call, then a resume or an orphan
+// search when it was cut. Not inlined into drive, which sits under every
+// blocking read of a Follow.
+//
+//go:noinline
+func (s *Stream) send(emit emitFunc) error {
 	res := s.sendAttempt(emit)
 	if res.done {
 		return res.final
@@ -109,14 +118,13 @@ func (s *Stream) resume(cause error, emit emitFunc) error {
 // keeps in its frame (an Update for emit, slog attributes) is held on the
 // stack of every such goroutine.
 
-// subscribe is one subscription attempt.
-//
-//go:noinline
+// subscribe is one subscription attempt: an attempt (see Stream.attempt)
+// written out, so that one frame, not two, sits between resume and pull.
 func (s *Stream) subscribe(emit emitFunc) attemptResult {
-	id, tenant := s.TaskID(), s.c.cfg.tenant
-	return s.attempt(func(ctx context.Context) iter.Seq2[a2a.Event, error] {
-		return s.c.a2a.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: id, Tenant: tenant})
-	}, emit)
+	ctx, w, cancel := withWatchdog(s.c.callCtx(s.ctx), s.c.cfg.idle)
+	defer cancel()
+	req := &a2a.SubscribeToTaskRequest{ID: s.TaskID(), Tenant: s.c.cfg.tenant}
+	return s.pull(s.c.a2a.SubscribeToTask(ctx, req), w, emit)
 }
 
 // reconnect reports the cut (UpdateReconnect) and waits out the backoff

@@ -133,7 +133,11 @@ type watchdog struct {
 type watchdogKey struct{}
 
 // withWatchdog returns a context canceled by cancel or by the watchdog,
-// and the watchdog (nil when d ≤ 0). The caller must call stop.
+// and the watchdog (nil when d ≤ 0). The caller must call stop. Not
+// inlined: the frame of its caller (Stream.attempt) is held under every
+// blocking read of a stream.
+//
+//go:noinline
 func withWatchdog(ctx context.Context, d time.Duration) (context.Context, *watchdog, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	if d <= 0 {
