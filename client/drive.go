@@ -89,7 +89,8 @@ func (s *Stream) resume(cause error, emit emitFunc) error {
 			}
 		}
 		gainedBefore := s.gained
-		res := s.subscribe(emit)
+		var res attemptResult // filled in place: one copy of it in this frame, not two
+		s.subscribe(emit, &res)
 		if res.done {
 			return res.final
 		}
@@ -120,11 +121,11 @@ func (s *Stream) resume(cause error, emit emitFunc) error {
 
 // subscribe is one subscription attempt: an attempt (see Stream.attempt)
 // written out, so that one frame, not two, sits between resume and pull.
-func (s *Stream) subscribe(emit emitFunc) attemptResult {
+func (s *Stream) subscribe(emit emitFunc, res *attemptResult) {
 	ctx, w, cancel := withWatchdog(s.c.callCtx(s.ctx), s.c.cfg.idle)
 	defer cancel()
 	req := &a2a.SubscribeToTaskRequest{ID: s.TaskID(), Tenant: s.c.cfg.tenant}
-	return s.pull(s.c.a2a.SubscribeToTask(ctx, req), w, emit)
+	*res = s.pull(s.c.a2a.SubscribeToTask(ctx, req), w, emit)
 }
 
 // reconnect reports the cut (UpdateReconnect) and waits out the backoff

@@ -252,7 +252,7 @@ func (s *Stream) View() merge.View {
 // no goroutine is left behind. The sequence can be iterated once; a second
 // iteration yields [ErrStreamUsed].
 func (s *Stream) Updates() iter.Seq2[Update, error] {
-	return s.iterate
+	return func(yield func(Update, error) bool) { s.iterate(yield) }
 }
 
 // iterate is the body of Updates. The caller's loop and iterate sit under
@@ -260,7 +260,7 @@ func (s *Stream) Updates() iter.Seq2[Update, error] {
 // goroutines, so both frames are kept small: an Update is 600-odd bytes,
 // and every Update passed by value needs its own slot in the frame of the
 // function that passes it. Those calls live in the non-inlined functions
-// below, not here (and this method value is not inlined into the caller).
+// below, not here; iterate itself is not inlined into the caller's loop.
 //
 //go:noinline
 func (s *Stream) iterate(yield func(Update, error) bool) {
@@ -276,7 +276,12 @@ func (s *Stream) iterate(yield func(Update, error) bool) {
 		}
 		return true
 	}
-	err := s.drive(emit)
+	var err error
+	if s.mode == modeFollow {
+		err = s.resume(nil, emit) // drive's case, one frame less under the blocked read
+	} else {
+		err = s.drive(emit)
+	}
 	if stopped {
 		err = errStopped
 	}
