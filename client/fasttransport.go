@@ -136,11 +136,7 @@ func (t *fastTransport) SubscribeToTask(ctx context.Context, params a2aclient.Se
 // and for a frame those fail on, a2a-go's transport itself (replay).
 func (t *fastTransport) stream(ctx context.Context, call func(context.Context) iter.Seq2[a2a.Event, error]) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
-		// The decoder lives on the heap beside the handover (one
-		// allocation): on the stack it would widen this frame, which a
-		// stream holds while it waits for the peer.
-		st := &streamState{dec: fastframe.Decoder{RPC: t.rpc}}
-		h, dec := &st.h, &st.dec
+		h := &handover{}
 		hctx := context.WithValue(ctx, handoverKey{}, h)
 		for ev, err := range call(hctx) {
 			if !yield(ev, err) || err != nil {
@@ -154,6 +150,7 @@ func (t *fastTransport) stream(ctx context.Context, call func(context.Context) i
 		}
 		defer body.Close()
 		rd := ssewire.NewReader(body, MaxEventBytes)
+		dec := fastframe.Decoder{RPC: t.rpc}
 		for {
 			data, err := rd.Next()
 			if err == io.EOF {
@@ -214,12 +211,6 @@ func (t *fastTransport) replay(ctx context.Context, call func(context.Context) i
 }
 
 type handoverKey struct{}
-
-// streamState is what fastTransport.stream keeps per call.
-type streamState struct {
-	h   handover
-	dec fastframe.Decoder
-}
 
 // handover carries a streaming response's body from the RoundTripper to
 // fastTransport.stream, or a frame to replay the other way.
