@@ -238,7 +238,10 @@ function toolItem(c, t, sealed) {
   const [status, name, elapsed] = li.firstChild.children;
   status.textContent = c.status;
   name.textContent = c.tool || c.key;
-  if (t && t.start !== undefined) {
+  if (t && t.start !== undefined && t.end !== t.start) {
+    // A call whose start and close carry the same at was recovered from
+    // history (whose messages have no timestamps of their own, PROTOCOL.md
+    // §4.4): its duration is unknown, not zero.
     const end = t.end !== undefined ? t.end : sealed ? undefined : Date.now();
     elapsed.textContent = end !== undefined ? fmtElapsed(end - t.start) : "";
   } else {
@@ -294,7 +297,9 @@ function renderVerdict(view) {
   if (r.reply) parts.push(el("div", "reply", r.reply));
   if (r.error) parts.push(el("div", "reason", r.error));
   for (const a of r.artifacts || []) {
-    if (a && a.text) parts.push(el("div", "artifact", (a.name ? a.name + ": " : "") + a.text));
+    // An artifact that only repeats the reply (many agents send both) is
+    // not shown twice.
+    if (a && a.text && a.text !== r.reply) parts.push(el("div", "artifact", (a.name ? a.name + ": " : "") + a.text));
   }
   if (r.interrupt) {
     if (r.interrupt.question) parts.push(el("div", "question", r.interrupt.question));
