@@ -13,24 +13,27 @@ import (
 // a Receiver's is (merge.MaxReceiverTurns turns under the default caps).
 type views struct {
 	r *merge.Receiver
+	// latest is the id of the task's latest turn ("" before any op), kept
+	// so that an op of that turn — nearly every publish — costs no copy of
+	// r.Turns().
+	latest string
 }
 
 func newViews(task string) *views { return &views{r: merge.NewReceiver(task, merge.Caps{})} }
 
 // apply adds op and reports whether it opened a turn the task had not seen.
 func (v *views) apply(op merge.Op) (newTurn bool) {
+	if op.Turn == v.latest {
+		v.r.Apply(op)
+		return false
+	}
 	known := slices.Contains(v.r.Turns(), op.Turn)
 	v.r.Apply(op)
-	return !known && slices.Contains(v.r.Turns(), op.Turn)
-}
-
-// latest is the id of the task's latest turn ("" before any op).
-func (v *views) latest() string {
 	ts := v.r.Turns()
-	if len(ts) == 0 {
-		return ""
+	if len(ts) > 0 {
+		v.latest = ts[len(ts)-1]
 	}
-	return ts[len(ts)-1]
+	return !known && slices.Contains(ts, op.Turn)
 }
 
 // snapshot returns ops that rebuild the task's view: every retained turn,
@@ -52,5 +55,5 @@ func opOf(u client.Update) (merge.Op, bool) { return u.Op() }
 // the next subscriber's follow may.
 func settles(t *task, op merge.Op) bool {
 	return op.Type == merge.OpResult && op.Result != nil && op.Result.Verdict != merge.VerdictIncomplete &&
-		op.Turn == t.views.latest()
+		op.Turn == t.views.latest
 }
