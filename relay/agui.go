@@ -103,20 +103,20 @@ type aguiEncoder struct {
 	epoch  int
 }
 
-// sync emits what the client lacks to show view v (of turn turn) and, once
+// sync emits what the client lacks to show view v (of its turn) and, once
 // it is known, the outcome.
-func (e *aguiEncoder) sync(v *merge.View, turn string, out *frontOutcome, emit func(aguiEvent)) {
+func (e *aguiEncoder) sync(v *merge.View, out *frontOutcome, emit func(aguiEvent)) {
 	if e.finished {
 		return
 	}
-	prefix := frontPrefix(v.Task, turn)
+	prefix := frontPrefix(v.Task, v.Turn)
 	e.ids = e.ids.forTurn(prefix)
 	if !e.started {
 		e.started = true
 		emit(aguiEvent{"type": "RUN_STARTED", "threadId": e.threadID, "runId": e.runID})
 		// The A2A task the run follows: what a client needs to reconnect
 		// through the task events endpoint.
-		emit(aguiEvent{"type": "CUSTOM", "name": AGUITaskEvent, "value": aguiEvent{"task": v.Task, "turn": turn}})
+		emit(aguiEvent{"type": "CUSTOM", "name": AGUITaskEvent, "value": aguiEvent{"task": v.Task, "turn": v.Turn}})
 	}
 	items := frontItems(v, e.ids, out)
 	if e.reconnect || !e.sent.extends(items) {

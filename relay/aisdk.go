@@ -80,19 +80,19 @@ type aisdkEncoder struct {
 	ids     *frontIDs
 }
 
-// sync emits what the client lacks to show view v (of turn turn) and, once
+// sync emits what the client lacks to show view v (of its turn) and, once
 // it is known, the outcome. The caller writes "data: [DONE]" after the
 // finishing part.
-func (e *aisdkEncoder) sync(v *merge.View, turn string, out *frontOutcome, emit func(aisdkEvent)) {
+func (e *aisdkEncoder) sync(v *merge.View, out *frontOutcome, emit func(aisdkEvent)) {
 	if e.finished {
 		return
 	}
-	prefix := frontPrefix(v.Task, turn)
+	prefix := frontPrefix(v.Task, v.Turn)
 	e.ids = e.ids.forTurn(prefix)
 	if !e.started {
 		e.started = true
 		emit(aisdkEvent{"type": "start", "messageId": prefix,
-			"messageMetadata": aisdkEvent{"a2a": aisdkEvent{"task": v.Task, "turn": turn}}})
+			"messageMetadata": aisdkEvent{"a2a": aisdkEvent{"task": v.Task, "turn": v.Turn}}})
 	}
 	items := frontItems(v, e.ids, out)
 	if e.resume || !e.sent.extends(items) {

@@ -48,7 +48,7 @@ func (h *Handler) Attach(s *client.Stream) iter.Seq2[client.Update, error] {
 		}()
 		for u, err := range s.Updates() {
 			if err == nil {
-				if op, ok := opOf(u); ok && op.Task != "" && ValidateTaskID(op.Task) == nil {
+				if op, ok := u.Op(); ok && op.Task != "" && ValidateTaskID(op.Task) == nil {
 					t = h.publishAttached(t, op)
 				}
 			}

@@ -176,10 +176,10 @@ func aguiServer(t *testing.T, rs []envelope.Reading, out *frontOutcome, cut int)
 			enc := &aguiEncoder{threadID: in.ThreadID, runID: in.RunID, history: in.Messages, reconnect: reconnect}
 			emit := func(e aguiEvent) { writeSSE(w, e) }
 			if !reconnect && cut >= 0 {
-				play(rs[:cut], nil, func(v *merge.View, o *frontOutcome) { enc.sync(v, mapTurn, o, emit) })
+				play(rs[:cut], nil, func(v *merge.View, o *frontOutcome) { enc.sync(v, o, emit) })
 				return
 			}
-			play(rs, out, func(v *merge.View, o *frontOutcome) { enc.sync(v, mapTurn, o, emit) })
+			play(rs, out, func(v *merge.View, o *frontOutcome) { enc.sync(v, o, emit) })
 		}
 	}
 	mux := http.NewServeMux()
@@ -277,10 +277,10 @@ func aisdkServer(t *testing.T, rs []envelope.Reading, out *frontOutcome, cut int
 			enc := &aisdkEncoder{resume: resume}
 			emit := func(e aisdkEvent) { writeSSE(w, e) }
 			if !resume && cut >= 0 {
-				play(rs[:cut], nil, func(v *merge.View, o *frontOutcome) { enc.sync(v, mapTurn, o, emit) })
+				play(rs[:cut], nil, func(v *merge.View, o *frontOutcome) { enc.sync(v, o, emit) })
 				return
 			}
-			play(rs, out, func(v *merge.View, o *frontOutcome) { enc.sync(v, mapTurn, o, emit) })
+			play(rs, out, func(v *merge.View, o *frontOutcome) { enc.sync(v, o, emit) })
 			fmt.Fprint(w, "data: [DONE]\n\n")
 		}
 	}

@@ -144,7 +144,7 @@ func (h *Handler) sendAndServe(w http.ResponseWriter, r *http.Request, agent Age
 				last = err
 				continue
 			}
-			if op, ok := opOf(u); ok && op.Task != "" {
+			if op, ok := u.Op(); ok && op.Task != "" {
 				select {
 				case named <- op.Task:
 				default:
@@ -198,9 +198,9 @@ func (h *Handler) serveEncoder(w http.ResponseWriter, r *http.Request, task stri
 
 // frontEncoder is what the AG-UI and AI SDK encoders share.
 type frontEncoder interface {
-	// sync emits what the client lacks to show view v of turn, and the
+	// sync emits what the client lacks to show view v (of its turn), and the
 	// outcome once it is known.
-	sync(v *merge.View, turn string, out *frontOutcome, emit func(map[string]any))
+	sync(v *merge.View, out *frontOutcome, emit func(map[string]any))
 	// appendItem sends one item that the view adds at its end, where sync
 	// would send the same: the client holds every earlier item.
 	appendItem(it *frontItem, emit func(map[string]any))
@@ -416,8 +416,8 @@ func (s *frontStream) render(ew *EventWriter) error {
 		return nil
 	}
 	v := s.recv.View()
-	out := outcomeOf(s.recv)
-	err := s.emit(ew, func(emit func(map[string]any)) { s.enc.sync(&v, turnOf(&v), out, emit) })
+	out := s.recv.Result()
+	err := s.emit(ew, func(emit func(map[string]any)) { s.enc.sync(&v, out, emit) })
 	s.rendered = v.Turn == s.turn
 	return err
 }
@@ -468,12 +468,6 @@ func textOf(content json.RawMessage) string {
 	}
 	return b.String()
 }
-
-// outcomeOf is the outcome of the receiver's latest turn, nil before it.
-func outcomeOf(r *merge.Receiver) *frontOutcome { return r.Result() }
-
-// turnOf is the turn a view belongs to.
-func turnOf(v *merge.View) string { return v.Turn }
 
 // admitTurn sets the CORS headers of a front-end request that opens a turn
 // and asks the Authorizer with the task "" (no task exists yet). It reports

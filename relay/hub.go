@@ -329,7 +329,7 @@ func (h *Handler) runFollow(ctx context.Context, t *task) error {
 			return ctx.Err()
 		}
 		t.mu.Lock()
-		op, ok := opOf(u)
+		op, ok := u.Op()
 		switch {
 		case ok && op.Type == merge.OpResult && op.Result != nil && op.Result.Verdict == merge.VerdictIncomplete &&
 			len(t.log) == 0 && t.base == 0:

@@ -3,7 +3,6 @@ package relay
 import (
 	"slices"
 
-	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/merge"
 )
 
@@ -45,9 +44,6 @@ func (v *views) snapshot() []merge.Op {
 	}
 	return ops
 }
-
-// opOf is the op an update forwards (PROTOCOL.md §4.6).
-func opOf(u client.Update) (merge.Op, bool) { return u.Op() }
 
 // settles reports whether op, just applied to t's views, ends the task's
 // latest turn for the relay: its result. An incomplete result is forwarded
