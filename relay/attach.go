@@ -61,7 +61,21 @@ func (h *Handler) Attach(s *client.Stream) iter.Seq2[client.Update, error] {
 
 // publishAttached publishes op of an attached stream, adopting its task on
 // the first op.
+//
+// Once adopted, a task that is still in the map takes the op under its own
+// lock alone, as a Follow's ops do: Handler.mu, shared by every task, is
+// taken only to adopt one (first op, or after the task was evicted — Close
+// evicts every task, so a closed handler never gets here with a live one).
 func (h *Handler) publishAttached(t *task, op merge.Op) *task {
+	if t != nil {
+		t.mu.Lock()
+		if !t.gone {
+			h.publishLocked(t, op)
+			t.mu.Unlock()
+			return t
+		}
+		t.mu.Unlock()
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.closed {
