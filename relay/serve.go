@@ -149,6 +149,8 @@ func (s *streamState) begin(cur string) bool {
 		for _, op := range ops {
 			data, err := json.Marshal(op)
 			if err != nil {
+				// As publishLocked: said, not silently dropped.
+				h.cfg.logger.Warn("relay: snapshot op not encodable", "task", t.id, "err", err)
 				continue
 			}
 			snap = append(snap, Event{Op: op, JSON: data, Snapshot: true})

@@ -34,7 +34,7 @@ func chromium(t *testing.T) string {
 			return p
 		}
 	}
-	t.Skip("no Chromium on this machine (/usr/bin/chromium or $CHROMIUM): the real-browser test of the web page did not run; .ci/run installs it")
+	skipOrFail(t, "no Chromium on this machine (/usr/bin/chromium or $CHROMIUM): the real-browser test of the web page did not run; .ci/run installs it")
 	return ""
 }
 
@@ -221,4 +221,15 @@ func runPage(t *testing.T, ctx, bctx context.Context, c *client.Client, text str
 		t.Fatalf("browser: %v", err)
 	}
 	return st, cut.cut.Load()
+}
+
+// skipOrFail skips the test for why, or fails it where CI requires the
+// tests that need node and Chromium (.ci/run sets A2A_PROGRESS_REQUIRE_INTEROP
+// and installs both).
+func skipOrFail(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("A2A_PROGRESS_REQUIRE_INTEROP") != "" {
+		t.Fatalf("%s (and A2A_PROGRESS_REQUIRE_INTEROP is set: this test must run)", why)
+	}
+	t.Skip(why)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -98,7 +99,7 @@ func needNode(t *testing.T) string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		t.Skip("node is not installed (not in PATH): the JavaScript receiver (relay/web/receiver.js) is NOT checked; install Node.js >= 20 to run this test")
+		skipOrFail(t, "node is not installed (not in PATH): the JavaScript receiver (relay/web/receiver.js) is NOT checked; install Node.js >= 20 to run this test")
 	}
 	return node
 }
@@ -189,4 +190,15 @@ func htmlEscaped(s string) string {
 	var b bytes.Buffer
 	json.HTMLEscape(&b, []byte(s))
 	return b.String()
+}
+
+// skipOrFail skips the test for why, or fails it where CI requires the
+// tests that need node and Chromium (.ci/run sets A2A_PROGRESS_REQUIRE_INTEROP
+// and installs both).
+func skipOrFail(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("A2A_PROGRESS_REQUIRE_INTEROP") != "" {
+		t.Fatalf("%s (and A2A_PROGRESS_REQUIRE_INTEROP is set: this test must run)", why)
+	}
+	t.Skip(why)
 }
