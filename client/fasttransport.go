@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"strings"
 	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -269,7 +268,9 @@ func (t *handoverTransport) RoundTrip(req *http.Request) (*http.Response, error)
 		base = http.DefaultTransport
 	}
 	resp, err := base.RoundTrip(req)
-	if err != nil || h == nil || resp.StatusCode != http.StatusOK || !wantsEventStream(req) {
+	// Only a streaming call asks for an event stream (the same test as
+	// watchTransport's bounds): any other call keeps its body.
+	if err != nil || h == nil || resp.StatusCode != http.StatusOK || !isEventStream(req.Header.Get("Accept")) {
 		return resp, err
 	}
 	if !h.put(resp.Body) {
@@ -277,10 +278,4 @@ func (t *handoverTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	}
 	resp.Body = http.NoBody
 	return resp, nil
-}
-
-// wantsEventStream: only the streaming calls ask for an event stream; a
-// non-streaming call made with a handover context (none is) keeps its body.
-func wantsEventStream(req *http.Request) bool {
-	return strings.Contains(req.Header.Get("Accept"), "text/event-stream")
 }

@@ -238,13 +238,6 @@ func (rd *Reader) end(single []byte, hasSingle bool, lines int) ([]byte, error) 
 	return nil, fmt.Errorf("SSE stream error: %w", rd.err)
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 func (rd *Reader) tooLarge(n int) error {
 	rd.err = ErrEventTooLarge
 	rd.r, rd.w = 0, 0
@@ -271,7 +264,11 @@ func (rd *Reader) fill(between bool) {
 	case rd.w == len(rd.buf) || hot && len(rd.buf) < hotBuffer:
 		// The line is longer than the buffer (the bound on the event
 		// bounds this growth), or the stream is busy: fewer, larger reads.
-		nb := make([]byte, min(max(2*len(rd.buf), hotBuffer*btoi(hot)), rd.max+1))
+		size := 2 * len(rd.buf)
+		if hot {
+			size = max(size, hotBuffer)
+		}
+		nb := make([]byte, min(size, rd.max+1))
 		copy(nb, rd.buf[:rd.w])
 		rd.buf = nb
 	case rd.partial >= coolAfter && len(rd.buf) > initialBuffer && rd.w <= initialBuffer/2:
@@ -292,10 +289,8 @@ func (rd *Reader) fill(between bool) {
 		rd.full, rd.partial = 0, rd.partial+1
 	}
 	if err != nil {
+		// A read of 0, nil is not an error: the next fill tries again.
 		rd.err = err
-	} else if n == 0 {
-		// A reader that returns 0, nil: try again on the next fill.
-		return
 	}
 }
 
