@@ -192,16 +192,10 @@ func equalCounters(a, b *Counters) bool {
 // clone returns a deep copy of r.
 func (r *TurnResult) clone() *TurnResult {
 	c := *r
-	c.Artifacts = append([]Artifact(nil), r.Artifacts...)
-	if len(r.Artifacts) == 0 {
-		c.Artifacts = r.Artifacts
-	}
+	c.Artifacts = slices.Clone(r.Artifacts)
 	if r.Interrupt != nil {
 		in := *r.Interrupt
-		in.Items = append([]InterruptItem(nil), r.Interrupt.Items...)
-		if len(r.Interrupt.Items) == 0 {
-			in.Items = r.Interrupt.Items
-		}
+		in.Items = slices.Clone(r.Interrupt.Items)
 		c.Interrupt = &in
 	}
 	c.Counters = r.Counters.clone()

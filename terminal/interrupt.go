@@ -1,6 +1,10 @@
 package terminal
 
-import "github.com/a2aproject/a2a-go/v2/a2a"
+import (
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tfrs/a2a-progress/merge"
+)
 
 // InterruptMetadataKey is the key of status.message.metadata under which
 // a runtime puts the questions of an interrupt (PROTOCOL.md §5.2):
@@ -10,15 +14,10 @@ import "github.com/a2aproject/a2a-go/v2/a2a"
 const InterruptMetadataKey = "_interrupt"
 
 // InterruptItem is one question of an interrupt, tied to the tool call
-// that asked it. Any field may be "" when the peer left it out.
-type InterruptItem struct {
-	// ToolCallID is the id of the tool call waiting for the answer.
-	ToolCallID string
-	// ToolName names the tool (for a remote invocation, the remote agent).
-	ToolName string
-	// Message is the question, in words.
-	Message string
-}
+// that asked it. Any field may be "" when the peer left it out. It is the
+// result op's item type, so that an Outcome's items are the result's as
+// they are.
+type InterruptItem = merge.InterruptItem
 
 // Interrupt is what the caller answers when a turn ends in input-required
 // or auth-required. The answer goes to the same task: a new message with

@@ -2,6 +2,7 @@ package terminal
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -56,9 +57,7 @@ func (o Outcome) Result() merge.TurnResult {
 			if o.Interrupt.Question != "" {
 				in.Question = o.Interrupt.Question
 			}
-			for _, it := range o.Interrupt.Items {
-				in.Items = append(in.Items, merge.InterruptItem{ToolCallID: it.ToolCallID, ToolName: it.ToolName, Message: it.Message})
-			}
+			in.Items = slices.Clone(o.Interrupt.Items)
 		}
 		r.Interrupt = in
 	}

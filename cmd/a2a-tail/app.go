@@ -241,14 +241,25 @@ func (a *app) clientOptions() []client.Option {
 	return opts
 }
 
+// streamOptions are the client options of the flags that every command
+// reads (outputFlags), whatever the turn comes from: the logger and the
+// merge caps.
+func (a *app) streamOptions() []client.Option {
+	opts := []client.Option{client.WithLogger(a.logger())}
+	if a.maxBlocks > 0 || a.maxKeys > 0 {
+		opts = append(opts, client.WithCaps(a.caps()))
+	}
+	return opts
+}
+
 // connectionOptions are the client options of every flag but --transport.
 func (a *app) connectionOptions() []client.Option {
 	opts := []client.Option{
 		client.WithIdleTimeout(a.idleTimeout),
 		// The backoff is the library's: one default, in one place.
 		client.WithRetry(a.maxRetries, 0, 0),
-		client.WithLogger(a.logger()),
 	}
+	opts = append(opts, a.streamOptions()...)
 	if a.fastSet {
 		opts = append(opts, client.WithFastPath(a.fastPath))
 	}
@@ -264,9 +275,6 @@ func (a *app) connectionOptions() []client.Option {
 	}
 	if len(a.allowHosts) > 0 {
 		opts = append(opts, client.WithAllowedHosts(a.allowHosts...))
-	}
-	if a.maxBlocks > 0 || a.maxKeys > 0 {
-		opts = append(opts, client.WithCaps(a.caps()))
 	}
 	if a.plaintext {
 		opts = append(opts, client.WithGRPCDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials())))

@@ -123,7 +123,7 @@ incomplete; a truncated last frame is reported, not applied.
 				defer file.Close()
 				r = file
 			}
-			st := client.Replay(cmd.Context(), recorded.Events(r, f), client.WithLogger(a.logger()))
+			st := client.Replay(cmd.Context(), recorded.Events(r, f), a.streamOptions()...)
 			return a.consume(cmd.Context(), st)
 		},
 	}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/v1query"
 )
 
@@ -55,11 +54,7 @@ There is no resumption: a cut ends the turn incomplete.
 // parameters (sent as headers), the caps and the logger. It is not A2A:
 // transports, retries, tenants and allowed hosts do not apply.
 func (a *app) queryOptions() []v1query.Option {
-	stream := []client.Option{client.WithLogger(a.logger())}
-	if a.maxBlocks > 0 || a.maxKeys > 0 {
-		stream = append(stream, client.WithCaps(a.caps()))
-	}
-	opts := []v1query.Option{v1query.WithIdleTimeout(a.idleTimeout), v1query.WithStreamOptions(stream...)}
+	opts := []v1query.Option{v1query.WithIdleTimeout(a.idleTimeout), v1query.WithStreamOptions(a.streamOptions()...)}
 	if a.auth != "" {
 		opts = append(opts, v1query.WithHeader("Authorization", a.auth))
 	}

@@ -259,16 +259,6 @@ func (s *ndjsonSink) finish(v merge.View, out terminal.Outcome, err error) error
 	return err
 }
 
-func writeJSONLine(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	_, err = w.Write(b)
-	return err
-}
-
 // resultLine is the result op of the turn plus "exitCode": the stream's
 // own result op when it gave one, else (a stream stopped before it could)
 // the same form built from the outcome. The stream's error, when the turn

@@ -194,3 +194,30 @@ func TestLiveViewStopsOnWriteError(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 0 and nothing", res.Code, res.Stderr)
 	}
 }
+
+// --max-blocks bounds a replayed turn as it bounds a live one: the merge
+// drops what is over the cap, the result counts it and stderr names the
+// flag.
+func TestReplayMaxBlocks(t *testing.T) {
+	res := runCLI(t.Context(), testApp(recording(t, false, turnEvents(t, a2a.TaskStateCompleted)...)),
+		"replay", "--max-blocks", "2", "-o", "ndjson", "-")
+	if res.Code != exitOK {
+		t.Fatalf("exit %d, stderr:\n%s", res.Code, res.Stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(res.Stdout), "\n")
+	var last struct {
+		Counters struct {
+			Applied      int64 `json:"applied"`
+			DroppedByCap int64 `json:"droppedByCap"`
+		} `json:"counters"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int64{2, 2}, []int64{last.Counters.Applied, last.Counters.DroppedByCap}); diff != "" {
+		t.Errorf("applied, droppedByCap (-want +got):\n%s", diff)
+	}
+	if want := "cap reached: 2 blocks per turn"; !strings.Contains(res.Stderr, want) {
+		t.Errorf("stderr = %q, want it to contain %q", res.Stderr, want)
+	}
+}
