@@ -67,7 +67,7 @@ func New(ctx context.Context, agentURL string, opts ...Option) (*Client, error) 
 		iface := &a2a.AgentInterface{URL: endpoint, ProtocolBinding: cfg.transport, ProtocolVersion: version, Tenant: cfg.tenant}
 		ac, err = a2aclient.NewFromEndpoints(ctx, []*a2a.AgentInterface{iface}, fopts...)
 		if err != nil {
-			return nil, fmt.Errorf("client: %s %s at %s: %w", cfg.transport, version, redactURL(agentURL), err)
+			return nil, fmt.Errorf("client: %s %s at %s: %w", cfg.transport, version, redirect.Redact(agentURL), err)
 		}
 	} else {
 		resolver := &agentcard.Resolver{Client: hc, CardParser: parseCard}
@@ -82,7 +82,7 @@ func New(ctx context.Context, agentURL string, opts ...Option) (*Client, error) 
 		cancelW()
 		cancel()
 		if rerr != nil {
-			return nil, fmt.Errorf("client: agent card of %s: %w", redactURL(agentURL), rerr)
+			return nil, fmt.Errorf("client: agent card of %s: %w", redirect.Redact(agentURL), rerr)
 		}
 		if card, err = cfg.keepOrigin(agentURL, card); err != nil {
 			return nil, err

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tfrs/a2a-progress/internal/redirect"
 )
 
 // ErrOtherOrigin is matched (errors.Is) by the error of [New] when the
@@ -137,13 +139,13 @@ func (c *config) keepOrigin(agentURL string, card *a2a.AgentCard) (*a2a.AgentCar
 		names := make([]string, 0, len(away))
 		hosts := make([]string, 0, len(away))
 		for _, iface := range away {
-			names = append(names, fmt.Sprintf("%s at %s", iface.ProtocolBinding, redactURL(iface.URL)))
+			names = append(names, fmt.Sprintf("%s at %s", iface.ProtocolBinding, redirect.Redact(iface.URL)))
 			if o, ok := parseOrigin(iface.URL); ok {
 				hosts = append(hosts, strconvQuote(net.JoinHostPort(o.host, o.port)))
 			}
 		}
 		return nil, fmt.Errorf("%w: the card of %s names %s; the credentials stay with %s — allow the other host explicitly with WithAllowedHosts(%s) (a2a-tail: --allow-host)",
-			ErrOtherOrigin, redactURL(agentURL), strings.Join(names, ", "), home, strings.Join(hosts, ", "))
+			ErrOtherOrigin, redirect.Redact(agentURL), strings.Join(names, ", "), home, strings.Join(hosts, ", "))
 	}
 	c.logger.Info("a2a card: interfaces on another origin skipped (credentials stay with the origin given)",
 		"origin", home.String(), "skipped", len(away))
@@ -153,18 +155,3 @@ func (c *config) keepOrigin(agentURL string, card *a2a.AgentCard) (*a2a.AgentCar
 }
 
 func strconvQuote(s string) string { return `"` + s + `"` }
-
-// redactURL hides the password of a URL ("user:***@host"); a string that is
-// not a URL with a password is returned unchanged.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		return raw
-	}
-	if _, has := u.User.Password(); !has {
-		return raw
-	}
-	// url.URL escapes "*" in a password; a placeholder is swapped after.
-	u.User = url.UserPassword(u.User.Username(), "REDACTED")
-	return strings.Replace(u.String(), ":REDACTED@", ":***@", 1)
-}

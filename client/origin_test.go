@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"github.com/tfrs/a2a-progress/internal/redirect"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -80,8 +81,8 @@ func TestRedactURL(t *testing.T) {
 		"http://host/":            "http://host/",
 		"not a url":               "not a url",
 	} {
-		if got := redactURL(in); got != want {
-			t.Errorf("redactURL(%q) = %q, want %q", in, got, want)
+		if got := redirect.Redact(in); got != want {
+			t.Errorf("redirect.Redact(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -141,14 +140,14 @@ func Send(ctx context.Context, baseURL, text string, opts ...Option) (*client.St
 	if err != nil {
 		w.stop()
 		cancel(nil)
-		return nil, fmt.Errorf("v1query: %s: %w", redact(target), w.cause(err))
+		return nil, fmt.Errorf("v1query: %s: %w", redirect.Redact(target), w.cause(err))
 	}
 	w.kick() // the headers arrived
 	if err := checkResponse(resp); err != nil {
 		_ = resp.Body.Close()
 		w.stop()
 		cancel(nil)
-		return nil, fmt.Errorf("v1query: %s: %w", redact(target), err)
+		return nil, fmt.Errorf("v1query: %s: %w", redirect.Redact(target), err)
 	}
 
 	events := func(yield func(a2a.Event, error) bool) {
@@ -186,16 +185,6 @@ func httpClient(hc *http.Client, header http.Header) *http.Client {
 	c.Timeout = 0
 	redirect.Guard(&c, header)
 	return &c
-}
-
-// redact hides the password of a URL; a string that is not a URL is
-// returned unchanged.
-func redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	return u.Redacted()
 }
 
 // checkResponse refuses a non-2xx status (with the head of its body) and a

@@ -2,7 +2,8 @@
 // another origin. The client package and its v1query sibling both send
 // caller credentials (service parameters, custom headers) and both need the
 // same guard; it lives here so that there is one rule, not two, and so that
-// it is not part of either package's public API.
+// it is not part of either package's public API. For the same reason it
+// holds Redact, how both print a URL that may carry a password.
 package redirect
 
 import (
@@ -58,4 +59,20 @@ func origin(u *url.URL) string {
 		}
 	}
 	return scheme + "://" + strings.ToLower(u.Hostname()) + ":" + port
+}
+
+// Redact returns raw with the password of its user info, if any, shown as
+// "***" (user:***@host), so that an error message never prints it. A URL
+// that does not parse, or carries no password, is returned as it is.
+func Redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	if _, has := u.User.Password(); !has {
+		return raw
+	}
+	// url.URL escapes "*" in a password; a placeholder is swapped after.
+	u.User = url.UserPassword(u.User.Username(), "REDACTED")
+	return strings.Replace(u.String(), ":REDACTED@", ":***@", 1)
 }
