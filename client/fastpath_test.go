@@ -258,3 +258,39 @@ func sameMessage() *a2a.Message {
 	msg.ID, msg.ContextID = "m-go", "c1"
 	return msg
 }
+
+// A stream whose lines end in a bare CR (WHATWG allows it) is read by the
+// fast path as it is, and bounded per event by its reader alone: the
+// transport's LF-only scan once refused it when the events together passed
+// the bound of one.
+func TestFastPathCROnlyStream(t *testing.T) {
+	t.Parallel()
+	const n = 20
+	a := newRawAgent(t, func(w *sseWriter) {
+		cr := func(ev a2a.Event) []byte { return bytes.ReplaceAll(renderFrame(ev), []byte("\n"), []byte("\r")) }
+		w.rawBytes(cr(taskEv(a2a.TaskStateSubmitted, userMsg())))
+		for i := int64(1); i <= n; i++ {
+			w.rawBytes(cr(working(i, strings.Repeat("x", 400))))
+		}
+		w.rawBytes(cr(completed("done")))
+	})
+	r := collect(t, sendSame(t, a.client(t, WithFastPath(true), withBounds(bounds{response: defaultBounds.response, event: 4 << 10}))))
+	if r.err != nil {
+		t.Fatalf("stream: %v", r.err)
+	}
+	if diff := cmp.Diff(int64(n), r.view.Counters.Applied); diff != "" {
+		t.Errorf("blocks applied (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff("done", r.out.Text); diff != "" {
+		t.Errorf("reply (-want +got):\n%s", diff)
+	}
+}
+
+func sendSame(t *testing.T, c *Client) *Stream {
+	t.Helper()
+	st, err := c.Send(testCtx(t), sameMessage())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}

@@ -276,6 +276,9 @@ func (t *handoverTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	if !h.put(resp.Body) {
 		return resp, nil
 	}
+	if b, ok := resp.Body.(*boundedBody); ok {
+		b.handOver()
+	}
 	resp.Body = http.NoBody
 	return resp, nil
 }

@@ -60,7 +60,18 @@ type boundedBody struct {
 	onlyCR   bool  // stream: the current line so far is a lone "\r", not counted yet
 	progress int64 // bytes since the last kick
 	over     error // the bound's error, returned by every later read
+	// handed: the fast wire path reads this stream with its own SSE reader,
+	// which bounds each event itself (MaxEventBytes, WHATWG line ends: CR,
+	// LF, CRLF). Scanning the same bytes here again would cost the per-event
+	// path a second pass and apply other line rules (LF only), refusing a
+	// stream of CR-ended events that the reader accepts; only the activity
+	// signal stays.
+	handed bool
 }
+
+// handOver leaves the event bound to the fast wire path's reader (see
+// boundedBody.handed).
+func (b *boundedBody) handOver() { b.handed = true }
 
 func newBoundedBody(rc io.ReadCloser, w *watchdog, stream bool, b bounds) *boundedBody {
 	return &boundedBody{ReadCloser: rc, w: w, stream: stream, left: b.response, max: b.event}
@@ -93,6 +104,10 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 			b.over = ErrResponseTooLarge
 			return n, b.over
 		}
+		return n, err
+	}
+	if b.handed {
+		b.tick(n, bytes.IndexByte(p[:n], '\n') >= 0 || bytes.IndexByte(p[:n], '\r') >= 0)
 		return n, err
 	}
 	over, ended := b.scan(p[:n])
