@@ -1,0 +1,53 @@
+package web
+
+import (
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestPackContents checks what `npm pack` would publish: the receiver, its
+// types, its README, the manifest and the licence — nothing of the page, the Go files or
+// the tests.
+func TestPackContents(t *testing.T) {
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		needNode(t) // skips, or fails where CI requires node, saying why
+		t.Skip("npm is not installed")
+	}
+	out, err := exec.Command(npm, "pack", "--dry-run", "--json", "--ignore-scripts").Output()
+	if err != nil {
+		t.Fatalf("npm pack --dry-run: %v\n%s", err, out)
+	}
+	var packs []struct {
+		Files []struct {
+			Path string `json:"path"`
+		} `json:"files"`
+	}
+	if err := json.Unmarshal(out, &packs); err != nil || len(packs) != 1 {
+		t.Fatalf("npm pack --json: %v (%d packages)\n%s", err, len(packs), out)
+	}
+	var got []string
+	for _, f := range packs[0].Files {
+		got = append(got, filepath.ToSlash(f.Path))
+	}
+	sort.Strings(got)
+	want := []string{"LICENSE", "README.md", "package.json", "receiver.d.ts", "receiver.js"}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("npm pack contents (-want +got):\n%s", d)
+	}
+	var manifest struct {
+		License string `json:"license"`
+	}
+	b, err := exec.Command(npm, "pkg", "get", "license").Output()
+	if err != nil {
+		t.Fatalf("npm pkg get license: %v", err)
+	}
+	if err := json.Unmarshal(b, &manifest.License); err != nil || manifest.License != "Apache-2.0" {
+		t.Errorf("package.json license = %q (%v), want Apache-2.0", b, err)
+	}
+}
