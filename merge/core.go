@@ -70,6 +70,7 @@ type seqKey struct {
 type rec struct {
 	payload  envelope.Payload // for a chunk the output cap evicted, its stub: the text is gone
 	key      string           // streamKey
+	parent   string           // Block.Parent
 	seq      int64
 	at       int64 // Block.At in Unix nanoseconds; atUnknown when unknown
 	status   envelope.Status
@@ -203,7 +204,7 @@ func (c *core) apply(b *Block, place bool) Change {
 			c.hasSeq, c.maxSeq = true, seq
 		}
 		ref = int32(c.envelopes.n)
-		r := rec{payload: b.Payload, key: b.Key.StreamKey, seq: seq, n: int32(b.Truncated),
+		r := rec{payload: b.Payload, key: b.Key.StreamKey, parent: b.Parent, seq: seq, n: int32(b.Truncated),
 			status: b.Status, overSoft: b.OverSoftLimit}
 		r.at = atUnknown
 		if !b.At.IsZero() {
@@ -292,7 +293,7 @@ func samePlaced(a, b *Block) bool {
 
 // same reports whether envelope b has the content of r.
 func (r *rec) same(b *Block) bool {
-	if r.status != b.Status || r.overSoft != b.OverSoftLimit {
+	if r.status != b.Status || r.overSoft != b.OverSoftLimit || r.parent != b.Parent {
 		return false
 	}
 	if !r.chunk {
@@ -315,7 +316,7 @@ func (c *core) block(ref int32) Block {
 	}
 	r := c.envelopes.at(ref)
 	b := Block{Key: Key{StreamKey: r.key, Seq: r.seq}, Status: r.status, Payload: r.payload,
-		Source: SourceEnvelope, OverSoftLimit: r.overSoft}
+		Source: SourceEnvelope, OverSoftLimit: r.overSoft, Parent: r.parent}
 	if r.at != atUnknown {
 		b.At = time.Unix(0, r.at).UTC()
 	}
@@ -410,6 +411,7 @@ func (c *core) view() View {
 	for _, st := range tools {
 		v.ToolCalls = append(v.ToolCalls, st.render(c))
 	}
+	nestCalls(v.ToolCalls, tools)
 	return v
 }
 
