@@ -23,6 +23,11 @@ const (
 	// A 64 KiB chunk escaped as \uXXXX is at most 6×64 KiB, so every legal
 	// envelope fits.
 	MaxEnvelopeBytes = 1 << 20
+	// MaxIdentBytes is the longest identifier a reader keeps (streamKey,
+	// a fallback's id, tool, tool_call_id, parent): identifiers are keys,
+	// and cutting them would merge blocks that differ, so a receiver
+	// refuses a longer one (PROTOCOL.md §2.5, §6.7).
+	MaxIdentBytes = 1024
 )
 
 // Kind is the envelope's kind: what the block is.

@@ -1,5 +1,11 @@
 package merge
 
+import "github.com/tfrs/a2a-progress/envelope"
+
+// identCap is [MaxIdentBytes]: the identifier limit of PROTOCOL.md §2.5,
+// which a block's parent is held to as well.
+const identCap = envelope.MaxIdentBytes
+
 // MaxDepth caps how deep tool calls nest in a view (PROTOCOL.md §10.3): a
 // call whose chain of parents is longer — and one whose chain loops — is
 // shown at the top level. Nesting adds no memory of its own: a forwarded
