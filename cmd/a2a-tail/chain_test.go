@@ -1,0 +1,138 @@
+package main
+
+import (
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/internal/chaintest"
+)
+
+// startChain starts B and C of the chain (internal/chaintest); a2a-tail
+// is A.
+func startChain(t *testing.T) *chaintest.Chain {
+	t.Helper()
+	ch, err := chaintest.Start(client.WithRetry(8, time.Millisecond, 20*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := ch.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return ch
+}
+
+// TestChainText: a2a-tail's lines show C's blocks under B's ask_colleague
+// call, indented by depth, each once, with no cut and across cuts on
+// either hop and both.
+func TestChainText(t *testing.T) {
+	want := strings.Join([]string{
+		"  1 B: asking a colleague",
+		"  2 tool_call ask_colleague [ask-1] running",
+		"  3 ↳ thinking: C: which order?",
+		"  4 ↳ tool_call search [fw:ask-1:s1] running",
+		"  5 ↳ search | order 42",
+		"  6   ↳ tool_call lookup [fw:ask-1:fw%3As1%3Ad1] running",
+		"  7   ↳ lookup | shipped",
+		"  8   ↳ tool_call lookup [fw:ask-1:fw%3As1%3Ad1] done",
+		"  9 ↳ search | status: shipped",
+		" 10 ↳ tool_call search [fw:ask-1:s1] done",
+		" 11 ↳ C: found it",
+		" 12 tool_call ask_colleague [ask-1] done",
+		"✓ completed: B: " + chaintest.Reply,
+		"",
+	}, "\n")
+	for _, tc := range []struct {
+		name         string
+		cutAB, cutBC int
+	}{
+		{"uncut", -1, -1},
+		{"cut-A-B", 5, -1},
+		{"cut-B-C", -1, 4},
+		{"cut-both", 7, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ch := startChain(t)
+			if tc.cutAB >= 0 {
+				ch.B.CutAfter(tc.cutAB, true)
+			}
+			if tc.cutBC >= 0 {
+				ch.C.CutAfter(tc.cutBC, true)
+			}
+			a := testApp("")
+			res := runCLI(t.Context(), a, "send", ch.B.URL, "where is my order?")
+			if res.Code != exitOK {
+				t.Fatalf("exit %d, stderr:\n%s", res.Code, res.Stderr)
+			}
+			// A cut of A's own stream is reported; one of B's is B's to resume.
+			if resumed := strings.Contains(res.Stderr, "resuming"); resumed != (tc.cutAB >= 0) {
+				t.Errorf("stderr %q: resumed %v, want %v", res.Stderr, resumed, tc.cutAB >= 0)
+			}
+			if d := cmp.Diff(want, res.Stdout); d != "" {
+				t.Errorf("stdout (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// TestChainLive: the live view draws C's calls inside B's ask_colleague
+// call — each nested item under its call, indented by depth — with no cut
+// and across a cut on each hop.
+func TestChainLive(t *testing.T) {
+	want := []string{
+		"·  B: asking a colleague",
+		"✓  ask_colleague [ask-1] done",
+		"   ┆ 💭 C: which order?",
+		"   ┆ ✓  search [fw:ask-1:s1] done",
+		"   ┆    │ order 42",
+		"   ┆    │ status: shipped",
+		"   ┆    ┆ ✓  lookup [fw:ask-1:fw%3As1%3Ad1] done",
+		"   ┆    ┆    │ shipped",
+		"   ┆ ·  C: found it",
+		"✓ completed: B: " + chaintest.Reply,
+	}
+	for _, tc := range []struct {
+		name         string
+		cutAB, cutBC int
+	}{
+		{"uncut", -1, -1},
+		{"cut-A-B", 6, -1},
+		{"cut-B-C", -1, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ch := startChain(t)
+			if tc.cutAB >= 0 {
+				ch.B.CutAfter(tc.cutAB, false)
+			}
+			if tc.cutBC >= 0 {
+				ch.C.CutAfter(tc.cutBC, false)
+			}
+			out := &screenWriter{}
+			a := newApp(strings.NewReader(""), out, &lockedBuffer{})
+			a.isTTY = func(io.Writer) bool { return true }
+			a.size = func() (int, int) { return 80, 40 }
+			a.color = "never"
+			if code := a.run(t.Context(), []string{"send", ch.B.URL, "where is my order?"}); code != exitOK {
+				t.Fatalf("exit %d; stderr: %s", code, a.stderr.(*lockedBuffer).String())
+			}
+			got := out.screen()
+			for i, l := range got {
+				// Elapsed times come from the clock.
+				if j := strings.Index(l, " done "); j >= 0 {
+					got[i] = l[:j+len(" done")]
+				}
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("final screen (-want +got):\n%s", d)
+			}
+		})
+	}
+}
