@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"strings"
 	"testing"
@@ -132,6 +133,84 @@ func TestChainLive(t *testing.T) {
 			}
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("final screen (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+// pageTree is a JS function of a list and an indent: a line per item of
+// the list — a tool call's name, status and output tail, a block's text —
+// each followed by the items nested in it, indented two more spaces.
+const pageTree = `(function walk(ol, pad) {
+	const out = [];
+	for (const li of ol.children) {
+		const own = (sel) => { const e = li.querySelector(sel); return e ? e.textContent : ""; };
+		let line;
+		if (li.classList.contains("tool")) {
+			line = "tool " + own(".name") + " " + li.dataset.status + " | " + own(".tail").replace(/\n/g, "⏎");
+		} else if (li.classList.contains("thinking")) {
+			line = "thinking: " + own("pre");
+		} else {
+			line = li.textContent;
+		}
+		out.push(pad + line);
+		const nested = [...li.children].find((c) => c.tagName === "OL");
+		if (nested) out.push(...walk(nested, pad + "  "));
+	}
+	return out;
+})`
+
+// TestChainWebPage: the web page, in a real Chromium, shows C's calls
+// inside B's ask_colleague call, C's forwarded lookup inside C's search,
+// each item once — with no cut, with the page's event stream cut, and
+// with a cut on either hop of the chain.
+func TestChainWebPage(t *testing.T) {
+	bin := chromium(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	bctx := startBrowser(t, ctx, bin)
+	want := []string{
+		"B: asking a colleague",
+		"tool ask_colleague done | ",
+		"  thinking: C: which order?",
+		"  tool search done | order 42⏎status: shipped⏎",
+		"    tool lookup done | shipped⏎",
+		"  C: found it",
+	}
+	for _, tc := range []struct {
+		name                  string
+		cutPage, cutAB, cutBC int
+	}{
+		{"uncut", 0, -1, -1},
+		{"cut-page", 5, -1, -1},
+		{"cut-A-B", 0, 6, -1},
+		{"cut-B-C", 0, -1, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ch := startChain(t)
+			if tc.cutAB >= 0 {
+				ch.B.CutAfter(tc.cutAB, true)
+			}
+			if tc.cutBC >= 0 {
+				ch.C.CutAfter(tc.cutBC, true)
+			}
+			c, err := client.New(ctx, ch.B.URL, client.WithRetry(8, time.Millisecond, 20*time.Millisecond))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			st, wasCut := runPage(t, ctx, bctx, c, "where is my order?", tc.cutPage)
+			if wasCut != (tc.cutPage > 0) {
+				t.Errorf("page stream cut: %v, want %v", wasCut, tc.cutPage > 0)
+			}
+			if d := cmp.Diff(want, st.Tree); d != "" {
+				t.Errorf("the page's tree (-want +got):\n%s", d)
+			}
+			if st.Dups != 0 {
+				t.Errorf("%d items shown twice", st.Dups)
+			}
+			if w := "Completed" + "B: " + chaintest.Reply; !strings.HasPrefix(st.Verdict, w) {
+				t.Errorf("verdict %q, want it to start with %q", st.Verdict, w)
 			}
 		})
 	}
