@@ -57,6 +57,10 @@ type core struct {
 	lastStream      *stream          // the envelope stream of the latest lookup: floods hit it
 
 	counters Counters
+
+	// parents holds Block.Parent of the applied envelopes that have one
+	// (nest.go), so that a turn without nesting pays nothing for it.
+	parents map[seqKey]string
 }
 
 // seqKey is an envelope's identity (seq, streamKey).
@@ -70,7 +74,6 @@ type seqKey struct {
 type rec struct {
 	payload  envelope.Payload // for a chunk the output cap evicted, its stub: the text is gone
 	key      string           // streamKey
-	parent   string           // Block.Parent
 	seq      int64
 	at       int64 // Block.At in Unix nanoseconds; atUnknown when unknown
 	status   envelope.Status
@@ -163,7 +166,7 @@ func (c *core) apply(b *Block, place bool) Change {
 		}
 	} else if c.hasSeq && b.Key.Seq <= c.maxSeq {
 		if r := c.lookup(b.Key.Seq, b.Key.StreamKey); r != nil {
-			return c.duplicate(r.same(b))
+			return c.duplicate(r.same(b) && c.parentOf(r) == b.Parent)
 		}
 	}
 	if c.envelopes.n+len(c.placed) >= c.caps.MaxBlocks || b.identTooLong() {
@@ -204,7 +207,7 @@ func (c *core) apply(b *Block, place bool) Change {
 			c.hasSeq, c.maxSeq = true, seq
 		}
 		ref = int32(c.envelopes.n)
-		r := rec{payload: b.Payload, key: b.Key.StreamKey, parent: b.Parent, seq: seq, n: int32(b.Truncated),
+		r := rec{payload: b.Payload, key: b.Key.StreamKey, seq: seq, n: int32(b.Truncated),
 			status: b.Status, overSoft: b.OverSoftLimit}
 		r.at = atUnknown
 		if !b.At.IsZero() {
@@ -221,6 +224,7 @@ func (c *core) apply(b *Block, place bool) Change {
 			c.others[seqKey{seq, r.key}] = ref
 		}
 		c.envelopes.add(r)
+		c.setParent(&r, b.Parent)
 	}
 	if b.Kind != envelope.KindToolOutputAppend {
 		if c.sorted && len(c.order) > 0 && c.compareRefBlock(c.order[len(c.order)-1], b) > 0 {
@@ -293,7 +297,7 @@ func samePlaced(a, b *Block) bool {
 
 // same reports whether envelope b has the content of r.
 func (r *rec) same(b *Block) bool {
-	if r.status != b.Status || r.overSoft != b.OverSoftLimit || r.parent != b.Parent {
+	if r.status != b.Status || r.overSoft != b.OverSoftLimit {
 		return false
 	}
 	if !r.chunk {
@@ -316,7 +320,7 @@ func (c *core) block(ref int32) Block {
 	}
 	r := c.envelopes.at(ref)
 	b := Block{Key: Key{StreamKey: r.key, Seq: r.seq}, Status: r.status, Payload: r.payload,
-		Source: SourceEnvelope, OverSoftLimit: r.overSoft, Parent: r.parent}
+		Source: SourceEnvelope, OverSoftLimit: r.overSoft, Parent: c.parentOf(r)}
 	if r.at != atUnknown {
 		b.At = time.Unix(0, r.at).UTC()
 	}

@@ -12,6 +12,27 @@ const identCap = envelope.MaxIdentBytes
 // block is an ordinary block of the turn, under the turn's [Caps].
 const MaxDepth = 8
 
+// setParent records the parent of the applied envelope r ("" records
+// nothing). The map holds applied envelopes only, so Caps.MaxBlocks bounds
+// it.
+func (c *core) setParent(r *rec, parent string) {
+	if parent == "" {
+		return
+	}
+	if c.parents == nil {
+		c.parents = make(map[seqKey]string)
+	}
+	c.parents[seqKey{r.seq, r.key}] = parent
+}
+
+// parentOf is the parent of the applied envelope r.
+func (c *core) parentOf(r *rec) string {
+	if c.parents == nil {
+		return ""
+	}
+	return c.parents[seqKey{r.seq, r.key}]
+}
+
 // nestCalls sets the Depth of each call: the length of its chain of
 // parents up to a call at the top level (no Parent, or a Parent that is no
 // call of the view), when that is at most MaxDepth; 0 otherwise. It is a

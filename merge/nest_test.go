@@ -188,3 +188,36 @@ func TestNestOpJSON(t *testing.T) {
 		}
 	}
 }
+
+// The same mix as ApplyInOrder, every block forwarded: keys in a call's
+// namespace and a parent on each (PROTOCOL.md §10). Beside ApplyInOrder
+// it gives what nesting costs per event.
+func BenchmarkApplyNested(b *testing.B) {
+	rs := benchTrajectory(DefaultMaxBlocks)
+	for i := range rs {
+		e := &rs[i].Envelope
+		e.Parent = "ask"
+		if e.StreamKey != "" {
+			e.StreamKey = envelope.ForwardKey("ask", e.StreamKey)
+		}
+	}
+	benchApply(b, rs)
+}
+
+// View of a full nested turn: the depth of every call is computed.
+func BenchmarkViewNested(b *testing.B) {
+	turn := NewTurn("t1", "m1", Caps{})
+	turn.Apply(run("ask", 1, call("ask_colleague")))
+	for i, r := range benchTrajectory(DefaultMaxBlocks - 1) {
+		r.Envelope.Seq = int64(i) + 2
+		r.Envelope.Parent = "ask"
+		if r.Envelope.StreamKey != "" {
+			r.Envelope.StreamKey = envelope.ForwardKey("ask", r.Envelope.StreamKey)
+		}
+		turn.Apply(r)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = turn.View()
+	}
+}

@@ -91,12 +91,12 @@ func (st *stream) add(c *core, idx int32) (changed bool) {
 	case envelope.ToolCall:
 		changed = st.markTool(seq)
 		if st.start.offer(seq, sk, p) {
-			changed, st.startParent = true, r.parent
+			changed, st.startParent = true, c.parentOf(r)
 		}
 	case envelope.ToolOutputAppend:
 		changed = st.markTool(seq)
 		if st.chunk.offer(seq, sk, envelope.ToolCall{Tool: p.Tool, ToolCallID: p.ToolCallID}) {
-			changed, st.chunkParent = true, r.parent
+			changed, st.chunkParent = true, c.parentOf(r)
 		}
 		st.chunks++
 		st.bytes += int64(r.n)
