@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/chaintest"
 	"github.com/tfrs/a2a-progress/merge"
@@ -288,5 +290,59 @@ func TestChainPlainReader(t *testing.T) {
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("the plain reader's turn (-want +got):\n%s", d)
+	}
+}
+
+// A block B cannot forward (its key, in the call's namespace, is over the
+// identifier cap) is not dropped silently: an error block under the call
+// says so, and the rest of C's turn still arrives.
+func TestChainUnforwardable(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("k", envelope.MaxIdentBytes-4)
+	c, err := agenttest.New(agenttest.WithScripts(agenttest.Script{Name: chaintest.ScriptName, Steps: []agenttest.Step{
+		{Envelope: &envelope.Envelope{V: 1, Kind: envelope.KindToolCall, StreamKey: long, Seq: 1, Status: envelope.StatusRunning,
+			Payload: envelope.ToolCall{Tool: "search"}}},
+		{Envelope: &envelope.Envelope{V: 1, Kind: envelope.KindText, Seq: 2, Status: envelope.StatusRunning,
+			Payload: envelope.Text{Text: "C: still here"}}},
+	}, Final: a2a.TaskStateCompleted, FinalText: "ok"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	b, err := agenttest.New(agenttest.WithExecutor(chaintest.Colleague(c.URL, chainRetry)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cl, err := client.New(ctx, b.URL, chainRetry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	s, err := cl.SendText(ctx, "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Run(func(client.Update) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	ask := chaintest.AskID
+	want := []node{
+		{Kind: "text", Status: "running", Text: "B: asking a colleague"},
+		{Kind: "tool_call", Key: ask, Status: "running", Text: chaintest.AskTool},
+		{Kind: "error", Parent: ask, Status: "running"},
+		{Kind: "text", Parent: ask, Status: "running", Text: "C: still here"},
+		{Kind: "tool_call", Key: ask, Status: "done", Text: chaintest.AskTool},
+		{Kind: "call", Key: ask, Status: "done", Text: chaintest.AskTool + ": "},
+	}
+	v := s.View()
+	if d := cmp.Diff(want, tree(v)); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	if msg := v.Blocks[2].Payload.(envelope.ErrorPayload).Message; !strings.Contains(msg, "could not be forwarded") ||
+		!strings.Contains(msg, "identifier cap") {
+		t.Errorf("error block %q does not say why", msg)
 	}
 }

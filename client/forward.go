@@ -35,7 +35,9 @@ func Forward(s *Stream, f emit.Forwarder) (terminal.Outcome, error) {
 		b := ForwardBlock(op.Block)
 		err := f.Forward(b)
 		if _, bad := errors.AsType[*envelope.Error](err); bad {
-			err = f.Forward(emit.Block{Parent: b.Parent, Status: envelope.StatusRunning,
+			// At the call's top level: the block's own parent may be what
+			// could not be forwarded.
+			err = f.Forward(emit.Block{Status: envelope.StatusRunning,
 				Payload: envelope.ErrorPayload{Message: "a block of the sub-agent could not be forwarded: " + err.Error()}})
 		}
 		return err

@@ -76,7 +76,7 @@ func Start(opts ...client.Option) (*Chain, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := agenttest.New(agenttest.WithExecutor(colleague{url: c.URL, opts: opts}))
+	b, err := agenttest.New(agenttest.WithExecutor(Colleague(c.URL, opts...)))
 	if err != nil {
 		return nil, errors.Join(err, c.Close())
 	}
@@ -86,8 +86,14 @@ func Start(opts ...client.Option) (*Chain, error) {
 // Close stops B, then C.
 func (ch *Chain) Close() error { return errors.Join(ch.B.Close(), ch.C.Close()) }
 
-// colleague is B: it says a sentence, asks C in an ask_colleague call
-// whose blocks carry C's progress, and answers with C's reply.
+// Colleague is B's executor: it says a sentence, asks the agent at url
+// (with a client built with opts) in an ask_colleague call whose blocks
+// carry that agent's progress, and answers with its reply.
+func Colleague(url string, opts ...client.Option) a2asrv.AgentExecutor {
+	return colleague{url: url, opts: opts}
+}
+
+// colleague is B (see Colleague).
 type colleague struct {
 	url  string
 	opts []client.Option
