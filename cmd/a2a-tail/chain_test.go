@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/internal/chaintest"
+	"github.com/tfrs/a2a-progress/merge"
 )
 
 // startChain starts B and C of the chain (internal/chaintest); a2a-tail
@@ -213,5 +215,41 @@ func TestChainWebPage(t *testing.T) {
 				t.Errorf("verdict %q, want it to start with %q", st.Verdict, w)
 			}
 		})
+	}
+}
+
+// TestChainSchemas: a2a-tail's -o ndjson and -o json of the chain's turn
+// validate against schema/, and the forwarded blocks and calls carry their
+// parent there.
+func TestChainSchemas(t *testing.T) {
+	sc := schemas(t)
+	ch := startChain(t)
+	res := runCLI(t.Context(), testApp(""), "send", "-o", "ndjson", ch.B.URL, "where is my order?")
+	if res.Code != exitOK {
+		t.Fatalf("exit %d, stderr:\n%s", res.Code, res.Stderr)
+	}
+	ndjsonLines(t, sc["op"], "ndjson", res.Stdout)
+	if n := strings.Count(res.Stdout, `"parent":`); n != 9 {
+		t.Errorf("%d block ops with a parent, want C's 9", n)
+	}
+	res = runCLI(t.Context(), testApp(""), "send", "-o", "json", ch.B.URL, "where is my order?")
+	var doc struct {
+		View    json.RawMessage `json:"view"`
+		Outcome json.RawMessage `json:"outcome"`
+	}
+	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil {
+		t.Fatal(err)
+	}
+	mustValidate(t, sc["view"], "-o json view", doc.View)
+	var v merge.View
+	if err := json.Unmarshal(doc.View, &v); err != nil {
+		t.Fatal(err)
+	}
+	var depths []int
+	for _, c := range v.ToolCalls {
+		depths = append(depths, c.Depth)
+	}
+	if d := cmp.Diff([]int{0, 1, 2}, depths); d != "" {
+		t.Errorf("depths of the calls (-want +got):\n%s", d)
 	}
 }
