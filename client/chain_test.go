@@ -12,6 +12,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
@@ -100,6 +102,13 @@ func (r *chainRun) After(context.Context, *a2aclient.Response) error { return ni
 
 func runChain(t *testing.T, cutAB, cutBC int, abrupt bool) *chainRun {
 	t.Helper()
+	return runChainVia(t, cutAB, cutBC, abrupt, func(b *agenttest.Agent) string { return b.URL })
+}
+
+// runChainVia is runChain with A's client on the address url gives for B,
+// built with opts too.
+func runChainVia(t *testing.T, cutAB, cutBC int, abrupt bool, url func(*agenttest.Agent) string, opts ...client.Option) *chainRun {
+	t.Helper()
 	r := new(chainRun)
 	ch, err := chaintest.Start(chainRetry, client.WithFactoryOptions(a2aclient.WithCallInterceptors(r)))
 	if err != nil {
@@ -118,7 +127,7 @@ func runChain(t *testing.T, cutAB, cutBC int, abrupt bool) *chainRun {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cl, err := client.New(ctx, ch.B.URL, chainRetry)
+	cl, err := client.New(ctx, url(ch.B), append([]client.Option{chainRetry}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,5 +353,25 @@ func TestChainUnforwardable(t *testing.T) {
 	if msg := v.Blocks[2].Payload.(envelope.ErrorPayload).Message; !strings.Contains(msg, "could not be forwarded") ||
 		!strings.Contains(msg, "identifier cap") {
 		t.Errorf("error block %q does not say why", msg)
+	}
+}
+
+// TestChainTransports: the A→B hop on every transport and protocol version
+// of B, cut once: the same tree.
+func TestChainTransports(t *testing.T) {
+	t.Parallel()
+	for _, v := range agenttest.Versions() {
+		for _, tr := range agenttest.Transports() {
+			t.Run(string(tr)+"-"+string(v), func(t *testing.T) {
+				t.Parallel()
+				endpoint := func(b *agenttest.Agent) string { return b.Endpoint(tr, v).URL }
+				r := runChainVia(t, 5, -1, true, endpoint, client.WithTransport(tr), client.WithProtocolVersion(v),
+					client.WithGRPCDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials())))
+				checkChain(t, r)
+				if r.resumes == 0 {
+					t.Errorf("no resume: the cut did not happen")
+				}
+			})
+		}
 	}
 }
