@@ -47,7 +47,8 @@ var _ Forwarder = (*Tool)(nil)
 // is the chunk alone.
 //
 // The sub-agent's seqs are not kept: a block gets this turn's next seq, so
-// seqs stay strictly increasing in this turn, and every cap of a reader
+// seqs stay strictly increasing in this turn (a block that reached the
+// caller late stands where it was forwarded), and every cap of a reader
 // (blocks, stream keys, output per call) applies to the forwarded blocks
 // as to the rest of the turn. Forward fails after t ended
 // ([ErrToolEnded]), and with the *envelope.Error of an envelope a reader
