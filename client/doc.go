@@ -52,6 +52,16 @@
 //	}
 //	out, err := s.Outcome() // the verdict, from the terminal state only
 //
+// # Forwarding down a chain
+//
+// An agent built on package emit that answers its caller by asking
+// another agent hands that agent's stream to [Forward] with the
+// emit.Tool of the call that asked: every block the merge applied goes
+// into the agent's own turn, nested under the call (PROTOCOL.md §10), so
+// its caller's view, page and a2a-tail show the sub-agent's tool calls
+// inside the call. Forward returns the sub-agent's outcome, whose reply is
+// the call's result.
+//
 // # Three ways to follow a task
 //
 // [Client.Send] streams the turn of a new message (SendStreamingMessage).

@@ -47,6 +47,18 @@
 //     order. Every other part that carried a "tfrs" key is reported in
 //     [Reading.Ignored] with its own reason.
 //
+// # Nesting down a chain
+//
+// An envelope may carry parent (Envelope.Parent): the key of a tool call
+// of the same turn that the block belongs under — an agent that answers by
+// asking another agent forwards that agent's blocks into its own turn
+// under the call that asked (PROTOCOL.md §10; emit.Tool.Forward writes
+// them, with keys from [ForwardKey]). It is optional and backward
+// compatible: a reader that does not know it ignores an unknown field and
+// shows the forwarded blocks as ordinary blocks of the turn. This reader
+// checks it: a parent that is not a string, or that names the block's own
+// call, is ReasonBadField (field "parent").
+//
 // # Identity of a fallback
 //
 // A pseudo envelope has no seq. Its identity, [Reading.ID], is "msg:" followed

@@ -23,6 +23,11 @@ const (
 	// A 64 KiB chunk escaped as \uXXXX is at most 6×64 KiB, so every legal
 	// envelope fits.
 	MaxEnvelopeBytes = 1 << 20
+	// MaxIdentBytes is the longest identifier a reader keeps (streamKey,
+	// a fallback's id, tool, tool_call_id, parent): identifiers are keys,
+	// and cutting them would merge blocks that differ, so a receiver
+	// refuses a longer one (PROTOCOL.md §2.5, §6.7).
+	MaxIdentBytes = 1024
 )
 
 // Kind is the envelope's kind: what the block is.
@@ -156,6 +161,30 @@ type Envelope struct {
 	// Payload is the per-kind payload, a value of the type that matches
 	// Kind (ToolCall, not *ToolCall).
 	Payload Payload
+	// Parent is the nesting extension (PROTOCOL.md §10): the key of the
+	// tool call of the same turn that this block belongs under — a
+	// sub-agent's block forwarded into the call that asked the sub-agent.
+	// "" (the default) is a top-level block. It never changes the block's
+	// identity or order, so a reader that ignores it still shows every
+	// block once, in order. It must differ from the block's own tool key
+	// ([Envelope.ToolKey]): a call cannot nest under itself.
+	Parent string
+}
+
+// ToolKey is the key of the tool call e belongs to: its StreamKey, or the
+// payload's tool_call_id when the StreamKey is empty ("" for a block of
+// the default stream).
+func (e Envelope) ToolKey() string {
+	if e.StreamKey != "" {
+		return e.StreamKey
+	}
+	switch p := e.Payload.(type) {
+	case ToolCall:
+		return p.ToolCallID
+	case ToolOutputAppend:
+		return p.ToolCallID
+	}
+	return ""
 }
 
 // Validate checks e against schema v1 and returns an [*Error] naming the
@@ -179,7 +208,20 @@ func (e Envelope) Validate() error {
 	case e.Payload.Kind() != e.Kind:
 		return fieldError("payload", "is a "+string(e.Payload.Kind())+" payload, kind is "+string(e.Kind))
 	}
-	return e.Payload.validate()
+	if err := e.Payload.validate(); err != nil {
+		return err
+	}
+	return checkParent(e)
+}
+
+// checkParent refuses a block that names its own call as its parent: the
+// one nesting rule a single envelope can break (a loop through several
+// calls spans blocks, and a receiver breaks it, PROTOCOL.md §10.3).
+func checkParent(e Envelope) error {
+	if e.Parent != "" && e.Parent == e.ToolKey() {
+		return fieldError("parent", "names the block's own tool call "+quote(e.Parent))
+	}
+	return nil
 }
 
 func isPayloadValue(p Payload) bool {
@@ -198,6 +240,7 @@ type envelopeJSON struct {
 	Seq       int64   `json:"seq"`
 	Status    Status  `json:"status"`
 	Payload   Payload `json:"payload"`
+	Parent    string  `json:"parent,omitempty"`
 }
 
 // MarshalJSON encodes e in the wire form of schema v1. It refuses an invalid
@@ -206,7 +249,7 @@ func (e Envelope) MarshalJSON() ([]byte, error) {
 	if err := e.Validate(); err != nil {
 		return nil, err
 	}
-	return json.Marshal(envelopeJSON{V: e.V, Kind: e.Kind, StreamKey: e.StreamKey, Seq: e.Seq, Status: e.Status, Payload: e.Payload})
+	return json.Marshal(envelopeJSON{V: e.V, Kind: e.Kind, StreamKey: e.StreamKey, Seq: e.Seq, Status: e.Status, Payload: e.Payload, Parent: e.Parent})
 }
 
 // UnmarshalJSON decodes and validates one envelope with the same rules as

@@ -132,7 +132,7 @@ func checkOracle(t *testing.T, s string, e Envelope) {
 		wp = ErrorPayload{Message: str(p, "message")}
 	}
 	want := Envelope{V: int(intOf("v")), Kind: Kind(str(m, "kind")), StreamKey: str(m, "streamKey"),
-		Seq: intOf("seq"), Status: Status(str(m, "status")), Payload: wp}
+		Seq: intOf("seq"), Status: Status(str(m, "status")), Payload: wp, Parent: str(m, "parent")}
 	if diff := cmp.Diff(want, e); diff != "" {
 		t.Fatalf("Parse disagrees with encoding/json (-oracle +Parse):\n%s", diff)
 	}

@@ -112,6 +112,7 @@ func materialize(fs ...*field) {
 // decoded is the envelope as the parser read it, before validation.
 type decoded struct {
 	v, kind, streamKey, seq, status field
+	parent                          field
 	payload                         field // s and n unused
 	text, tool, toolCallID, chunk   field
 	message                         field
@@ -244,6 +245,8 @@ func (p *parser) member(w *decoded, key string, inPayload bool) *Error {
 		return p.stringField(&w.status)
 	case "streamKey":
 		return p.stringField(&w.streamKey)
+	case "parent":
+		return p.stringField(&w.parent)
 	case "payload":
 		return p.payload(w)
 	}
@@ -657,6 +660,9 @@ func (w *decoded) build() (Envelope, bool, error) {
 	if w.seq.state != present {
 		return Envelope{}, false, intError("seq", w.seq)
 	}
+	if err := stringError("parent", w.parent, false); err != nil {
+		return Envelope{}, false, err
+	}
 	if err := stringError("status", w.status, true); err != nil {
 		return Envelope{}, false, err
 	}
@@ -672,23 +678,26 @@ func (w *decoded) build() (Envelope, bool, error) {
 	}
 	switch kind {
 	case KindThinking, KindText:
-		materialize(&w.streamKey, &w.text)
+		materialize(&w.streamKey, &w.parent, &w.text)
 	case KindError:
-		materialize(&w.streamKey, &w.message)
+		materialize(&w.streamKey, &w.parent, &w.message)
 	case KindToolCall:
-		materialize(&w.streamKey, &w.tool, &w.toolCallID)
+		materialize(&w.streamKey, &w.parent, &w.tool, &w.toolCallID)
 	case KindToolOutputAppend:
 		// The chunk gets a buffer of its own: a consumer that caps output
 		// (package merge) drops old chunks but keeps their keys, which
 		// must not hold the chunk's bytes alive.
-		materialize(&w.streamKey, &w.tool, &w.toolCallID)
+		materialize(&w.streamKey, &w.parent, &w.tool, &w.toolCallID)
 		materialize(&w.chunk)
 	}
 	p, err := w.buildPayload(kind)
 	if err != nil {
 		return Envelope{}, false, err
 	}
-	e := Envelope{V: int(w.v.n), Kind: kind, StreamKey: w.streamKey.s, Seq: w.seq.n, Status: status, Payload: p}
+	e := Envelope{V: int(w.v.n), Kind: kind, StreamKey: w.streamKey.s, Seq: w.seq.n, Status: status, Payload: p, Parent: w.parent.s}
+	if err := checkParent(e); err != nil {
+		return Envelope{}, false, err
+	}
 	return e, len(w.chunk.s) > SoftChunkLimit, nil
 }
 

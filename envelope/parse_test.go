@@ -202,6 +202,23 @@ var parseCases = []parseCase{
 	{name: "invalid UTF-8 in an unknown key", in: textEnv("\"seq\":1,\"\xc3\":1"), reason: ReasonBadJSON, lossy: true},
 	{name: "deeply nested unknown field", in: textEnv(`"seq":1,"x":` + strings.Repeat("[", 100000) + strings.Repeat("]", 100000)), want: textSeq(1)},
 
+	// The nesting extension (PROTOCOL.md §10): parent.
+	{name: "parent on a nested tool call", in: `{"v":1,"kind":"tool_call","streamKey":"fw:call-7:c1","seq":9,"status":"running","parent":"call-7","payload":{"tool":"search","tool_call_id":"c1"}}`,
+		want: Envelope{V: 1, Kind: KindToolCall, StreamKey: "fw:call-7:c1", Seq: 9, Status: StatusRunning, Parent: "call-7", Payload: ToolCall{Tool: "search", ToolCallID: "c1"}}},
+	{name: "parent on a default-stream text", in: textEnv(`"seq":3,"parent":"call-7"`),
+		want: Envelope{V: 1, Kind: KindText, Seq: 3, Status: StatusRunning, Parent: "call-7", Payload: Text{Text: "hi"}}},
+	{name: "parent with escapes", in: textEnv(`"seq":3,"parent":"c\u0061ll"`),
+		want: Envelope{V: 1, Kind: KindText, Seq: 3, Status: StatusRunning, Parent: "call", Payload: Text{Text: "hi"}}},
+	{name: "parent null is absent", in: textEnv(`"seq":3,"parent":null`), want: textSeq(3)},
+	{name: "parent empty is top level", in: textEnv(`"seq":3,"parent":""`), want: textSeq(3)},
+	{name: "parent not a string", in: textEnv(`"seq":3,"parent":7`), reason: ReasonBadField, field: "parent"},
+	{name: "parent an object", in: textEnv(`"seq":3,"parent":{"key":"call-7"}`), reason: ReasonBadField, field: "parent"},
+	{name: "parent is its own streamKey", in: `{"v":1,"kind":"tool_call","streamKey":"c1","seq":9,"status":"running","parent":"c1","payload":{"tool":"search"}}`,
+		reason: ReasonBadField, field: "parent"},
+	{name: "parent is its own tool_call_id", in: `{"v":1,"kind":"tool_output_append","seq":9,"status":"running","parent":"c1","payload":{"tool":"sh","chunk":"x","tool_call_id":"c1"}}`,
+		reason: ReasonBadField, field: "parent"},
+	{name: "Parent is an unknown field", in: textEnv(`"seq":3,"Parent":7`), want: textSeq(3)},
+
 	// Sizes.
 	{name: "chunk 64 KiB+1 is dropped", in: chunkEnv(HardChunkLimit + 1), reason: ReasonChunkTooLarge, field: "payload.chunk"},
 	{name: "chunk of exactly 64 KiB is accepted, over soft", in: chunkEnv(HardChunkLimit), want: chunkOf(HardChunkLimit), wantSoft: true},

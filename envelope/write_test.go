@@ -156,6 +156,7 @@ func TestWritersRefuse(t *testing.T) {
 		{"tool_output_append without tool", Envelope{V: 1, Kind: KindToolOutputAppend, Seq: 1, Status: StatusRunning,
 			Payload: ToolOutputAppend{Chunk: "x"}}, ReasonBadField, "payload.tool"},
 		{"chunk over the hard limit", chunkOf(HardChunkLimit + 1), ReasonChunkTooLarge, "payload.chunk"},
+		{"parent is its own call", with(func(e *Envelope) { e.StreamKey, e.Parent = "c1", "c1" }), ReasonBadField, "parent"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			checkError(t, tc.e.Validate(), tc.reason, tc.field)
@@ -178,6 +179,17 @@ func TestWritersRefuse(t *testing.T) {
 				t.Errorf("json.Marshal: %v, want %s", err, tc.reason)
 			}
 		})
+	}
+}
+
+func TestMarshalParent(t *testing.T) {
+	got, err := Marshal(Envelope{V: 1, Kind: KindText, Seq: 3, Status: StatusRunning, Parent: "call-7", Payload: Text{Text: "hi"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"v":1,"kind":"text","seq":3,"status":"running","payload":{"text":"hi"},"parent":"call-7"}`
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
 

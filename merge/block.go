@@ -74,6 +74,11 @@ type Block struct {
 	// Ordinal is, for a fallback, its 1-based arrival number among the
 	// fallbacks applied to the turn; 0 for an envelope.
 	Ordinal int64
+	// Parent is the nesting extension (PROTOCOL.md §10): the key of the
+	// tool call of this turn the block belongs under ("" at the top
+	// level). Only an envelope has one. It is content, never identity or
+	// place: a reader that ignores it still shows the block once, in order.
+	Parent string
 	// At is when the block was produced, as its first arrival said (see
 	// Op.At); zero when unknown. A Turn or Receiver keeps it in the years
 	// 1678 to 2261 and drops one outside them (PROTOCOL.md §4.4). It is
@@ -136,6 +141,9 @@ func (b *Block) valid() bool {
 		// (at most the hard limit) in Truncated.
 		return false
 	}
+	if b.Parent != "" && (b.Source != SourceEnvelope || b.Parent == b.ToolKey()) {
+		return false
+	}
 	switch b.Source {
 	case SourceEnvelope:
 		return b.Key.ID == "" && b.Reason == "" && !b.Anchored && b.After == 0 && b.Ordinal == 0
@@ -155,7 +163,7 @@ func (b *Block) placed() bool { return b.Source != SourceEnvelope }
 
 // identTooLong reports whether an identifier of b is over MaxIdentBytes.
 func (b *Block) identTooLong() bool {
-	if len(b.Key.StreamKey) > MaxIdentBytes || len(b.Key.ID) > MaxIdentBytes {
+	if len(b.Key.StreamKey) > MaxIdentBytes || len(b.Key.ID) > MaxIdentBytes || len(b.Parent) > MaxIdentBytes {
 		return true
 	}
 	switch p := b.Payload.(type) {

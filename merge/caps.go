@@ -41,7 +41,7 @@ type Caps struct {
 // fallback ID, payload tool or tool_call_id. A longer one drops the block
 // (DroppedByCap): identifiers are keys, and cutting them would merge blocks
 // that differ.
-const MaxIdentBytes = 1024
+const MaxIdentBytes = identCap
 
 // The default caps.
 const (

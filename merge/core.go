@@ -57,6 +57,10 @@ type core struct {
 	lastStream      *stream          // the envelope stream of the latest lookup: floods hit it
 
 	counters Counters
+
+	// parents holds Block.Parent of the applied envelopes that have one
+	// (nest.go), so that a turn without nesting pays nothing for it.
+	parents map[seqKey]string
 }
 
 // seqKey is an envelope's identity (seq, streamKey).
@@ -162,7 +166,7 @@ func (c *core) apply(b *Block, place bool) Change {
 		}
 	} else if c.hasSeq && b.Key.Seq <= c.maxSeq {
 		if r := c.lookup(b.Key.Seq, b.Key.StreamKey); r != nil {
-			return c.duplicate(r.same(b))
+			return c.duplicate(r.same(b) && c.parentOf(r) == b.Parent)
 		}
 	}
 	if c.envelopes.n+len(c.placed) >= c.caps.MaxBlocks || b.identTooLong() {
@@ -220,6 +224,7 @@ func (c *core) apply(b *Block, place bool) Change {
 			c.others[seqKey{seq, r.key}] = ref
 		}
 		c.envelopes.add(r)
+		c.setParent(&r, b.Parent)
 	}
 	if b.Kind != envelope.KindToolOutputAppend {
 		if c.sorted && len(c.order) > 0 && c.compareRefBlock(c.order[len(c.order)-1], b) > 0 {
@@ -315,7 +320,7 @@ func (c *core) block(ref int32) Block {
 	}
 	r := c.envelopes.at(ref)
 	b := Block{Key: Key{StreamKey: r.key, Seq: r.seq}, Status: r.status, Payload: r.payload,
-		Source: SourceEnvelope, OverSoftLimit: r.overSoft}
+		Source: SourceEnvelope, OverSoftLimit: r.overSoft, Parent: c.parentOf(r)}
 	if r.at != atUnknown {
 		b.At = time.Unix(0, r.at).UTC()
 	}
@@ -410,6 +415,7 @@ func (c *core) view() View {
 	for _, st := range tools {
 		v.ToolCalls = append(v.ToolCalls, st.render(c))
 	}
+	nestCalls(v.ToolCalls, tools)
 	return v
 }
 

@@ -64,6 +64,19 @@
 // decides); chunks after done are still output (a queue may flush late),
 // and the call stays done.
 //
+// # Nested calls
+//
+// A block may carry a parent (Block.Parent, the envelope's parent,
+// PROTOCOL.md §10): the key of the call of the same turn it belongs under.
+// It is content — a copy with another parent is a conflict — never
+// identity or place. A tool call's parent is that of the block that names
+// it, and the view gives each call its ToolCall.Depth: the length of its
+// chain of parents up to a top-level call, at most [MaxDepth]; a longer
+// chain, a loop, or a parent that is no call of the turn leaves the call at
+// the top level (depth 0). Depth is computed in View from the set of
+// calls, so it too is independent of arrival order. Forwarded blocks are
+// ordinary blocks of the turn: every cap below bounds the whole tree.
+//
 // # Bounds
 //
 // A peer may be hostile or broken, so memory is bounded whatever it sends

@@ -89,6 +89,7 @@ type blockJSON struct {
 	Source        Source          `json:"source"`
 	Reason        envelope.Reason `json:"reason,omitempty"`
 	OverSoftLimit bool            `json:"overSoftLimit,omitempty"`
+	Parent        string          `json:"parent,omitempty"`
 	Truncated     int64           `json:"truncated,omitempty"`
 	After         *int64          `json:"after,omitempty"`
 	Ordinal       int64           `json:"ordinal,omitempty"`
@@ -166,7 +167,7 @@ func (b Block) toJSON() (*blockJSON, error) {
 		return nil, fmt.Errorf("merge: payload: %w", err)
 	}
 	w := &blockJSON{StreamKey: b.Key.StreamKey, Seq: b.Key.Seq, ID: b.Key.ID, Kind: b.Kind, Status: b.Status,
-		Payload: p, Source: b.Source, Reason: b.Reason, OverSoftLimit: b.OverSoftLimit, Truncated: b.Truncated,
+		Payload: p, Source: b.Source, Reason: b.Reason, OverSoftLimit: b.OverSoftLimit, Parent: b.Parent, Truncated: b.Truncated,
 		Ordinal: b.Ordinal, At: FormatAt(b.At)}
 	if b.Anchored {
 		w.After = &b.After
@@ -176,7 +177,7 @@ func (b Block) toJSON() (*blockJSON, error) {
 
 func (w *blockJSON) block() (Block, error) {
 	b := Block{Key: Key{StreamKey: w.StreamKey, Seq: w.Seq, ID: w.ID}, Kind: w.Kind, Status: w.Status,
-		Source: w.Source, Reason: w.Reason, OverSoftLimit: w.OverSoftLimit, Truncated: w.Truncated, Ordinal: w.Ordinal}
+		Source: w.Source, Reason: w.Reason, OverSoftLimit: w.OverSoftLimit, Parent: w.Parent, Truncated: w.Truncated, Ordinal: w.Ordinal}
 	if w.After != nil {
 		b.Anchored, b.After = true, *w.After
 	}
@@ -187,9 +188,12 @@ func (w *blockJSON) block() (Block, error) {
 	if b.Payload, err = decodePayload(w.Kind, w.Payload); err != nil {
 		return Block{}, err
 	}
-	e := envelope.Envelope{V: envelope.Version, Kind: b.Kind, Status: b.Status, Payload: b.Payload}
+	e := envelope.Envelope{V: envelope.Version, Kind: b.Kind, StreamKey: b.Key.StreamKey, Status: b.Status, Payload: b.Payload, Parent: b.Parent}
 	if err := e.Validate(); err != nil {
 		return Block{}, fmt.Errorf("%w: %w", ErrBadOp, err)
+	}
+	if b.Parent != "" && b.Source != SourceEnvelope {
+		return Block{}, fmt.Errorf("%w: %s block %q with a parent (only an envelope nests, PROTOCOL.md §10)", ErrBadOp, w.Source, w.ID)
 	}
 	// What a producer always writes for a placed block (PROTOCOL.md §4.1),
 	// checked as schema/op.schema.json does.

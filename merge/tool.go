@@ -46,6 +46,10 @@ type stream struct {
 	start lowest[envelope.ToolCall]
 	chunk lowest[envelope.ToolCall]
 	end   lowest[envelope.Status]
+	// startParent and chunkParent are the parents (PROTOCOL.md §10) of
+	// the blocks start and chunk keep: the call's parent comes from the
+	// block that names it.
+	startParent, chunkParent string
 
 	// heap holds the chunk recs kept for the output, a min-heap by
 	// (seq, streamKey); retained is their size. Chunks outside the newest
@@ -87,12 +91,12 @@ func (st *stream) add(c *core, idx int32) (changed bool) {
 	case envelope.ToolCall:
 		changed = st.markTool(seq)
 		if st.start.offer(seq, sk, p) {
-			changed = true
+			changed, st.startParent = true, c.parentOf(r)
 		}
 	case envelope.ToolOutputAppend:
 		changed = st.markTool(seq)
 		if st.chunk.offer(seq, sk, envelope.ToolCall{Tool: p.Tool, ToolCallID: p.ToolCallID}) {
-			changed = true
+			changed, st.chunkParent = true, c.parentOf(r)
 		}
 		st.chunks++
 		st.bytes += int64(r.n)
@@ -194,12 +198,12 @@ func (st *stream) status(sealed bool) ToolStatus {
 
 // summary is the tool call without what View assembles.
 func (st *stream) summary(sealed bool) ToolCall {
-	named := st.chunk.v
+	named, parent := st.chunk.v, st.chunkParent
 	if st.start.set {
-		named = st.start.v
+		named, parent = st.start.v, st.startParent
 	}
 	return ToolCall{Key: st.key, Tool: named.Tool, ToolCallID: named.ToolCallID, Status: st.status(sealed),
-		Started: st.start.set, FirstSeq: st.first}
+		Started: st.start.set, FirstSeq: st.first, Parent: parent}
 }
 
 // render is the tool call with its output, assembled once per View.

@@ -84,7 +84,7 @@ func (t *Turn) applyReading(r *envelope.Reading, at time.Time) Change {
 		b.Key = Key{StreamKey: e.StreamKey, Seq: e.Seq, ID: r.ID}
 		b.Source = SourceProjection
 	default:
-		b.Key.StreamKey, b.Key.Seq, b.Source = e.StreamKey, e.Seq, SourceEnvelope
+		b.Key.StreamKey, b.Key.Seq, b.Source, b.Parent = e.StreamKey, e.Seq, SourceEnvelope, e.Parent
 	}
 	return t.apply(&b, true)
 }

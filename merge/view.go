@@ -79,6 +79,16 @@ type ToolCall struct {
 	// Bytes counts the chunk bytes applied to the call, truncated or not.
 	// Only View fills it.
 	Bytes int64 `json:"bytes"`
+	// Parent is the nesting extension (PROTOCOL.md §10): the parent
+	// named by the block that names the call (the same block as Tool);
+	// "" for a top-level call.
+	Parent string `json:"parent,omitempty"`
+	// Depth is how deep the call nests (PROTOCOL.md §10.3): 1 under a
+	// top-level call, 2 under one of depth 1, … up to [MaxDepth]. It is 0
+	// for a call shown at the top level: one without a Parent, one whose
+	// Parent is no call of the view, and one whose chain of parents is
+	// longer than MaxDepth or loops. Only View fills it.
+	Depth int `json:"depth,omitempty"`
 }
 
 // Counters count what a turn saw. A [Receiver] computes Applied, Gaps and

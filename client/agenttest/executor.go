@@ -123,6 +123,47 @@ func (x executor) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.S
 	}
 }
 
+// ownExecutor runs the executor of [WithExecutor], tracked as the player's
+// executions are, so that Close waits for it.
+type ownExecutor struct {
+	s *Agent
+	x a2asrv.AgentExecutor
+}
+
+var (
+	_ a2asrv.AgentExecutor         = ownExecutor{}
+	_ a2asrv.AgentExecutionCleaner = ownExecutor{}
+)
+
+// Execute runs the own executor's turn.
+func (o ownExecutor) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		if !o.s.track(ec) {
+			yield(nil, errClosing)
+			return
+		}
+		for ev, err := range o.x.Execute(ctx, ec) {
+			if !yield(ev, err) {
+				return
+			}
+		}
+	}
+}
+
+// Cleanup implements a2asrv.AgentExecutionCleaner, passing it on when the
+// own executor is one too.
+func (o ownExecutor) Cleanup(ctx context.Context, ec *a2asrv.ExecutorContext, res a2a.SendMessageResult, err error) {
+	if c, ok := o.x.(a2asrv.AgentExecutionCleaner); ok {
+		c.Cleanup(ctx, ec, res, err)
+	}
+	o.s.untrack(ec)
+}
+
+// Cancel runs the own executor's Cancel.
+func (o ownExecutor) Cancel(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
+	return o.x.Cancel(ctx, ec)
+}
+
 // stepEvent builds the event of one step, or nil for a wait-only step.
 func stepEvent(ec *a2asrv.ExecutorContext, st Step) (a2a.Event, error) {
 	switch {

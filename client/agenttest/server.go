@@ -84,6 +84,16 @@ type config struct {
 	historyLimit int
 	logger       *slog.Logger
 	scripts      []Script
+	exec         a2asrv.AgentExecutor
+}
+
+// WithExecutor serves x instead of the script player: an agent of your own
+// (one that uses package emit, say) behind the same transports, cards and
+// faults — [Agent.CutAfter] cuts its streams too. Scripts, gates and
+// Realistic are then unused. Close waits for x's executions to end, as for
+// the player's, so x must end each turn (after Close, a new one is refused).
+func WithExecutor(x a2asrv.AgentExecutor) Option {
+	return func(c *config) { c.exec = x }
 }
 
 // WithScripts registers scripts as [Agent.Register] does, checked by [New]
@@ -137,7 +147,11 @@ func New(opts ...Option) (*Agent, error) {
 	if cfg.historyLimit > 0 {
 		store = boundedStore{Store: store, keep: cfg.historyLimit}
 	}
-	handler := streamFilter{RequestHandler: a2asrv.NewHandler(executor{s: s},
+	var exec a2asrv.AgentExecutor = executor{s: s}
+	if cfg.exec != nil {
+		exec = ownExecutor{s: s, x: cfg.exec}
+	}
+	handler := streamFilter{RequestHandler: a2asrv.NewHandler(exec,
 		a2asrv.WithTaskStore(store), a2asrv.WithEventQueueManager(s.queues), a2asrv.WithLogger(cfg.logger)), s: s}
 
 	var lns []net.Listener

@@ -203,6 +203,8 @@ func (s *liveSink) writeFrame(f string, final bool) {
 // frame renders a view. Lines are built plain and painted last, so that
 // clip counts visible columns only.
 func (s *liveSink) frame(v merge.View, final bool) string {
+	c := v.Counters
+	v, kids := nestSplit(v)
 	tools := make(map[string]merge.ToolCall, len(v.ToolCalls))
 	for _, t := range v.ToolCalls {
 		tools[t.Key] = t
@@ -215,6 +217,7 @@ func (s *liveSink) frame(v merge.View, final bool) string {
 				if !shown[key] {
 					shown[key] = true
 					s.toolLines(&b, t)
+					s.nestedLines(&b, kids, key)
 				}
 				continue
 			}
@@ -245,9 +248,9 @@ func (s *liveSink) frame(v merge.View, final bool) string {
 	for _, t := range v.ToolCalls {
 		if !shown[t.Key] {
 			s.toolLines(&b, t)
+			s.nestedLines(&b, kids, t.Key)
 		}
 	}
-	c := v.Counters
 	status := fmt.Sprintf("%s · %d blocks", stateWord(s.state), c.Applied)
 	if c.Late > 0 {
 		status += fmt.Sprintf(" · %d late", c.Late)

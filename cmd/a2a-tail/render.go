@@ -51,6 +51,7 @@ type lineSink struct {
 	w          io.Writer
 	color      bool
 	timestamps bool
+	nest       lineNesting
 }
 
 func (s *lineSink) close() {}
@@ -64,7 +65,7 @@ func (s *lineSink) update(u client.Update) error {
 		b.WriteString(stamp(u.Timestamp))
 		b.WriteByte(' ')
 	}
-	b.WriteString(blockLine(u.Change, u.Reading, s.color))
+	b.WriteString(s.nest.indent(u.Reading.Envelope, blockLine(u.Change, u.Reading, s.color)))
 	b.WriteByte('\n')
 	if t := u.Change.Tool; t != nil && u.Change.ToolStatusChanged && u.Reading.Envelope.Kind != envelope.KindToolCall {
 		if s.timestamps {

@@ -301,6 +301,9 @@ func TestSchemasRefuseBrokenDocuments(t *testing.T) {
 		{"envelope of version 2", "envelope", strings.Replace(env, `"v":1`, `"v":2`, 1)},
 		{"envelope with a string seq", "envelope", strings.Replace(env, `"seq":42`, `"seq":"42"`, 1)},
 		{"envelope of an unknown kind", "envelope", strings.Replace(env, `"tool_call"`, `"video"`, 1)},
+		{"fallback with a parent", "op", strings.Replace(fallback, `"ordinal":1`, `"ordinal":1,"parent":"c1"`, 1)},
+		{"a parent that is no string", "op", strings.Replace(block, `"source":"envelope"`, `"source":"envelope","parent":7`, 1)},
+		{"envelope with a parent that is no string", "envelope", strings.Replace(env, `"seq":42`, `"seq":42,"parent":["c0"]`, 1)},
 	}
 	for _, tc := range broken {
 		t.Run(tc.name, func(t *testing.T) {

@@ -38,6 +38,32 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
+// startBrowser starts the headless Chromium bin for the test; it stops with
+// ctx or at the end of the test.
+func startBrowser(t *testing.T, ctx context.Context, bin string) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:0:0],
+		chromedp.ExecPath(bin),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(acancel)
+	bctx, bcancel := chromedp.NewContext(actx)
+	t.Cleanup(bcancel)
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return bctx
+}
+
 // cutOnce cuts the first event stream it serves server-side, abruptly,
 // after `after` events; later streams pass untouched.
 type cutOnce struct {
@@ -85,6 +111,11 @@ type pageState struct {
 	Reconnects string `json:"reconnects"`
 	Elements   int    `json:"elements"`
 	Text       string `json:"text"`
+	// Tree is the turn's items as shown, nested items indented (see
+	// pageTree); Dups counts items whose key is shown more than once at
+	// any depth.
+	Tree []string `json:"tree"`
+	Dups int      `json:"dups"`
 }
 
 // The page in a real browser: it sends a message, shows the tool calls and
@@ -106,25 +137,7 @@ func TestWebPageInBrowser(t *testing.T) {
 	}
 	defer c.Close()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:0:0],
-		chromedp.ExecPath(bin),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
+	bctx := startBrowser(t, ctx, bin)
 
 	run := func(t *testing.T, cutAfter int) (pageState, bool) {
 		return runPage(t, ctx, bctx, c, agenttest.RealisticName, cutAfter)
@@ -215,6 +228,9 @@ func runPage(t *testing.T, ctx, bctx context.Context, c *client.Client, text str
 					reconnects: document.getElementById("conn").dataset.reconnects,
 					elements: document.querySelectorAll("#watch img, #watch b").length + (document.body.dataset.pwned ? 1 : 0),
 					text: document.getElementById("watch").textContent,
+					tree: `+pageTree+`(document.getElementById("turn"), ""),
+					dups: (() => { const all = [...document.querySelectorAll("#turn li")].map((li) => li.dataset.key);
+						return all.length - new Set(all).size; })(),
 				};
 			})()`))
 	if err != nil {

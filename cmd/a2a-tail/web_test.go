@@ -85,7 +85,7 @@ func TestWebSend(t *testing.T) {
 			}
 		})
 	}
-	for _, path := range []string{"/", "/app.js", "/receiver.js", "/style.css"} {
+	for _, path := range []string{"/", "/app.js", "/receiver.js", "/nest.js", "/style.css"} {
 		resp, err := http.Get(srv.URL + path)
 		if err != nil {
 			t.Fatal(err)

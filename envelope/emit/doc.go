@@ -39,6 +39,23 @@
 // (the request's context ended), every call returns [ErrStopped] and the
 // executor should return.
 //
+// # Forwarding a sub-agent
+//
+// An agent that answers by asking another agent forwards that agent's
+// progress into its own turn, under the tool call that asked, so that its
+// own caller sees the sub-agent's tool calls inside that call (the nesting
+// extension, PROTOCOL.md §10). [Tool.Forward] takes one [Block] of the
+// sub-agent's turn — plain types, so this package needs nothing of the
+// caller side — and sends it with this turn's next seq, a key in the
+// call's namespace and the call as its parent; client.Forward feeds it
+// every block a client.Stream applied, once each, across cuts:
+//
+//	call, _ := em.ToolStart("ask_colleague", "")
+//	s, _ := colleague.SendText(ctx, question)   // package client
+//	out, err := client.Forward(s, call)          // C's progress, nested
+//	call.Done()
+//	em.Finish(a2a.TaskStateCompleted, out.Text)
+//
 // A turn is one Execute call. A task that continues after input-required
 // gets a new Execute call, so a new Emitter; its seqs may start again,
 // since readers key envelopes by turn.

@@ -245,10 +245,21 @@ func (e *Emitter) emit(key string, status envelope.Status, p envelope.Payload) e
 // emitLocked builds the envelope with the next seq and sends it; the seq
 // is used up only when the envelope was valid. e.mu held.
 func (e *Emitter) emitLocked(key string, status envelope.Status, p envelope.Payload) error {
+	return e.sendLocked(envelope.Envelope{StreamKey: key, Status: status, Payload: p}, "")
+}
+
+// sendLocked sends env (its version, kind and seq filled in here) with the
+// text fallback text ("": envelope.DefaultText). e.mu held.
+func (e *Emitter) sendLocked(env envelope.Envelope, text string) error {
 	if err := e.usableLocked(); err != nil {
 		return err
 	}
-	env := envelope.Envelope{V: envelope.Version, Kind: p.Kind(), StreamKey: key, Seq: e.next, Status: status, Payload: p}
+	env.V, env.Seq = envelope.Version, e.next
+	if env.Payload == nil {
+		return fmt.Errorf("emit: %w", &envelope.Error{Reason: envelope.ReasonBadField, Field: "payload", Detail: "required"})
+	}
+	p := env.Payload
+	env.Kind = p.Kind()
 	wire, err := envelope.Marshal(env)
 	if err == nil && len(wire) > envelope.MaxEnvelopeBytes {
 		// envelope.NewPart writes it, but every reader drops it unparsed.
@@ -259,7 +270,10 @@ func (e *Emitter) emitLocked(key string, status envelope.Status, p envelope.Payl
 		return fmt.Errorf("emit: %s: %w", p.Kind(), err)
 	}
 	// The Part envelope.NewPart builds, from the JSON already checked.
-	part := a2a.NewTextPart(envelope.DefaultText(env))
+	if text == "" {
+		text = envelope.DefaultText(env)
+	}
+	part := a2a.NewTextPart(text)
 	part.Metadata = map[string]any{envelope.MetadataKey: wire}
 	msg := a2a.NewMessageForTask(a2a.MessageRoleAgent, e.ec, part)
 	e.next++

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
-	"strings"
 
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/jsonkind"
@@ -140,9 +139,7 @@ func (f Frame) Reading(part int) envelope.Reading {
 	return envelope.Reading{Envelope: e, ID: f.ID(), Part: part}
 }
 
-var escaper = strings.NewReplacer("%", "%25", ":", "%3A")
-
-func esc(s string) string { return escaper.Replace(s) }
+func esc(s string) string { return envelope.EscapeKey(s) }
 
 func bad(field, detail string) error {
 	return &envelope.Error{Reason: envelope.ReasonBadField, Field: MetadataKey + "." + field, Detail: detail}

@@ -3,6 +3,7 @@
 // and renders the view. Agent text is peer text: it only ever reaches the
 // page through textContent, never as HTML.
 import { Receiver } from "./receiver.js";
+import { nest, place } from "./nest.js";
 
 const TAIL_LINES = 6;
 const $ = (id) => document.getElementById(id);
@@ -170,9 +171,7 @@ function render() {
       state.items.delete(k);
     }
   }
-  order.forEach((li, i) => {
-    if (list.children[i] !== li) list.insertBefore(li, list.children[i] || null);
-  });
+  place(list, nest(view, order, blockKey));
   const gaps = (view.counters && view.counters.gaps) || 0;
   $("gaps").hidden = gaps === 0;
   $("gaps").textContent = gaps === 0 ? "" : `${gaps} seq${gaps === 1 ? "" : "s"} missing from the progress (the agent's queue dropped them)`;

@@ -294,6 +294,14 @@ func randomTurn(rng *rand.Rand, turn *merge.Turn, n int) []merge.Op {
 		}
 		r := reading(sk, seq, status, p)
 		r.OverSoftLimit = rng.IntN(20) == 0
+		if rng.IntN(3) == 0 {
+			// The nesting extension: a parent among the turn's keys (a
+			// projection's too, which is no parent), never the block's own.
+			parents := append([]string{"ri:b1:call-0", "gone"}, streamKeys...)
+			if par := parents[rng.IntN(len(parents))]; par != r.Envelope.ToolKey() {
+				r.Envelope.Parent = par
+			}
+		}
 		apply(r)
 	}
 	if rng.IntN(3) != 0 {
@@ -416,6 +424,9 @@ func conflicting(op merge.Op, rng *rand.Rand) merge.Op {
 	}
 	if b.Source == merge.SourceEnvelope && rng.IntN(4) == 0 {
 		b.OverSoftLimit = !b.OverSoftLimit
+	}
+	if b.Source == merge.SourceEnvelope && rng.IntN(4) == 0 && b.ToolKey() != "nested-other" {
+		b.Parent = "nested-other"
 	}
 	return op
 }

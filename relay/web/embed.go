@@ -10,5 +10,5 @@ import "embed"
 // FS holds the page and its modules: index.html, app.js, style.css,
 // receiver.js. Serve it with http.FileServerFS.
 //
-//go:embed index.html app.js style.css receiver.js
+//go:embed index.html app.js style.css receiver.js nest.js
 var FS embed.FS

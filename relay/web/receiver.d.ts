@@ -29,6 +29,8 @@ export declare const DEFAULT_CAPS: Readonly<Required<Caps>>;
 
 /** The longest identifier (streamKey, id, tool, tool_call_id) in UTF-8 bytes; a longer one drops its block. */
 export declare const MAX_IDENT_BYTES: 1024;
+/** How deep tool calls nest in a view; a longer chain of parents, or a loop, is shown at the top level (PROTOCOL.md §10.3). */
+export declare const MAX_DEPTH: 8;
 
 /** The number of turns a Receiver keeps; a new one beyond them evicts the oldest. */
 export declare const MAX_RECEIVER_TURNS: 16;
@@ -61,6 +63,8 @@ export interface Block {
   source: Source;
   reason?: string;
   overSoftLimit?: true;
+  /** The nesting extension (PROTOCOL.md §10): the key of the tool call this block belongs under. */
+  parent?: string;
   truncated?: number;
   after?: number;
   ordinal?: number;
@@ -81,6 +85,10 @@ export interface ToolCall {
   gaps?: number;
   chunks: number;
   bytes: number;
+  /** The nesting extension (PROTOCOL.md §10): the parent named by the block that names the call. */
+  parent?: string;
+  /** How deep the call nests, 1 to MAX_DEPTH; absent at the top level (PROTOCOL.md §10.3). */
+  depth?: number;
 }
 
 export interface Counters {

@@ -496,7 +496,7 @@ const COUNTERS = struct({
 const OP = struct({
   type: S, task: S, turn: S,
   streamKey: S, seq: I, id: S, kind: S, status: S, payload: RAW, source: S, reason: S, overSoftLimit: B,
-  truncated: I, after: ptr(I), ordinal: I, at: S,
+  parent: S, truncated: I, after: ptr(I), ordinal: I, at: S,
   state: S, verdict: S, reply: S,
   artifacts: slice(struct({ id: S, name: S, text: S })), artifactsTruncated: B,
   interrupt: ptr(struct({ question: S, items: slice(struct({ toolCallId: S, toolName: S, message: S })) })),
@@ -570,7 +570,7 @@ function decodeOp(input) {
   }
   const b = {
     streamKey: w.streamKey, seq: w.seq, id: w.id, kind: w.kind, status: w.status, payload: null,
-    source: w.source, reason: w.reason, overSoftLimit: w.overSoftLimit, truncated: w.truncated,
+    source: w.source, reason: w.reason, overSoftLimit: w.overSoftLimit, parent: w.parent, truncated: w.truncated,
     anchored: w.after !== null, after: w.after ?? 0n, ordinal: w.ordinal, at: parseAt(w.at),
   };
   b.payload = decodePayload(b.kind, w.payload);
@@ -579,6 +579,10 @@ function decodeOp(input) {
   if ((b.kind === "tool_call" || b.kind === "tool_output_append") && b.payload.tool === "") {
     throw new OpError("payload.tool: required for kind " + b.kind);
   }
+  // The nesting extension (PROTOCOL.md §10): only an envelope nests, and
+  // never under its own call.
+  if (b.parent !== "" && b.parent === toolKey(b)) throw new OpError("parent names the block's own tool call");
+  if (b.parent !== "" && b.source !== "envelope") throw new OpError(b.source + " block with a parent");
   if (!validBlock(b)) throw new OpError("not a valid " + b.source + " block");
   // What a producer always writes for a placed block (PROTOCOL.md §4.1),
   // checked as schema/op.schema.json does.
@@ -685,6 +689,7 @@ function validBlock(b) {
     b.truncated < 0n || b.truncated > BigInt(MAX_ENVELOPE_BYTES)) {
     return false;
   }
+  if (b.parent !== "" && (b.source !== "envelope" || b.parent === toolKey(b))) return false;
   if (b.kind === "tool_output_append" && (utf8Length(b.payload.chunk) > HARD_CHUNK_LIMIT ||
     b.truncated > HARD_CHUNK_LIMIT || (b.truncated > 0 && b.payload.chunk !== ""))) {
     // A chunk with truncated is a snapshot's stub (PROTOCOL.md §4.1): no
@@ -734,7 +739,7 @@ function capText(b, max) {
 
 function identTooLong(b) {
   const long = (s) => s.length > MAX_IDENT_BYTES / 3 && utf8Length(s) > MAX_IDENT_BYTES;
-  if (long(b.streamKey) || long(b.id)) return true;
+  if (long(b.streamKey) || long(b.id) || long(b.parent)) return true;
   const p = b.payload;
   if (p.kind === "tool_call" || p.kind === "tool_output_append") return long(p.tool) || long(p.tool_call_id);
   return false;
@@ -807,6 +812,9 @@ class Stream {
     this.start = new Lowest();
     this.chunk = new Lowest();
     this.end = new Lowest();
+    // The parents (PROTOCOL.md §10) of the blocks start and chunk keep.
+    this.startParent = "";
+    this.chunkParent = "";
     this.heap = []; // chunk rec indices, a min-heap by (seq, streamKey)
     this.retained = 0;
     this.evicted = 0;
@@ -826,11 +834,11 @@ class Stream {
     const p = r.payload;
     if (p.kind === "tool_call") {
       this.markTool(r.seq);
-      this.start.offer(r.seq, r.key, p);
+      if (this.start.offer(r.seq, r.key, p)) this.startParent = r.parent;
     } else if (p.kind === "tool_output_append") {
       this.markTool(r.seq);
       // Only the names: the chunk's text may be evicted.
-      this.chunk.offer(r.seq, r.key, { tool: p.tool, tool_call_id: p.tool_call_id });
+      if (this.chunk.offer(r.seq, r.key, { tool: p.tool, tool_call_id: p.tool_call_id })) this.chunkParent = r.parent;
       this.chunks++;
       this.bytes += r.n;
       if (r.n > utf8Length(p.chunk)) {
@@ -899,6 +907,7 @@ class Stream {
       key: this.key, tool: named ? named.tool : "", toolCallId: named ? named.tool_call_id : "",
       status: this.status(core.sealed), started: this.start.set, firstSeq: this.first, output: "",
       truncated: this.evicted, gaps: 0, chunks: this.chunks, bytes: this.bytes,
+      parent: this.start.set ? this.startParent : this.chunkParent, depth: 0,
     };
     if (this.heap.length === 0) return tc;
     const recs = core.recs;
@@ -1046,7 +1055,7 @@ class Core {
       // A chunk's n is its size; a stub's text is gone, its size in truncated.
       this.recs.push({ payload: b.payload, key: b.streamKey, seq,
         n: chunk ? utf8Length(b.payload.chunk) + b.truncated : b.truncated,
-        status: b.status, chunk, overSoft: b.overSoftLimit, at: b.at });
+        status: b.status, chunk, overSoft: b.overSoftLimit, at: b.at, parent: b.parent });
       this.bySeqKey.set(seq + "|" + b.streamKey, ref);
     }
     if (b.kind !== "tool_output_append") {
@@ -1088,7 +1097,7 @@ class Core {
     if (ref < 0) return this.fbs[~ref];
     const r = this.recs[ref];
     return { streamKey: r.key, seq: r.seq, id: "", kind: r.chunk ? "tool_output_append" : r.payload.kind,
-      status: r.status, payload: r.payload, source: "envelope", reason: "", overSoftLimit: r.overSoft,
+      status: r.status, payload: r.payload, source: "envelope", reason: "", overSoftLimit: r.overSoft, parent: r.parent,
       truncated: r.chunk ? r.n - utf8Length(r.payload.chunk) : r.n, anchored: false, after: 0n, ordinal: 0n, at: r.at };
   }
 
@@ -1124,7 +1133,39 @@ class Core {
     const tools = this.streams.filter((st) => st.isTool);
     tools.sort(compareStreams);
     const toolCalls = tools.length > 0 ? tools.map((st) => st.render(this)) : null;
+    if (toolCalls !== null) nestCalls(toolCalls, tools);
     return { task: this.task, turn: this.turn, blocks, toolCalls, counters, sealed: this.sealed };
+  }
+}
+
+// MAX_DEPTH caps how deep tool calls nest (PROTOCOL.md §10.3): Go's
+// merge.MaxDepth.
+export const MAX_DEPTH = 8;
+
+// nestCalls is Go's nestCalls: each call's depth is the length of its chain
+// of parents up to a top-level call, when that is at most MAX_DEPTH; 0
+// otherwise (no parent, a parent that is no call, a chain too long or a
+// loop). A projection's call is no parent (a key space of its own).
+function nestCalls(calls, streams) {
+  let byKey = null;
+  for (const c of calls) {
+    if (c.parent === "") continue;
+    if (byKey === null) {
+      byKey = new Map();
+      calls.forEach((d, j) => {
+        if (!streams[j].proj) byKey.set(d.key, d);
+      });
+    }
+    let d = c;
+    c.depth = 0;
+    for (let n = 0; n <= MAX_DEPTH; n++) {
+      const up = d.parent === "" ? undefined : byKey.get(d.parent);
+      if (up === undefined) {
+        c.depth = n;
+        break;
+      }
+      d = up;
+    }
   }
 }
 
@@ -1135,7 +1176,7 @@ function samePlaced(a, b) {
 }
 
 function sameRec(r, b) {
-  if (r.status !== b.status || r.overSoft !== b.overSoftLimit) return false;
+  if (r.status !== b.status || r.overSoft !== b.overSoftLimit || r.parent !== b.parent) return false;
   if (!r.chunk) return samePayload(r.payload, b.payload);
   const p = b.payload;
   const q = r.payload;
@@ -1194,6 +1235,7 @@ function blockModel(b) {
     payload: payloadModel(b.payload), source: b.source };
   if (b.reason !== "") o.reason = b.reason;
   if (b.overSoftLimit) o.overSoftLimit = true;
+  if (b.parent !== "") o.parent = b.parent;
   if (b.truncated !== 0) o.truncated = b.truncated;
   if (b.anchored) o.after = b.after;
   if (b.ordinal !== 0n) o.ordinal = b.ordinal;
@@ -1212,6 +1254,8 @@ function toolModel(tc) {
   if (tc.gaps !== 0) o.gaps = tc.gaps;
   o.chunks = tc.chunks;
   o.bytes = tc.bytes;
+  if (tc.parent !== "") o.parent = tc.parent;
+  if (tc.depth !== 0) o.depth = tc.depth;
   return o;
 }
 

@@ -7,6 +7,10 @@ import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { Receiver, DEFAULT_CAPS, gapMarker } from "./receiver.js";
+// The receiver as it was before the nesting extension (PROTOCOL.md §10),
+// kept only for the test that a reader which knows nothing of it sees a
+// flat, complete turn.
+import { Receiver as ReceiverV1 } from "./testdata/receiver-v1.js";
 
 const dir = fileURLToPath(new URL("../../testdata/ops/", import.meta.url));
 const names = readdirSync(dir).filter((f) => f.endsWith(".ops.ndjson")).map((f) => f.slice(0, -".ops.ndjson".length));
@@ -127,4 +131,23 @@ test("turns: a view each, the latest by first arrival, seqs scoped by turn", () 
   assert.equal(r.outcome().reply, "done");
   assert.equal(r.outcome("q"), null);
   assert.equal(r.refused(), 0);
+});
+
+test("a receiver from before the nesting extension sees the nested turn flat and complete", () => {
+  const ops = lines("nested.ops.ndjson");
+  const meta = JSON.parse(readFileSync(join(dir, "nested.json"), "utf8"));
+  const now = new Receiver(meta.task);
+  const old = new ReceiverV1(meta.task);
+  for (const op of ops) {
+    assert.equal(old.apply(op).result, now.apply(op).result, op);
+  }
+  // The same view, but for the extension's fields: every block once, in
+  // the same order, every call with its output.
+  const flat = now.view();
+  let nested = 0;
+  for (const b of flat.blocks) if (b.parent !== undefined) (nested++, delete b.parent);
+  for (const c of flat.toolCalls) if (c.parent !== undefined) (nested++, delete c.parent, delete c.depth);
+  assert.ok(nested >= 8, `only ${nested} nested blocks and calls in the vector`);
+  assert.deepEqual(old.view(), flat);
+  assert.equal(JSON.stringify(old.view()).includes('"parent"'), false);
 });

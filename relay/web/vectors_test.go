@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -342,6 +343,75 @@ func vectors(t testing.TB) []vector {
 	add(invalidVector(t))
 	add(int64Vector(t))
 	add(orderVector(t))
+	for _, v := range nestedVectors(t) {
+		add(v)
+	}
+	return vs
+}
+
+// under nests the next block of p under the call parent (PROTOCOL.md §10).
+func (p *producer) under(parent, sk string, seq int64, status envelope.Status, pl envelope.Payload) *producer {
+	r := reading(sk, seq, status, pl)
+	r.Envelope.Parent = parent
+	return p.apply(r)
+}
+
+// chain is B's turn as A sees it: B's own ask_colleague call, and under it
+// what C did — text, a tool call with output, and a call C itself
+// forwarded from D (two levels down).
+func chain(t testing.TB) *producer {
+	const c1, d1 = "fw:ask:call-1", "fw:ask:fw%3Acall-1%3Acall-9"
+	search := envelope.ToolCall{Tool: "search", ToolCallID: "call-1"}
+	lookup := envelope.ToolCall{Tool: "lookup", ToolCallID: "call-9"}
+	return newProducer(t, merge.Caps{}).
+		run("", 1, text("Asking a colleague")).
+		run("ask", 2, envelope.ToolCall{Tool: "ask_colleague", ToolCallID: "ask"}).
+		under("ask", "", 3, envelope.StatusRunning, envelope.Thinking{Text: "C thinks"}).
+		under("ask", c1, 4, envelope.StatusRunning, search).
+		under("ask", c1, 5, envelope.StatusRunning, envelope.ToolOutputAppend{Tool: "search", ToolCallID: "call-1", Chunk: "hit 1\n"}).
+		under(c1, d1, 6, envelope.StatusRunning, lookup).
+		under(c1, d1, 7, envelope.StatusDone, lookup).
+		under("ask", c1, 8, envelope.StatusDone, search).
+		under("ask", "", 9, envelope.StatusRunning, text("C: found it")).
+		env("ask", 10, envelope.StatusDone, envelope.ToolCall{Tool: "ask_colleague", ToolCallID: "ask"}).
+		run("", 11, text("Done."))
+}
+
+// nestedVectors are the vectors of the nesting extension (PROTOCOL.md §10).
+func nestedVectors(t testing.TB) []vector {
+	var vs []vector
+	v := chain(t).seal().vector("nested", "The nesting extension: a sub-agent's blocks forwarded under the call "+
+		"that asked it carry parent; each call's depth is its chain of parents (C's call under B's ask, D's under "+
+		"C's). Shuffled and duplicated: the same tree.", merge.Caps{})
+	v.ops = shuffled(21, append(v.ops, v.ops[3:6]...))
+	vs = append(vs, v)
+
+	p := chain(t).seal()
+	v = p.vector("nested-conflict", "A copy of a forwarded block with another parent is a conflict: the parent "+
+		"is content, the first arrival stays.", merge.Caps{})
+	c := p.ops[3]
+	c.Block.Parent = "elsewhere"
+	v.ops = append(v.ops, marshal(t, c))
+	vs = append(vs, v)
+
+	p = newProducer(t, merge.Caps{}).run("k0", 1, envelope.ToolCall{Tool: "t"})
+	for i := 1; i <= merge.MaxDepth+1; i++ {
+		p.under(fmt.Sprintf("k%d", i-1), fmt.Sprintf("k%d", i), int64(i+1), envelope.StatusRunning, envelope.ToolCall{Tool: "t"})
+	}
+	p.under("a", "b", 20, envelope.StatusRunning, envelope.ToolCall{Tool: "t"}).
+		under("b", "a", 21, envelope.StatusRunning, envelope.ToolCall{Tool: "t"}).
+		under("gone", "o", 22, envelope.StatusRunning, envelope.ToolCall{Tool: "t"}).
+		under("k0", "", 23, envelope.StatusRunning, text("under k0"))
+	v = p.seal().vector("nested-depth", "Depth is capped at MaxDepth (8): the ninth level, a loop and a parent that "+
+		"is no call are shown at the top level (no depth).", merge.Caps{})
+	v.ops = shuffled(22, v.ops)
+	v.ops = append(v.ops,
+		`{"type":"block","task":"t1","turn":"msg-1","streamKey":"","seq":0,"id":"msg:x","kind":"text","status":"running","payload":{"text":"x"},"source":"fallback","reason":"no_envelope","ordinal":9,"parent":"k0"}`,
+		`{"type":"block","task":"t1","turn":"msg-1","streamKey":"self","seq":30,"id":"","kind":"tool_call","status":"running","payload":{"tool":"t"},"source":"envelope","parent":"self"}`,
+		`{"type":"block","task":"t1","turn":"msg-1","streamKey":"","seq":31,"id":"","kind":"tool_call","status":"running","payload":{"tool":"t","tool_call_id":"own"},"source":"envelope","parent":"own"}`,
+		`{"type":"block","task":"t1","turn":"msg-1","streamKey":"","seq":32,"id":"","kind":"text","status":"running","payload":{"text":"x"},"source":"envelope","parent":7}`,
+	)
+	vs = append(vs, v)
 	return vs
 }
 
