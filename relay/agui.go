@@ -165,7 +165,7 @@ func (e *aguiEncoder) snapshot(items []frontItem, prefix string, emit func(aguiE
 		e.suffix = "." + hex.EncodeToString(n[:])
 	}
 	e.suffix = e.suffix[:9] + "." + strconv.Itoa(e.epoch)
-	e.sent.items = e.sent.items[:0]
+	e.sent.reset()
 	for i := range items {
 		it := e.named(&items[i])
 		switch it.kind {
@@ -188,7 +188,7 @@ func (e *aguiEncoder) snapshot(items []frontItem, prefix string, emit func(aguiE
 			msgs = append(msgs, aguiEvent{"id": it.id + "-output", "role": "activity",
 				"activityType": AGUIActivityType, "content": aguiActivity(it, []string{it.tool.Output})})
 		}
-		e.sent.items = append(e.sent.items, e.sent.record(&items[i]))
+		e.sent.put(&items[i])
 	}
 	emit(aguiEvent{"type": "MESSAGES_SNAPSHOT", "messages": msgs,
 		// The snapshot owns the activity messages of its own type only: the
@@ -242,7 +242,7 @@ func (e *aguiEncoder) add(base *frontItem, emit func(aguiEvent)) {
 			emit(aguiResultEvent(it))
 		}
 	}
-	e.sent.items = append(e.sent.items, e.sent.record(base))
+	e.sent.put(base)
 }
 
 // updateTool sends what changed in a call the client has: more output, a
@@ -270,7 +270,7 @@ func (e *aguiEncoder) updateTool(r *sentItem, base *frontItem, emit func(aguiEve
 	if toolClosed(status) && !toolClosed(r.status) {
 		emit(aguiResultEvent(it))
 	}
-	*r = e.sent.record(base)
+	e.sent.put(base)
 }
 
 // end is the run's last event.
@@ -372,8 +372,13 @@ func aguiActivity(it *frontItem, chunks []string) aguiEvent {
 }
 
 func aguiResultEvent(it *frontItem) aguiEvent {
-	return aguiEvent{"type": "TOOL_CALL_RESULT", "messageId": it.id + "-result", "toolCallId": it.id,
-		"content": it.tool.Output, "role": "tool", "metadata": aguiEvent{"a2a": aguiEvent{"status": string(it.tool.Status)}}}
+	return aguiToolResult(it.id, it.tool.Output, it.tool.Status)
+}
+
+// aguiToolResult is the TOOL_CALL_RESULT of the call id, closed with status.
+func aguiToolResult(id, output string, status merge.ToolStatus) aguiEvent {
+	return aguiEvent{"type": "TOOL_CALL_RESULT", "messageId": id + "-result", "toolCallId": id,
+		"content": output, "role": "tool", "metadata": aguiEvent{"a2a": aguiEvent{"status": string(status)}}}
 }
 
 func aguiResultMessage(it *frontItem) aguiEvent {
@@ -413,21 +418,32 @@ type aguiRunInput struct {
 }
 
 func newAGUIStream(threadID, runID string, history []json.RawMessage, reconnect bool) *frontStream {
-	return &frontStream{enc: &aguiEncoder{threadID: threadID, runID: runID, history: history, reconnect: reconnect}}
+	return &frontStream{frontFeed: frontFeed{enc: &aguiEncoder{threadID: threadID, runID: runID, history: history, reconnect: reconnect}}}
 }
 
 func (e *aguiEncoder) appendItem(it *frontItem, emit func(aguiEvent)) { e.add(it, emit) }
-func (e *aguiEncoder) appendOutput(key, chunk string, emit func(aguiEvent)) bool {
+func (e *aguiEncoder) growTool(key, chunk string, status merge.ToolStatus, emit func(aguiEvent)) bool {
 	if e.ids == nil || e.finished {
 		return false
 	}
-	r := e.sent.runningTool(e.ids.tool(key), len(chunk))
-	if r == nil {
+	r, out, ok := e.sent.growTool(e.ids.tool(key), chunk, status)
+	if !ok {
 		return false
 	}
-	emit(aguiEvent{"type": "ACTIVITY_DELTA", "messageId": r.id + e.suffix + "-output", "activityType": AGUIActivityType,
-		"patch": []any{aguiEvent{"op": "add", "path": "/chunks/-", "value": chunk}}})
-	r.grow(chunk)
+	id := r.id + e.suffix
+	patch := make([]any, 0, 2)
+	if chunk != "" {
+		patch = append(patch, aguiEvent{"op": "add", "path": "/chunks/-", "value": chunk})
+	}
+	if status != merge.ToolRunning {
+		patch = append(patch, aguiEvent{"op": "replace", "path": "/status", "value": string(status)})
+	}
+	if len(patch) > 0 {
+		emit(aguiEvent{"type": "ACTIVITY_DELTA", "messageId": id + "-output", "activityType": AGUIActivityType, "patch": patch})
+	}
+	if toolClosed(status) {
+		emit(aguiToolResult(id, string(out), status))
+	}
 	return true
 }
 
@@ -507,3 +523,6 @@ func (h *Handler) AGUI(agent Agent) http.Handler {
 		})
 	})
 }
+
+// gapsNow: AG-UI shows missing seqs only as gap markers in a call's output.
+func (e *aguiEncoder) gapsNow(int64, func(aguiEvent)) {}

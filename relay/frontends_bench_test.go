@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"runtime"
 	"testing"
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
@@ -24,11 +25,15 @@ func (w *discardWriter) Flush()                      {}
 
 // BenchmarkFrontFormats encodes the live ops of one turn (a generated
 // trajectory of n envelopes, in order) for one subscriber in each format:
-// ns/op and B/op are per turn, ns/forwarded-op per op, wire-B/forwarded-op
-// what the subscriber receives per op. The front-end formats render the view after each live op, so their
-// cost per op grows with the turn (O(n) per op); ops is the O(1) baseline.
+// ns/op, B/op and allocs/op are per turn; ns/, B/ and allocs/forwarded-op
+// per op, wire-B/forwarded-op what the subscriber receives per op. The
+// front-end formats tell an in-order op without rendering the view, so
+// their cost per op must not grow with the turn (compare blocks=100 and
+// blocks=3000; the trajectory at 3000 passes the stream-key cap, past
+// which the merge drops the calls and the seqs have gaps); ops is the
+// baseline.
 func BenchmarkFrontFormats(b *testing.B) {
-	for _, n := range []int{100, 1000} {
+	for _, n := range []int{100, 3000} {
 		sc := agenttest.Trajectory(n)
 		turn := merge.NewTurn("task-1", "", merge.Caps{})
 		var evs []Event
@@ -55,6 +60,8 @@ func BenchmarkFrontFormats(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/blocks=%d", f.name, n), func(b *testing.B) {
 				w := &discardWriter{h: http.Header{}}
 				b.ReportAllocs()
+				var m0, m1 runtime.MemStats
+				runtime.ReadMemStats(&m0)
 				for b.Loop() {
 					ew := newEventWriter(w)
 					enc := f.enc()
@@ -65,7 +72,10 @@ func BenchmarkFrontFormats(b *testing.B) {
 					}
 					_ = enc.End(ew, true)
 				}
+				runtime.ReadMemStats(&m1)
 				ops := float64(b.N) * float64(len(evs))
+				b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/ops, "allocs/forwarded-op")
+				b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/ops, "B/forwarded-op")
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/ops, "ns/forwarded-op")
 				b.ReportMetric(float64(w.n)/ops, "wire-B/forwarded-op")
 			})
