@@ -94,6 +94,13 @@ type aguiEncoder struct {
 	// hold part of the turn from a cut connection.
 	reconnect bool
 
+	// nested renders the turn as a sub-agent inside another agent's run
+	// (AGUIRun): no RUN_STARTED, no reply message (the reply is the parent
+	// call's result), no MESSAGES_SNAPSHOT (the run's messages are not the
+	// callee's to restate: a late item is added where it arrives), and the
+	// end left to the sub-agent (sync only marks the encoder finished).
+	nested bool
+
 	started, finished bool
 	sent              frontSent
 	ids               *frontIDs
@@ -118,6 +125,11 @@ func (e *aguiEncoder) sync(v *merge.View, out *frontOutcome, emit func(aguiEvent
 		// through the task events endpoint.
 		emit(aguiEvent{"type": "CUSTOM", "name": AGUITaskEvent, "value": aguiEvent{"task": v.Task, "turn": v.Turn}})
 	}
+	if e.nested {
+		e.syncNested(frontItems(v, e.ids, nil), emit)
+		e.finished = out != nil
+		return
+	}
 	items := frontItems(v, e.ids, out)
 	if e.reconnect || !e.sent.extends(items) {
 		e.reconnect = false
@@ -135,6 +147,22 @@ func (e *aguiEncoder) sync(v *merge.View, out *frontOutcome, emit func(aguiEvent
 	if out != nil {
 		e.finished = true
 		emit(e.end(v, prefix, out))
+	}
+}
+
+// syncNested sends what a sub-agent's client lacks without moving what it
+// holds: the calls it has are updated, the items it lacks added at the end
+// (a late block appears after the items sent before it arrived).
+func (e *aguiEncoder) syncNested(items []frontItem, emit func(aguiEvent)) {
+	for i := range items {
+		it := &items[i]
+		if r := e.sent.lookup(it.id); r != nil {
+			if it.kind == itemTool {
+				e.updateTool(r, it, emit)
+			}
+			continue
+		}
+		e.add(it, emit)
 	}
 }
 
@@ -280,34 +308,41 @@ func (e *aguiEncoder) end(v *merge.View, prefix string, out *frontOutcome) aguiE
 			"outcome": aguiEvent{"type": "success"}, "result": aguiEvent{"a2a": out}}
 	}
 	if interrupted(out) {
-		reason := strings.ReplaceAll(string(out.Verdict), "-", "_")
-		q, items := question(out)
-		var ints []any
-		for i, item := range items {
-			in := aguiEvent{"id": aguiInterruptID(v.Task, i), "reason": reason}
-			if msg := firstNonEmpty(item.Message, q); msg != "" {
-				in["message"] = msg
-			}
-			if key := toolKeyOf(v, item.ToolCallID); key != "" {
-				in["toolCallId"] = toolID(prefix, key) + e.suffix
-			}
-			ints = append(ints, in)
-		}
-		if len(ints) == 0 {
-			in := aguiEvent{"id": aguiInterruptID(v.Task, 0), "reason": reason}
-			if q != "" {
-				in["message"] = q
-			}
-			ints = append(ints, in)
-		}
 		return aguiEvent{"type": "RUN_FINISHED", "threadId": e.threadID, "runId": e.runID,
-			"outcome": aguiEvent{"type": "interrupt", "interrupts": ints}, "result": aguiEvent{"a2a": out}}
+			"outcome": aguiEvent{"type": "interrupt", "interrupts": aguiInterrupts(v, prefix, e.suffix, out)}, "result": aguiEvent{"a2a": out}}
 	}
 	msg := out.Error
 	if msg == "" {
 		msg = "turn " + string(out.Verdict)
 	}
 	return aguiEvent{"type": "RUN_ERROR", "message": msg, "code": string(out.Verdict)}
+}
+
+// aguiInterrupts are the AG-UI interrupts of an interrupted outcome: one per
+// item, or one for the question; an item that names a call of the view
+// points at it (its id with suffix).
+func aguiInterrupts(v *merge.View, prefix, suffix string, out *frontOutcome) []any {
+	reason := strings.ReplaceAll(string(out.Verdict), "-", "_")
+	q, items := question(out)
+	var ints []any
+	for i, item := range items {
+		in := aguiEvent{"id": aguiInterruptID(v.Task, i), "reason": reason}
+		if msg := firstNonEmpty(item.Message, q); msg != "" {
+			in["message"] = msg
+		}
+		if key := toolKeyOf(v, item.ToolCallID); key != "" {
+			in["toolCallId"] = toolID(prefix, key) + suffix
+		}
+		ints = append(ints, in)
+	}
+	if len(ints) == 0 {
+		in := aguiEvent{"id": aguiInterruptID(v.Task, 0), "reason": reason}
+		if q != "" {
+			in["message"] = q
+		}
+		ints = append(ints, in)
+	}
+	return ints
 }
 
 // aguiInterruptID names interrupt n of a task; the run that answers it sends
