@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -555,5 +556,159 @@ func TestRefusesForeignHost(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusMisdirectedRequest {
 		t.Errorf("foreign Host: status %d, want %d", resp.StatusCode, http.StatusMisdirectedRequest)
+	}
+}
+
+// jsAgentDir is the JS A2A peer (written with the A2A JS SDK) of the
+// interop tests.
+var jsAgentDir = filepath.Join("..", "..", "internal", "interop", "jsagent")
+
+// startJSAgent starts the JS peer on a free port and returns its URL; it
+// stops when the test ends (its stdin closes).
+func startJSAgent(t *testing.T) string {
+	t.Helper()
+	bin := node(t)
+	if _, err := os.Stat(filepath.Join(jsAgentDir, "node_modules", "@a2a-js", "sdk")); err != nil {
+		if out, err := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--prefix", jsAgentDir).CombinedOutput(); err != nil {
+			skipNode(t, "cannot install the JS peer's packages: "+err.Error()+"\n"+string(out))
+		}
+	}
+	cmd := exec.Command(bin, "server.mjs", "0")
+	cmd.Dir = jsAgentDir
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = stdin.Close() // the server exits at EOF
+		_ = cmd.Wait()
+	})
+	line := make([]byte, 0, 32)
+	var b [1]byte
+	for {
+		n, err := stdout.Read(b[:])
+		if err != nil {
+			t.Fatalf("the JS peer printed no port line: %v", err)
+		}
+		if n == 1 && b[0] == '\n' {
+			break
+		}
+		line = append(line, b[:n]...)
+	}
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	port, ok := strings.CutPrefix(string(line), "port ")
+	if !ok {
+		t.Fatalf("the JS peer's first line is %q, not a port", line)
+	}
+	return "http://127.0.0.1:" + port
+}
+
+// serveFor serves an orchestrator in front of the agent at agentURL.
+func serveFor(t *testing.T, agentURL string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	c, err := client.New(ctx, agentURL)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	o := newOrchestrator(ctx, c, ln.Addr().String())
+	o.pace.Interval, o.pace.BytesPerSecond = time.Nanosecond, 1<<30
+	srv := &http.Server{Handler: o}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() {
+		cancel()
+		_ = srv.Close()
+		o.wait()
+		_ = c.Close()
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// direct runs one turn of the agent at agentURL with the plain client: the
+// merged view and outcome the nested front ends must show.
+func direct(t *testing.T, agentURL, text string) (tools []string, res merge.TurnResult) {
+	t.Helper()
+	ctx := context.Background()
+	c, err := client.New(ctx, agentURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.SendText(ctx, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for u := range s.Updates() {
+		if op, ok := u.Op(); ok && op.Type == merge.OpResult {
+			res = *op.Result
+		}
+	}
+	for _, tc := range s.View().ToolCalls {
+		tools = append(tools, tc.Tool)
+	}
+	return tools, res
+}
+
+func TestNestedJSPeer(t *testing.T) {
+	agentURL := startJSAgent(t)
+	url := serveFor(t, agentURL)
+	for _, scenario := range []string{"inorder", "shuffled", "duplicated"} {
+		t.Run(scenario, func(t *testing.T) {
+			tools, res := direct(t, agentURL, scenario)
+			if res.Verdict != merge.VerdictCompleted || len(tools) == 0 {
+				t.Fatalf("the JS peer's %s turn: verdict %q, tools %q", scenario, res.Verdict, tools)
+			}
+			var out aguiOut
+			runNode(t, map[string]any{"mode": "agui", "url": url + "/ag-ui", "id": "thread-" + scenario, "text": scenario}, &out)
+			if out.Error != nil {
+				t.Fatalf("the AG-UI client refused the run: %s", *out.Error)
+			}
+			subs, asks := subagents(t, &out)
+			var got []subagent
+			for _, s := range subs {
+				got = append(got, *s)
+			}
+			if diff := cmp.Diff([]subagent{{Parent: asks[0], Tools: tools, Outcome: "success", ParentReply: res.Reply}}, got); diff != "" {
+				t.Errorf("AG-UI sub-agent (-want +got):\n%s", diff)
+			}
+			var chat struct {
+				States [][]toolState `json:"states"`
+				Errors []string      `json:"errors"`
+			}
+			runNode(t, map[string]any{"mode": "read", "api": url + "/api/chat", "id": "chat-" + scenario, "text": scenario}, &chat)
+			if len(chat.Errors) > 0 || len(chat.States) == 0 {
+				t.Fatalf("reader errors %q, states %d", chat.Errors, len(chat.States))
+			}
+			last := chat.States[len(chat.States)-1]
+			if len(last) != 1 || last[0].State != "output-available" || last[0].Preliminary {
+				t.Fatalf("last tool part state: %+v", last)
+			}
+			v := decodeView(t, last[0].Output)
+			var gotTools []string
+			for _, it := range v.Items {
+				if it.Kind == "tool" {
+					gotTools = append(gotTools, it.Tool)
+				}
+			}
+			if diff := cmp.Diff(tools, gotTools); diff != "" {
+				t.Errorf("useChat final view's tool calls (-want +got):\n%s", diff)
+			}
+			if v.Verdict != "completed" || v.Reply != res.Reply {
+				t.Errorf("useChat final view: verdict %q reply %q, want completed %q", v.Verdict, v.Reply, res.Reply)
+			}
+		})
 	}
 }
