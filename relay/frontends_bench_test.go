@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
@@ -78,6 +79,67 @@ func BenchmarkFrontFormats(b *testing.B) {
 				b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/ops, "B/forwarded-op")
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/ops, "ns/forwarded-op")
 				b.ReportMetric(float64(w.n)/ops, "wire-B/forwarded-op")
+			})
+		}
+	}
+}
+
+// BenchmarkNestedFormats encodes one callee turn (a generated trajectory of
+// n envelopes, in order) nested in a caller's run: as an AG-UI sub-agent
+// (AGUISubagent, events dropped) and as a useChat tool part's paced
+// preliminary outputs (ChatTool with its defaults, a clock that moves 1 ms
+// per op, parts dropped). ns/, B/ and allocs/forwarded-op are per op of the
+// callee; neither may grow with the turn.
+func BenchmarkNestedFormats(b *testing.B) {
+	for _, n := range []int{100, 3000} {
+		var rs []envelope.Reading
+		for _, e := range agenttest.Trajectory(n).Envelopes() {
+			rs = append(rs, envelope.Reading{Envelope: e})
+		}
+		us := calleeUpdates("task-1", rs, merge.TurnResult{Verdict: merge.VerdictCompleted, State: "TASK_STATE_COMPLETED", Reply: "done"})
+		var applied int
+		for _, u := range us {
+			if _, ok := u.Op(); ok {
+				applied++
+			}
+		}
+		formats := []struct {
+			name string
+			run  func()
+		}{
+			{"ag-ui-subagent", func() {
+				run := NewAGUIRun(func(map[string]any) error { return nil })
+				sub, _ := run.Start("call-1", SubagentOptions{})
+				for _, u := range us {
+					_ = sub.Update(u)
+				}
+				_, _ = sub.End(nil)
+			}},
+			{"ai-sdk-tool", func() {
+				cs := NewChatStream()
+				clock := &fakeClock{t: time.Unix(0, 0)}
+				tool := cs.StartTool("call-1", ChatToolOptions{})
+				tool.now, tool.after = clock.now, clock.after
+				for _, u := range us {
+					_ = tool.Update(u)
+					clock.advance(time.Millisecond)
+				}
+				_, _ = tool.End(nil)
+			}},
+		}
+		for _, f := range formats {
+			b.Run(fmt.Sprintf("%s/blocks=%d", f.name, n), func(b *testing.B) {
+				b.ReportAllocs()
+				var m0, m1 runtime.MemStats
+				runtime.ReadMemStats(&m0)
+				for b.Loop() {
+					f.run()
+				}
+				runtime.ReadMemStats(&m1)
+				ops := float64(b.N) * float64(applied)
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/ops, "ns/forwarded-op")
+				b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/ops, "allocs/forwarded-op")
+				b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/ops, "B/forwarded-op")
 			})
 		}
 	}

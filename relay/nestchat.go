@@ -115,6 +115,8 @@ type ChatStream struct {
 	outputs   map[string]int // tool call id → index in log of its output
 	followers map[*chatFollower]struct{}
 	closed    bool
+	// tap, in tests, sees each part written.
+	tap func(part map[string]any)
 }
 
 type chatFollower struct {
@@ -140,6 +142,9 @@ func (c *ChatStream) Write(part map[string]any) error {
 	defer c.mu.Unlock()
 	if c.closed {
 		return errors.New("relay: the chat stream is closed")
+	}
+	if c.tap != nil {
+		c.tap(part)
 	}
 	id, _ := part["toolCallId"].(string)
 	typ, _ := part["type"].(string)
@@ -265,14 +270,17 @@ type ChatTool struct {
 	c    *ChatStream
 	id   string
 	opts ChatToolOptions
-	now  func() time.Time
+	// now and after are the clock (time.Now, time.AfterFunc; a test's
+	// own in tests).
+	now   func() time.Time
+	after func(time.Duration, func()) stopper
 
 	mu      sync.Mutex
 	feed    frontFeed
 	enc     *chatToolEncoder
 	last    time.Time
 	wait    time.Duration
-	timer   *time.Timer
+	timer   stopper
 	ended   bool
 	err     error
 	scratch []byte
@@ -286,7 +294,8 @@ func (c *ChatStream) StartTool(toolCallID string, opts ChatToolOptions) *ChatToo
 	if opts.BytesPerSecond <= 0 {
 		opts.BytesPerSecond = 256 << 10
 	}
-	t := &ChatTool{c: c, id: toolCallID, opts: opts, now: time.Now, enc: &chatToolEncoder{}}
+	t := &ChatTool{c: c, id: toolCallID, opts: opts, now: time.Now, enc: &chatToolEncoder{},
+		after: func(d time.Duration, f func()) stopper { return time.AfterFunc(d, f) }}
 	t.feed.enc = t.enc
 	return t
 }
@@ -316,7 +325,7 @@ func (t *ChatTool) paceLocked() {
 	now := t.now()
 	if due := t.last.Add(t.wait); now.Before(due) {
 		if t.timer == nil {
-			t.timer = time.AfterFunc(due.Sub(now), t.flush)
+			t.timer = t.after(due.Sub(now), t.flush)
 		}
 		return
 	}
@@ -395,6 +404,9 @@ func (t *ChatTool) End(err error) (SubagentResult, error) {
 	}
 	return res, t.err
 }
+
+// stopper is a timer that can be stopped (*time.Timer).
+type stopper interface{ Stop() bool }
 
 // recvResult is the result of the feed's latest turn, or nil.
 func (s *frontFeed) recvResult() *merge.TurnResult {
