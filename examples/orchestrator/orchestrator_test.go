@@ -111,30 +111,7 @@ func start(t *testing.T, scripts ...agenttest.Script) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = agent.Close() })
-	ctx, cancel := context.WithCancel(context.Background())
-	c, err := client.New(ctx, agent.URL)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	o := newOrchestrator(ctx, c, ln.Addr().String())
-	// Every change of the callee's view is its own preliminary output, so
-	// the test sees them grow whatever the timing.
-	o.pace.Interval, o.pace.BytesPerSecond = time.Nanosecond, 1<<30
-	srv := &http.Server{Handler: o}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() {
-		cancel()
-		_ = srv.Close()
-		o.wait()
-		_ = c.Close()
-	})
-	return &fixture{agent: agent, url: "http://" + ln.Addr().String()}
+	return &fixture{agent: agent, url: serveFor(t, agent.URL)}
 }
 
 // expected is what the callee's script shows once merged: its tool calls'

@@ -15,55 +15,24 @@
 //                      last message.
 //           "reload" — a Chat (what useChat wraps) sends the message and,
 //                      once a tool part shows a preliminary output, stops
-//                      (the page goes away); GETs release (the test then
-//                      lets the remote agent finish); a second Chat — the
-//                      reloaded page, holding only the user message —
-//                      calls resumeStream(); out: its messages.
+//                      (the page goes away); a second Chat — the reloaded
+//                      page, holding only the user message — calls
+//                      resumeStream() and, once it shows the tool part,
+//                      GETs release (the test then lets the remote agent
+//                      finish); out: its messages.
 //   url, api, id, text, release: as above.
 // }
 //
 // console.warn / console.error of the libraries are captured: the Go test
 // fails on any.
 import { HttpAgent } from "@ag-ui/client";
-import { AbstractChat, DefaultChatTransport, readUIMessageStream } from "ai";
+import { DefaultChatTransport, readUIMessageStream } from "ai";
+import { Chat, captureWarnings } from "./harness.mjs";
 
 const cfg = JSON.parse(process.argv[2]);
-const warnings = [];
-process.on("uncaughtException", (err) => warnings.push("uncaught: " + String(err && err.message ? err.message : err)));
-process.on("unhandledRejection", (err) => warnings.push("unhandled: " + String(err && err.message ? err.message : err)));
-for (const level of ["warn", "error"]) {
-  console[level] = (...args) =>
-    warnings.push(args.map((a) => (a instanceof Error ? a.message : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
-}
+const warnings = captureWarnings();
 
 const out = { warnings };
-
-class MemoryState {
-  constructor(messages = []) {
-    this.status = "ready";
-    this.error = undefined;
-    this.messages = messages;
-  }
-  pushMessage = (m) => {
-    this.messages = this.messages.concat(m);
-  };
-  popMessage = () => {
-    this.messages = this.messages.slice(0, -1);
-  };
-  replaceMessage = (i, m) => {
-    this.messages = [...this.messages.slice(0, i), this.snapshot(m), ...this.messages.slice(i + 1)];
-    this.onChange?.(this.messages);
-  };
-  snapshot = (x) => structuredClone(x);
-}
-
-class Chat extends AbstractChat {
-  constructor(init, messages) {
-    const state = new MemoryState(messages);
-    super({ ...init, state });
-    this.memory = state;
-  }
-}
 
 const toolParts = (m) => (m?.parts ?? []).filter((p) => p.type === "tool-ask_colleague");
 
@@ -123,9 +92,19 @@ if (cfg.mode === "agui") {
   out.beforeReload = structuredClone(first.messages);
   await first.stop();
   await sent.catch(() => {});
-  await fetch(cfg.release);
   const second = new Chat({ id: cfg.id, transport: new DefaultChatTransport({ api: cfg.api }), onError: (e) => out.errors.push("second: " + String(e.message ?? e)) }, [user]);
-  await second.resumeStream();
+  // The reloaded page resumes while the turn still runs (the remote agent
+  // waits at its gate); once the resumed message shows its tool part, the
+  // remote agent may finish.
+  const restored = new Promise((resolve) => {
+    second.memory.onChange = (msgs) => {
+      if (toolParts(msgs[msgs.length - 1]).length > 0) resolve();
+    };
+  });
+  const resumed = second.resumeStream();
+  await Promise.race([restored, resumed]);
+  await fetch(cfg.release);
+  await resumed;
   out.messages = second.messages;
   out.status = second.status;
 }
