@@ -89,13 +89,13 @@ func TestAGUIRunRefusesFinishWhileSubagentRuns(t *testing.T) {
 // its id, and the parent call gets the reply.
 func TestAGUISubagentEveryOrder(t *testing.T) {
 	res := merge.TurnResult{Verdict: merge.VerdictCompleted, State: "TASK_STATE_COMPLETED", Reply: agenttest.RealisticReply}
-	want := play(realisticReadings(), nil, func(*merge.View, *frontOutcome) {})
-	var wantTools []string
-	for _, tc := range want.ToolCalls {
-		wantTools = append(wantTools, tc.Tool)
-	}
 	for name, rs := range orders() {
 		t.Run(name, func(t *testing.T) {
+			want := play(rs, nil, func(*merge.View, *frontOutcome) {})
+			var wantTools []string
+			for _, tc := range want.ToolCalls {
+				wantTools = append(wantTools, tc.Tool)
+			}
 			var log eventLog
 			run := NewAGUIRun(log.write)
 			var wg sync.WaitGroup
