@@ -18,12 +18,13 @@ import (
 	"github.com/tfrs/a2a-progress/relay"
 )
 
-// The bounds of a request: its body, the questions of one message, and the
-// chats remembered for resume (the oldest goes first).
+// The bounds of a request: its body, the questions of one message; and the
+// chat turns running at once (each keeps its message for resume, at most
+// relay.MaxChatStreamBytes, until it ends).
 const (
 	maxBodyBytes = 1 << 20
 	maxQuestions = 4
-	maxChats     = 1024
+	maxChats     = 64
 )
 
 // colleague is the remote agent: *client.Client is one.
@@ -42,8 +43,7 @@ type orchestrator struct {
 	pace relay.ChatToolOptions
 
 	mu    sync.Mutex
-	chats map[string]*relay.ChatStream
-	order []string
+	chats map[string]*relay.ChatStream // the running turns, by chat id
 }
 
 func newOrchestrator(ctx context.Context, c colleague, addr string) *orchestrator {
@@ -274,10 +274,14 @@ func (o *orchestrator) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cs := relay.NewChatStream()
-	o.remember(in.ID, cs)
+	if !o.remember(in.ID, cs) {
+		http.Error(w, "orchestrator: too many chat turns running", http.StatusServiceUnavailable)
+		return
+	}
 	o.wg.Add(1)
 	go func() {
 		defer o.wg.Done()
+		defer o.forget(in.ID, cs)
 		o.chatTurn(cs, qs)
 	}()
 	cs.Serve(w, r)
@@ -288,24 +292,31 @@ func (o *orchestrator) resume(w http.ResponseWriter, r *http.Request) {
 	o.mu.Lock()
 	cs := o.chats[r.PathValue("id")]
 	o.mu.Unlock()
-	if cs == nil || cs.Closed() {
+	if cs == nil {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
 	cs.Serve(w, r)
 }
 
-func (o *orchestrator) remember(id string, cs *relay.ChatStream) {
+// remember records the running turn of a chat; false past maxChats.
+func (o *orchestrator) remember(id string, cs *relay.ChatStream) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if _, ok := o.chats[id]; !ok {
-		if len(o.order) >= maxChats {
-			delete(o.chats, o.order[0])
-			o.order = o.order[1:]
-		}
-		o.order = append(o.order, id)
+	if _, ok := o.chats[id]; !ok && len(o.chats) >= maxChats {
+		return false
 	}
 	o.chats[id] = cs
+	return true
+}
+
+// forget drops a chat's turn once it ended (a resume then gets 204).
+func (o *orchestrator) forget(id string, cs *relay.ChatStream) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.chats[id] == cs {
+		delete(o.chats, id)
+	}
 }
 
 // chatTurn writes one assistant message: its sentence, one ask_colleague
