@@ -1,11 +1,14 @@
 package relay
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
@@ -306,7 +310,7 @@ func (c *countingWrites) stream() *ChatStream {
 		}
 		raw := part["output"].(json.RawMessage)
 		c.maxBytes = max(c.maxBytes, len(raw))
-		c.last = raw
+		c.last = bytes.Clone(raw) // the tool reuses its buffer
 		if part["preliminary"] == true {
 			c.prelim++
 		}
@@ -365,5 +369,79 @@ func TestChatStreamBounded(t *testing.T) {
 	}
 	if cs.bytes > MaxChatStreamBytes {
 		t.Errorf("the stream keeps %d bytes, over %d", cs.bytes, MaxChatStreamBytes)
+	}
+}
+
+// TestSubagentViewSchema checks the outputs a nested call writes — every
+// preliminary one of a long turn, a completed, an interrupted and a failed
+// call's — against schema/subagent-view.schema.json, and that a broken view
+// fails it.
+func TestSubagentViewSchema(t *testing.T) {
+	c := jsonschema.NewCompiler()
+	for _, name := range []string{"envelope.schema.json", "op.schema.json", "result.schema.json", "view.schema.json", "subagent-view.schema.json"} {
+		f, err := os.Open(filepath.Join("..", "schema", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := jsonschema.UnmarshalJSON(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.AddResource("https://github.com/tfrs/a2a-progress/schema/"+name, doc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sch, err := c.Compile("https://github.com/tfrs/a2a-progress/schema/subagent-view.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	validate := func(raw []byte) error {
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			return err
+		}
+		return sch.Validate(doc)
+	}
+	var trajectory []envelope.Reading
+	for _, e := range agenttest.Trajectory(400, agenttest.SkipSeqs(5)).Envelopes() {
+		trajectory = append(trajectory, envelope.Reading{Envelope: e})
+	}
+	results := map[string]merge.TurnResult{
+		"completed": {Verdict: merge.VerdictCompleted, State: "TASK_STATE_COMPLETED", Reply: "done"},
+		"interrupted": {Verdict: merge.VerdictInputRequired, State: "TASK_STATE_INPUT_REQUIRED",
+			Interrupt: &merge.Interrupt{Question: "Ship it?", Items: []merge.InterruptItem{{ToolCallID: "call-2", ToolName: "fetch_page", Message: "approve"}}}},
+		"failed": {Verdict: merge.VerdictFailed, State: "TASK_STATE_FAILED", Error: "warehouse down"},
+	}
+	for name, res := range results {
+		t.Run(name, func(t *testing.T) {
+			var outputs [][]byte
+			cs := NewChatStream()
+			cs.tap = func(part map[string]any) {
+				if raw, ok := part["output"].(json.RawMessage); ok {
+					outputs = append(outputs, bytes.Clone(raw)) // the tool reuses its buffer
+				}
+			}
+			tool := cs.StartTool("call-1", ChatToolOptions{Interval: time.Nanosecond, BytesPerSecond: 1 << 30})
+			for _, u := range calleeUpdates("task-1", trajectory, res) {
+				if err := tool.Update(u); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := tool.End(nil); err != nil {
+				t.Fatal(err)
+			}
+			if len(outputs) < 10 {
+				t.Fatalf("%d outputs", len(outputs))
+			}
+			for i, raw := range outputs {
+				if err := validate(raw); err != nil {
+					t.Fatalf("output %d does not fit the schema: %v\n%s", i, err, raw)
+				}
+			}
+		})
+	}
+	if err := validate([]byte(`{"task":"t","turn":"u","items":[{"id":"x","kind":"text","status":"done"}]}`)); err == nil {
+		t.Error("a text item with a status fits the schema")
 	}
 }
