@@ -197,8 +197,8 @@ func frontItems(v *merge.View, ids *frontIDs, out *frontOutcome) []frontItem {
 
 // sentItem is what an encoder told its client about one item: enough to
 // decide whether a later view only extends it. Output is remembered by
-// length and a running hash, not kept: a subscriber costs O(items), not
-// O(output).
+// length and a running hash (only running calls' output is kept, in
+// frontSent, within MaxKeptOutputBytes).
 type sentItem struct {
 	id     string
 	kind   itemKind
