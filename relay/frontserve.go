@@ -244,8 +244,9 @@ var errFrontDone = errors.New("relay: the front end's run ended")
 // the view: O(blocks) each, bounded by merge.Caps.
 //
 // Its memory is its Receiver's (bounded by merge.Caps and
-// merge.MaxReceiverTurns), the encoder's frontSent (a record per item, at
-// most MaxKeptOutputBytes of output) and a note per tool key.
+// merge.MaxReceiverTurns), the encoder's frontSent and ids (a record and an
+// id per item, about 150 bytes; at most MaxKeptOutputBytes of output) and a
+// note per tool key.
 type frontFeed struct {
 	enc frontEncoder
 	// recv is made by the first op, which names the task.
