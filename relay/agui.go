@@ -94,6 +94,13 @@ type aguiEncoder struct {
 	// hold part of the turn from a cut connection.
 	reconnect bool
 
+	// nested renders the turn as a sub-agent inside another agent's run
+	// (AGUIRun): no RUN_STARTED, no reply message (the reply is the parent
+	// call's result), no MESSAGES_SNAPSHOT (the run's messages are not the
+	// callee's to restate: a late item is added where it arrives), and the
+	// end left to the sub-agent (sync only marks the encoder finished).
+	nested bool
+
 	started, finished bool
 	sent              frontSent
 	ids               *frontIDs
@@ -118,6 +125,11 @@ func (e *aguiEncoder) sync(v *merge.View, out *frontOutcome, emit func(aguiEvent
 		// through the task events endpoint.
 		emit(aguiEvent{"type": "CUSTOM", "name": AGUITaskEvent, "value": aguiEvent{"task": v.Task, "turn": v.Turn}})
 	}
+	if e.nested {
+		e.syncNested(frontItems(v, e.ids, nil), emit)
+		e.finished = out != nil
+		return
+	}
 	items := frontItems(v, e.ids, out)
 	if e.reconnect || !e.sent.extends(items) {
 		e.reconnect = false
@@ -135,6 +147,22 @@ func (e *aguiEncoder) sync(v *merge.View, out *frontOutcome, emit func(aguiEvent
 	if out != nil {
 		e.finished = true
 		emit(e.end(v, prefix, out))
+	}
+}
+
+// syncNested sends what a sub-agent's client lacks without moving what it
+// holds: the calls it has are updated, the items it lacks added at the end
+// (a late block appears after the items sent before it arrived).
+func (e *aguiEncoder) syncNested(items []frontItem, emit func(aguiEvent)) {
+	for i := range items {
+		it := &items[i]
+		if r := e.sent.lookup(it.id); r != nil {
+			if it.kind == itemTool {
+				e.updateTool(r, it, emit)
+			}
+			continue
+		}
+		e.add(it, emit)
 	}
 }
 
@@ -165,7 +193,7 @@ func (e *aguiEncoder) snapshot(items []frontItem, prefix string, emit func(aguiE
 		e.suffix = "." + hex.EncodeToString(n[:])
 	}
 	e.suffix = e.suffix[:9] + "." + strconv.Itoa(e.epoch)
-	e.sent.items = e.sent.items[:0]
+	e.sent.reset()
 	for i := range items {
 		it := e.named(&items[i])
 		switch it.kind {
@@ -188,7 +216,7 @@ func (e *aguiEncoder) snapshot(items []frontItem, prefix string, emit func(aguiE
 			msgs = append(msgs, aguiEvent{"id": it.id + "-output", "role": "activity",
 				"activityType": AGUIActivityType, "content": aguiActivity(it, []string{it.tool.Output})})
 		}
-		e.sent.items = append(e.sent.items, e.sent.record(&items[i]))
+		e.sent.put(&items[i])
 	}
 	emit(aguiEvent{"type": "MESSAGES_SNAPSHOT", "messages": msgs,
 		// The snapshot owns the activity messages of its own type only: the
@@ -242,7 +270,7 @@ func (e *aguiEncoder) add(base *frontItem, emit func(aguiEvent)) {
 			emit(aguiResultEvent(it))
 		}
 	}
-	e.sent.items = append(e.sent.items, e.sent.record(base))
+	e.sent.put(base)
 }
 
 // updateTool sends what changed in a call the client has: more output, a
@@ -270,7 +298,7 @@ func (e *aguiEncoder) updateTool(r *sentItem, base *frontItem, emit func(aguiEve
 	if toolClosed(status) && !toolClosed(r.status) {
 		emit(aguiResultEvent(it))
 	}
-	*r = e.sent.record(base)
+	e.sent.put(base)
 }
 
 // end is the run's last event.
@@ -280,34 +308,41 @@ func (e *aguiEncoder) end(v *merge.View, prefix string, out *frontOutcome) aguiE
 			"outcome": aguiEvent{"type": "success"}, "result": aguiEvent{"a2a": out}}
 	}
 	if interrupted(out) {
-		reason := strings.ReplaceAll(string(out.Verdict), "-", "_")
-		q, items := question(out)
-		var ints []any
-		for i, item := range items {
-			in := aguiEvent{"id": aguiInterruptID(v.Task, i), "reason": reason}
-			if msg := firstNonEmpty(item.Message, q); msg != "" {
-				in["message"] = msg
-			}
-			if key := toolKeyOf(v, item.ToolCallID); key != "" {
-				in["toolCallId"] = toolID(prefix, key) + e.suffix
-			}
-			ints = append(ints, in)
-		}
-		if len(ints) == 0 {
-			in := aguiEvent{"id": aguiInterruptID(v.Task, 0), "reason": reason}
-			if q != "" {
-				in["message"] = q
-			}
-			ints = append(ints, in)
-		}
 		return aguiEvent{"type": "RUN_FINISHED", "threadId": e.threadID, "runId": e.runID,
-			"outcome": aguiEvent{"type": "interrupt", "interrupts": ints}, "result": aguiEvent{"a2a": out}}
+			"outcome": aguiEvent{"type": "interrupt", "interrupts": aguiInterrupts(v, prefix, e.suffix, out)}, "result": aguiEvent{"a2a": out}}
 	}
 	msg := out.Error
 	if msg == "" {
 		msg = "turn " + string(out.Verdict)
 	}
 	return aguiEvent{"type": "RUN_ERROR", "message": msg, "code": string(out.Verdict)}
+}
+
+// aguiInterrupts are the AG-UI interrupts of an interrupted outcome: one per
+// item, or one for the question; an item that names a call of the view
+// points at it (its id with suffix).
+func aguiInterrupts(v *merge.View, prefix, suffix string, out *frontOutcome) []any {
+	reason := strings.ReplaceAll(string(out.Verdict), "-", "_")
+	q, items := question(out)
+	var ints []any
+	for i, item := range items {
+		in := aguiEvent{"id": aguiInterruptID(v.Task, i), "reason": reason}
+		if msg := firstNonEmpty(item.Message, q); msg != "" {
+			in["message"] = msg
+		}
+		if key := toolKeyOf(v, item.ToolCallID); key != "" {
+			in["toolCallId"] = toolID(prefix, key) + suffix
+		}
+		ints = append(ints, in)
+	}
+	if len(ints) == 0 {
+		in := aguiEvent{"id": aguiInterruptID(v.Task, 0), "reason": reason}
+		if q != "" {
+			in["message"] = q
+		}
+		ints = append(ints, in)
+	}
+	return ints
 }
 
 // aguiInterruptID names interrupt n of a task; the run that answers it sends
@@ -372,8 +407,13 @@ func aguiActivity(it *frontItem, chunks []string) aguiEvent {
 }
 
 func aguiResultEvent(it *frontItem) aguiEvent {
-	return aguiEvent{"type": "TOOL_CALL_RESULT", "messageId": it.id + "-result", "toolCallId": it.id,
-		"content": it.tool.Output, "role": "tool", "metadata": aguiEvent{"a2a": aguiEvent{"status": string(it.tool.Status)}}}
+	return aguiToolResult(it.id, it.tool.Output, it.tool.Status)
+}
+
+// aguiToolResult is the TOOL_CALL_RESULT of the call id, closed with status.
+func aguiToolResult(id, output string, status merge.ToolStatus) aguiEvent {
+	return aguiEvent{"type": "TOOL_CALL_RESULT", "messageId": id + "-result", "toolCallId": id,
+		"content": output, "role": "tool", "metadata": aguiEvent{"a2a": aguiEvent{"status": string(status)}}}
 }
 
 func aguiResultMessage(it *frontItem) aguiEvent {
@@ -413,21 +453,32 @@ type aguiRunInput struct {
 }
 
 func newAGUIStream(threadID, runID string, history []json.RawMessage, reconnect bool) *frontStream {
-	return &frontStream{enc: &aguiEncoder{threadID: threadID, runID: runID, history: history, reconnect: reconnect}}
+	return &frontStream{frontFeed: frontFeed{enc: &aguiEncoder{threadID: threadID, runID: runID, history: history, reconnect: reconnect}}}
 }
 
 func (e *aguiEncoder) appendItem(it *frontItem, emit func(aguiEvent)) { e.add(it, emit) }
-func (e *aguiEncoder) appendOutput(key, chunk string, emit func(aguiEvent)) bool {
+func (e *aguiEncoder) growTool(key, chunk string, status merge.ToolStatus, emit func(aguiEvent)) bool {
 	if e.ids == nil || e.finished {
 		return false
 	}
-	r := e.sent.runningTool(e.ids.tool(key), len(chunk))
-	if r == nil {
+	r, out, ok := e.sent.growTool(e.ids.tool(key), chunk, status)
+	if !ok {
 		return false
 	}
-	emit(aguiEvent{"type": "ACTIVITY_DELTA", "messageId": r.id + e.suffix + "-output", "activityType": AGUIActivityType,
-		"patch": []any{aguiEvent{"op": "add", "path": "/chunks/-", "value": chunk}}})
-	r.grow(chunk)
+	id := r.id + e.suffix
+	patch := make([]any, 0, 2)
+	if chunk != "" {
+		patch = append(patch, aguiEvent{"op": "add", "path": "/chunks/-", "value": chunk})
+	}
+	if status != merge.ToolRunning {
+		patch = append(patch, aguiEvent{"op": "replace", "path": "/status", "value": string(status)})
+	}
+	if len(patch) > 0 {
+		emit(aguiEvent{"type": "ACTIVITY_DELTA", "messageId": id + "-output", "activityType": AGUIActivityType, "patch": patch})
+	}
+	if toolClosed(status) {
+		emit(aguiToolResult(id, string(out), status))
+	}
 	return true
 }
 
@@ -507,3 +558,6 @@ func (h *Handler) AGUI(agent Agent) http.Handler {
 		})
 	})
 }
+
+// gapsNow: AG-UI shows missing seqs only as gap markers in a call's output.
+func (e *aguiEncoder) gapsNow(int64, func(aguiEvent)) {}

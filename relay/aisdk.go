@@ -73,11 +73,7 @@ type aisdkEncoder struct {
 	started, finished bool
 	gaps              int64
 	sent              frontSent
-	// outputs are the outputs of the running calls sent (by item id), for
-	// the next preliminary output; bounded by merge.Caps (output per call,
-	// calls per turn).
-	outputs map[string]string
-	ids     *frontIDs
+	ids               *frontIDs
 }
 
 // sync emits what the client lacks to show view v (of its turn) and, once
@@ -98,9 +94,8 @@ func (e *aisdkEncoder) sync(v *merge.View, out *frontOutcome, emit func(aisdkEve
 	if e.resume || !e.sent.extends(items) {
 		e.resume = false
 		emit(aisdkEvent{"type": "reset-step"})
-		e.sent.items = e.sent.items[:0]
+		e.sent.reset()
 		e.gaps = 0
-		clear(e.outputs)
 	}
 	for i := range e.sent.items {
 		if it := &items[i]; it.kind == itemTool {
@@ -110,10 +105,7 @@ func (e *aisdkEncoder) sync(v *merge.View, out *frontOutcome, emit func(aisdkEve
 	for i := len(e.sent.items); i < len(items); i++ {
 		e.add(&items[i], emit)
 	}
-	if g := v.Counters.Gaps; g != e.gaps {
-		e.gaps = g
-		emit(aisdkEvent{"type": "data-a2a-gaps", "id": "gaps", "data": aisdkEvent{"count": g}})
-	}
+	e.gapsNow(v.Counters.Gaps, emit)
 	if out != nil {
 		e.finished = true
 		emit(aisdkEvent{"type": "data-a2a-outcome", "id": "outcome", "data": out})
@@ -163,21 +155,8 @@ func (e *aisdkEncoder) add(it *frontItem, emit func(aisdkEvent)) {
 		if it.tool.Output != "" || toolClosed(it.tool.Status) {
 			emit(aisdkOutput(it))
 		}
-		e.keepOutput(it)
 	}
-	e.sent.items = append(e.sent.items, e.sent.record(it))
-}
-
-// keepOutput remembers a running call's output for appendOutput.
-func (e *aisdkEncoder) keepOutput(it *frontItem) {
-	if e.outputs == nil {
-		e.outputs = map[string]string{}
-	}
-	if toolClosed(it.tool.Status) {
-		delete(e.outputs, it.id)
-		return
-	}
-	e.outputs[it.id] = it.tool.Output
+	e.sent.put(it)
 }
 
 // updateTool sends a call's output again when it changed or the call closed:
@@ -189,14 +168,19 @@ func (e *aisdkEncoder) updateTool(r *sentItem, it *frontItem, emit func(aisdkEve
 		return
 	}
 	emit(aisdkOutput(it))
-	e.keepOutput(it)
-	*r = e.sent.record(it)
+	e.sent.put(it)
 }
 
 func aisdkOutput(it *frontItem) aisdkEvent {
-	ev := aisdkEvent{"type": "tool-output-available", "toolCallId": it.id, "providerExecuted": true, "dynamic": true,
-		"output": aisdkEvent{"status": string(it.tool.Status), "output": it.tool.Output}}
-	if !toolClosed(it.tool.Status) {
+	return aisdkToolOutput(it.id, it.tool.Output, it.tool.Status)
+}
+
+// aisdkToolOutput is the output of the call id so far (preliminary while it
+// runs), or its final one.
+func aisdkToolOutput(id, output string, status merge.ToolStatus) aisdkEvent {
+	ev := aisdkEvent{"type": "tool-output-available", "toolCallId": id, "providerExecuted": true, "dynamic": true,
+		"output": aisdkEvent{"status": string(status), "output": output}}
+	if !toolClosed(status) {
 		ev["preliminary"] = true
 	}
 	return ev
@@ -218,8 +202,8 @@ func init() {
 
 func newAISDKStream(resume bool) *frontStream {
 	return &frontStream{
-		enc:    &aisdkEncoder{resume: resume},
-		header: func(h http.Header) { h.Set(AISDKHeader, AISDKHeaderValue) },
+		frontFeed: frontFeed{enc: &aisdkEncoder{resume: resume}},
+		header:    func(h http.Header) { h.Set(AISDKHeader, AISDKHeaderValue) },
 		end: func(ew *EventWriter, settled bool) error {
 			if !settled {
 				// The turn goes on: no [DONE], so that the client treats the
@@ -232,21 +216,15 @@ func newAISDKStream(resume bool) *frontStream {
 }
 
 func (e *aisdkEncoder) appendItem(it *frontItem, emit func(aisdkEvent)) { e.add(it, emit) }
-func (e *aisdkEncoder) appendOutput(key, chunk string, emit func(aisdkEvent)) bool {
+func (e *aisdkEncoder) growTool(key, chunk string, status merge.ToolStatus, emit func(aisdkEvent)) bool {
 	if e.ids == nil || e.finished {
 		return false
 	}
-	id := e.ids.tool(key)
-	r := e.sent.runningTool(id, len(chunk))
-	prev, ok := e.outputs[id]
-	if r == nil || !ok || len(prev) != r.outLen {
+	r, out, ok := e.sent.growTool(e.ids.tool(key), chunk, status)
+	if !ok {
 		return false
 	}
-	out := prev + chunk
-	emit(aisdkEvent{"type": "tool-output-available", "toolCallId": id, "providerExecuted": true, "dynamic": true,
-		"output": aisdkEvent{"status": string(merge.ToolRunning), "output": out}, "preliminary": true})
-	e.outputs[id] = out
-	r.grow(chunk)
+	emit(aisdkToolOutput(r.id, string(out), status))
 	return true
 }
 
@@ -430,4 +408,12 @@ func later(a, b *time.Time) bool {
 		return true
 	}
 	return a.After(*b)
+}
+
+// gapsNow sends the count of missing seqs when it changed.
+func (e *aisdkEncoder) gapsNow(n int64, emit func(aisdkEvent)) {
+	if n != e.gaps {
+		e.gaps = n
+		emit(aisdkEvent{"type": "data-a2a-gaps", "id": "gaps", "data": aisdkEvent{"count": n}})
+	}
 }

@@ -44,7 +44,16 @@
 // merged view in view order, whole blocks at a time, and re-synchronise when
 // a late block lands before what was sent, so that the strict client
 // libraries never see an invalid sequence and show each block once
-// (PROTOCOL.md §9).
+// (PROTOCOL.md §9). An op that changes the view only at its end is told
+// without a render, so an op costs the same at any length of turn.
+//
+// An orchestrator that serves its own front end nests a remote call inside
+// its own tool call instead: [AGUIRun] writes the callee's turn as an AG-UI
+// sub-agent of the caller's tool call into the caller's run, and
+// [ChatStream] as paced preliminary outputs ([SubagentView]) of the
+// caller's useChat tool part, resumable after a page reload. Both feed the
+// callee's ops through the same encoders, told whose events they are
+// (PROTOCOL.md §9.3).
 //
 // # Sources
 //

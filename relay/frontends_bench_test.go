@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
@@ -24,11 +26,17 @@ func (w *discardWriter) Flush()                      {}
 
 // BenchmarkFrontFormats encodes the live ops of one turn (a generated
 // trajectory of n envelopes, in order) for one subscriber in each format:
-// ns/op and B/op are per turn, ns/forwarded-op per op, wire-B/forwarded-op
-// what the subscriber receives per op. The front-end formats render the view after each live op, so their
-// cost per op grows with the turn (O(n) per op); ops is the O(1) baseline.
+// ns/op, B/op and allocs/op are per turn; ns/, B/ and allocs/forwarded-op
+// per op (cpu-ns/forwarded-op: the process's CPU time, GC included, which a
+// loaded host inflates less than wall time), wire-B/forwarded-op what the
+// subscriber receives per op. The
+// front-end formats tell an in-order op without rendering the view, so
+// their cost per op must not grow with the turn (compare blocks=100 and
+// blocks=3000; the trajectory at 3000 passes the stream-key cap, past
+// which the merge drops the calls and the seqs have gaps); ops is the
+// baseline.
 func BenchmarkFrontFormats(b *testing.B) {
-	for _, n := range []int{100, 1000} {
+	for _, n := range []int{100, 3000} {
 		sc := agenttest.Trajectory(n)
 		turn := merge.NewTurn("task-1", "", merge.Caps{})
 		var evs []Event
@@ -55,6 +63,9 @@ func BenchmarkFrontFormats(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/blocks=%d", f.name, n), func(b *testing.B) {
 				w := &discardWriter{h: http.Header{}}
 				b.ReportAllocs()
+				var m0, m1 runtime.MemStats
+				runtime.ReadMemStats(&m0)
+				cpu0 := cpuNanos()
 				for b.Loop() {
 					ew := newEventWriter(w)
 					enc := f.enc()
@@ -65,9 +76,78 @@ func BenchmarkFrontFormats(b *testing.B) {
 					}
 					_ = enc.End(ew, true)
 				}
+				cpu := cpuNanos() - cpu0
+				runtime.ReadMemStats(&m1)
 				ops := float64(b.N) * float64(len(evs))
+				b.ReportMetric(float64(cpu)/ops, "cpu-ns/forwarded-op")
+				b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/ops, "allocs/forwarded-op")
+				b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/ops, "B/forwarded-op")
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/ops, "ns/forwarded-op")
 				b.ReportMetric(float64(w.n)/ops, "wire-B/forwarded-op")
+			})
+		}
+	}
+}
+
+// BenchmarkNestedFormats encodes one callee turn (a generated trajectory of
+// n envelopes, in order) nested in a caller's run: as an AG-UI sub-agent
+// (AGUISubagent, events dropped) and as a useChat tool part's paced
+// preliminary outputs (ChatTool with its defaults, a clock that moves 1 ms
+// per op, parts dropped). ns/, B/ and allocs/forwarded-op are per op of the
+// callee; neither may grow with the turn.
+func BenchmarkNestedFormats(b *testing.B) {
+	for _, n := range []int{100, 3000} {
+		var rs []envelope.Reading
+		for _, e := range agenttest.Trajectory(n).Envelopes() {
+			rs = append(rs, envelope.Reading{Envelope: e})
+		}
+		us := calleeUpdates("task-1", rs, merge.TurnResult{Verdict: merge.VerdictCompleted, State: "TASK_STATE_COMPLETED", Reply: "done"})
+		var applied int
+		for _, u := range us {
+			if _, ok := u.Op(); ok {
+				applied++
+			}
+		}
+		formats := []struct {
+			name string
+			run  func()
+		}{
+			{"ag-ui-subagent", func() {
+				run := NewAGUIRun(func(map[string]any) error { return nil })
+				sub, _ := run.Start("call-1", SubagentOptions{})
+				for _, u := range us {
+					_ = sub.Update(u)
+				}
+				_, _ = sub.End(nil)
+			}},
+			{"ai-sdk-tool", func() {
+				cs := NewChatStream()
+				clock := &fakeClock{t: time.Unix(0, 0)}
+				tool := cs.StartTool("call-1", ChatToolOptions{})
+				tool.now, tool.after = clock.now, clock.after
+				for _, u := range us {
+					_ = tool.Update(u)
+					clock.advance(time.Millisecond)
+				}
+				_, _ = tool.End(nil)
+			}},
+		}
+		for _, f := range formats {
+			b.Run(fmt.Sprintf("%s/blocks=%d", f.name, n), func(b *testing.B) {
+				b.ReportAllocs()
+				var m0, m1 runtime.MemStats
+				runtime.ReadMemStats(&m0)
+				cpu0 := cpuNanos()
+				for b.Loop() {
+					f.run()
+				}
+				cpu := cpuNanos() - cpu0
+				runtime.ReadMemStats(&m1)
+				ops := float64(b.N) * float64(applied)
+				b.ReportMetric(float64(cpu)/ops, "cpu-ns/forwarded-op")
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/ops, "ns/forwarded-op")
+				b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/ops, "allocs/forwarded-op")
+				b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/ops, "B/forwarded-op")
 			})
 		}
 	}

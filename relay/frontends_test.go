@@ -35,7 +35,8 @@ func realisticReadings() []envelope.Reading {
 }
 
 // orders are the delivery orders every mapping test runs: as sent, shuffled
-// with duplicates, and reversed (every block but the last arrives late).
+// with duplicates, reversed (every block but the last arrives late), a call
+// seen only through its output, and a longer turn with missing seqs.
 func orders() map[string][]envelope.Reading {
 	sent := realisticReadings()
 	r := rand.New(rand.NewPCG(1, 2))
@@ -55,7 +56,14 @@ func orders() map[string][]envelope.Reading {
 		}
 		outputOnly = append(outputOnly, r)
 	}
-	return map[string][]envelope.Reading{"as-sent": sent, "shuffled": shuffled, "reversed": reversed, "output-only": outputOnly}
+	// A longer turn in order whose seqs skip some (the live path tells
+	// most ops without a render: the gap count, and gap markers inside
+	// outputs, must come out as a render would show them).
+	var gapped []envelope.Reading
+	for _, e := range agenttest.Trajectory(60, agenttest.SkipSeqs(8)).Envelopes() {
+		gapped = append(gapped, envelope.Reading{Envelope: e})
+	}
+	return map[string][]envelope.Reading{"as-sent": sent, "shuffled": shuffled, "reversed": reversed, "output-only": outputOnly, "gapped": gapped}
 }
 
 // outcomes are the ends every mapping test runs.

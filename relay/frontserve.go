@@ -204,10 +204,14 @@ type frontEncoder interface {
 	// appendItem sends one item that the view adds at its end, where sync
 	// would send the same: the client holds every earlier item.
 	appendItem(it *frontItem, emit func(map[string]any))
-	// appendOutput sends chunk as the next output of the running tool call
-	// key, where sync would send the same, and reports whether it could (the
-	// call is sent, running, within the output cap).
-	appendOutput(key, chunk string, emit func(map[string]any)) bool
+	// growTool sends chunk (possibly "") as the next output of the running
+	// tool call key and status as its status — running, or its close —
+	// where sync would send the same, and reports whether it could (the
+	// call is sent, running, within the output cap, its output kept).
+	growTool(key, chunk string, status merge.ToolStatus, emit func(map[string]any)) bool
+	// gapsNow tells the turn's count of missing seqs, where sync would
+	// tell the same.
+	gapsNow(n int64, emit func(map[string]any))
 	// itemIDs are the encoder's ids of the turn it renders (nil before the
 	// first sync).
 	itemIDs() *frontIDs
@@ -221,22 +225,29 @@ type frontEncoder interface {
 // settles nothing (incomplete: a follow may still bring it to an end).
 var errFrontDone = errors.New("relay: the front end's run ended")
 
-// frontStream adapts one of the front-end encoders to the relay's Encoder:
-// it keeps a Receiver of the ops it got and renders the receiver's view of
-// the latest turn through the encoder, which sends only what the client
-// lacks — after a whole snapshot, and after each live op that changed the
-// view.
+// frontFeed drives one of the front-end encoders with ops: it keeps a
+// Receiver of the ops it got and tells the encoder what changed. It does not
+// know where the events go (an SSE response of the relay, or the
+// orchestrator's own run for a nested sub-agent): every method takes the
+// emit that writes them.
 //
-// A render costs O(blocks) (the view is rebuilt), so a live op that merely
-// adds to the end of the view is sent without one: an envelope whose seq
-// follows the turn's highest, in a turn with no missing seq (so nothing
-// moves and no gap marker appears), that starts a block or a new tool call,
-// or appends a chunk to a running call's output. In order — the common case
-// — an op costs O(1) (O(output) for the AI SDK, whose preliminary output
-// carries the whole output so far). Closes, late or gapped envelopes,
-// fallbacks and projections render the view: O(blocks) each, bounded by
-// merge.Caps.
-type frontStream struct {
+// A render — the view rebuilt and compared with what the client holds —
+// costs O(blocks), so an op that changes the view only at its end is told
+// without one: a live envelope with a seq above the turn's highest (one past
+// a missing seq too: the gap count is carried along) that starts a text,
+// thinking or error block or a new tool call, appends a chunk to a running
+// call (with no seq missing since its last chunk: no gap marker), or closes
+// a call the client holds. In order — the common case, and a turn past a
+// cap that drops blocks — an op costs O(1) amortised (plus the call's
+// output for the AI SDK, whose tool output restates the output so far).
+// Late envelopes, fallbacks and projections, the seal and the result render
+// the view: O(blocks) each, bounded by merge.Caps.
+//
+// Its memory is its Receiver's (bounded by merge.Caps and
+// merge.MaxReceiverTurns), the encoder's frontSent and ids (a record and an
+// id per item, about 150 bytes; at most MaxKeptOutputBytes of output) and a
+// note per tool key.
+type frontFeed struct {
 	enc frontEncoder
 	// recv is made by the first op, which names the task.
 	recv   *merge.Receiver
@@ -245,21 +256,193 @@ type frontStream struct {
 	rendered bool
 	turn     string
 	// maxSeq is the highest envelope seq of turn's ops so far (hasSeq: one
-	// was seen); keys are the tool keys its ops named.
-	maxSeq int64
-	hasSeq bool
-	keys   map[string]bool
-	// minSeq and seqs (envelope blocks applied) tell whether the turn's seqs
-	// are contiguous: seqs == maxSeq-minSeq+1.
-	minSeq int64
-	seqs   int64
+	// was seen); keys are the tool keys its ops named (at most
+	// merge.DefaultMaxStreamKeys: the merge refuses more); settled: its
+	// result op arrived.
+	maxSeq  int64
+	hasSeq  bool
+	keys    map[string]keyNote
+	settled bool
+	// jumps counts the turn's ops that did not follow maxSeq at once: a
+	// late envelope, one past a missing seq, a fallback or a projection.
+	// Between two chunks of a call with no jump in between, the view has no
+	// gap marker.
+	jumps int64
+	// gaps is the turn's count of missing seqs: the view's at the last
+	// render, plus the seqs skipped by the ops told since.
+	gaps int64
+	// named, when set, is told the task the first op names.
+	named func(task string)
+}
 
+// keyNote is what frontFeed notes of a tool key.
+type keyNote struct {
+	// started: a tool_call block named the call; chunked: it has output,
+	// whose last chunk arrived when the turn had jumps jumps.
+	started, chunked bool
+	jumps            int64
+}
+
+// apply merges op and tells the encoder what the client lacks.
+func (s *frontFeed) apply(op *merge.Op, emit func(map[string]any)) {
+	if s.recv == nil {
+		s.recv = merge.NewReceiver(op.Task, merge.Caps{})
+		if s.named != nil {
+			s.named(op.Task)
+		}
+	}
+	// A duplicate (a resumed upstream repeats what it backfills), a
+	// conflict or a refused op changes nothing the client shows.
+	if s.recv.Apply(*op) != merge.Applied {
+		return
+	}
+	var skipped int64
+	if s.inOrder(op) {
+		skipped = op.Block.Key.Seq - s.maxSeq - 1
+	}
+	told := false
+	if key, chunk, status, ok := s.growable(op); ok {
+		told = s.enc.growTool(key, chunk, status, emit)
+	} else if it, ok := s.appendable(op); ok {
+		s.enc.appendItem(it, emit)
+		told = true
+	}
+	s.note(op)
+	if op.Type == merge.OpResult && op.Turn == s.turn {
+		s.settled = true
+	}
+	switch {
+	case told:
+		if skipped > 0 {
+			s.gaps += skipped
+			s.enc.gapsNow(s.gaps, emit)
+		}
+	case !s.inSnap:
+		s.render(emit)
+	}
+}
+
+// inOrder reports whether op is a live envelope block above the rendered
+// turn's highest seq.
+func (s *frontFeed) inOrder(op *merge.Op) bool {
+	b := &op.Block
+	return s.rendered && !s.inSnap && !s.enc.done() && s.enc.itemIDs() != nil && op.Type == merge.OpBlock &&
+		op.Turn == s.turn && !s.settled && b.Source == merge.SourceEnvelope && b.Truncated == 0 &&
+		s.hasSeq && b.Key.Seq > s.maxSeq
+}
+
+// growable returns the tool key, chunk and new status of an op that only
+// grows or closes a call the client holds: a running chunk, a closing
+// chunk, or a closing tool_call block of a call that has its tool_call
+// block already (a first one would rename it).
+func (s *frontFeed) growable(op *merge.Op) (key, chunk string, status merge.ToolStatus, ok bool) {
+	b := &op.Block
+	if !s.inOrder(op) {
+		return "", "", "", false
+	}
+	switch b.Status {
+	case envelope.StatusRunning:
+		status = merge.ToolRunning
+	case envelope.StatusDone:
+		status = merge.ToolDone
+	case envelope.StatusAborted:
+		status = merge.ToolAborted
+	default:
+		return "", "", "", false
+	}
+	key = b.ToolKey()
+	n := s.keys[key]
+	switch p := b.Payload.(type) {
+	case envelope.ToolOutputAppend:
+		// No seq went missing since the call's last chunk, and this one
+		// follows the highest seq: no gap marker comes before it.
+		return key, p.Chunk, status, !n.chunked || (n.jumps == s.jumps && b.Key.Seq == s.maxSeq+1)
+	case envelope.ToolCall:
+		return key, "", status, status != merge.ToolRunning && n.started
+	}
+	return "", "", "", false
+}
+
+// appendable returns the item op adds at the end of the rendered view, when
+// it does no more than that.
+func (s *frontFeed) appendable(op *merge.Op) (*frontItem, bool) {
+	b := &op.Block
+	ids := s.enc.itemIDs()
+	if b.Status != envelope.StatusRunning || !s.inOrder(op) {
+		return nil, false
+	}
+	switch p := b.Payload.(type) {
+	case envelope.Thinking:
+		return &frontItem{kind: itemThinking, id: ids.block(b), text: p.Text, block: b}, len(p.Text) <= merge.DefaultMaxTextBytes
+	case envelope.Text:
+		return &frontItem{kind: itemText, id: ids.block(b), text: p.Text, block: b}, len(p.Text) <= merge.DefaultMaxTextBytes
+	case envelope.ErrorPayload:
+		return &frontItem{kind: itemError, id: ids.block(b), text: p.Message, block: b}, len(p.Message) <= merge.DefaultMaxTextBytes
+	case envelope.ToolCall:
+		key := b.ToolKey()
+		if _, seen := s.keys[key]; seen || len(s.keys) >= merge.DefaultMaxStreamKeys-1 {
+			return nil, false
+		}
+		tc := &merge.ToolCall{Key: key, Tool: p.Tool, ToolCallID: p.ToolCallID, Status: merge.ToolRunning, Started: true, FirstSeq: b.Key.Seq}
+		return &frontItem{kind: itemTool, id: ids.tool(key), tool: tc, block: b}, true
+	}
+	return nil, false
+}
+
+// note records what op tells about its turn for appendable and growable.
+func (s *frontFeed) note(op *merge.Op) {
+	if op.Type != merge.OpBlock {
+		return
+	}
+	if op.Turn != s.turn || s.keys == nil {
+		// Another turn: what was noted is about an older one.
+		if s.rendered && op.Turn != s.turn {
+			s.rendered = false
+		}
+		s.turn, s.maxSeq, s.hasSeq, s.keys, s.jumps, s.settled = op.Turn, 0, false, map[string]keyNote{}, 0, false
+	}
+	b := &op.Block
+	if b.Source != merge.SourceEnvelope || (s.hasSeq && b.Key.Seq != s.maxSeq+1) {
+		s.jumps++
+	}
+	if b.Source == merge.SourceEnvelope && (!s.hasSeq || b.Key.Seq > s.maxSeq) {
+		s.hasSeq, s.maxSeq = true, b.Key.Seq
+	}
+	// The blocks that make or change a tool call (merge.ToolCall).
+	if b.Kind == envelope.KindToolCall || b.Kind == envelope.KindToolOutputAppend || b.Status != envelope.StatusRunning {
+		key := b.ToolKey()
+		n := s.keys[key]
+		n.started = n.started || b.Kind == envelope.KindToolCall
+		if b.Kind == envelope.KindToolOutputAppend {
+			n.chunked, n.jumps = true, s.jumps
+		}
+		s.keys[key] = n
+	}
+}
+
+// render tells the encoder the receiver's view of the latest turn.
+func (s *frontFeed) render(emit func(map[string]any)) {
+	if s.recv == nil {
+		return
+	}
+	v := s.recv.View()
+	out := s.recv.Result()
+	s.enc.sync(&v, out, emit)
+	s.rendered = v.Turn == s.turn
+	s.gaps = v.Counters.Gaps
+}
+
+// frontStream adapts a frontFeed to the relay's Encoder: it renders the
+// whole snapshot once, then tells each live op, and ends the response once
+// the encoder sent the run's end.
+type frontStream struct {
+	frontFeed
 	// ended: the end marker was written.
 	ended  bool
 	end    func(ew *EventWriter, settled bool) error
 	header func(h http.Header)
-	// named, when set, is told the task the first op names.
-	named func(task string)
+	// buf is reused to marshal each event (as large as the largest).
+	buf []byte
 }
 
 func (s *frontStream) Begin(h http.Header, _ *EventWriter) error {
@@ -273,7 +456,7 @@ func (s *frontStream) SnapshotStart(*EventWriter) error { s.inSnap = true; retur
 
 func (s *frontStream) SnapshotEnd(ew *EventWriter) error {
 	s.inSnap = false
-	return s.finish(ew, s.render(ew))
+	return s.finish(ew, s.emit(ew, s.render))
 }
 
 // finish ends the response once the encoder sent the run's end: the end
@@ -292,116 +475,15 @@ func (s *frontStream) finish(ew *EventWriter, err error) error {
 }
 
 func (s *frontStream) Op(ew *EventWriter, ev Event) error {
-	if s.recv == nil {
-		s.recv = merge.NewReceiver(ev.Op.Task, merge.Caps{})
-		if s.named != nil {
-			s.named(ev.Op.Task)
-		}
-	}
-	// A duplicate (a resumed upstream repeats what it backfills), a
-	// conflict or a refused op changes nothing the client shows.
-	if s.recv.Apply(ev.Op) != merge.Applied {
-		return nil
-	}
-	if key, chunk, ok := s.chunkable(&ev.Op); ok {
-		var done bool
-		err := s.emit(ew, func(emit func(map[string]any)) { done = s.enc.appendOutput(key, chunk, emit) })
-		s.note(&ev.Op)
-		if done || err != nil {
-			return err
-		}
-		return s.finish(ew, s.render(ew))
-	}
-	it, ok := s.appendable(&ev.Op)
-	s.note(&ev.Op)
-	switch {
-	case s.inSnap:
-		return nil
-	case ok:
-		return s.emit(ew, func(emit func(map[string]any)) { s.enc.appendItem(it, emit) })
-	}
-	return s.finish(ew, s.render(ew))
-}
-
-// follows reports whether op is a live envelope block that follows the
-// rendered turn's highest seq, in a turn that misses no seq.
-func (s *frontStream) follows(op *merge.Op) bool {
-	b := &op.Block
-	return s.rendered && !s.inSnap && s.enc.itemIDs() != nil && op.Type == merge.OpBlock && op.Turn == s.turn &&
-		s.recv.Result() == nil && b.Source == merge.SourceEnvelope && b.Status == envelope.StatusRunning &&
-		s.hasSeq && b.Key.Seq == s.maxSeq+1 && s.seqs == s.maxSeq-s.minSeq+1
-}
-
-// chunkable returns the tool key and chunk of an op that only appends to a
-// call's output.
-func (s *frontStream) chunkable(op *merge.Op) (key, chunk string, ok bool) {
-	p, isChunk := op.Block.Payload.(envelope.ToolOutputAppend)
-	if !isChunk || !s.follows(op) {
-		return "", "", false
-	}
-	return op.Block.ToolKey(), p.Chunk, true
-}
-
-// appendable returns the item op adds at the end of the rendered view, when
-// it does no more than that.
-func (s *frontStream) appendable(op *merge.Op) (*frontItem, bool) {
-	b := &op.Block
-	ids := s.enc.itemIDs()
-	if !s.follows(op) || b.Truncated != 0 {
-		return nil, false
-	}
-	switch p := b.Payload.(type) {
-	case envelope.Thinking:
-		return &frontItem{kind: itemThinking, id: ids.block(b), text: p.Text, block: b}, len(p.Text) <= merge.DefaultMaxTextBytes
-	case envelope.Text:
-		return &frontItem{kind: itemText, id: ids.block(b), text: p.Text, block: b}, len(p.Text) <= merge.DefaultMaxTextBytes
-	case envelope.ErrorPayload:
-		return &frontItem{kind: itemError, id: ids.block(b), text: p.Message, block: b}, len(p.Message) <= merge.DefaultMaxTextBytes
-	case envelope.ToolCall:
-		key := b.ToolKey()
-		if s.keys[key] || len(s.keys) >= merge.DefaultMaxStreamKeys-1 {
-			return nil, false
-		}
-		tc := &merge.ToolCall{Key: key, Tool: p.Tool, ToolCallID: p.ToolCallID, Status: merge.ToolRunning, Started: true, FirstSeq: b.Key.Seq}
-		return &frontItem{kind: itemTool, id: ids.tool(key), tool: tc, block: b}, true
-	}
-	return nil, false
-}
-
-// note records what op tells about its turn for appendable.
-func (s *frontStream) note(op *merge.Op) {
-	if op.Type != merge.OpBlock {
-		return
-	}
-	if op.Turn != s.turn || s.keys == nil {
-		// Another turn: what was noted is about an older one.
-		if s.rendered && op.Turn != s.turn {
-			s.rendered = false
-		}
-		s.turn, s.maxSeq, s.hasSeq, s.keys, s.minSeq, s.seqs = op.Turn, 0, false, map[string]bool{}, 0, 0
-	}
-	b := &op.Block
-	if b.Source == merge.SourceEnvelope {
-		if !s.hasSeq || b.Key.Seq > s.maxSeq {
-			s.maxSeq = b.Key.Seq
-		}
-		if !s.hasSeq || b.Key.Seq < s.minSeq {
-			s.minSeq = b.Key.Seq
-		}
-		s.hasSeq = true
-		s.seqs++
-	}
-	// The blocks that make or change a tool call (merge.ToolCall).
-	if b.Kind == envelope.KindToolCall || b.Kind == envelope.KindToolOutputAppend || b.Status != envelope.StatusRunning {
-		s.keys[b.ToolKey()] = true
-	}
+	err := s.emit(ew, func(emit func(map[string]any)) { s.apply(&ev.Op, emit) })
+	return s.finish(ew, err)
 }
 
 func (s *frontStream) End(ew *EventWriter, settled bool) error {
 	if s.ended {
 		return nil
 	}
-	if err := s.render(ew); err != nil {
+	if err := s.emit(ew, s.render); err != nil {
 		return err
 	}
 	s.ended = true
@@ -411,24 +493,13 @@ func (s *frontStream) End(ew *EventWriter, settled bool) error {
 	return nil
 }
 
-func (s *frontStream) render(ew *EventWriter) error {
-	if s.recv == nil {
-		return nil
-	}
-	v := s.recv.View()
-	out := s.recv.Result()
-	err := s.emit(ew, func(emit func(map[string]any)) { s.enc.sync(&v, out, emit) })
-	s.rendered = v.Turn == s.turn
-	return err
-}
-
 // emit runs f with an emit that writes each event, stopping at the first
 // write error.
 func (s *frontStream) emit(ew *EventWriter, f func(emit func(map[string]any))) error {
 	var err error
 	f(func(e map[string]any) {
 		if err == nil {
-			err = writeJSONEvent(ew, e)
+			s.buf, err = writeJSONEventBuf(ew, s.buf, e)
 		}
 	})
 	return err
@@ -436,11 +507,18 @@ func (s *frontStream) emit(ew *EventWriter, f func(emit func(map[string]any))) e
 
 // writeJSONEvent writes one data-only SSE event.
 func writeJSONEvent(ew *EventWriter, v any) error {
-	data, err := json.Marshal(v)
+	_, err := writeJSONEventBuf(ew, nil, v)
+	return err
+}
+
+// writeJSONEventBuf writes one data-only SSE event, marshalled into buf,
+// and returns buf to reuse.
+func writeJSONEventBuf(ew *EventWriter, buf []byte, v any) ([]byte, error) {
+	data, err := appendJSON(buf[:0], v)
 	if err != nil {
-		return err
+		return buf, err
 	}
-	return ew.Event("", "", data)
+	return data[:0], ew.Event("", "", data)
 }
 
 // textOf joins the text of a front end's message content: a string, or

@@ -197,8 +197,8 @@ func frontItems(v *merge.View, ids *frontIDs, out *frontOutcome) []frontItem {
 
 // sentItem is what an encoder told its client about one item: enough to
 // decide whether a later view only extends it. Output is remembered by
-// length and a running hash, not kept: a subscriber costs O(items), not
-// O(output).
+// length and a running hash (only running calls' output is kept, in
+// frontSent, within MaxKeptOutputBytes).
 type sentItem struct {
 	id     string
 	kind   itemKind
@@ -210,9 +210,103 @@ type sentItem struct {
 	outHash maphash.Hash
 }
 
-// frontSent is the per-stream record both encoders keep of what they sent.
+// MaxKeptOutputBytes bounds the tool output one front-end subscriber keeps
+// (the outputs of its running calls, for the AI SDK's preliminary outputs
+// and both formats' final results). A call whose output would pass it is
+// no longer kept: its next change re-renders the view instead — slower,
+// never wrong.
+const MaxKeptOutputBytes = 1 << 20
+
+// frontSent is the per-stream record both encoders keep of what they sent:
+// the items in the order sent, an index by item id, and the outputs of the
+// running calls. It holds one record (about 150 bytes and the id) per item
+// of the turn — at most merge.DefaultMaxBlocks — and at most
+// MaxKeptOutputBytes of output.
 type frontSent struct {
 	items []sentItem
+	index map[string]int
+	// outputs are the outputs of running calls as sent, by item id; bytes
+	// is their total size.
+	outputs map[string][]byte
+	bytes   int
+}
+
+// reset forgets everything sent: the client is about to get the view anew.
+func (s *frontSent) reset() {
+	s.items = s.items[:0]
+	clear(s.index)
+	clear(s.outputs)
+	s.bytes = 0
+}
+
+// put records that the client now holds item it in full: a new item after
+// those it holds, or a new state of one it holds.
+func (s *frontSent) put(it *frontItem) {
+	r := s.record(it)
+	if p := s.lookup(r.id); p != nil {
+		*p = r
+	} else {
+		if s.index == nil {
+			s.index = map[string]int{}
+		}
+		s.index[r.id] = len(s.items)
+		s.items = append(s.items, r)
+	}
+	if it.kind == itemTool {
+		s.keepOutput(r.id, it.tool.Status, it.tool.Output)
+	}
+}
+
+// lookup returns the record of the sent item id, or nil.
+func (s *frontSent) lookup(id string) *sentItem {
+	if i, ok := s.index[id]; ok {
+		return &s.items[i]
+	}
+	return nil
+}
+
+// keepOutput remembers a call's output as sent while the call runs, and
+// forgets it once the call closed or when it would pass MaxKeptOutputBytes.
+func (s *frontSent) keepOutput(id string, status merge.ToolStatus, out string) {
+	s.bytes -= len(s.outputs[id])
+	delete(s.outputs, id)
+	if toolClosed(status) || s.bytes+len(out) > MaxKeptOutputBytes {
+		return
+	}
+	if s.outputs == nil {
+		s.outputs = map[string][]byte{}
+	}
+	s.outputs[id] = []byte(out)
+	s.bytes += len(out)
+}
+
+// growTool applies the next chunk (possibly "") and status of the sent
+// running call id, as the view would show them, and returns its whole
+// output; ok is false when that cannot be done without the view: the call
+// is not sent, not running, past the output cap, or its output is not kept.
+// It costs O(len(chunk)) amortised; the output it returns shares the kept
+// bytes and is valid until the next change to the record.
+func (s *frontSent) growTool(id, chunk string, status merge.ToolStatus) (r *sentItem, out []byte, ok bool) {
+	r = s.runningTool(id, len(chunk))
+	if r == nil {
+		return nil, nil, false
+	}
+	kept, isKept := s.outputs[id]
+	if !isKept || len(kept) != r.outLen {
+		return nil, nil, false
+	}
+	out = append(kept, chunk...)
+	r.grow(chunk)
+	r.status = status
+	s.bytes += len(chunk)
+	switch {
+	case toolClosed(status) || s.bytes > MaxKeptOutputBytes:
+		s.bytes -= len(out)
+		delete(s.outputs, id)
+	default:
+		s.outputs[id] = out
+	}
+	return r, out, true
 }
 
 // frontSeed seeds the output hashes; a hash is only ever compared within
@@ -284,15 +378,11 @@ func (s *frontSent) outputChange(r *sentItem, out string) (tail string, same, ap
 // running and its output may grow by n bytes within the output cap; nil
 // otherwise.
 func (s *frontSent) runningTool(id string, n int) *sentItem {
-	for i := len(s.items) - 1; i >= 0; i-- {
-		if r := &s.items[i]; r.id == id {
-			if r.kind != itemTool || r.status != merge.ToolRunning || r.outLen+n > merge.DefaultMaxOutputBytes {
-				return nil
-			}
-			return r
-		}
+	r := s.lookup(id)
+	if r == nil || r.kind != itemTool || r.status != merge.ToolRunning || r.outLen+n > merge.DefaultMaxOutputBytes {
+		return nil
 	}
-	return nil
+	return r
 }
 
 // grow records that chunk was appended to a sent call's output.

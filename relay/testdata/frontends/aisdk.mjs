@@ -18,46 +18,11 @@
 //   replay:  false to build the transport with resumeStreamIsReplay: false
 //            (a resumed stream then continues the message it has).
 // }
-import { AbstractChat, DefaultChatTransport, readUIMessageStream } from "ai";
+import { DefaultChatTransport, readUIMessageStream } from "ai";
+import { Chat, captureWarnings } from "./harness.mjs";
 
 const cfg = JSON.parse(process.argv[2]);
-const warnings = [];
-// A connection the test cuts makes undici fail a read nobody awaits; it is
-// reported, not fatal, so the script can go on to reconnect.
-process.on("uncaughtException", (err) => warnings.push("uncaught: " + String(err && err.message ? err.message : err)));
-process.on("unhandledRejection", (err) => warnings.push("unhandled: " + String(err && err.message ? err.message : err)));
-for (const level of ["warn", "error"]) {
-  console[level] = (...args) =>
-    warnings.push(args.map((a) => (a instanceof Error ? a.message : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
-}
-
-// MemoryState is the ChatState that @ai-sdk/react keeps in React state,
-// without React.
-class MemoryState {
-  constructor() {
-    this.status = "ready";
-    this.error = undefined;
-    this.messages = [];
-  }
-  pushMessage = (m) => {
-    this.messages = this.messages.concat(m);
-  };
-  popMessage = () => {
-    this.messages = this.messages.slice(0, -1);
-  };
-  replaceMessage = (i, m) => {
-    this.messages = [...this.messages.slice(0, i), this.snapshot(m), ...this.messages.slice(i + 1)];
-  };
-  snapshot = (x) => structuredClone(x);
-}
-
-class Chat extends AbstractChat {
-  constructor(init) {
-    const state = new MemoryState();
-    super({ ...init, state });
-    this.memory = state;
-  }
-}
+const warnings = captureWarnings();
 
 const out = { messages: null, status: null, errors: [], finishes: [], resumed: null, warnings };
 

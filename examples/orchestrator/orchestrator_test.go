@@ -1,0 +1,691 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
+
+	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/client/agenttest"
+	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/merge"
+)
+
+// The acceptance tests of nesting: the orchestrator in front of the
+// reference agent (agenttest, on 127.0.0.1), driven by the real
+// @ag-ui/client and ai packages of relay/testdata/frontends (its lockfile)
+// run by node.
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+var frontendsDir = filepath.Join("..", "..", "relay", "testdata", "frontends")
+
+// requireNodeEnv, when set, turns a missing node or package into a
+// failure (CI sets it).
+const requireNodeEnv = "A2A_PROGRESS_REQUIRE_INTEROP"
+
+var npmOnce sync.Once
+
+func node(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("node")
+	if err != nil {
+		skipNode(t, "node is not on PATH")
+	}
+	npmOnce.Do(func() {
+		if _, err := os.Stat(filepath.Join(frontendsDir, "node_modules", "ai", "package.json")); err == nil {
+			return
+		}
+		if out, err := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--prefix", frontendsDir).CombinedOutput(); err != nil {
+			t.Logf("npm ci: %v\n%s", err, out)
+		}
+	})
+	if _, err := os.Stat(filepath.Join(frontendsDir, "node_modules", "ai", "package.json")); err != nil {
+		skipNode(t, "the front-end packages are not installed in "+frontendsDir)
+	}
+	return bin
+}
+
+func skipNode(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv(requireNodeEnv) != "" {
+		t.Fatalf("%s (%s is set: the node tests must run)", why, requireNodeEnv)
+	}
+	t.Skip("skipping: " + why)
+}
+
+// runNode runs nested.mjs with cfg and decodes its output into out; it
+// fails the test on any warning the libraries printed.
+func runNode(t *testing.T, cfg map[string]any, out any) {
+	t.Helper()
+	bin := node(t)
+	arg, _ := json.Marshal(cfg)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "nested.mjs", string(arg))
+	cmd.Dir = frontendsDir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("node nested.mjs: %v\nstderr: %s", err, stderr.String())
+	}
+	var w struct {
+		Warnings []string `json:"warnings"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &w); err != nil {
+		t.Fatalf("node output: %v\n%s", err, stdout.String())
+	}
+	if len(w.Warnings) > 0 {
+		t.Errorf("the client libraries warned: %q", w.Warnings)
+	}
+	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fixture is the reference agent and the orchestrator in front of it.
+type fixture struct {
+	agent *agenttest.Agent
+	url   string
+}
+
+func start(t *testing.T, scripts ...agenttest.Script) *fixture {
+	t.Helper()
+	agent, err := agenttest.New(agenttest.WithScripts(scripts...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = agent.Close() })
+	return &fixture{agent: agent, url: serveFor(t, agent.URL)}
+}
+
+// expected is what the callee's script shows once merged: its tool calls'
+// names in view order and its reply.
+func expected(sc agenttest.Script) (tools []string, reply string) {
+	turn := merge.NewTurn("t", "t", merge.Caps{})
+	for _, e := range sc.Envelopes() {
+		turn.Apply(envelope.Reading{Envelope: e})
+	}
+	v := turn.View()
+	for _, tc := range v.ToolCalls {
+		tools = append(tools, tc.Tool)
+	}
+	return tools, sc.FinalText
+}
+
+type aguiOut struct {
+	Events   []map[string]any `json:"events"`
+	Error    *string          `json:"error"`
+	Messages []map[string]any `json:"messages"`
+}
+
+// subagent is what the AG-UI events say about one sub-agent.
+type subagent struct {
+	Parent      string   // parentToolCallId
+	Tools       []string // its tool calls' names, in order
+	Outcome     string   // SUBAGENT_FINISHED outcome type, or "error:<code>"
+	ParentReply string   // the parent call's TOOL_CALL_RESULT content
+}
+
+// subagents reads the sub-agents of a run, checking that each event of a
+// sub-agent carries its id and that no id of a message or call repeats.
+func subagents(t *testing.T, out *aguiOut) (map[string]*subagent, []string) {
+	t.Helper()
+	subs := map[string]*subagent{}
+	var askCalls []string
+	started := map[string]bool{}
+	for _, ev := range out.Events {
+		typ, _ := ev["type"].(string)
+		sub, _ := ev["subagentRunId"].(string)
+		switch typ {
+		case "SUBAGENT_STARTED":
+			subs[sub] = &subagent{Parent: ev["parentToolCallId"].(string)}
+		case "SUBAGENT_FINISHED":
+			subs[sub].Outcome = ev["outcome"].(map[string]any)["type"].(string)
+		case "SUBAGENT_ERROR":
+			subs[sub].Outcome = "error:" + ev["code"].(string)
+		case "TOOL_CALL_START", "TEXT_MESSAGE_START", "REASONING_START":
+			id, _ := ev["toolCallId"].(string)
+			if id == "" {
+				id, _ = ev["messageId"].(string)
+			}
+			if started[id] {
+				t.Errorf("%s %s sent twice", typ, id)
+			}
+			started[id] = true
+			if typ != "TOOL_CALL_START" {
+				continue
+			}
+			if sub == "" {
+				askCalls = append(askCalls, id)
+				continue
+			}
+			subs[sub].Tools = append(subs[sub].Tools, ev["toolCallName"].(string))
+		case "TOOL_CALL_RESULT":
+			if sub != "" {
+				continue
+			}
+			for _, s := range subs {
+				if s.Parent == ev["toolCallId"] {
+					s.ParentReply = ev["content"].(string)
+				}
+			}
+		}
+	}
+	return subs, askCalls
+}
+
+func runAGUI(t *testing.T, f *fixture, text string) *aguiOut {
+	t.Helper()
+	var out aguiOut
+	runNode(t, map[string]any{"mode": "agui", "url": f.url + "/ag-ui", "id": "thread-1", "text": text}, &out)
+	if out.Error != nil {
+		t.Fatalf("the AG-UI client refused the run: %s", *out.Error)
+	}
+	return &out
+}
+
+func TestAGUINested(t *testing.T) {
+	sc := agenttest.Realistic()
+	f := start(t)
+	out := runAGUI(t, f, "where is order 42?")
+	subs, asks := subagents(t, out)
+	tools, reply := expected(sc)
+	var got []subagent
+	for _, s := range subs {
+		got = append(got, *s)
+	}
+	want := []subagent{{Parent: asks[0], Tools: tools, Outcome: "success", ParentReply: reply}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("sub-agent (-want +got):\n%s", diff)
+	}
+	// The client's message model: the sub-agent's tool calls carry its
+	// subagentRunId; the orchestrator's call and answer carry none.
+	var subID string
+	for id := range subs {
+		subID = id
+	}
+	var subCalls, ownCalls []string
+	var last string
+	for _, m := range out.Messages {
+		for _, tc := range asList(m["toolCalls"]) {
+			name := tc.(map[string]any)["function"].(map[string]any)["name"].(string)
+			if m["subagentRunId"] == subID {
+				subCalls = append(subCalls, name)
+			} else if m["subagentRunId"] == nil {
+				ownCalls = append(ownCalls, name)
+			}
+		}
+		if m["role"] == "assistant" && m["subagentRunId"] == nil {
+			if c, ok := m["content"].(string); ok && c != "" {
+				last = c
+			}
+		}
+	}
+	if diff := cmp.Diff(tools, subCalls); diff != "" {
+		t.Errorf("the sub-agent's tool calls in the messages (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"ask_colleague"}, ownCalls); diff != "" {
+		t.Errorf("the orchestrator's own tool calls (-want +got):\n%s", diff)
+	}
+	if want := "My colleague says: " + reply; last != want {
+		t.Errorf("the orchestrator's answer = %q, want %q", last, want)
+	}
+}
+
+func asList(v any) []any { l, _ := v.([]any); return l }
+
+func TestAGUINestedConcurrentCalls(t *testing.T) {
+	f := start(t)
+	out := runAGUI(t, f, "where is order 42?\nand order 43?")
+	subs, asks := subagents(t, out)
+	tools, reply := expected(agenttest.Realistic())
+	var got []subagent
+	for _, s := range subs {
+		got = append(got, *s)
+	}
+	slices.SortFunc(got, func(a, b subagent) int { return strings.Compare(a.Parent, b.Parent) })
+	slices.Sort(asks)
+	var want []subagent
+	for _, id := range asks {
+		want = append(want, subagent{Parent: id, Tools: tools, Outcome: "success", ParentReply: reply})
+	}
+	if len(asks) != 2 {
+		t.Fatalf("ask_colleague calls = %q, want 2", asks)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("two concurrent sub-agents (-want +got):\n%s", diff)
+	}
+}
+
+func TestAGUINestedInterrupt(t *testing.T) {
+	sc := agenttest.Script{Name: "ship it?", Steps: agenttest.Realistic().Steps[:3],
+		Final: a2a.TaskStateInputRequired, FinalText: "Ship the partial order?"}
+	f := start(t, sc)
+	out := runAGUI(t, f, "ship it?")
+	subs, asks := subagents(t, out)
+	if len(subs) != 1 {
+		t.Fatalf("sub-agents = %v", subs)
+	}
+	var subID string
+	for id, s := range subs {
+		subID = id
+		if diff := cmp.Diff(subagent{Parent: asks[0], Tools: []string{"search_orders"}, Outcome: "suspended"}, *s); diff != "" {
+			t.Errorf("suspended sub-agent (-want +got):\n%s", diff)
+		}
+	}
+	var finished, suspended map[string]any
+	for _, ev := range out.Events {
+		switch ev["type"] {
+		case "RUN_FINISHED":
+			finished = ev
+		case "SUBAGENT_FINISHED":
+			suspended = ev
+		}
+	}
+	ids := asList(suspended["outcome"].(map[string]any)["interruptIds"])
+	ints := asList(finished["outcome"].(map[string]any)["interrupts"])
+	if len(ids) != 1 || len(ints) != 1 {
+		t.Fatalf("interruptIds %v, run interrupts %v", ids, ints)
+	}
+	in := ints[0].(map[string]any)
+	want := map[string]any{"id": ids[0], "reason": "input_required", "message": "Ship the partial order?", "subagentRunId": subID}
+	if diff := cmp.Diff(want, in); diff != "" {
+		t.Errorf("the run's interrupt (-want +got):\n%s", diff)
+	}
+}
+
+func TestAGUINestedCutUpstream(t *testing.T) {
+	f := start(t)
+	// The remote stream is cut after its 4th event; the client resumes
+	// it, and the run shows each block once (subagents fails on a
+	// repeated id).
+	f.agent.CutAfter(4, true)
+	out := runAGUI(t, f, "where is order 42?")
+	subs, asks := subagents(t, out)
+	tools, reply := expected(agenttest.Realistic())
+	var got []subagent
+	for _, s := range subs {
+		got = append(got, *s)
+	}
+	if diff := cmp.Diff([]subagent{{Parent: asks[0], Tools: tools, Outcome: "success", ParentReply: reply}}, got); diff != "" {
+		t.Errorf("sub-agent across a cut (-want +got):\n%s", diff)
+	}
+	// Every chunk of live output once: the activity patches add each
+	// chunk of the script once.
+	var chunks []string
+	for _, ev := range out.Events {
+		if ev["type"] == "ACTIVITY_DELTA" {
+			for _, p := range asList(ev["patch"]) {
+				if p := p.(map[string]any); p["op"] == "add" {
+					chunks = append(chunks, p["value"].(string))
+				}
+			}
+		}
+	}
+	seen := map[string]int{}
+	for _, c := range chunks {
+		seen[c]++
+		if seen[c] > 1 {
+			t.Errorf("chunk %q sent twice", c)
+		}
+	}
+}
+
+type toolState struct {
+	ID          string          `json:"id"`
+	State       string          `json:"state"`
+	Preliminary bool            `json:"preliminary"`
+	Output      json.RawMessage `json:"output"`
+	ErrorText   *string         `json:"errorText"`
+}
+
+type view struct {
+	Verdict string `json:"verdict"`
+	Items   []struct {
+		Kind   string `json:"kind"`
+		Tool   string `json:"tool"`
+		Status string `json:"status"`
+	} `json:"items"`
+	Reply string `json:"reply"`
+}
+
+func decodeView(t *testing.T, raw json.RawMessage) view {
+	t.Helper()
+	var v view
+	if err := json.Unmarshal(raw, &v); err != nil {
+		t.Fatalf("output %s: %v", raw, err)
+	}
+	return v
+}
+
+func TestChatNestedPreliminaryOutputs(t *testing.T) {
+	sc := agenttest.Realistic()
+	f := start(t)
+	var out struct {
+		States  [][]toolState `json:"states"`
+		Errors  []string      `json:"errors"`
+		Message struct {
+			Parts []map[string]any `json:"parts"`
+		} `json:"message"`
+	}
+	runNode(t, map[string]any{"mode": "read", "api": f.url + "/api/chat", "id": "chat-1", "text": "where is order 42?"}, &out)
+	if len(out.Errors) > 0 {
+		t.Fatalf("reader errors: %q", out.Errors)
+	}
+	tools, reply := expected(sc)
+	// The tool part's outputs: preliminary ones whose item counts never
+	// shrink, then one final output with the callee's whole view.
+	var items []int
+	var final *view
+	for _, st := range out.States {
+		if len(st) == 0 {
+			continue // before the tool part
+		}
+		if len(st) != 1 {
+			t.Fatalf("tool parts = %d, want 1: %+v", len(st), st)
+		}
+		p := st[0]
+		switch {
+		case p.State == "output-available" && p.Preliminary:
+			v := decodeView(t, p.Output)
+			items = append(items, len(v.Items))
+		case p.State == "output-available":
+			v := decodeView(t, p.Output)
+			final = &v
+		}
+	}
+	if len(items) < 3 || !slices.IsSorted(items) {
+		t.Errorf("preliminary outputs' item counts = %v: want at least 3, never shrinking", items)
+	}
+	if final == nil {
+		t.Fatalf("no final output; states: %+v", out.States)
+	}
+	var gotTools []string
+	for _, it := range final.Items {
+		if it.Kind == "tool" {
+			gotTools = append(gotTools, it.Tool)
+		}
+	}
+	if diff := cmp.Diff(tools, gotTools); diff != "" {
+		t.Errorf("the final view's tool calls (-want +got):\n%s", diff)
+	}
+	if final.Verdict != "completed" || final.Reply != reply {
+		t.Errorf("final verdict %q reply %q, want completed %q", final.Verdict, final.Reply, reply)
+	}
+	var texts []string
+	for _, p := range out.Message.Parts {
+		if p["type"] == "text" {
+			texts = append(texts, p["text"].(string))
+		}
+	}
+	if diff := cmp.Diff([]string{"Let me ask a colleague.", "My colleague says: " + reply}, texts); diff != "" {
+		t.Errorf("the orchestrator's text (-want +got):\n%s", diff)
+	}
+}
+
+func TestChatNestedFailed(t *testing.T) {
+	sc := agenttest.Script{Name: "break", Steps: agenttest.Realistic().Steps[:2], Final: a2a.TaskStateFailed, FinalText: "warehouse down"}
+	f := start(t, sc)
+	var out struct {
+		States [][]toolState `json:"states"`
+		Errors []string      `json:"errors"`
+	}
+	runNode(t, map[string]any{"mode": "read", "api": f.url + "/api/chat", "id": "chat-2", "text": "break"}, &out)
+	if len(out.Errors) > 0 {
+		t.Fatalf("reader errors: %q", out.Errors)
+	}
+	last := out.States[len(out.States)-1]
+	msg := "warehouse down"
+	want := []toolState{{ID: last[0].ID, State: "output-error", ErrorText: &msg, Output: last[0].Output}}
+	if diff := cmp.Diff(want, last); diff != "" {
+		t.Errorf("failed call's tool part (-want +got):\n%s", diff)
+	}
+}
+
+func TestChatNestedReload(t *testing.T) {
+	steps := slices.Clone(agenttest.Realistic().Steps)
+	steps[5].Gate = "reload" // after the first call's output
+	sc := agenttest.Realistic()
+	sc.Name, sc.Steps = "slow order", steps
+	f := start(t, sc)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/release", func(w http.ResponseWriter, _ *http.Request) { f.agent.Release("reload") })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := &http.Server{Handler: mux}
+	go func() { _ = rel.Serve(ln) }()
+	defer rel.Close()
+	var out struct {
+		Errors   []string `json:"errors"`
+		Messages []struct {
+			Role  string           `json:"role"`
+			Parts []map[string]any `json:"parts"`
+		} `json:"messages"`
+	}
+	runNode(t, map[string]any{"mode": "reload", "api": f.url + "/api/chat", "id": "chat-3", "text": "slow order",
+		"release": "http://" + ln.Addr().String() + "/release"}, &out)
+	if len(out.Errors) > 0 {
+		t.Errorf("chat errors: %q", out.Errors)
+	}
+	tools, reply := expected(sc)
+	type part struct{ Type, State, Text string }
+	var got []part
+	var final view
+	for _, m := range out.Messages {
+		if m.Role != "assistant" {
+			continue
+		}
+		for _, p := range m.Parts {
+			typ := p["type"].(string)
+			switch typ {
+			case "text":
+				got = append(got, part{Type: typ, Text: p["text"].(string)})
+			case "tool-ask_colleague":
+				got = append(got, part{Type: typ, State: p["state"].(string)})
+				raw, _ := json.Marshal(p["output"])
+				final = decodeView(t, raw)
+			}
+		}
+	}
+	want := []part{{Type: "text", Text: "Let me ask a colleague."}, {Type: "tool-ask_colleague", State: "output-available"},
+		{Type: "text", Text: "My colleague says: " + reply}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the message after a reload (-want +got):\n%s", diff)
+	}
+	var gotTools []string
+	for _, it := range final.Items {
+		if it.Kind == "tool" {
+			gotTools = append(gotTools, it.Tool)
+		}
+	}
+	if diff := cmp.Diff(tools, gotTools); diff != "" {
+		t.Errorf("the resumed tool part's view (-want +got):\n%s", diff)
+	}
+}
+
+func TestRefusesForeignHost(t *testing.T) {
+	f := start(t)
+	req, _ := http.NewRequest(http.MethodPost, f.url+"/ag-ui", strings.NewReader(`{}`))
+	req.Host = "attacker.test:" + strings.Split(f.url, ":")[2]
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMisdirectedRequest {
+		t.Errorf("foreign Host: status %d, want %d", resp.StatusCode, http.StatusMisdirectedRequest)
+	}
+}
+
+// jsAgentDir is the JS A2A peer (written with the A2A JS SDK) of the
+// interop tests.
+var jsAgentDir = filepath.Join("..", "..", "internal", "interop", "jsagent")
+
+// startJSAgent starts the JS peer on a free port and returns its URL; it
+// stops when the test ends (its stdin closes).
+func startJSAgent(t *testing.T) string {
+	t.Helper()
+	bin := node(t)
+	if _, err := os.Stat(filepath.Join(jsAgentDir, "node_modules", "@a2a-js", "sdk")); err != nil {
+		if out, err := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--prefix", jsAgentDir).CombinedOutput(); err != nil {
+			skipNode(t, "cannot install the JS peer's packages: "+err.Error()+"\n"+string(out))
+		}
+	}
+	cmd := exec.Command(bin, "server.mjs", "0")
+	cmd.Dir = jsAgentDir
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = stdin.Close() // the server exits at EOF
+		_ = cmd.Wait()
+	})
+	line := make([]byte, 0, 32)
+	var b [1]byte
+	for {
+		n, err := stdout.Read(b[:])
+		if err != nil {
+			t.Fatalf("the JS peer printed no port line: %v", err)
+		}
+		if n == 1 && b[0] == '\n' {
+			break
+		}
+		line = append(line, b[:n]...)
+	}
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	port, ok := strings.CutPrefix(string(line), "port ")
+	if !ok {
+		t.Fatalf("the JS peer's first line is %q, not a port", line)
+	}
+	return "http://127.0.0.1:" + port
+}
+
+// serveFor serves an orchestrator in front of the agent at agentURL.
+func serveFor(t *testing.T, agentURL string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	c, err := client.New(ctx, agentURL)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	o := newOrchestrator(ctx, c, ln.Addr().String())
+	o.pace.Interval, o.pace.BytesPerSecond = time.Nanosecond, 1<<30
+	srv := &http.Server{Handler: o}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() {
+		cancel()
+		_ = srv.Close()
+		o.wait()
+		_ = c.Close()
+	})
+	return "http://" + ln.Addr().String()
+}
+
+// direct runs one turn of the agent at agentURL with the plain client: the
+// merged view and outcome the nested front ends must show.
+func direct(t *testing.T, agentURL, text string) (tools []string, res merge.TurnResult) {
+	t.Helper()
+	ctx := context.Background()
+	c, err := client.New(ctx, agentURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s, err := c.SendText(ctx, text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for u := range s.Updates() {
+		if op, ok := u.Op(); ok && op.Type == merge.OpResult {
+			res = *op.Result
+		}
+	}
+	for _, tc := range s.View().ToolCalls {
+		tools = append(tools, tc.Tool)
+	}
+	return tools, res
+}
+
+func TestNestedJSPeer(t *testing.T) {
+	agentURL := startJSAgent(t)
+	url := serveFor(t, agentURL)
+	for _, scenario := range []string{"inorder", "shuffled", "duplicated"} {
+		t.Run(scenario, func(t *testing.T) {
+			tools, res := direct(t, agentURL, scenario)
+			if res.Verdict != merge.VerdictCompleted || len(tools) == 0 {
+				t.Fatalf("the JS peer's %s turn: verdict %q, tools %q", scenario, res.Verdict, tools)
+			}
+			var out aguiOut
+			runNode(t, map[string]any{"mode": "agui", "url": url + "/ag-ui", "id": "thread-" + scenario, "text": scenario}, &out)
+			if out.Error != nil {
+				t.Fatalf("the AG-UI client refused the run: %s", *out.Error)
+			}
+			subs, asks := subagents(t, &out)
+			var got []subagent
+			for _, s := range subs {
+				got = append(got, *s)
+			}
+			if diff := cmp.Diff([]subagent{{Parent: asks[0], Tools: tools, Outcome: "success", ParentReply: res.Reply}}, got); diff != "" {
+				t.Errorf("AG-UI sub-agent (-want +got):\n%s", diff)
+			}
+			var chat struct {
+				States [][]toolState `json:"states"`
+				Errors []string      `json:"errors"`
+			}
+			runNode(t, map[string]any{"mode": "read", "api": url + "/api/chat", "id": "chat-" + scenario, "text": scenario}, &chat)
+			if len(chat.Errors) > 0 || len(chat.States) == 0 {
+				t.Fatalf("reader errors %q, states %d", chat.Errors, len(chat.States))
+			}
+			last := chat.States[len(chat.States)-1]
+			if len(last) != 1 || last[0].State != "output-available" || last[0].Preliminary {
+				t.Fatalf("last tool part state: %+v", last)
+			}
+			v := decodeView(t, last[0].Output)
+			var gotTools []string
+			for _, it := range v.Items {
+				if it.Kind == "tool" {
+					gotTools = append(gotTools, it.Tool)
+				}
+			}
+			if diff := cmp.Diff(tools, gotTools); diff != "" {
+				t.Errorf("useChat final view's tool calls (-want +got):\n%s", diff)
+			}
+			if v.Verdict != "completed" || v.Reply != res.Reply {
+				t.Errorf("useChat final view: verdict %q reply %q, want completed %q", v.Verdict, v.Reply, res.Reply)
+			}
+		})
+	}
+}

@@ -1,0 +1,48 @@
+// What the node scripts of this harness share: the capture of the
+// libraries' warnings, and a Chat (what useChat wraps) without React.
+import { AbstractChat } from "ai";
+
+// captureWarnings collects every console.warn / console.error of the
+// libraries (the Go tests fail on any) and the errors nobody awaited (a
+// connection the test cuts makes undici fail a read; reported, not fatal,
+// so a script can go on to reconnect).
+export function captureWarnings() {
+  const warnings = [];
+  process.on("uncaughtException", (err) => warnings.push("uncaught: " + String(err && err.message ? err.message : err)));
+  process.on("unhandledRejection", (err) => warnings.push("unhandled: " + String(err && err.message ? err.message : err)));
+  for (const level of ["warn", "error"]) {
+    console[level] = (...args) =>
+      warnings.push(args.map((a) => (a instanceof Error ? a.message : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
+  }
+  return warnings;
+}
+
+// MemoryState is the ChatState that @ai-sdk/react keeps in React state,
+// without React; onChange, when set, sees each change of the messages.
+export class MemoryState {
+  constructor(messages = []) {
+    this.status = "ready";
+    this.error = undefined;
+    this.messages = messages;
+  }
+  pushMessage = (m) => {
+    this.messages = this.messages.concat(m);
+  };
+  popMessage = () => {
+    this.messages = this.messages.slice(0, -1);
+  };
+  replaceMessage = (i, m) => {
+    this.messages = [...this.messages.slice(0, i), this.snapshot(m), ...this.messages.slice(i + 1)];
+    this.onChange?.(this.messages);
+  };
+  snapshot = (x) => structuredClone(x);
+}
+
+// Chat is useChat's chat over a MemoryState holding messages.
+export class Chat extends AbstractChat {
+  constructor(init, messages = []) {
+    const state = new MemoryState(messages);
+    super({ ...init, state });
+    this.memory = state;
+  }
+}

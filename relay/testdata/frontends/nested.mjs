@@ -1,0 +1,111 @@
+// Runs the real AG-UI and AI SDK clients against an orchestrator that nests
+// a remote A2A call under its own tool call (relay.AGUIRun,
+// relay.ChatStream; examples/orchestrator), and prints what they assembled
+// as one JSON object on stdout.
+//
+//   node nested.mjs '<config JSON>'
+//
+// config: {
+//   mode:   "agui"   — @ag-ui/client's HttpAgent.runAgent() POSTs to url
+//                      (its event verifier runs on every event); out:
+//                      every event, the messages, the run's error.
+//           "read"   — DefaultChatTransport.sendMessages() to api piped into
+//                      readUIMessageStream(); out: the states of the
+//                      ask_colleague tool parts as they changed, and the
+//                      last message.
+//           "reload" — a Chat (what useChat wraps) sends the message and,
+//                      once a tool part shows a preliminary output, stops
+//                      (the page goes away); a second Chat — the reloaded
+//                      page, holding only the user message — calls
+//                      resumeStream() and, once it shows the tool part,
+//                      GETs release (the test then lets the remote agent
+//                      finish); out: its messages.
+//   url, api, id, text, release: as above.
+// }
+//
+// console.warn / console.error of the libraries are captured: the Go test
+// fails on any.
+import { HttpAgent } from "@ag-ui/client";
+import { DefaultChatTransport, readUIMessageStream } from "ai";
+import { Chat, captureWarnings } from "./harness.mjs";
+
+const cfg = JSON.parse(process.argv[2]);
+const warnings = captureWarnings();
+
+const out = { warnings };
+
+const toolParts = (m) => (m?.parts ?? []).filter((p) => p.type === "tool-ask_colleague");
+
+if (cfg.mode === "agui") {
+  const agent = new HttpAgent({
+    url: cfg.url,
+    threadId: cfg.id,
+    initialMessages: [{ id: "u1", role: "user", content: cfg.text }],
+  });
+  out.events = [];
+  out.error = null;
+  try {
+    await agent.runAgent({ runId: "run-1" }, { onEvent: ({ event }) => void out.events.push(event) });
+  } catch (err) {
+    out.error = String(err && err.message ? err.message : err);
+  }
+  out.messages = agent.messages;
+} else if (cfg.mode === "read") {
+  const transport = new DefaultChatTransport({ api: cfg.api });
+  out.states = [];
+  out.errors = [];
+  let last = null;
+  try {
+    const stream = await transport.sendMessages({
+      chatId: cfg.id,
+      trigger: "submit-message",
+      messageId: undefined,
+      messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: cfg.text }] }],
+      abortSignal: undefined,
+    });
+    let prev = "";
+    for await (const m of readUIMessageStream({ stream, onError: (e) => out.errors.push(String(e.message ?? e)) })) {
+      last = m;
+      const now = JSON.stringify(toolParts(m).map((p) => ({ id: p.toolCallId, state: p.state, preliminary: p.preliminary ?? false, output: p.output ?? null, errorText: p.errorText ?? null })));
+      if (now !== prev) {
+        out.states.push(JSON.parse(now));
+        prev = now;
+      }
+    }
+  } catch (err) {
+    out.errors.push(String(err.message ?? err));
+  }
+  out.message = last;
+} else if (cfg.mode === "reload") {
+  out.errors = [];
+  const user = { id: "u1", role: "user", parts: [{ type: "text", text: cfg.text }] };
+  const first = new Chat({ id: cfg.id, transport: new DefaultChatTransport({ api: cfg.api }), onError: (e) => out.errors.push("first: " + String(e.message ?? e)) }, []);
+  // The state tells each change of the message: stop at the first
+  // preliminary output.
+  const seen = new Promise((resolve) => {
+    first.memory.onChange = (msgs) => {
+      if (toolParts(msgs[msgs.length - 1]).some((p) => p.preliminary)) resolve();
+    };
+  });
+  const sent = first.sendMessage(user);
+  await Promise.race([seen, sent]);
+  out.beforeReload = structuredClone(first.messages);
+  await first.stop();
+  await sent.catch(() => {});
+  const second = new Chat({ id: cfg.id, transport: new DefaultChatTransport({ api: cfg.api }), onError: (e) => out.errors.push("second: " + String(e.message ?? e)) }, [user]);
+  // The reloaded page resumes while the turn still runs (the remote agent
+  // waits at its gate); once the resumed message shows its tool part, the
+  // remote agent may finish.
+  const restored = new Promise((resolve) => {
+    second.memory.onChange = (msgs) => {
+      if (toolParts(msgs[msgs.length - 1]).length > 0) resolve();
+    };
+  });
+  const resumed = second.resumeStream();
+  await Promise.race([restored, resumed]);
+  await fetch(cfg.release);
+  await resumed;
+  out.messages = second.messages;
+  out.status = second.status;
+}
+process.stdout.write(JSON.stringify(out));
