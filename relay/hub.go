@@ -296,7 +296,11 @@ func (h *Handler) startFollowLocked(t *task) {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		t.mu.Lock()
-		t.markReadyLocked(err)
+		if t.attached == 0 {
+			// (An attached stream that stopped this follow readies the
+			// task with its first op.)
+			t.markReadyLocked(err)
+		}
 		settled := t.settled
 		t.mu.Unlock()
 		if err != nil && !errors.Is(err, context.Canceled) {

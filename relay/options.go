@@ -50,6 +50,7 @@ type Option func(*config)
 
 type config struct {
 	authorize    Authorizer
+	started      *TaskSet
 	corsOrigins  map[string]bool
 	corsAny      bool
 	maxOps       int
@@ -87,6 +88,14 @@ func defaultConfig() config {
 // refused with 403: a relay shows what an agent does, so it has no open
 // default. [AllowLoopback] is what `a2a-tail web` uses on 127.0.0.1.
 func WithAuthorizer(a Authorizer) Option { return func(c *config) { c.authorize = a } }
+
+// WithStartedTasks adds to s every task the handler's attached streams
+// run — the turns its front-end endpoints ([Handler.AGUI], [Handler.Chat])
+// send and every stream given to [Handler.Attach] — as the stream adopts
+// it, before any subscriber can ask for it. With s.Authorizer as the
+// handler's Authorizer, a client reads only the tasks started through this
+// relay (and those added to s).
+func WithStartedTasks(s *TaskSet) Option { return func(c *config) { c.started = s } }
 
 // WithCORS allows cross-origin pages of the given origins (scheme://host[:port],
 // or "*" for any) to read the event streams. Without it no CORS header is
