@@ -118,6 +118,13 @@ func (s *TaskSet) Has(id string) bool {
 	return ok
 }
 
+// Len is the number of ids in the set.
+func (s *TaskSet) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.ids)
+}
+
 // Authorizer returns an Authorizer that asks next first and then allows a
 // task only when it is in the set; a task that is not gets 404 (it does
 // not say whether the agent knows it). The task "" — a front end's request

@@ -87,6 +87,10 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, t *task, sub *s
 	hd.Set("Content-Type", "text/event-stream")
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
+	// The connection ends with the stream (HTTP/1.1; HTTP/2 has no such
+	// header and ends the stream alone): a reader reconnects with a new one,
+	// and one whose stream ended leaves no idle connection behind.
+	hd.Set("Connection", "close")
 	ew := newEventWriter(w)
 	ew.deadline(time.Now().Add(h.cfg.writeTimeout))
 	// The first write sends the headers with 200: Begin may still set some.

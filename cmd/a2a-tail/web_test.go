@@ -41,7 +41,7 @@ func startWebContext(t *testing.T) (context.Context, *httptest.Server) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	ws := newWebServer(ctx, c, relay.AllowLoopback)
+	ws := newWebServer(ctx, c, webPolicy{auth: relay.AllowLoopback, tasks: relay.NewTaskSet(0)})
 	srv := httptest.NewServer(ws)
 	t.Cleanup(func() { ws.Close() })
 	t.Cleanup(srv.Close)
@@ -112,10 +112,11 @@ func TestWebListen(t *testing.T) {
 	cancel() // serve, print, and stop at once
 	stdout.Reset()
 	stderr.Reset()
-	if err := a.serveWeb(ctx, nil, "0.0.0.0:0", true, ""); err != nil {
+	if err := a.serveWeb(ctx, nil, webFlags{listen: "0.0.0.0:0", allowRemote: true}, ""); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(stderr.String(), "WARNING") || !strings.HasPrefix(stdout.String(), "http://") {
-		t.Errorf("stdout %q stderr %q: want the URL and a warning", stdout.String(), stderr.String())
+	if !strings.Contains(stderr.String(), "beyond loopback") || !strings.HasPrefix(stdout.String(), "http://") ||
+		!strings.Contains(stdout.String(), "/?token=") {
+		t.Errorf("stdout %q stderr %q: want the URL with its token and a warning", stdout.String(), stderr.String())
 	}
 }
