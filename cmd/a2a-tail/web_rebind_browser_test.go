@@ -89,7 +89,7 @@ func TestWebRebindingInBrowser(t *testing.T) {
 	refused := `403 {"error":"relay: Host \"attack`
 	want := map[string]map[string]string{
 		"cross-origin": {"send json": "blocked", "send no-cors": "opaque", "read events": "blocked", "read page": "blocked"},
-		"rebound": {"send json": refused, "send no-cors": refused, "read events": refused, "read page": refused},
+		"rebound":      {"send json": refused, "send no-cors": refused, "read events": refused, "read page": refused},
 	}
 	got := map[string]map[string]string{
 		"cross-origin": probe("http://attacker.test:"+evilPort, own),
