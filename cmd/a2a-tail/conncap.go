@@ -61,3 +61,10 @@ func (cc *connCap) unidleLocked(c net.Conn) {
 		delete(cc.at, c)
 	}
 }
+
+// conns is the number of open connections.
+func (cc *connCap) conns() int {
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	return cc.open
+}

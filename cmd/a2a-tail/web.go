@@ -140,7 +140,7 @@ func (a *app) serveWeb(ctx context.Context, c *client.Client, f webFlags, path s
 		fmt.Fprintf(a.stderr, "a2a-tail: serving %s beyond loopback: anyone with the token in the URL below can read the agent's progress and send it messages as you\n", printable(f.listen))
 	}
 	w := newWebServer(ctx, c, p, relay.WithLogger(a.logger()))
-	srv := newWebHTTPServer(w)
+	srv := newWebHTTPServer(w, newConnCap(webMaxConns))
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	u := "http://" + ln.Addr().String() + "/" + path
@@ -167,9 +167,8 @@ func (a *app) serveWeb(ctx context.Context, c *client.Client, f webFlags, path s
 }
 
 // newWebHTTPServer is the http.Server of `a2a-tail web`, with its timeouts
-// and its connection cap.
-func newWebHTTPServer(h http.Handler) *http.Server {
-	cc := newConnCap(webMaxConns)
+// and the connection cap cc.
+func newWebHTTPServer(h http.Handler, cc *connCap) *http.Server {
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: webReadHeaderTimeout,

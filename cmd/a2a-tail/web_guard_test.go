@@ -26,6 +26,7 @@ type guarded struct {
 	c    *client.Client
 	p    webPolicy
 	ws   *webServer
+	cc   *connCap
 	addr string // host:port it listens on
 	port string
 }
@@ -53,14 +54,15 @@ func startGuarded(t *testing.T, f webFlags, loopback bool) *guarded {
 		t.Fatal(err)
 	}
 	ws := newWebServer(ctx, c, p)
-	srv := newWebHTTPServer(ws)
+	cc := newConnCap(webMaxConns)
+	srv := newWebHTTPServer(ws, cc)
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() {
 		_ = ws.Close()
 		_ = srv.Close()
 	})
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	return &guarded{ctx: ctx, c: c, p: p, ws: ws, addr: ln.Addr().String(), port: port}
+	return &guarded{ctx: ctx, c: c, p: p, ws: ws, cc: cc, addr: ln.Addr().String(), port: port}
 }
 
 // call sends method path to g with the given Host and headers (name, value
