@@ -15,8 +15,9 @@ const TokenCookie = "a2a_relay_token"
 // GuardConfig says which requests a [Guard] lets through.
 type GuardConfig struct {
 	// Hosts are the Host header values this server answers to, as
-	// host:port (compared without case). [LoopbackHosts] gives the names
-	// of a server on loopback.
+	// host:port (compared without case; with port 80 or 443 the bare host
+	// is accepted too, as browsers send it). [LoopbackHosts] gives the
+	// names of a server on loopback.
 	Hosts []string
 	// AnyIPHost also accepts a Host that is an IP literal (with any port):
 	// an address cannot be rebound to another server, only a name can.
@@ -61,7 +62,7 @@ func NewGuard(c GuardConfig) *Guard {
 	for _, h := range c.Hosts {
 		h = strings.ToLower(h)
 		g.hosts[h] = true
-		if host, port, err := net.SplitHostPort(h); err == nil && port == "80" {
+		if host, port, err := net.SplitHostPort(h); err == nil && (port == "80" || port == "443") {
 			g.hosts[host] = true // a browser omits the default port
 			if strings.Contains(host, ":") {
 				g.hosts["["+host+"]"] = true

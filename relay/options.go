@@ -42,7 +42,10 @@ const (
 // allow; an error wrapping [ErrNotFound] to answer 404; any other error to
 // answer 403. The error's text is sent in the JSON body: do not put secrets
 // in it. It is called for every request, before anything is started for the
-// task, and must be safe for concurrent use.
+// task, and must be safe for concurrent use. The relay reads the task with
+// its own credentials, not the requester's: an Authorizer decides which
+// tasks a requester may see, not only who it is ([TaskSet] is the common
+// policy: the tasks started through this relay).
 type Authorizer func(r *http.Request, task string) error
 
 // Option configures a Handler.

@@ -13,18 +13,20 @@ import (
 // request yet — so that connections someone leaves open cost at most max
 // file descriptors and never keep a new request from being served. When
 // every connection is busy (event streams), the newest one is closed. It
-// holds one list element per open connection, at most max+1.
+// holds one list element per open connection, at most max+1, and one map
+// entry per connection it closed until the server saw it close.
 type connCap struct {
 	max int
 
 	mu   sync.Mutex
-	open int
+	open int                        // open descriptors: not closed yet
 	idle *list.List                 // of net.Conn, oldest first
 	at   map[net.Conn]*list.Element // the idle ones
+	shed map[net.Conn]bool          // closed here, StateClosed to come
 }
 
 func newConnCap(max int) *connCap {
-	return &connCap{max: max, idle: list.New(), at: map[net.Conn]*list.Element{}}
+	return &connCap{max: max, idle: list.New(), at: map[net.Conn]*list.Element{}, shed: map[net.Conn]bool{}}
 }
 
 // track is the http.Server's ConnState.
@@ -38,6 +40,8 @@ func (cc *connCap) track(c net.Conn, state http.ConnState) {
 		if cc.open > cc.max {
 			victim = cc.idle.Remove(cc.idle.Front()).(net.Conn)
 			delete(cc.at, victim)
+			cc.shed[victim] = true
+			cc.open-- // its descriptor is closed below
 		}
 	case http.StateIdle:
 		if cc.at[c] == nil {
@@ -47,7 +51,11 @@ func (cc *connCap) track(c net.Conn, state http.ConnState) {
 		cc.unidleLocked(c)
 	case http.StateClosed, http.StateHijacked:
 		cc.unidleLocked(c)
-		cc.open--
+		if cc.shed[c] {
+			delete(cc.shed, c)
+		} else {
+			cc.open--
+		}
 	}
 	cc.mu.Unlock()
 	if victim != nil {

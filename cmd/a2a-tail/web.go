@@ -18,7 +18,6 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 
-	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/relay/web"
 )
@@ -96,12 +95,11 @@ one in $` + webTokenEnv + ` or --token, or a new one; the URL it prints carries 
 				f.token = os.Getenv(webTokenEnv)
 			}
 			ctx := cmd.Context()
-			c, err := client.New(ctx, args[0], a.clientOptions()...)
-			if err != nil {
-				return err
-			}
-			defer c.Close()
-			return a.serveWeb(ctx, c, f, "")
+			// The page is served at once; the agent's card is read in the
+			// background, again with backoff while the agent is not up.
+			agent := resolveAgent(ctx, args[0], a.clientOptions(), webAgentRetryMin, webAgentRetryMax)
+			defer agent.Close()
+			return a.serveWeb(ctx, agent, f, "")
 		},
 	}
 	a.agentFlags(cmd)
@@ -120,9 +118,9 @@ one in $` + webTokenEnv + ` or --token, or a new one; the URL it prints carries 
 	return cmd
 }
 
-// serveWeb serves the page and relay for c as f says until ctx ends. path
-// is appended to the printed URL (demo: ?task=…).
-func (a *app) serveWeb(ctx context.Context, c *client.Client, f webFlags, path string) error {
+// serveWeb serves the page and relay for agent as f says until ctx ends.
+// path is appended to the printed URL (demo: ?task=…).
+func (a *app) serveWeb(ctx context.Context, agent *lazyAgent, f webFlags, path string) error {
 	loopback, err := checkListen(f.listen, f.allowRemote)
 	if err != nil {
 		return err
@@ -139,7 +137,7 @@ func (a *app) serveWeb(ctx context.Context, c *client.Client, f webFlags, path s
 	if !loopback {
 		fmt.Fprintf(a.stderr, "a2a-tail: serving %s beyond loopback: anyone with the token in the URL below can read the agent's progress and send it messages as you\n", printable(f.listen))
 	}
-	w := newWebServer(ctx, c, p, relay.WithLogger(a.logger()))
+	w := newWebServer(ctx, agent, p, relay.WithLogger(a.logger()))
 	srv := newWebHTTPServer(w, newConnCap(webMaxConns))
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
@@ -252,12 +250,13 @@ type webServer struct {
 	mux   *http.ServeMux
 	h     http.Handler // mux behind the guard
 	relay *relay.Handler
-	c     *client.Client
+	agent *lazyAgent
 	p     webPolicy
 }
 
-func newWebServer(ctx context.Context, c *client.Client, p webPolicy, opts ...relay.Option) *webServer {
-	w := &webServer{mux: http.NewServeMux(), c: c, p: p}
+func newWebServer(ctx context.Context, agent *lazyAgent, p webPolicy, opts ...relay.Option) *webServer {
+	w := &webServer{mux: http.NewServeMux(), agent: agent, p: p}
+	c := agent
 	auth := p.auth
 	if p.tasks != nil {
 		auth = p.tasks.Authorizer(auth)
@@ -266,12 +265,13 @@ func newWebServer(ctx context.Context, c *client.Client, p webPolicy, opts ...re
 	w.relay = relay.New(ctx, c, append([]relay.Option{relay.WithAuthorizer(auth)}, opts...)...)
 	files := http.FileServerFS(web.FS)
 	w.mux.Handle("GET /tasks/{taskId}/events", w.relay)
-	w.mux.HandleFunc("POST /tasks", w.send)
+	w.mux.Handle("POST /tasks", w.needAgent(http.HandlerFunc(w.send)))
+	w.mux.HandleFunc("GET /agent", w.agentState)
 	// The front ends' own protocols (AG-UI, the AI SDK's useChat) over the
 	// same relay; POST on the events route is AG-UI's reconnect
 	// (?format=ag-ui with the client's RunAgentInput).
-	w.mux.Handle("POST /ag-ui", w.relay.AGUI(c))
-	chat := w.relay.Chat(c)
+	w.mux.Handle("POST /ag-ui", w.needAgent(w.relay.AGUI(c)))
+	chat := w.needAgent(w.relay.Chat(c))
 	w.mux.Handle("POST /api/chat", chat)
 	w.mux.Handle("GET /api/chat/{id}/stream", chat)
 	w.mux.HandleFunc("POST /tasks/{taskId}/events", func(rw http.ResponseWriter, r *http.Request) {
@@ -294,6 +294,33 @@ func (w *webServer) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 
 // Close stops the relay: event streams end, follows stop.
 func (w *webServer) Close() error { return w.relay.Close() }
+
+// agentState answers GET /agent: the agent's state, for the page to show.
+func (w *webServer) agentState(rw http.ResponseWriter, _ *http.Request) {
+	rw.Header().Set("Content-Type", "application/json")
+	rw.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(rw).Encode(w.agent.State())
+}
+
+// needAgent answers 503 with Retry-After and the agent's state to a
+// request that needs the agent before its card could be read. (A request
+// for a task's events asks the agent only when the relay does not hold
+// the task: its 502 carries the state in its error.)
+func (w *webServer) needAgent(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if _, err := w.agent.get(); err != nil {
+			rw.Header().Set("Content-Type", "application/json")
+			rw.Header().Set("Retry-After", "2")
+			rw.WriteHeader(http.StatusServiceUnavailable)
+			_ = json.NewEncoder(rw).Encode(struct {
+				Error string     `json:"error"`
+				Agent agentState `json:"agent"`
+			}{err.Error(), w.agent.State()})
+			return
+		}
+		next.ServeHTTP(rw, r)
+	})
+}
 
 // send dispatches {"text": …} with return-immediately and answers
 // {"task": id}. It takes only application/json, which a cross-origin page
@@ -319,7 +346,7 @@ func (w *webServer) send(rw http.ResponseWriter, r *http.Request) {
 		jsonError(rw, http.StatusBadRequest, `a2a-tail: "text" is empty`)
 		return
 	}
-	id, err := w.c.Dispatch(r.Context(), a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(body.Text)))
+	id, err := w.agent.Dispatch(r.Context(), a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(body.Text)))
 	if err != nil {
 		status := http.StatusBadGateway
 		if errors.Is(err, context.Canceled) {

@@ -41,7 +41,7 @@ func startWebContext(t *testing.T) (context.Context, *httptest.Server) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	ws := newWebServer(ctx, c, webPolicy{auth: relay.AllowLoopback, tasks: relay.NewTaskSet(0)})
+	ws := newWebServer(ctx, readyAgent(c), webPolicy{auth: relay.AllowLoopback, tasks: relay.NewTaskSet(0)})
 	srv := httptest.NewServer(ws)
 	t.Cleanup(func() { ws.Close() })
 	t.Cleanup(srv.Close)
