@@ -11,8 +11,15 @@ const (
 	// DefaultMaxOps and DefaultMaxLogBytes cap one task's op log: the ops a
 	// subscriber can resume from. A subscriber whose cursor fell out of the
 	// log gets a snapshot instead, so the caps bound memory, not correctness.
+	// The bytes count what an op holds in the log: its JSON twice (the
+	// encoded op and the decoded one) and 512 bytes of structures.
 	DefaultMaxOps      = 4096
-	DefaultMaxLogBytes = 4 << 20
+	DefaultMaxLogBytes = 8 << 20
+	// DefaultMaxBytes caps the op logs of all tasks together (the bytes as
+	// DefaultMaxLogBytes counts them): past it a request for a task the
+	// relay does not hold gets 503 with Retry-After, and is counted in
+	// Stats.Refused. The tasks held go on; eviction frees their bytes.
+	DefaultMaxBytes = 256 << 20
 	// DefaultMaxSubscribersPerTask and DefaultMaxSubscribers cap open event
 	// streams per task and per Handler; past them a request gets 503.
 	DefaultMaxSubscribersPerTask = 1024
@@ -58,6 +65,7 @@ type config struct {
 	corsAny      bool
 	maxOps       int
 	maxLogBytes  int
+	maxBytes     int
 	maxPerTask   int
 	maxSubs      int
 	maxTasks     int
@@ -74,6 +82,7 @@ func defaultConfig() config {
 	return config{
 		maxOps:       DefaultMaxOps,
 		maxLogBytes:  DefaultMaxLogBytes,
+		maxBytes:     DefaultMaxBytes,
 		maxPerTask:   DefaultMaxSubscribersPerTask,
 		maxSubs:      DefaultMaxSubscribers,
 		maxTasks:     DefaultMaxTasks,
@@ -123,6 +132,12 @@ func WithLogCaps(maxOps, maxBytes int) Option {
 		setPositive(&c.maxOps, maxOps)
 		setPositive(&c.maxLogBytes, maxBytes)
 	}
+}
+
+// WithMaxBytes caps the op logs of all tasks together (default
+// [DefaultMaxBytes]); a value < 1 keeps the default.
+func WithMaxBytes(n int) Option {
+	return func(c *config) { setPositive(&c.maxBytes, n) }
 }
 
 // WithSubscriberCaps sets the caps on open event streams per task and in
