@@ -106,25 +106,7 @@ func TestWebPageInBrowser(t *testing.T) {
 	}
 	defer c.Close()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:0:0],
-		chromedp.ExecPath(bin),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
+	bctx := startChromium(t, ctx, bin)
 
 	run := func(t *testing.T, cutAfter int) (pageState, bool) {
 		return runPage(t, ctx, bctx, c, agenttest.RealisticName, cutAfter)
@@ -221,6 +203,32 @@ func runPage(t *testing.T, ctx, bctx context.Context, c *client.Client, text str
 		t.Fatalf("browser: %v", err)
 	}
 	return st, cut.cut.Load()
+}
+
+// startChromium starts the headless browser at bin for the test, with
+// extra flags; it stops when the test ends.
+func startChromium(t *testing.T, ctx context.Context, bin string, extra ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:0:0],
+		chromedp.ExecPath(bin),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	actx, acancel := chromedp.NewExecAllocator(ctx, append(opts, extra...)...)
+	t.Cleanup(acancel)
+	bctx, bcancel := chromedp.NewContext(actx)
+	t.Cleanup(bcancel)
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return bctx
 }
 
 // skipOrFail skips the test for why, or fails it where CI requires the

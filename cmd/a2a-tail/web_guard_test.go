@@ -3,13 +3,11 @@ package main
 import (
 	"context"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
@@ -33,18 +31,7 @@ type guarded struct {
 
 func startGuarded(t *testing.T, f webFlags, loopback bool) *guarded {
 	t.Helper()
-	agent, err := agenttest.New(agenttest.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { agent.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	t.Cleanup(cancel)
-	c, err := client.New(ctx, agent.CardURL(agenttest.V1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	ctx, c := startWebAgent(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
