@@ -69,9 +69,13 @@
 // no goroutine, channel or copy per op or per reader. A reader that falls out
 // of the log, or whose write does not finish within the write timeout
 // ([DefaultWriteTimeout]), is dropped; its reconnect resumes or snapshots.
-// Readers per task and in total, and tasks, are capped (503 past them);
-// a task nobody watches is evicted after a TTL ([DefaultTTL]); Close, or
-// the context given to [New], stops everything.
+// Readers per task and in total, tasks, and the bytes all tasks' logs hold
+// ([DefaultMaxBytes]) are capped (503 with Retry-After past them, counted in
+// [Stats]); a task nobody watches is evicted after a TTL ([DefaultTTL]);
+// Close, or the context given to [New], stops everything. A task's merged
+// view is bounded by merge.Caps, and the Follower's stream holds its own
+// view under its client's caps: what one task costs in all is its log cap
+// plus those two.
 //
 // # Access
 //
