@@ -15,42 +15,49 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
 )
 
-// `a2a-tail web` starts before its agent: it serves the page at once,
-// reports the agent's state (GET /agent, and in the 503 of a send), reads
-// the card with backoff, and works once the agent is up.
-func TestWebAgentDownAtStart(t *testing.T) {
+// agentDown is `a2a-tail web` started while nothing answers at its agent's
+// address: a front that closes every connection until up is set, then
+// passes them to the reference callee.
+type agentDown struct {
+	ctx     context.Context
+	la      *lazyAgent
+	up      *atomic.Bool
+	refused *atomic.Int64
+	base    string // the web server's URL
+}
+
+func startAgentDown(t *testing.T) *agentDown {
+	t.Helper()
 	agent, err := agenttest.New(agenttest.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer agent.Close()
+	t.Cleanup(func() { agent.Close() })
 	card, err := url.Parse(agent.CardURL(agenttest.V1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The agent's address as a compose file names it: nothing answers
-	// there (connections are closed) until the agent is "up".
-	var up atomic.Bool
-	var refused atomic.Int64
+	d := &agentDown{up: new(atomic.Bool), refused: new(atomic.Int64)}
 	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: card.Scheme, Host: card.Host})
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !up.Load() {
-			refused.Add(1)
+		if !d.up.Load() {
+			d.refused.Add(1)
 			panic(http.ErrAbortHandler) // the connection closes: no agent there
 		}
 		proxy.ServeHTTP(w, r)
 	}))
-	defer front.Close()
-
+	t.Cleanup(front.Close)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	la := resolveAgent(ctx, front.URL+card.Path, nil, time.Millisecond, 20*time.Millisecond)
-	defer la.Close()
+	t.Cleanup(cancel)
+	d.ctx = ctx
+	d.la = resolveAgent(ctx, front.URL+card.Path, nil, time.Millisecond, 20*time.Millisecond)
+	t.Cleanup(func() { d.la.Close() })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -59,12 +66,24 @@ func TestWebAgentDownAtStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws := newWebServer(ctx, la, p)
+	ws := newWebServer(ctx, d.la, p)
 	srv := newWebHTTPServer(ws, newConnCap(webMaxConns))
 	go func() { _ = srv.Serve(ln) }()
-	defer srv.Close()
-	defer ws.Close()
-	base := "http://" + ln.Addr().String()
+	t.Cleanup(func() {
+		_ = ws.Close()
+		_ = srv.Close()
+	})
+	d.base = "http://" + ln.Addr().String()
+	return d
+}
+
+// `a2a-tail web` starts before its agent: it serves the page at once,
+// reports the agent's state (GET /agent, and in the 503 of a send), reads
+// the card with backoff, and works once the agent is up.
+func TestWebAgentDownAtStart(t *testing.T) {
+	d := startAgentDown(t)
+	la, up, refused, base := d.la, d.up, d.refused, d.base
+	ctx := d.ctx
 
 	get := func(path string) (int, string) {
 		resp, err := http.Get(base + path)
@@ -131,5 +150,44 @@ func TestWebAgentDownAtStart(t *testing.T) {
 	}
 	if st, body := get("/tasks/" + sent.Task + "/events"); st != 200 || !strings.HasPrefix(body, "retry:") {
 		t.Errorf("events once up: %d %.100q", st, body)
+	}
+}
+
+// The page, served while the agent is down, says so when a send fails —
+// the agent's state, as text — and sends once the agent is up.
+func TestWebAgentDownInBrowser(t *testing.T) {
+	bin := chromium(t)
+	d := startAgentDown(t)
+	select {
+	case <-d.la.tried:
+	case <-d.ctx.Done():
+		t.Fatal("no card request ended")
+	}
+	bctx := startChromium(t, d.ctx, bin)
+	err := chromedp.Do(bctx,
+		chromedp.Navigate(d.base+"/"),
+		chromedp.WaitVisible("#text"),
+		chromedp.SendKeys("#text", agenttest.RealisticName),
+		chromedp.Click("#send button"),
+		chromedp.WaitVisible("#send-error"),
+	)
+	if err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+	shown, err := chromedp.Run(bctx, chromedp.Evaluate[string](`document.getElementById("send-error").textContent`))
+	if err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+	if !strings.HasPrefix(shown, "Could not send: a2a-tail: the agent is not reachable yet (unreachable after ") {
+		t.Errorf("the page says %q", shown)
+	}
+	d.up.Store(true)
+	<-d.la.ready
+	err = chromedp.Do(bctx,
+		chromedp.Click("#send button"),
+		chromedp.WaitVisible(`#conn[data-state="ended"]`),
+	)
+	if err != nil {
+		t.Fatalf("browser, agent up: %v", err)
 	}
 }
