@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 )
 
 // ErrNotFound is what an [Authorizer] wraps to answer 404 instead of 403
@@ -55,3 +56,87 @@ func AllowLoopback(r *http.Request, _ string) error {
 // AllowAll is an [Authorizer] that allows every request: for a relay behind
 // something that already checked access.
 func AllowAll(*http.Request, string) error { return nil }
+
+// DefaultMaxTaskSet caps a [TaskSet] made with a size < 1: 65 536 ids, at
+// most [MaxTaskIDBytes] each, so at most 16 MiB of ids plus the map's
+// overhead (about 100 bytes an id).
+const DefaultMaxTaskSet = 1 << 16
+
+// A TaskSet is a bounded set of task ids: the tasks a relay may show. It is
+// the common answer to the relay's confused-deputy trap: the relay reads
+// tasks with its own credentials (its Follower's), so without a policy of
+// its own any client that can reach it reads any task the agent lets the
+// relay read — including tasks other people created elsewhere. A TaskSet
+// holds the tasks started through this relay (give it to [WithStartedTasks])
+// and those named to it (Add); its [TaskSet.Authorizer] lets only those be
+// read. Past its cap the oldest id leaves first. It is safe for concurrent
+// use.
+type TaskSet struct {
+	mu    sync.Mutex
+	max   int
+	ids   map[string]struct{}
+	order []string // oldest first
+}
+
+// NewTaskSet returns a set that holds up to max ids (max < 1:
+// [DefaultMaxTaskSet]), with ids in it.
+func NewTaskSet(max int, ids ...string) *TaskSet {
+	if max < 1 {
+		max = DefaultMaxTaskSet
+	}
+	s := &TaskSet{max: max, ids: map[string]struct{}{}}
+	for _, id := range ids {
+		s.Add(id)
+	}
+	return s
+}
+
+// Add puts id in the set (an id [ValidateTaskID] refuses is not added).
+func (s *TaskSet) Add(id string) {
+	if ValidateTaskID(id) != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.ids[id]; ok {
+		return
+	}
+	for len(s.order) >= s.max {
+		delete(s.ids, s.order[0])
+		s.order[0] = ""
+		s.order = s.order[1:]
+	}
+	s.ids[id] = struct{}{}
+	s.order = append(s.order, id)
+}
+
+// Has reports whether id is in the set.
+func (s *TaskSet) Has(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.ids[id]
+	return ok
+}
+
+// Len is the number of ids in the set.
+func (s *TaskSet) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.ids)
+}
+
+// Authorizer returns an Authorizer that asks next first and then allows a
+// task only when it is in the set; a task that is not gets 404 (it does
+// not say whether the agent knows it). The task "" — a front end's request
+// to start a turn, before any task exists — is next's alone to decide.
+func (s *TaskSet) Authorizer(next Authorizer) Authorizer {
+	return func(r *http.Request, task string) error {
+		if err := next(r, task); err != nil {
+			return err
+		}
+		if task != "" && !s.Has(task) {
+			return fmt.Errorf("%w: not one started through this relay", ErrNotFound)
+		}
+		return nil
+	}
+}

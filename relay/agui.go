@@ -59,8 +59,8 @@ import (
 // input-required and auth-required — RUN_FINISHED with outcome interrupt (one
 // Interrupt per item, or one for the question), whose ids name the task
 // ("a2a:<task>:<n>") so that the run that answers it finds the task again;
-// failed, rejected, canceled, incomplete — RUN_ERROR with the verdict as
-// code.
+// canceled — RUN_FINISHED with outcome cancelled (AG-UI 1.0's own end
+// state); failed, rejected, incomplete — RUN_ERROR with the verdict as code.
 //
 // On the task events endpoint, a GET watches the task (threadId and runId
 // from the query, the task id when absent): the stream opens with a MESSAGES_SNAPSHOT of the
@@ -310,6 +310,11 @@ func (e *aguiEncoder) end(v *merge.View, prefix string, out *frontOutcome) aguiE
 	if interrupted(out) {
 		return aguiEvent{"type": "RUN_FINISHED", "threadId": e.threadID, "runId": e.runID,
 			"outcome": aguiEvent{"type": "interrupt", "interrupts": aguiInterrupts(v, prefix, e.suffix, out)}, "result": aguiEvent{"a2a": out}}
+	}
+	if out.Verdict == merge.VerdictCanceled {
+		// AG-UI 1.0's own end state for a run that was canceled.
+		return aguiEvent{"type": "RUN_FINISHED", "threadId": e.threadID, "runId": e.runID,
+			"outcome": aguiEvent{"type": "cancelled"}, "result": aguiEvent{"a2a": out}}
 	}
 	msg := out.Error
 	if msg == "" {

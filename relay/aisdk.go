@@ -9,6 +9,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
 )
 
@@ -30,10 +31,15 @@ import (
 //
 // A call's output travels in tool-output-available: preliminary:true while
 // the call runs — each one replaces the last, so it carries the output so far
-// ({status, output}) — and one non-preliminary when the call is done, aborted
-// or unfinished. The stream ends with finish (completed: finishReason stop;
-// interrupted: other) or with error (failed, rejected, canceled, incomplete),
-// then "data: [DONE]".
+// ({status, output}) — and one non-preliminary when the call is done or
+// unfinished; an aborted call ends with tool-output-error whose errorText is
+// the callee's reason (the text of the aborted error block of its key), so
+// that useChat shows a failed call, not a success. The stream ends with
+// finish (completed: finishReason stop; interrupted: other) or with error
+// (failed, rejected, canceled, incomplete), then "data: [DONE]". A stream
+// resumed after its turn settled ends a failed turn with finish
+// (finishReason error) instead: the client had its error part, and useChat
+// would fire onError again for the same failure.
 //
 // The reader is strict (a delta without its start throws) and appends parts
 // in arrival order, while blocks may arrive late. Every part is sent whole
@@ -74,6 +80,11 @@ type aisdkEncoder struct {
 	gaps              int64
 	sent              frontSent
 	ids               *frontIDs
+	// reasons are why the turn's aborted tool calls were aborted, by tool
+	// key: the text of the aborted error block of the key (the callee's
+	// reason). Bounded by merge.Caps (keys per turn); the strings are the
+	// view's.
+	reasons map[string]string
 }
 
 // sync emits what the client lacks to show view v (of its turn) and, once
@@ -91,11 +102,18 @@ func (e *aisdkEncoder) sync(v *merge.View, out *frontOutcome, emit func(aisdkEve
 			"messageMetadata": aisdkEvent{"a2a": aisdkEvent{"task": v.Task, "turn": v.Turn}}})
 	}
 	items := frontItems(v, e.ids, out)
+	// A stream resumed after its turn settled restates a message the
+	// client may already have ended: it ends it without the error part,
+	// so that onError does not fire again for the same failure.
+	settledAtResume := e.resume && out != nil
 	if e.resume || !e.sent.extends(items) {
 		e.resume = false
 		emit(aisdkEvent{"type": "reset-step"})
 		e.sent.reset()
 		e.gaps = 0
+	}
+	for i := len(e.sent.items); i < len(items); i++ {
+		e.noteReason(&items[i]) // before the calls it closes are sent
 	}
 	for i := range e.sent.items {
 		if it := &items[i]; it.kind == itemTool {
@@ -119,7 +137,11 @@ func (e *aisdkEncoder) sync(v *merge.View, out *frontOutcome, emit func(aisdkEve
 			if msg == "" {
 				msg = "turn " + string(out.Verdict)
 			}
-			emit(aisdkEvent{"type": "error", "errorText": msg})
+			if settledAtResume {
+				emit(aisdkEvent{"type": "finish", "finishReason": "error"})
+			} else {
+				emit(aisdkEvent{"type": "error", "errorText": msg})
+			}
 		}
 	}
 }
@@ -145,6 +167,7 @@ func (e *aisdkEncoder) add(it *frontItem, emit func(aisdkEvent)) {
 		}
 		emit(aisdkEvent{"type": "text-end", "id": it.id})
 	case itemError:
+		e.noteReason(it)
 		emit(aisdkEvent{"type": "data-a2a-error", "id": it.id, "data": aisdkEvent{"message": it.text}})
 	case itemTool:
 		name := it.toolName()
@@ -153,7 +176,7 @@ func (e *aisdkEncoder) add(it *frontItem, emit func(aisdkEvent)) {
 		emit(aisdkEvent{"type": "tool-input-available", "toolCallId": it.id, "toolName": name,
 			"input": aisdkEvent{}, "providerExecuted": true, "dynamic": true, "toolMetadata": aisdkToolMeta(it)})
 		if it.tool.Output != "" || toolClosed(it.tool.Status) {
-			emit(aisdkOutput(it))
+			emit(e.output(it))
 		}
 	}
 	e.sent.put(it)
@@ -167,8 +190,35 @@ func (e *aisdkEncoder) updateTool(r *sentItem, it *frontItem, emit func(aisdkEve
 	if same && it.tool.Status == r.status {
 		return
 	}
-	emit(aisdkOutput(it))
+	emit(e.output(it))
 	e.sent.put(it)
+}
+
+// noteReason remembers the reason of an aborted error block of a tool key.
+func (e *aisdkEncoder) noteReason(it *frontItem) {
+	if it.kind != itemError || it.block == nil || it.block.Status != envelope.StatusAborted {
+		return
+	}
+	if key := it.block.ToolKey(); key != "" {
+		if e.reasons == nil {
+			e.reasons = map[string]string{}
+		}
+		e.reasons[key] = it.text
+	}
+}
+
+// output is a call's output part: an aborted call is tool-output-error with
+// the callee's reason — useChat shows it as a failed call, not a success.
+func (e *aisdkEncoder) output(it *frontItem) aisdkEvent {
+	if it.tool.Status == merge.ToolAborted {
+		reason := e.reasons[it.tool.Key]
+		if reason == "" {
+			reason = "tool call aborted"
+		}
+		return aisdkEvent{"type": "tool-output-error", "toolCallId": it.id, "providerExecuted": true, "dynamic": true,
+			"errorText": reason}
+	}
+	return aisdkOutput(it)
 }
 
 func aisdkOutput(it *frontItem) aisdkEvent {
@@ -217,7 +267,9 @@ func newAISDKStream(resume bool) *frontStream {
 
 func (e *aisdkEncoder) appendItem(it *frontItem, emit func(aisdkEvent)) { e.add(it, emit) }
 func (e *aisdkEncoder) growTool(key, chunk string, status merge.ToolStatus, emit func(aisdkEvent)) bool {
-	if e.ids == nil || e.finished {
+	// An aborted call ends with the callee's reason, which the render
+	// path reads from the view's error blocks.
+	if e.ids == nil || e.finished || status == merge.ToolAborted {
 		return false
 	}
 	r, out, ok := e.sent.growTool(e.ids.tool(key), chunk, status)

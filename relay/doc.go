@@ -60,7 +60,9 @@
 // One upstream per task, however many readers. [Handler.Attach] publishes a
 // turn the caller already runs (its own Client.Send): the caller iterates
 // what Attach returns instead of the stream's updates, so it still sees
-// every update and its outcome. A request for a task nothing feeds starts a
+// every update and its outcome. The task is the relay's from the call to
+// Attach (the stream knows its id when Send returns): a reader that comes
+// before the first op waits for it, and no Follow starts for it. A request for a task nothing feeds starts a
 // [Follower]'s Follow (a [client.Client]: subscribe, with the history
 // backfilled) shared by every reader of that task. A follow that ends
 // without a verdict (the client reports the turn incomplete) forwards that
@@ -76,9 +78,13 @@
 // no goroutine, channel or copy per op or per reader. A reader that falls out
 // of the log, or whose write does not finish within the write timeout
 // ([DefaultWriteTimeout]), is dropped; its reconnect resumes or snapshots.
-// Readers per task and in total, and tasks, are capped (503 past them);
-// a task nobody watches is evicted after a TTL ([DefaultTTL]); Close, or
-// the context given to [New], stops everything.
+// Readers per task and in total, tasks, and the bytes all tasks' logs hold
+// ([DefaultMaxBytes]) are capped (503 with Retry-After past them, counted in
+// [Stats]); a task nobody watches is evicted after a TTL ([DefaultTTL]);
+// Close, or the context given to [New], stops everything. A task's merged
+// view is bounded by merge.Caps, and the Follower's stream holds its own
+// view under its client's caps: what one task costs in all is its log cap
+// plus those two.
 //
 // # Access
 //
@@ -88,6 +94,21 @@
 // JSON body {"error": …}, never a stream. Task ids are checked by
 // [ValidateTaskID]. CORS headers are sent only for origins given to
 // [WithCORS].
+//
+// The trap is the confused deputy: the relay reads tasks with its own
+// credentials (its Follower's), so the agent's access checks see the relay,
+// not the browser. An Authorizer that only checks who the browser is lets it
+// read every task the relay may read — tasks other people started elsewhere
+// included. The common policy is ready-made: a [TaskSet] filled by
+// [WithStartedTasks] (every task the relay's attached streams and front-end
+// endpoints start) and by the program (tasks it names), whose
+// [TaskSet.Authorizer] allows only those.
+//
+// A server that puts the relay in front of a browser also checks that each
+// request is meant for it: a [Guard] (wrap the whole server) refuses a Host
+// it does not answer to — what a DNS-rebinding page sends — and a browser
+// Origin it does not allow, and requires an access token when one is set
+// (PROTOCOL.md §8.5). `a2a-tail web` uses all three.
 //
 // # Replicas
 //

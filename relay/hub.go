@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -39,6 +40,9 @@ type Handler struct {
 	nextGen uint64
 	subs    int // open subscriptions, all tasks
 	closed  bool
+
+	bytes   atomic.Int64  // what the op logs of all tasks hold (entryCost)
+	refused atomic.Uint64 // requests refused with 503 past a cap
 }
 
 // entry is one op of a task's log, encoded once for every subscriber.
@@ -46,6 +50,15 @@ type entry struct {
 	op   merge.Op
 	data []byte
 }
+
+// entryCost is what an entry holds, for the byte caps: its JSON, the
+// decoded op (whose strings are about as long as the JSON), and the
+// entry's own structures.
+func entryCost(e *entry) int { return 2*len(e.data) + entryOverhead }
+
+// entryOverhead is the fixed part of an entry's cost: the entry, its
+// pointer in the log and the op's structs.
+const entryOverhead = 512
 
 // task is what the relay holds for one task id: its op log, the view for
 // snapshots and its subscribers.
@@ -141,6 +154,9 @@ func (h *Handler) removeLocked(id string, t *task) {
 		t.follow = nil
 	}
 	t.mu.Lock()
+	if !t.gone {
+		h.bytes.Add(-int64(t.bytes)) // the log leaves with its last reader
+	}
 	t.gone = true
 	t.wakeLocked()
 	t.mu.Unlock()
@@ -159,7 +175,12 @@ func (t *task) wakeLocked() {
 // reached.
 func (h *Handler) newTaskLocked(id string) (*task, error) {
 	if len(h.tasks) >= h.cfg.maxTasks {
+		h.refused.Add(1)
 		return nil, errBusy("relay: too many tasks")
+	}
+	if h.bytes.Load() >= int64(h.cfg.maxBytes) {
+		h.refused.Add(1)
+		return nil, errBusy("relay: memory budget reached (the tasks held use it all)")
 	}
 	h.nextGen++
 	t := &task{id: id, gen: h.nextGen, views: newViews(id), subs: map[*subscriber]struct{}{},
@@ -177,14 +198,20 @@ func (h *Handler) publishLocked(t *task, op merge.Op) {
 		h.cfg.logger.Warn("relay: op not encodable", "task", t.id, "err", err)
 		return
 	}
-	t.log = append(t.log, &entry{op: op, data: data})
-	t.bytes += len(data)
+	if t.gone {
+		return // nobody is served from it any more, and its bytes are not counted
+	}
+	e := &entry{op: op, data: data}
+	t.log = append(t.log, e)
+	held := t.bytes
+	t.bytes += entryCost(e)
 	for len(t.log) > 1 && (len(t.log) > h.cfg.maxOps || t.bytes > h.cfg.maxLogBytes) {
-		t.bytes -= len(t.log[0].data)
+		t.bytes -= entryCost(t.log[0])
 		t.log[0] = nil
 		t.log = t.log[1:]
 		t.base++
 	}
+	h.bytes.Add(int64(t.bytes - held))
 	if t.views.apply(op) {
 		t.settled = false // an attached stream started the task's next turn
 	}
@@ -243,6 +270,7 @@ func (h *Handler) acquire(id string) (*task, *subscriber, error) {
 		return nil, nil, errBusy("relay: closed")
 	}
 	if h.subs >= h.cfg.maxSubs {
+		h.refused.Add(1)
 		return nil, nil, errBusy("relay: too many subscribers")
 	}
 	t := h.tasks[id]
@@ -259,6 +287,7 @@ func (h *Handler) acquire(id string) (*task, *subscriber, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if len(t.subs) >= h.cfg.maxPerTask {
+		h.refused.Add(1)
 		return nil, nil, errBusy("relay: too many subscribers for this task")
 	}
 	s := &subscriber{wake: make(chan struct{}, 1)}
@@ -296,7 +325,11 @@ func (h *Handler) startFollowLocked(t *task) {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		t.mu.Lock()
-		t.markReadyLocked(err)
+		if t.attached == 0 {
+			// (An attached stream that stopped this follow readies the
+			// task with its first op.)
+			t.markReadyLocked(err)
+		}
 		settled := t.settled
 		t.mu.Unlock()
 		if err != nil && !errors.Is(err, context.Canceled) {
@@ -371,13 +404,19 @@ type Stats struct {
 	Subscribers int
 	// Follows is the number of upstream Follows running.
 	Follows int
+	// Bytes is what the op logs of the tasks held hold, as the byte caps
+	// count it ([DefaultMaxLogBytes] per task, [DefaultMaxBytes] in all).
+	Bytes int64
+	// Refused counts the requests refused with 503 past a cap (tasks,
+	// bytes, subscribers) since the Handler was made.
+	Refused uint64
 }
 
 // Stats returns the current counts, for metrics and tests.
 func (h *Handler) Stats() Stats {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s := Stats{Tasks: len(h.tasks), Subscribers: h.subs}
+	s := Stats{Tasks: len(h.tasks), Subscribers: h.subs, Bytes: h.bytes.Load(), Refused: h.refused.Load()}
 	for _, t := range h.tasks {
 		if t.follow != nil {
 			s.Follows++

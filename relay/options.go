@@ -11,8 +11,15 @@ const (
 	// DefaultMaxOps and DefaultMaxLogBytes cap one task's op log: the ops a
 	// subscriber can resume from. A subscriber whose cursor fell out of the
 	// log gets a snapshot instead, so the caps bound memory, not correctness.
+	// The bytes count what an op holds in the log: its JSON twice (the
+	// encoded op and the decoded one) and 512 bytes of structures.
 	DefaultMaxOps      = 4096
-	DefaultMaxLogBytes = 4 << 20
+	DefaultMaxLogBytes = 8 << 20
+	// DefaultMaxBytes caps the op logs of all tasks together (the bytes as
+	// DefaultMaxLogBytes counts them): past it a request for a task the
+	// relay does not hold gets 503 with Retry-After, and is counted in
+	// Stats.Refused. The tasks held go on; eviction frees their bytes.
+	DefaultMaxBytes = 256 << 20
 	// DefaultMaxSubscribersPerTask and DefaultMaxSubscribers cap open event
 	// streams per task and per Handler; past them a request gets 503.
 	DefaultMaxSubscribersPerTask = 1024
@@ -42,7 +49,10 @@ const (
 // allow; an error wrapping [ErrNotFound] to answer 404; any other error to
 // answer 403. The error's text is sent in the JSON body: do not put secrets
 // in it. It is called for every request, before anything is started for the
-// task, and must be safe for concurrent use.
+// task, and must be safe for concurrent use. The relay reads the task with
+// its own credentials, not the requester's: an Authorizer decides which
+// tasks a requester may see, not only who it is ([TaskSet] is the common
+// policy: the tasks started through this relay).
 type Authorizer func(r *http.Request, task string) error
 
 // Option configures a Handler.
@@ -50,10 +60,12 @@ type Option func(*config)
 
 type config struct {
 	authorize    Authorizer
+	started      *TaskSet
 	corsOrigins  map[string]bool
 	corsAny      bool
 	maxOps       int
 	maxLogBytes  int
+	maxBytes     int
 	maxPerTask   int
 	maxSubs      int
 	maxTasks     int
@@ -70,6 +82,7 @@ func defaultConfig() config {
 	return config{
 		maxOps:       DefaultMaxOps,
 		maxLogBytes:  DefaultMaxLogBytes,
+		maxBytes:     DefaultMaxBytes,
 		maxPerTask:   DefaultMaxSubscribersPerTask,
 		maxSubs:      DefaultMaxSubscribers,
 		maxTasks:     DefaultMaxTasks,
@@ -87,6 +100,14 @@ func defaultConfig() config {
 // refused with 403: a relay shows what an agent does, so it has no open
 // default. [AllowLoopback] is what `a2a-tail web` uses on 127.0.0.1.
 func WithAuthorizer(a Authorizer) Option { return func(c *config) { c.authorize = a } }
+
+// WithStartedTasks adds to s every task the handler's attached streams
+// run — the turns its front-end endpoints ([Handler.AGUI], [Handler.Chat])
+// send and every stream given to [Handler.Attach] — as the stream adopts
+// it, before any subscriber can ask for it. With s.Authorizer as the
+// handler's Authorizer, a client reads only the tasks started through this
+// relay (and those added to s).
+func WithStartedTasks(s *TaskSet) Option { return func(c *config) { c.started = s } }
 
 // WithCORS allows cross-origin pages of the given origins (scheme://host[:port],
 // or "*" for any) to read the event streams. Without it no CORS header is
@@ -111,6 +132,12 @@ func WithLogCaps(maxOps, maxBytes int) Option {
 		setPositive(&c.maxOps, maxOps)
 		setPositive(&c.maxLogBytes, maxBytes)
 	}
+}
+
+// WithMaxBytes caps the op logs of all tasks together (default
+// [DefaultMaxBytes]); a value < 1 keeps the default.
+func WithMaxBytes(n int) Option {
+	return func(c *config) { setPositive(&c.maxBytes, n) }
 }
 
 // WithSubscriberCaps sets the caps on open event streams per task and in

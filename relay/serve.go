@@ -5,6 +5,8 @@ import (
 	"errors"
 	"net/http"
 	"time"
+
+	"github.com/tfrs/a2a-progress/merge"
 )
 
 // ServeHTTP serves GET /tasks/{taskId}/events relative to where the handler
@@ -141,23 +143,10 @@ func (s *streamState) begin(cur string) bool {
 	if c, ok := parseCursor(cur); ok && c.epoch == h.epoch && c.gen == t.gen && c.n >= t.base && c.n <= t.end() {
 		s.pos, resumed = c.n, true
 	}
-	var snap []Event
+	var snap []merge.Op
 	if !resumed {
 		s.pos = t.end()
-		ops := t.views.snapshot()
-		snap = make([]Event, 0, len(ops))
-		for _, op := range ops {
-			data, err := json.Marshal(op)
-			if err != nil {
-				// As publishLocked: said, not silently dropped.
-				h.cfg.logger.Warn("relay: snapshot op not encodable", "task", t.id, "err", err)
-				continue
-			}
-			snap = append(snap, Event{Op: op, JSON: data, Snapshot: true})
-		}
-		if len(snap) > 0 {
-			snap[len(snap)-1].ID = cursor{h.epoch, t.gen, s.pos}.String()
-		}
+		snap = t.views.snapshot()
 	}
 	if n := len(t.log); t.settled && n > 0 {
 		s.last = t.log[n-1]
@@ -169,12 +158,33 @@ func (s *streamState) begin(cur string) bool {
 	if s.enc.SnapshotStart(s.ew) != nil {
 		return false
 	}
-	for _, ev := range snap {
-		if s.enc.Op(s.ew, ev) != nil {
+	// Each op is encoded as it is written, outside the task's lock: a
+	// subscription holds one op's JSON at a time, not its snapshot's. The
+	// event before is held back until the next encodes, so that the last
+	// one written carries the cursor.
+	var held *Event
+	for _, op := range snap {
+		data, err := json.Marshal(op)
+		if err != nil {
+			// As publishLocked: said, not silently dropped.
+			h.cfg.logger.Warn("relay: snapshot op not encodable", "task", t.id, "err", err)
+			continue
+		}
+		if held != nil {
+			if s.enc.Op(s.ew, *held) != nil {
+				return false
+			}
+			s.sent++
+		}
+		held = &Event{Op: op, JSON: data, Snapshot: true}
+	}
+	if held != nil {
+		held.ID = cursor{h.epoch, t.gen, s.pos}.String()
+		if s.enc.Op(s.ew, *held) != nil {
 			return false
 		}
+		s.sent++
 	}
-	s.sent = len(snap)
 	return s.enc.SnapshotEnd(s.ew) == nil
 }
 

@@ -170,7 +170,7 @@ func TestChainWebPage(t *testing.T) {
 	bin := chromium(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	bctx := startBrowser(t, ctx, bin)
+	bctx := startChromium(t, ctx, bin)
 	want := []string{
 		"B: asking a colleague",
 		"tool ask_colleague done | ",

@@ -17,5 +17,5 @@ func (a *app) demoWeb(ctx context.Context, c *client.Client) error {
 	if err != nil {
 		return err
 	}
-	return a.serveWeb(ctx, c, "127.0.0.1:0", false, "?task="+url.QueryEscape(string(id)))
+	return a.serveWeb(ctx, readyAgent(c), webFlags{listen: "127.0.0.1:0", tasks: []string{string(id)}}, "?task="+url.QueryEscape(string(id)))
 }

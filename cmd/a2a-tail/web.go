@@ -2,19 +2,22 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 
-	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/relay/web"
 )
@@ -22,9 +25,37 @@ import (
 // maxSendBytes caps the body of POST /tasks.
 const maxSendBytes = 64 << 10
 
+// webFlags are the flags of `a2a-tail web` that say who may use it.
+type webFlags struct {
+	listen      string
+	allowRemote bool
+	allowHosts  []string
+	token       string
+	tasks       []string
+	anyTask     bool
+}
+
+// webTokenEnv gives the access token of --allow-remote without a flag (a
+// flag shows in the process list).
+const webTokenEnv = "A2A_TAIL_WEB_TOKEN"
+
+// Bounds of the servers `a2a-tail web` starts: a client that sends no
+// request, or a slow one, costs a connection for a bounded time, and past
+// webMaxConns the oldest idle connection is closed for each new one, so
+// that connections left open by anyone never keep the page from answering.
+const (
+	webReadHeaderTimeout = 10 * time.Second
+	webIdleTimeout       = 60 * time.Second
+	// webWriteTimeout bounds a whole answer that is not an event stream
+	// (the relay sets its own deadline before each write of a stream); it
+	// lets a send wait for the agent as long as the relay waits for one.
+	webWriteTimeout = relay.DefaultStartTimeout + 30*time.Second
+	webMaxHeader    = 64 << 10
+	webMaxConns     = 1024
+)
+
 func (a *app) webCommand() *cobra.Command {
-	var listen string
-	var allowRemote bool
+	var f webFlags
 	cmd := &cobra.Command{
 		Use:   "web [--listen 127.0.0.1:8080] <agent-url>",
 		Short: "Serve a web page that sends messages to an agent and shows its progress live",
@@ -39,23 +70,36 @@ Front ends speak their own protocols to the same agent: AG-UI (CopilotKit,
 with resume at GET /api/chat/{id}/stream; /tasks/{taskId}/events?format=ag-ui or
 ?format=ai-sdk watches a task in those protocols.
 
-It listens on loopback and serves only loopback clients. --listen on another address
-needs --allow-remote: then anyone who reaches the port can read the agent's progress
-and send it messages with your credentials.
+Who may use it. It listens on loopback and answers only requests addressed to it by
+a loopback name (localhost, 127.0.0.1 or [::1] with its port; --web-host adds
+names) from loopback clients, and browser requests only from its own page: a page
+elsewhere — including one whose name was made to resolve to 127.0.0.1 (DNS
+rebinding) — can neither send nor read. The relay reads tasks with your
+credentials, so a browser reads only the tasks sent through this server and those
+named with --task; --any-task lets it read any task the agent lets you read.
+--listen on another address needs --allow-remote, and then an access token: the
+one in $` + webTokenEnv + ` or --token, or a new one; the URL it prints carries it.
 
 ` + exitCodesHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := checkListen(listen, allowRemote); err != nil {
+			if _, err := checkListen(f.listen, f.allowRemote); err != nil {
 				return err // before the agent is asked anything
 			}
-			ctx := cmd.Context()
-			c, err := client.New(ctx, args[0], a.clientOptions()...)
-			if err != nil {
-				return err
+			for _, id := range f.tasks {
+				if err := relay.ValidateTaskID(id); err != nil {
+					return usageError{fmt.Errorf("--task %q: %w", printable(id), err)}
+				}
 			}
-			defer c.Close()
-			return a.serveWeb(ctx, c, listen, allowRemote, "")
+			if f.token == "" {
+				f.token = os.Getenv(webTokenEnv)
+			}
+			ctx := cmd.Context()
+			// The page is served at once; the agent's card is read in the
+			// background, again with backoff while the agent is not up.
+			agent := resolveAgent(ctx, args[0], a.clientOptions(), webAgentRetryMin, webAgentRetryMax)
+			defer agent.Close()
+			return a.serveWeb(ctx, agent, f, "")
 		},
 	}
 	a.agentFlags(cmd)
@@ -65,32 +109,47 @@ and send it messages with your credentials.
 	if a.output == "" {
 		a.output, a.color = "text", "auto"
 	}
-	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "address to serve the page on")
-	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "allow --listen on a non-loopback address (no access control: anyone who reaches it can use your agent)")
+	cmd.Flags().StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to serve the page on")
+	cmd.Flags().BoolVar(&f.allowRemote, "allow-remote", false, "allow --listen on a non-loopback address (requires an access token: --token, $"+webTokenEnv+", or a generated one)")
+	cmd.Flags().StringArrayVar(&f.allowHosts, "web-host", nil, "a further host name (host or host:port) the page may be opened by, e.g. behind a proxy (repeatable)")
+	cmd.Flags().StringVar(&f.token, "token", "", "the access token of --allow-remote (default: $"+webTokenEnv+", else a new random one)")
+	cmd.Flags().StringArrayVar(&f.tasks, "task", nil, "a task created elsewhere that the page may watch (repeatable)")
+	cmd.Flags().BoolVar(&f.anyTask, "any-task", false, "let the page watch any task the agent lets you read, not only those sent through it or named with --task")
 	return cmd
 }
 
-// serveWeb serves the page and relay for c on listen until ctx ends. path
-// is appended to the printed URL (demo: ?task=…).
-func (a *app) serveWeb(ctx context.Context, c *client.Client, listen string, allowRemote bool, path string) error {
-	loopback, err := checkListen(listen, allowRemote)
+// serveWeb serves the page and relay for agent as f says until ctx ends.
+// path is appended to the printed URL (demo: ?task=…).
+func (a *app) serveWeb(ctx context.Context, agent *lazyAgent, f webFlags, path string) error {
+	loopback, err := checkListen(f.listen, f.allowRemote)
 	if err != nil {
 		return err
 	}
-	auth := relay.AllowLoopback
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return err
+	}
+	p, err := newWebPolicy(f, ln.Addr().String(), loopback)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	if !loopback {
-		auth = relay.AllowAll
-		fmt.Fprintf(a.stderr, "a2a-tail: WARNING: serving %s beyond loopback without access control: anyone who reaches it can read the agent's progress and send it messages as you\n", printable(listen))
+		fmt.Fprintf(a.stderr, "a2a-tail: serving %s beyond loopback: anyone with the token in the URL below can read the agent's progress and send it messages as you\n", printable(f.listen))
 	}
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
-		return err
-	}
-	w := newWebServer(ctx, c, auth, relay.WithLogger(a.logger()))
-	srv := &http.Server{Handler: w, ReadHeaderTimeout: 10 * time.Second}
+	w := newWebServer(ctx, agent, p, relay.WithLogger(a.logger()))
+	srv := newWebHTTPServer(w, newConnCap(webMaxConns))
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
-	fmt.Fprintf(a.stdout, "http://%s/%s\n", ln.Addr(), path)
+	u := "http://" + ln.Addr().String() + "/" + path
+	if p.token != "" {
+		sep := "?"
+		if strings.Contains(path, "?") {
+			sep = "&"
+		}
+		u += sep + "token=" + url.QueryEscape(p.token)
+	}
+	fmt.Fprintln(a.stdout, u)
 	select {
 	case err := <-done:
 		_ = w.Close()
@@ -103,6 +162,64 @@ func (a *app) serveWeb(ctx context.Context, c *client.Client, listen string, all
 	_ = srv.Shutdown(sctx)
 	<-done
 	return nil
+}
+
+// newWebHTTPServer is the http.Server of `a2a-tail web`, with its timeouts
+// and the connection cap cc.
+func newWebHTTPServer(h http.Handler, cc *connCap) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: webReadHeaderTimeout,
+		IdleTimeout:       webIdleTimeout,
+		WriteTimeout:      webWriteTimeout,
+		MaxHeaderBytes:    webMaxHeader,
+		ConnState:         cc.track,
+	}
+}
+
+// webPolicy is who may use a web server: the guard every request passes
+// (Host, Origin, token), the relay's Authorizer, and the tasks a browser
+// may read (nil: any).
+type webPolicy struct {
+	guard *relay.Guard
+	auth  relay.Authorizer
+	tasks *relay.TaskSet
+	token string
+}
+
+// newWebPolicy is the policy of f for a server listening on addr.
+func newWebPolicy(f webFlags, addr string, loopback bool) (webPolicy, error) {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return webPolicy{}, err
+	}
+	p := webPolicy{auth: relay.AllowLoopback}
+	if !f.anyTask {
+		p.tasks = relay.NewTaskSet(0, f.tasks...)
+	}
+	hosts := relay.LoopbackHosts(port)
+	for _, h := range f.allowHosts {
+		if _, _, err := net.SplitHostPort(h); err != nil {
+			h = net.JoinHostPort(h, port)
+		}
+		hosts = append(hosts, h)
+	}
+	if !loopback {
+		p.auth = relay.AllowAll // the token is the access control
+		p.token = f.token
+		if p.token == "" {
+			var b [24]byte
+			_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go 1.24+)
+			p.token = hex.EncodeToString(b[:])
+		}
+		if lh, _, _ := net.SplitHostPort(f.listen); lh != "" && net.ParseIP(lh) != nil && !net.ParseIP(lh).IsUnspecified() {
+			hosts = append(hosts, net.JoinHostPort(lh, port))
+		}
+	}
+	// Beyond loopback, a client reaches the server by one of the host's
+	// addresses: an IP literal cannot be rebound, and the token guards the rest.
+	p.guard = relay.NewGuard(relay.GuardConfig{Hosts: hosts, AnyIPHost: !loopback, Token: p.token})
+	return p, nil
 }
 
 // checkListen says whether listen is a loopback address, and refuses
@@ -128,25 +245,33 @@ func isLoopbackHost(host string) bool {
 }
 
 // webServer is what `a2a-tail web` serves: the page, the relay, and POST
-// /tasks to send a message.
+// /tasks to send a message, behind its policy.
 type webServer struct {
 	mux   *http.ServeMux
+	h     http.Handler // mux behind the guard
 	relay *relay.Handler
-	c     *client.Client
-	auth  relay.Authorizer
+	agent *lazyAgent
+	p     webPolicy
 }
 
-func newWebServer(ctx context.Context, c *client.Client, auth relay.Authorizer, opts ...relay.Option) *webServer {
-	w := &webServer{mux: http.NewServeMux(), c: c, auth: auth}
+func newWebServer(ctx context.Context, agent *lazyAgent, p webPolicy, opts ...relay.Option) *webServer {
+	w := &webServer{mux: http.NewServeMux(), agent: agent, p: p}
+	c := agent
+	auth := p.auth
+	if p.tasks != nil {
+		auth = p.tasks.Authorizer(auth)
+		opts = append(opts, relay.WithStartedTasks(p.tasks))
+	}
 	w.relay = relay.New(ctx, c, append([]relay.Option{relay.WithAuthorizer(auth)}, opts...)...)
 	files := http.FileServerFS(web.FS)
 	w.mux.Handle("GET /tasks/{taskId}/events", w.relay)
-	w.mux.HandleFunc("POST /tasks", w.send)
+	w.mux.Handle("POST /tasks", w.needAgent(http.HandlerFunc(w.send)))
+	w.mux.HandleFunc("GET /agent", w.agentState)
 	// The front ends' own protocols (AG-UI, the AI SDK's useChat) over the
 	// same relay; POST on the events route is AG-UI's reconnect
 	// (?format=ag-ui with the client's RunAgentInput).
-	w.mux.Handle("POST /ag-ui", w.relay.AGUI(c))
-	chat := w.relay.Chat(c)
+	w.mux.Handle("POST /ag-ui", w.needAgent(w.relay.AGUI(c)))
+	chat := w.needAgent(w.relay.Chat(c))
 	w.mux.Handle("POST /api/chat", chat)
 	w.mux.Handle("GET /api/chat/{id}/stream", chat)
 	w.mux.HandleFunc("POST /tasks/{taskId}/events", func(rw http.ResponseWriter, r *http.Request) {
@@ -154,23 +279,54 @@ func newWebServer(ctx context.Context, c *client.Client, auth relay.Authorizer, 
 	})
 	w.mux.Handle("GET /{file}", files)
 	w.mux.Handle("GET /{$}", files)
+	w.h = w.mux
+	if p.guard != nil {
+		w.h = p.guard.Wrap(w.mux)
+	}
 	return w
 }
 
 func (w *webServer) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	rw.Header().Set("X-Content-Type-Options", "nosniff")
 	rw.Header().Set("Content-Security-Policy", "default-src 'self'; connect-src 'self'; style-src 'self'; script-src 'self'; img-src 'self'; frame-ancestors 'none'")
-	w.mux.ServeHTTP(rw, r)
+	w.h.ServeHTTP(rw, r)
 }
 
 // Close stops the relay: event streams end, follows stop.
 func (w *webServer) Close() error { return w.relay.Close() }
 
+// agentState answers GET /agent: the agent's state, for the page to show.
+func (w *webServer) agentState(rw http.ResponseWriter, _ *http.Request) {
+	rw.Header().Set("Content-Type", "application/json")
+	rw.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(rw).Encode(w.agent.State())
+}
+
+// needAgent answers 503 with Retry-After and the agent's state to a
+// request that needs the agent before its card could be read. (A request
+// for a task's events asks the agent only when the relay does not hold
+// the task: its 502 carries the state in its error.)
+func (w *webServer) needAgent(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		if _, err := w.agent.get(); err != nil {
+			rw.Header().Set("Content-Type", "application/json")
+			rw.Header().Set("Retry-After", "2")
+			rw.WriteHeader(http.StatusServiceUnavailable)
+			_ = json.NewEncoder(rw).Encode(struct {
+				Error string     `json:"error"`
+				Agent agentState `json:"agent"`
+			}{err.Error(), w.agent.State()})
+			return
+		}
+		next.ServeHTTP(rw, r)
+	})
+}
+
 // send dispatches {"text": …} with return-immediately and answers
 // {"task": id}. It takes only application/json, which a cross-origin page
 // cannot send without a CORS preflight that this server never allows.
 func (w *webServer) send(rw http.ResponseWriter, r *http.Request) {
-	if err := w.auth(r, ""); err != nil {
+	if err := w.p.auth(r, ""); err != nil {
 		jsonError(rw, http.StatusForbidden, err.Error())
 		return
 	}
@@ -190,7 +346,7 @@ func (w *webServer) send(rw http.ResponseWriter, r *http.Request) {
 		jsonError(rw, http.StatusBadRequest, `a2a-tail: "text" is empty`)
 		return
 	}
-	id, err := w.c.Dispatch(r.Context(), a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(body.Text)))
+	id, err := w.agent.Dispatch(r.Context(), a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(body.Text)))
 	if err != nil {
 		status := http.StatusBadGateway
 		if errors.Is(err, context.Canceled) {
@@ -198,6 +354,9 @@ func (w *webServer) send(rw http.ResponseWriter, r *http.Request) {
 		}
 		jsonError(rw, status, "a2a-tail: agent: "+err.Error())
 		return
+	}
+	if w.p.tasks != nil {
+		w.p.tasks.Add(string(id)) // before the page can ask for it
 	}
 	rw.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(rw).Encode(struct {

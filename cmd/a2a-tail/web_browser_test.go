@@ -38,32 +38,6 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
-// startBrowser starts the headless Chromium bin for the test; it stops with
-// ctx or at the end of the test.
-func startBrowser(t *testing.T, ctx context.Context, bin string) context.Context {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:0:0],
-		chromedp.ExecPath(bin),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	t.Cleanup(acancel)
-	bctx, bcancel := chromedp.NewContext(actx)
-	t.Cleanup(bcancel)
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	return bctx
-}
-
 // cutOnce cuts the first event stream it serves server-side, abruptly,
 // after `after` events; later streams pass untouched.
 type cutOnce struct {
@@ -137,7 +111,7 @@ func TestWebPageInBrowser(t *testing.T) {
 	}
 	defer c.Close()
 
-	bctx := startBrowser(t, ctx, bin)
+	bctx := startChromium(t, ctx, bin)
 
 	run := func(t *testing.T, cutAfter int) (pageState, bool) {
 		return runPage(t, ctx, bctx, c, agenttest.RealisticName, cutAfter)
@@ -192,7 +166,7 @@ const markup = `<img src=x onerror="document.body.dataset.pwned=1"><b>bold</b>`
 // server-side after that many events.
 func runPage(t *testing.T, ctx, bctx context.Context, c *client.Client, text string, cutAfter int) (pageState, bool) {
 	t.Helper()
-	ws := newWebServer(ctx, c, relay.AllowLoopback, relay.WithRetry(100*time.Millisecond))
+	ws := newWebServer(ctx, readyAgent(c), webPolicy{auth: relay.AllowLoopback, tasks: relay.NewTaskSet(0)}, relay.WithRetry(100*time.Millisecond))
 	cut := &cutOnce{next: ws, after: cutAfter}
 	var h http.Handler = ws
 	if cutAfter > 0 {
@@ -237,6 +211,32 @@ func runPage(t *testing.T, ctx, bctx context.Context, c *client.Client, text str
 		t.Fatalf("browser: %v", err)
 	}
 	return st, cut.cut.Load()
+}
+
+// startChromium starts the headless browser at bin for the test, with
+// extra flags; it stops when the test ends.
+func startChromium(t *testing.T, ctx context.Context, bin string, extra ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:0:0],
+		chromedp.ExecPath(bin),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	actx, acancel := chromedp.NewExecAllocator(ctx, append(opts, extra...)...)
+	t.Cleanup(acancel)
+	bctx, bcancel := chromedp.NewContext(actx)
+	t.Cleanup(bcancel)
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return bctx
 }
 
 // skipOrFail skips the test for why, or fails it where CI requires the

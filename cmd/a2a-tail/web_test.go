@@ -29,6 +29,18 @@ func startWeb(t *testing.T) *httptest.Server {
 // its client run in, for the test's own requests.
 func startWebContext(t *testing.T) (context.Context, *httptest.Server) {
 	t.Helper()
+	ctx, c := startWebAgent(t)
+	ws := newWebServer(ctx, readyAgent(c), webPolicy{auth: relay.AllowLoopback, tasks: relay.NewTaskSet(0)})
+	srv := httptest.NewServer(ws)
+	t.Cleanup(func() { ws.Close() })
+	t.Cleanup(srv.Close)
+	return ctx, srv
+}
+
+// startWebAgent starts the reference callee and a client of it, in a
+// context of a minute; all of it closes when the test ends.
+func startWebAgent(t *testing.T) (context.Context, *client.Client) {
+	t.Helper()
 	agent, err := agenttest.New(agenttest.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
@@ -41,11 +53,7 @@ func startWebContext(t *testing.T) (context.Context, *httptest.Server) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	ws := newWebServer(ctx, c, relay.AllowLoopback)
-	srv := httptest.NewServer(ws)
-	t.Cleanup(func() { ws.Close() })
-	t.Cleanup(srv.Close)
-	return ctx, srv
+	return ctx, c
 }
 
 // POST /tasks dispatches a message and answers its task id; bad requests
@@ -112,10 +120,11 @@ func TestWebListen(t *testing.T) {
 	cancel() // serve, print, and stop at once
 	stdout.Reset()
 	stderr.Reset()
-	if err := a.serveWeb(ctx, nil, "0.0.0.0:0", true, ""); err != nil {
+	if err := a.serveWeb(ctx, nil, webFlags{listen: "0.0.0.0:0", allowRemote: true}, ""); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(stderr.String(), "WARNING") || !strings.HasPrefix(stdout.String(), "http://") {
-		t.Errorf("stdout %q stderr %q: want the URL and a warning", stdout.String(), stderr.String())
+	if !strings.Contains(stderr.String(), "beyond loopback") || !strings.HasPrefix(stdout.String(), "http://") ||
+		!strings.Contains(stdout.String(), "/?token=") {
+		t.Errorf("stdout %q stderr %q: want the URL with its token and a warning", stdout.String(), stderr.String())
 	}
 }

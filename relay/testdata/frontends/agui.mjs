@@ -12,15 +12,17 @@
 //              run answers every pending interrupt with this payload,
 //   connectUrl: optional; after the run (finished, failed or cut), a second
 //              agent with the same thread and the messages the first one
-//              holds calls connectAgent(), whose connect() POSTs the same
-//              RunAgentInput to connectUrl (the task events endpoint), in
-//              which "{task}" stands for the task the run named.
+//              holds calls connectAgent(), whose connect() (relay/web's
+//              withTaskReconnect) POSTs the same RunAgentInput to connectUrl
+//              (the task events endpoint), in which "{task}" stands for the
+//              task the run named.
 // }
 //
 // Every console.warn / console.error of the libraries is captured: the
 // Go test fails on any, since the client only warns on material it had
 // to strip or events it could not apply.
-import { HttpAgent, transformHttpEventStream, runHttpRequest } from "@ag-ui/client";
+import { HttpAgent } from "@ag-ui/client";
+import { withTaskReconnect } from "../../web/agui-reconnect.js";
 
 const cfg = JSON.parse(process.argv[2]);
 const warnings = [];
@@ -33,18 +35,9 @@ for (const level of ["warn", "error"]) {
     warnings.push(args.map((a) => (a instanceof Error ? a.message : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
 }
 
-// ConnectAgent reconnects through the task events endpoint: AG-UI's
-// connectAgent() is the library's hook for attaching to a run in progress,
-// and HttpAgent leaves connect() unimplemented.
-class ConnectAgent extends HttpAgent {
-  constructor(config, connectUrl) {
-    super(config);
-    this.connectUrl = connectUrl;
-  }
-  connect(input) {
-    return transformHttpEventStream(runHttpRequest(() => fetch(this.connectUrl, this.requestInit(input))));
-  }
-}
+// The reconnect is the one relay/web ships: AG-UI's connectAgent() on an
+// HttpAgent given the connect() that 1.0.0 leaves unimplemented.
+const ConnectAgent = withTaskReconnect(HttpAgent);
 
 function recorder(out) {
   return {
@@ -89,10 +82,13 @@ if (cfg.answer !== undefined && agent.pendingInterrupts.length > 0) {
 }
 if (cfg.connectUrl) {
   // "{task}" in connectUrl is the A2A task the run named (CUSTOM a2a.task).
-  const again = new ConnectAgent(
-    { url: cfg.url, threadId: cfg.threadId, initialMessages: agent.messages },
-    cfg.connectUrl.replace("{task}", encodeURIComponent(result.run.task ?? "")),
-  );
+  const again = new ConnectAgent({
+    url: cfg.url,
+    threadId: cfg.threadId,
+    initialMessages: agent.messages,
+    reconnectUrl: cfg.connectUrl,
+    task: result.run.task,
+  });
   result.connect = await drive(again, (sub) => again.connectAgent(undefined, sub));
 }
 process.stdout.write(JSON.stringify(result));
