@@ -11,7 +11,7 @@ import (
 )
 
 // TestPackContents checks what `npm pack` would publish: the receiver, its
-// types, its README, the manifest and the licence — nothing of the page, the Go files or
+// types, the AG-UI reconnect subclass, its README, the manifest and the licence — nothing of the page, the Go files or
 // the tests.
 func TestPackContents(t *testing.T) {
 	npm, err := exec.LookPath("npm")
@@ -36,7 +36,7 @@ func TestPackContents(t *testing.T) {
 		got = append(got, filepath.ToSlash(f.Path))
 	}
 	sort.Strings(got)
-	want := []string{"LICENSE", "README.md", "package.json", "receiver.d.ts", "receiver.js"}
+	want := []string{"LICENSE", "README.md", "agui-reconnect.d.ts", "agui-reconnect.js", "package.json", "receiver.d.ts", "receiver.js"}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("npm pack contents (-want +got):\n%s", d)
 	}
