@@ -130,6 +130,7 @@ func isLoopbackHost(host string) bool {
 // webServer is what `a2a-tail web` serves: the page, the relay, and POST
 // /tasks to send a message.
 type webServer struct {
+	ctx   context.Context // the server's: answered turns run on it
 	mux   *http.ServeMux
 	relay *relay.Handler
 	c     *client.Client
@@ -137,7 +138,7 @@ type webServer struct {
 }
 
 func newWebServer(ctx context.Context, c *client.Client, auth relay.Authorizer, opts ...relay.Option) *webServer {
-	w := &webServer{mux: http.NewServeMux(), c: c, auth: auth}
+	w := &webServer{ctx: ctx, mux: http.NewServeMux(), c: c, auth: auth}
 	w.relay = relay.New(ctx, c, append([]relay.Option{relay.WithAuthorizer(auth)}, opts...)...)
 	files := http.FileServerFS(web.FS)
 	w.mux.Handle("GET /tasks/{taskId}/events", w.relay)
@@ -166,9 +167,15 @@ func (w *webServer) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 // Close stops the relay: event streams end, follows stop.
 func (w *webServer) Close() error { return w.relay.Close() }
 
-// send dispatches {"text": …} with return-immediately and answers
-// {"task": id}. It takes only application/json, which a cross-origin page
-// cannot send without a CORS preflight that this server never allows.
+// send takes {"text": …} and answers {"task": id, "turn": id}. A new
+// message (with "context": the conversation's contextId, when the page has
+// one) is dispatched with return-immediately; an answer ("task": the id of a
+// task that waits for input) is the next turn of that task, as `send --task`
+// sends it, and is published to the task's readers with Attach (the relay
+// reopens a settled task's stream only for an attached turn). "turn" is the
+// sent message's id, which names the turn in the ops. It takes only
+// application/json, which a cross-origin page cannot send without a CORS
+// preflight that this server never allows.
 func (w *webServer) send(rw http.ResponseWriter, r *http.Request) {
 	if err := w.auth(r, ""); err != nil {
 		jsonError(rw, http.StatusForbidden, err.Error())
@@ -179,7 +186,9 @@ func (w *webServer) send(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body struct {
-		Text string `json:"text"`
+		Text    string `json:"text"`
+		Task    string `json:"task"`
+		Context string `json:"context"`
 	}
 	dec := json.NewDecoder(io.LimitReader(r.Body, maxSendBytes+1))
 	if err := dec.Decode(&body); err != nil {
@@ -190,19 +199,63 @@ func (w *webServer) send(rw http.ResponseWriter, r *http.Request) {
 		jsonError(rw, http.StatusBadRequest, `a2a-tail: "text" is empty`)
 		return
 	}
-	id, err := w.c.Dispatch(r.Context(), a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(body.Text)))
-	if err != nil {
-		status := http.StatusBadGateway
-		if errors.Is(err, context.Canceled) {
-			status = http.StatusServiceUnavailable
+	if body.Task != "" {
+		if err := relay.ValidateTaskID(body.Task); err != nil {
+			jsonError(rw, http.StatusBadRequest, "a2a-tail: "+err.Error())
+			return
 		}
-		jsonError(rw, status, "a2a-tail: agent: "+err.Error())
+		if err := w.auth(r, body.Task); err != nil {
+			jsonError(rw, http.StatusForbidden, err.Error())
+			return
+		}
+		w.answer(rw, r, a2a.TaskID(body.Task), body.Text)
 		return
 	}
+	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(body.Text))
+	msg.ContextID = body.Context
+	id, err := w.c.Dispatch(r.Context(), msg)
+	if err != nil {
+		agentError(rw, err)
+		return
+	}
+	sent(rw, id, msg.ID)
+}
+
+// answer sends text as the next turn of task and publishes the turn. The
+// turn outlives the request: it runs on the server's context.
+func (w *webServer) answer(rw http.ResponseWriter, r *http.Request, task a2a.TaskID, text string) {
+	st, err := w.c.Answer(w.ctx, task, text)
+	if err != nil {
+		agentError(rw, err)
+		return
+	}
+	turn := st.Turn()
+	go func() {
+		for range w.relay.Attach(st) {
+		}
+	}()
+	sent(rw, task, turn)
+}
+
+func sent(rw http.ResponseWriter, task a2a.TaskID, turn string) {
 	rw.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(rw).Encode(struct {
 		Task string `json:"task"`
-	}{string(id)})
+		Turn string `json:"turn"`
+	}{string(task), turn})
+}
+
+// agentError answers a failed call to the agent: 404 for a task it does not
+// know, 503 when the server is stopping, 502 otherwise.
+func agentError(rw http.ResponseWriter, err error) {
+	status := http.StatusBadGateway
+	switch {
+	case errors.Is(err, a2a.ErrTaskNotFound):
+		status = http.StatusNotFound
+	case errors.Is(err, context.Canceled):
+		status = http.StatusServiceUnavailable
+	}
+	jsonError(rw, status, "a2a-tail: agent: "+err.Error())
 }
 
 func jsonError(rw http.ResponseWriter, status int, msg string) {
