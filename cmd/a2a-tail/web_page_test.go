@@ -285,8 +285,10 @@ func TestWebPageTwoSends(t *testing.T) {
 	if diff := cmp.Diff(want, second); diff != "" {
 		t.Errorf("second turn (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff([]string{"first one", "first two"}, first.Blocks); diff != "" {
-		t.Errorf("first turn's blocks (-want +got):\n%s", diff)
+	wantFirst := entryState{Task: first.Task, Asked: "first", Blocks: []string{"first one", "first two"},
+		Verdict: "Not followed furtherA new message was sent; this task may still be running. Open ?task= with its id to watch it."}
+	if diff := cmp.Diff(wantFirst, first); diff != "" {
+		t.Errorf("first turn (-want +got):\n%s", diff)
 	}
 	if !got.FormShown || got.Button != "Send" {
 		t.Errorf("form shown %v with button %q, want the Send form for the next message", got.FormShown, got.Button)
@@ -357,9 +359,13 @@ func TestWebPageUnknownTask(t *testing.T) {
 	)
 	got := readPage(t, tab)
 	shoot(t, tab, "unknown-task")
-	want := "Unknown task: the agent does not know task no-such-task (a wrong id, or a task it has dropped).Start a new conversation"
+	want := "Unknown task: the agent does not know task no-such-task (a wrong id, or a task it has dropped)." +
+		"Start a new conversation" + "Details" + "relay: task not found"
 	if diff := cmp.Diff(want, got.Problem); diff != "" {
 		t.Errorf("problem (-want +got):\n%s", diff)
+	}
+	if len(got.Entries) != 0 {
+		t.Errorf("entries %+v, want none for an unknown task", got.Entries)
 	}
 	if got.FormShown {
 		t.Error("a form on the page of an unknown task")
@@ -397,8 +403,8 @@ func TestWebPageRelayBusy(t *testing.T) {
 	)
 	got := readPage(t, tab)
 	shoot(t, tab, "relay-busy")
-	if !strings.HasPrefix(got.Problem, "The relay is busy: relay: too many subscribers. Retrying in 1 s.") {
-		t.Errorf("problem %q, want the busy notice with its countdown", got.Problem)
+	if want := "The relay is busy (503). Retrying in 1 s.Retry nowDetailsrelay: too many subscribers"; got.Problem != want {
+		t.Errorf("problem %q, want %q: the busy notice with its countdown", got.Problem, want)
 	}
 	busy.Store(false)
 	do(t, tab,
@@ -507,7 +513,8 @@ func TestWebPageAgentDownThenUp(t *testing.T) {
 	)
 	got := readPage(t, tab)
 	shoot(t, tab, "agent-down")
-	if !strings.HasPrefix(got.Problem, "The agent cannot be reached (502): relay: agent: ") || !strings.Contains(got.Problem, "Retrying in") {
+	if !strings.HasPrefix(got.Problem, "The agent cannot be reached (502); the task goes on when it is back. Retrying in ") ||
+		!strings.Contains(got.Problem, "Retry nowDetailsrelay: agent: ") || !strings.Contains(got.Problem, "connection refused") {
 		t.Errorf("problem %q, want the agent-down notice with its countdown", got.Problem)
 	}
 	flaky.up(t)

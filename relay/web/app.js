@@ -51,11 +51,18 @@ function setConn(s, label) {
 // showProblem puts one actionable message above the conversation. kind is
 // a stable name tests and styles use: unknown-task, access, busy, agent,
 // relay, send.
-function showProblem(kind, text, action) {
+function showProblem(kind, text, action, detail) {
   const box = $("problem");
   box.dataset.kind = kind;
   const parts = [el("span", "problem-text", text)];
   if (action) parts.push(action);
+  if (detail) {
+    // The server's reason can be long (a transport error quotes URLs):
+    // folded, whole, as text.
+    const d = el("details", "problem-detail");
+    d.append(el("summary", "", "Details"), el("pre", "", detail));
+    parts.push(d);
+  }
   box.replaceChildren(...parts);
   box.hidden = false;
 }
@@ -75,7 +82,7 @@ function stopRetry() {
 
 // retryIn shows kind/text with a countdown of secs, then calls again.
 // "Retry now" skips the wait.
-function retryIn(kind, text, secs, again) {
+function retryIn(kind, text, secs, again, detail) {
   stopRetry();
   let left = Math.max(1, Math.round(secs));
   const now = el("button", "retry-now", "Retry now");
@@ -85,7 +92,7 @@ function retryIn(kind, text, secs, again) {
     again();
   };
   now.addEventListener("click", fire);
-  const paint = () => showProblem(kind, `${text} Retrying in ${left} s.`, now);
+  const paint = () => showProblem(kind, `${text} Retrying in ${left} s.`, now, detail);
   paint();
   const r = { timer: 0 };
   r.timer = setInterval(() => {
@@ -144,7 +151,7 @@ function addTurn(task, turn, asked) {
   section.append(...[head, ask, gaps, list, verdict].filter(Boolean));
   $("conversation").append(section);
   const t = {
-    task, turn, rx, section, list, verdict, gaps,
+    task, turn, rx, section, list, verdict, gaps, asked,
     known: new Set(rx.turns()), // turns already shown: never this entry's
     items: new Map(), // key → <li>, reused so that open <details> stay open
     started: Date.now(), ended: 0,
@@ -185,8 +192,12 @@ function watch(t) {
 function stopWatching(t) {
   if (t.es) t.es.close();
   t.es = null;
+  if (!t.done && !outcomeOf(t)) t.left = true; // its verdict is not watched any more
   t.done = true;
+  if (!t.ended) t.ended = Date.now();
   stopRetry();
+  t.rendered = false;
+  render();
 }
 
 function eventsURL(t) {
@@ -241,7 +252,7 @@ async function diagnose(t) {
     resp = await fetch(eventsURL(t), { headers: { Accept: "text/event-stream" }, signal: ctl.signal, cache: "no-store" });
   } catch {
     if (t.done) return;
-    setConn("closed", "disconnected");
+    setConn("closed", "waiting to retry");
     retryIn("relay", "The page cannot reach the a2a-tail server (stopped, or the network is down).",
       BACKOFF[Math.min(t.attempt++, BACKOFF.length - 1)], () => connect(t));
     return;
@@ -257,25 +268,29 @@ async function diagnose(t) {
     return;
   }
   const msg = await errorText(resp);
-  setConn("closed", "disconnected");
+  setConn("closed", "waiting to retry");
   switch (resp.status) {
     case 404:
       t.done = true;
+      setConn("closed", "not found");
       showProblem("unknown-task", `Unknown task: the agent does not know task ${t.task} (a wrong id, or a task it has dropped).`,
-        newConversationLink());
-      renderVerdict(t, null, true);
+        newConversationLink(), msg);
+      t.section.remove(); // nothing to show under it
       break;
     case 401:
     case 403:
       t.done = true;
-      showProblem("access", `Access refused (${resp.status}): ${msg}. Open the page from the address a2a-tail printed.`);
+      setConn("closed", "refused");
+      showProblem("access", `Access refused (${resp.status}). Open the page from the address a2a-tail printed, on the same machine.`,
+        null, msg);
       break;
     case 429:
     case 503:
-      retryIn("busy", `The relay is busy: ${msg}.`, retryAfter(resp, t.attempt++), () => connect(t));
+      retryIn("busy", `The relay is busy (${resp.status}).`, retryAfter(resp, t.attempt++), () => connect(t), msg);
       break;
     default:
-      retryIn("agent", `The agent cannot be reached (${resp.status}): ${msg}.`, retryAfter(resp, t.attempt++), () => connect(t));
+      retryIn("agent", `The agent cannot be reached (${resp.status}); the task goes on when it is back.`,
+        retryAfter(resp, t.attempt++), () => connect(t), msg);
   }
 }
 
@@ -404,8 +419,10 @@ function renderTurn(t) {
   const id = turnID(t);
   const n = id ? ids.indexOf(id) + 1 : 0;
   t.section.querySelector(".turn-label").textContent = n > 1 ? ` · turn ${n}` : "";
+  // The elapsed time of a turn sent from this page; a watched task started
+  // before the page did, so its time here would say nothing.
   const end = t.ended || Date.now();
-  t.section.querySelector(".turn-elapsed").textContent = ` · ${fmtElapsed(end - t.started)}`;
+  t.section.querySelector(".turn-elapsed").textContent = t.asked ? ` · ${fmtElapsed(end - t.started)}` : "";
   const view = viewOf(t);
   if (!view) {
     renderVerdict(t, null, false);
@@ -560,11 +577,18 @@ const LABELS = {
 
 function renderVerdict(t, r, sealedView) {
   const box = t.verdict;
+  if (!r && t.left) {
+    box.hidden = false;
+    box.dataset.verdict = "left";
+    box.replaceChildren(el("span", "label", "Not followed further"),
+      el("div", "reason", "A new message was sent; this task may still be running. Open ?task= with its id to watch it."));
+    return;
+  }
   if (!r) {
     box.hidden = !sealedView;
     if (sealedView) {
       box.dataset.verdict = "sealed";
-      box.replaceChildren(el("span", "label", t.opened ? "Turn ended" : "Not available"));
+      box.replaceChildren(el("span", "label", "Turn ended"));
     }
     return;
   }
