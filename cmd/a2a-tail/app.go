@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -49,13 +50,42 @@ type app struct {
 	now func() time.Time
 	// size is the terminal's width and height (tests).
 	size func() (int, int)
+	// tailLines is --lines: tool output lines in the live view (0: default).
+	tailLines int
+
+	liveMu sync.Mutex
+	live   *liveSink // the live view while it owns the terminal, else nil
+}
+
+// setLive routes diagnostics through s (nil: straight to stderr again).
+func (a *app) setLive(s *liveSink) {
+	a.liveMu.Lock()
+	a.live = s
+	a.liveMu.Unlock()
+}
+
+// diagnostics is where a diagnostic line goes: above the live view's frame
+// while it owns the terminal (so that no redraw tears it), else stderr.
+func (a *app) diagnostics() io.Writer { return diagWriter{a} }
+
+type diagWriter struct{ a *app }
+
+func (d diagWriter) Write(p []byte) (int, error) {
+	d.a.liveMu.Lock()
+	s := d.a.live
+	d.a.liveMu.Unlock()
+	if s == nil {
+		return d.a.stderr.Write(p)
+	}
+	s.notice(string(p))
+	return len(p), nil
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 	// The library's defaults also hold for a command without the flag
 	// (query takes no --max-retries): never a zero that means "none".
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, isTTY: isTerminal, now: time.Now,
-		idleTimeout: client.DefaultIdleTimeout, maxRetries: client.DefaultMaxAttempts}
+		idleTimeout: client.DefaultIdleTimeout, maxRetries: client.DefaultMaxAttempts, tailLines: defaultTailLines}
 	a.size = a.termSize
 	return a
 }
@@ -141,6 +171,7 @@ func (a *app) outputFlags(cmd *cobra.Command) {
 	f.CountVarP(&a.verbose, "verbose", "v", "more diagnostics on stderr (repeat for debug logs)")
 	f.IntVar(&a.maxBlocks, "max-blocks", 0, "blocks kept per turn before new ones are dropped (0: the default, 10000)")
 	f.IntVar(&a.maxKeys, "max-stream-keys", 0, "tool-call stream keys kept per turn before new ones are dropped (0: the default, 256)")
+	f.IntVar(&a.tailLines, "lines", defaultTailLines, "lines of each tool call's output (and of each text) the live terminal view shows")
 }
 
 // callFlags: what every call to a remote endpoint carries, and how long
@@ -208,6 +239,9 @@ func (a *app) validate() error {
 	}
 	if a.maxBlocks < 0 || a.maxKeys < 0 {
 		return usageError{fmt.Errorf("--max-blocks %d, --max-stream-keys %d: must not be negative", a.maxBlocks, a.maxKeys)}
+	}
+	if a.tailLines < 1 || a.tailLines > 1000 {
+		return usageError{fmt.Errorf("--lines %d: want 1 to 1000", a.tailLines)}
 	}
 	if a.maxRetries < 0 {
 		return usageError{fmt.Errorf("--max-retries %d: must not be negative", a.maxRetries)}
@@ -305,5 +339,5 @@ func (a *app) logger() *slog.Logger {
 	case a.verbose == 1:
 		level = slog.LevelInfo
 	}
-	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: logAttr}))
+	return slog.New(slog.NewTextHandler(a.diagnostics(), &slog.HandlerOptions{Level: level, ReplaceAttr: logAttr}))
 }

@@ -136,6 +136,7 @@ incomplete; a truncated last frame is reported, not applied.
 func (a *app) consume(ctx context.Context, st *client.Stream) error {
 	sk := a.newSink()
 	defer sk.close()
+	defer a.setLive(nil) // the verdict is out: stderr is stderr again
 	for u, err := range st.Updates() {
 		if err != nil {
 			break // the stream's error is the outcome's; finish reports it
@@ -166,7 +167,11 @@ func (a *app) consume(ctx context.Context, st *client.Stream) error {
 func (a *app) diagnose(u client.Update) {
 	switch u.Type {
 	case client.UpdateReconnect:
-		a.warnf("a2a-tail: stream cut (%v); resuming, attempt %d\n", u.Err, u.Attempt)
+		// One line per group of attempts (the count restarts when an
+		// attempt brings news), not one per try; -v shows every try.
+		if u.Attempt <= 1 || a.verbose > 0 {
+			a.warnf("a2a-tail: stream cut (%v); resuming%s\n", u.Err, a.retryWindow(u.Attempt))
+		}
 	case client.UpdateIgnored:
 		if a.verbose > 0 {
 			a.warnf("a2a-tail: ignored event: %v\n", u.Err)
@@ -197,5 +202,14 @@ func (a *app) warnf(format string, args ...any) {
 	if nl {
 		line += "\n"
 	}
-	_, _ = io.WriteString(a.stderr, line)
+	_, _ = io.WriteString(a.diagnostics(), line)
+}
+
+// retryWindow says how long a cut is retried, for the notice of its first
+// attempt.
+func (a *app) retryWindow(attempt int) string {
+	if a.verbose > 0 && attempt > 1 {
+		return fmt.Sprintf(", attempt %d", attempt)
+	}
+	return ""
 }

@@ -38,6 +38,11 @@ func (a *app) newSink() sink {
 	if a.isTTY(a.stdout) {
 		s := newLiveSink(a.stdout, a.useColor(), a.timestamps, a.now, a.size)
 		s.caps = a.caps()
+		s.notices = a.stderr
+		if a.tailLines > 0 {
+			s.tail = a.tailLines
+		}
+		a.setLive(s)
 		return s
 	}
 	return &lineSink{w: a.stdout, color: a.useColor(), timestamps: a.timestamps}
