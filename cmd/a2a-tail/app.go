@@ -35,6 +35,8 @@ type app struct {
 	fastPath    bool
 	fastSet     bool // --fast-path was given: passed on only then, so A2A_PROGRESS_FASTPATH still applies
 	maxRetries  int
+	retriesSet  bool          // --max-retries was given: it wins over --retry-for
+	retryFor    time.Duration // --retry-for
 	timestamps  bool
 	verbose     int
 	plaintext   bool
@@ -50,6 +52,12 @@ type app struct {
 	now func() time.Time
 	// size is the terminal's width and height (tests).
 	size func() (int, int)
+	// agentURL is the agent of an A2A command, for the next command it
+	// suggests ("" for replay and query).
+	agentURL string
+	// announceTask: print the task id on stderr once known (send: the
+	// agent names the task), unless the live view's header shows it.
+	announceTask bool
 	// tailLines is --lines: tool output lines in the live view (0: default).
 	tailLines int
 
@@ -85,7 +93,8 @@ func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 	// The library's defaults also hold for a command without the flag
 	// (query takes no --max-retries): never a zero that means "none".
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, isTTY: isTerminal, now: time.Now,
-		idleTimeout: client.DefaultIdleTimeout, maxRetries: client.DefaultMaxAttempts, tailLines: defaultTailLines}
+		idleTimeout: client.DefaultIdleTimeout, maxRetries: client.DefaultMaxAttempts, tailLines: defaultTailLines,
+		retryFor: defaultRetryFor}
 	a.size = a.termSize
 	return a
 }
@@ -105,8 +114,9 @@ only the task's terminal state decides. A cut stream is resubscribed; a task tha
 has already settled is resolved with GetTask and its history.
 
 ` + exitCodesHelp,
-		Example: `  a2a-tail https://agent.example.com 5f0c…      follow a running task
+		Example: `  a2a-tail https://agent.example.com 5f0c…      follow a running task (or: a2a-tail follow …)
   a2a-tail send https://agent.example.com "summarise the report"
+  a2a-tail cancel https://agent.example.com 5f0c…
   a2a-tail send --async https://agent.example.com "long job"
   a2a-tail send --task 5f0c… https://agent.example.com "yes, go ahead"   answer a task that waits for input
   a2a-tail replay capture.sse -o ndjson
@@ -115,9 +125,9 @@ has already settled is resolved with GetTask and its history.
 			// cobra's "accepts 2 arg(s), received 1" does not say which
 			// two, and a mistyped command name lands here too.
 			if len(args) != 2 {
-				return fmt.Errorf("want <agent-url> <task-id> or a command (send, replay, query, demo), got %d argument(s); see a2a-tail --help", len(args))
+				return fmt.Errorf("want <agent-url> <task-id> or a command (follow, send, cancel, replay, query, demo, web), got %d argument(s); see a2a-tail --help", len(args))
 			}
-			return nil
+			return a.checkTaskArgs(args[0], args[1])
 		},
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -132,11 +142,15 @@ has already settled is resolved with GetTask and its history.
 	a.agentFlags(root)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		a.fastSet = cmd.Flags().Changed("fast-path")
+		a.retriesSet = cmd.Flags().Changed("max-retries")
+		if a.retriesSet && cmd.Flags().Changed("retry-for") {
+			return usageError{errors.New("--max-retries and --retry-for both bound the retries after a cut: give one")}
+		}
 		return a.validate()
 	}
 	// cobra's own errors for wrong argument counts are usage errors too.
 	wrapArgs(root)
-	root.AddCommand(a.sendCommand(), a.replayCommand(), a.demoCommand(), a.queryCommand(), a.webCommand())
+	root.AddCommand(a.followCommand(), a.sendCommand(), a.cancelCommand(), a.replayCommand(), a.demoCommand(), a.queryCommand(), a.webCommand())
 	for _, c := range root.Commands() {
 		wrapArgs(c)
 	}
@@ -192,7 +206,8 @@ func (a *app) idleFlag(cmd *cobra.Command) {
 func (a *app) resumeFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&a.transport, "transport", "", "force a transport: jsonrpc, rest or grpc (default: from the agent card)")
-	f.IntVar(&a.maxRetries, "max-retries", client.DefaultMaxAttempts, "resubscriptions after a cut before giving up (0: resolve with one GetTask only)")
+	f.DurationVar(&a.retryFor, "retry-for", defaultRetryFor, "how long to keep resubscribing after a cut without news (backoff with jitter up to 10s between tries) before giving up")
+	f.IntVar(&a.maxRetries, "max-retries", client.DefaultMaxAttempts, "resubscriptions after a cut before giving up, instead of --retry-for (0: resolve with one GetTask only)")
 	f.BoolVar(&a.fastPath, "fast-path", true, "read JSON-RPC and REST streams with the client's own SSE reader and decoder (--fast-path=false: a2a-go's)")
 }
 
@@ -243,6 +258,9 @@ func (a *app) validate() error {
 	if a.tailLines < 1 || a.tailLines > 1000 {
 		return usageError{fmt.Errorf("--lines %d: want 1 to 1000", a.tailLines)}
 	}
+	if a.retryFor < 0 {
+		return usageError{fmt.Errorf("--retry-for %v: must not be negative", a.retryFor)}
+	}
 	if a.maxRetries < 0 {
 		return usageError{fmt.Errorf("--max-retries %d: must not be negative", a.maxRetries)}
 	}
@@ -290,8 +308,7 @@ func (a *app) streamOptions() []client.Option {
 func (a *app) connectionOptions() []client.Option {
 	opts := []client.Option{
 		client.WithIdleTimeout(a.idleTimeout),
-		// The backoff is the library's: one default, in one place.
-		client.WithRetry(a.maxRetries, 0, 0),
+		a.retryOption(),
 	}
 	opts = append(opts, a.streamOptions()...)
 	if a.fastSet {

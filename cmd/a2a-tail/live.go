@@ -236,8 +236,13 @@ func (s *liveSink) finish(v merge.View, out terminal.Outcome, err error) error {
 	// The verdict is written whole, after the frame: nothing is redrawn
 	// once it is out, and the reply is the one thing that must never be
 	// clipped to the terminal's width.
+	s.lines = 0 // the final frame stays: a later notice goes under it
 	if s.err == nil {
-		_, s.err = io.WriteString(s.w, verdictLine(out, err, s.color))
+		w := s.w
+		if isErrorLine(out, err) {
+			w = s.notices
+		}
+		_, s.err = io.WriteString(w, verdictLine(out, err, s.color))
 	}
 	return s.err
 }

@@ -45,7 +45,7 @@ func (a *app) newSink() sink {
 		a.setLive(s)
 		return s
 	}
-	return &lineSink{w: a.stdout, color: a.useColor(), timestamps: a.timestamps}
+	return &lineSink{w: a.stdout, errw: a.stderr, color: a.useColor(), timestamps: a.timestamps}
 }
 
 // ---- append-only text (stdout is not a terminal) ----
@@ -54,6 +54,7 @@ func (a *app) newSink() sink {
 // flushed at once, without ANSI codes unless --color=always.
 type lineSink struct {
 	w          io.Writer
+	errw       io.Writer // stderr: where an error (not a verdict) goes
 	color      bool
 	timestamps bool
 }
@@ -89,9 +90,26 @@ func (s *lineSink) finish(v merge.View, out terminal.Outcome, err error) error {
 			fmt.Fprintf(&b, "tool %s %s: %s\n", printable(t.Tool), printable(t.Key), paint(s.color, toolColor(t.Status), string(t.Status)))
 		}
 	}
-	b.WriteString(verdictLine(out, err, s.color))
+	line := verdictLine(out, err, s.color)
+	if isErrorLine(out, err) {
+		_, _ = io.WriteString(s.errw, line)
+	} else {
+		b.WriteString(line)
+	}
 	_, werr := io.WriteString(s.w, b.String())
 	return werr
+}
+
+// isErrorLine says whether the last line reports an error rather than a
+// verdict of the turn: a task the agent does not know, a call that failed
+// before any turn. Errors go to stderr; verdicts — completed, failed,
+// canceled, rejected, input-required, and incomplete or stopped, which
+// say how far the turn got — to stdout.
+func isErrorLine(out terminal.Outcome, err error) bool {
+	if err == nil || errors.As(err, new(*client.IncompleteError)) || errors.As(err, new(*stoppedError)) {
+		return false
+	}
+	return out.Err == nil || out.Class != terminal.ClassTerminal
 }
 
 // blockLine is the one-line rendering of an applied block.
