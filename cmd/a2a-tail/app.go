@@ -197,9 +197,17 @@ func (a *app) callFlags(cmd *cobra.Command) {
 	a.idleFlag(cmd)
 }
 
-// idleFlag: how long a stream may stay silent.
+// idleFlag: how long a stream may stay silent. query has no resumption:
+// its help says what a silent stream does there.
 func (a *app) idleFlag(cmd *cobra.Command) {
-	cmd.Flags().DurationVar(&a.idleTimeout, "idle-timeout", client.DefaultIdleTimeout, "treat a stream silent this long as cut and resubscribe (0: never)")
+	usage := "treat a stream silent this long as cut and resubscribe (0: never)"
+	switch cmd.Name() {
+	case "query":
+		usage = "end a stream silent this long as cut: the turn ends incomplete, nothing is resumed (0: never)"
+	case "cancel":
+		usage = "give up on an agent silent this long (0: never)"
+	}
+	cmd.Flags().DurationVar(&a.idleTimeout, "idle-timeout", client.DefaultIdleTimeout, usage)
 }
 
 // resumeFlags: how an A2A turn is reached and resumed after a cut.

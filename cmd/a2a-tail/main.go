@@ -52,7 +52,7 @@ func (app *app) run(ctx context.Context, args []string) int {
 	err := root.ExecuteContext(ctx)
 	code := app.exitCode(ctx, err)
 	if err != nil && code != exitOK && !errors.Is(err, errReported) {
-		fmt.Fprintf(stderr, "a2a-tail: %s\n", errText(err))
+		fmt.Fprintf(stderr, "a2a-tail: %s\n", onceEach(errText(err)))
 	}
 	return code
 }

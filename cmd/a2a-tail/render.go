@@ -181,7 +181,7 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 		}
 		return s
 	case errors.As(err, new(*client.IncompleteError)):
-		return paint(color, red, "✗ incomplete") + ": " + errText(err) + "\n"
+		return paint(color, red, "✗ incomplete") + ": " + onceEach(errText(err)) + "\n"
 	case errors.As(err, new(*stoppedError)):
 		return paint(color, red, "✗ stopped") + " before the turn ended: " + errText(err) + "\n"
 	}

@@ -193,7 +193,7 @@ func TestExitCodes(t *testing.T) {
 		{name: "silent end is incomplete", args: []string{"send", "--max-retries", "1", url, "silent"}, code: 1,
 			verdict: `✗ incomplete: client: turn incomplete (task "<id>", last state TASK_STATE_WORKING, 2 attempts): stream closed before a terminal or interrupted state`},
 		{name: "no reconnect with --max-retries 0", args: []string{"send", "--max-retries", "0", url, "silent"}, code: 1,
-			verdict: `✗ incomplete: client: turn incomplete (task "<id>", last state TASK_STATE_WORKING, 1 attempts): stream closed before a terminal or interrupted state`,
+			verdict: `✗ incomplete: client: turn incomplete (task "<id>", last state TASK_STATE_WORKING, 1 attempt): stream closed before a terminal or interrupted state`,
 		},
 		{name: "no args", args: nil, code: 2, inStderr: "want <agent-url> <task-id> or a command (follow, send, cancel, replay, query, demo, web), got 0 argument(s)"},
 		{name: "mistyped command", args: []string{"replya"}, code: 2, inStderr: "a2a-tail: want <agent-url> <task-id> or a command (follow, send, cancel, replay, query, demo, web), got 1 argument(s); see a2a-tail --help"},
