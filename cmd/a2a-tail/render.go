@@ -312,9 +312,17 @@ func resultLine(op *merge.Op, v merge.View, out terminal.Outcome, err error) ([]
 		return nil, merr
 	}
 	// merge.Op marshals itself, so a struct embedding it would drop every
-	// field beside it: exitCode is spliced into the op's object.
-	return fmt.Appendf(b[:len(b)-1], `,"exitCode":%d}`, codeFor(out, err)), nil
+	// field beside it: exitCode and schemaVersion are spliced into the
+	// op's object.
+	return fmt.Appendf(b[:len(b)-1], `,"exitCode":%d,"schemaVersion":%d}`, codeFor(out, err), outputSchemaVersion), nil
 }
+
+// outputSchemaVersion is the version of what -o ndjson and -o json print,
+// carried by their result line (PROTOCOL.md §4, CHANGELOG.md): it changes
+// when a consumer written for the previous one could misread the output
+// (a field removed, renamed or given another meaning), not when a field is
+// added.
+const outputSchemaVersion = 1
 
 // ---- one JSON document ----
 
