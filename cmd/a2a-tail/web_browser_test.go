@@ -91,7 +91,6 @@ type pageState struct {
 // the verdict; a run whose event stream is cut mid-turn server-side ends
 // with the same DOM as an uncut run, each block once.
 func TestWebPageInBrowser(t *testing.T) {
-	bin := chromium(t)
 	agent, err := agenttest.New(agenttest.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
@@ -106,25 +105,7 @@ func TestWebPageInBrowser(t *testing.T) {
 	}
 	defer c.Close()
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:0:0],
-		chromedp.ExecPath(bin),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
-	defer acancel()
-	bctx, bcancel := chromedp.NewContext(actx)
-	defer bcancel()
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
+	bctx := browserTab(t, ctx)
 
 	run := func(t *testing.T, cutAfter int) (pageState, bool) {
 		return runPage(t, ctx, bctx, c, agenttest.RealisticName, cutAfter)
