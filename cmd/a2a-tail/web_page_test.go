@@ -286,7 +286,7 @@ func TestWebPageTwoSends(t *testing.T) {
 		t.Errorf("second turn (-want +got):\n%s", diff)
 	}
 	wantFirst := entryState{Task: first.Task, Asked: "first", Blocks: []string{"first one", "first two"},
-		Verdict: "Not followed furtherA new message was sent; this task may still be running. Open ?task= with its id to watch it."}
+		Verdict: "Not followed furtherA new message was sent; this task may still be running. Watch it"}
 	if diff := cmp.Diff(wantFirst, first); diff != "" {
 		t.Errorf("first turn (-want +got):\n%s", diff)
 	}
@@ -341,6 +341,24 @@ func TestWebPageAnswerInterrupt(t *testing.T) {
 	}
 	if strings.Contains(got.Search, "text=") {
 		t.Errorf("the answer landed in the URL: %q", got.Search)
+	}
+
+	// The task's own page (a reload) shows both turns, in order, from the
+	// relay's snapshot; the user's messages are not in the ops.
+	do(t, tab,
+		chromedp.Navigate(srv.URL+"/?task="+url.QueryEscape(task)),
+		chromedp.WaitVisible(`#conn[data-state="ended"]`),
+	)
+	reloaded := readPage(t, tab)
+	shoot(t, tab, "answered-reloaded")
+	for i := range want {
+		want[i].Asked = ""
+	}
+	if diff := cmp.Diff(want, reloaded.Entries); diff != "" {
+		t.Errorf("the task's page (-want +got):\n%s", diff)
+	}
+	if reloaded.FormShown {
+		t.Error("a form on the page of a completed task")
 	}
 }
 

@@ -135,7 +135,7 @@ function receiver(task) {
 // addTurn starts a turn entry for task. turn is the turn id the relay will
 // name (the sent message's id) or "" when unknown (a watch page): then the
 // entry shows the latest turn the receiver has that was not on the page yet.
-function addTurn(task, turn, asked) {
+function addTurn(task, turn, asked, before) {
   const rx = receiver(task);
   const section = el("li", "entry");
   const head = el("p", "task-line");
@@ -149,7 +149,7 @@ function addTurn(task, turn, asked) {
   gaps.hidden = true;
   const list = el("ol", "turn");
   section.append(...[head, ask, gaps, list, verdict].filter(Boolean));
-  $("conversation").append(section);
+  $("conversation").insertBefore(section, before ? before.section : null);
   const t = {
     task, turn, rx, section, list, verdict, gaps, asked,
     known: new Set(rx.turns()), // turns already shown: never this entry's
@@ -158,9 +158,24 @@ function addTurn(task, turn, asked) {
     es: null, cursor: "", opened: false, reconnects: 0, attempt: 0,
     done: false,
   };
-  state.turns.push(t);
+  if (before) state.turns.splice(state.turns.indexOf(before), 0, t);
+  else state.turns.push(t);
   $("conversation").hidden = false;
   return t;
+}
+
+// showEarlierTurns gives the turns of a watched task that came before the
+// one watched (a snapshot holds every turn the relay kept: an interrupt
+// answered earlier) entries of their own, in order, above it.
+function showEarlierTurns(t) {
+  if (t.asked) return; // a turn sent from here: its predecessors are on the page
+  const cur = turnID(t);
+  for (const id of t.rx.turns()) {
+    if (id === cur) break;
+    if (state.turns.some((x) => x.task === t.task && x.turn === id)) continue;
+    const e = addTurn(t.task, id, "", t);
+    e.done = e.opened = true;
+  }
 }
 
 // turnID is the id of the receiver's turn t shows, or "" before it arrived.
@@ -221,6 +236,11 @@ function connect(t) {
     if (ev.lastEventId) t.cursor = ev.lastEventId;
     t.rx.apply(ev.data);
     schedule();
+    // Only a snapshot's last event carries a cursor (PROTOCOL.md §8): on
+    // a watch page, a result inside the snapshot may be an earlier turn's,
+    // with the latest still to come.
+    if (!t.turn && !ev.lastEventId) return;
+    showEarlierTurns(t);
     // The result op of this entry's turn ends the watch (the relay ends the
     // response after it; without close() EventSource would reconnect).
     if (outcomeOf(t)) finish(t);
@@ -428,6 +448,14 @@ function renderTurn(t) {
     renderVerdict(t, null, false);
     return;
   }
+  if (t.shown !== id) {
+    // Another turn than the one drawn (a watch page learns of a later
+    // one): items are keyed by (streamKey, seq), which a turn numbers
+    // afresh, so none of the old turn's may be reused.
+    t.shown = id;
+    t.items.clear();
+    t.list.replaceChildren();
+  }
   const calls = new Map((view.toolCalls || []).map((c) => [c.key, c]));
   const times = new Map(); // tool key → {start, end} from the blocks' at
   for (const b of view.blocks || []) {
@@ -580,8 +608,13 @@ function renderVerdict(t, r, sealedView) {
   if (!r && t.left) {
     box.hidden = false;
     box.dataset.verdict = "left";
-    box.replaceChildren(el("span", "label", "Not followed further"),
-      el("div", "reason", "A new message was sent; this task may still be running. Open ?task= with its id to watch it."));
+    const watchIt = el("a", "", "Watch it");
+    watchIt.href = "?task=" + encodeURIComponent(t.task);
+    watchIt.target = "_blank";
+    watchIt.rel = "noopener";
+    const reason = el("div", "reason", "A new message was sent; this task may still be running. ");
+    reason.append(watchIt);
+    box.replaceChildren(el("span", "label", "Not followed further"), reason);
     return;
   }
   if (!r) {
