@@ -13,6 +13,10 @@
 import { Receiver } from "./receiver.js";
 
 const TAIL_LINES = 6;
+// MAX_TURNS caps the conversation the page keeps: past it the oldest turn
+// (its entry, and its task's Receiver once no turn of that task is left)
+// goes. Each Receiver is capped by its own DEFAULT_CAPS and turn cap.
+const MAX_TURNS = 50;
 // Retry delays (seconds) when the agent or the relay cannot be reached; a
 // Retry-After header wins over them.
 const BACKOFF = [2, 4, 8, 15, 30];
@@ -160,6 +164,12 @@ function addTurn(task, turn, asked, before) {
   };
   if (before) state.turns.splice(state.turns.indexOf(before), 0, t);
   else state.turns.push(t);
+  while (state.turns.length > MAX_TURNS) {
+    // The oldest turn goes, and its task's receiver with its last turn.
+    const old = state.turns.shift();
+    old.section.remove();
+    if (!state.turns.some((x) => x.task === old.task)) state.receivers.delete(old.task);
+  }
   $("conversation").hidden = false;
   return t;
 }
@@ -210,7 +220,7 @@ function stopWatching(t) {
   if (!t.done && !outcomeOf(t)) t.left = true; // its verdict is not watched any more
   t.done = true;
   if (!t.ended) t.ended = Date.now();
-  stopRetry();
+  clearProblem(); // a problem of t's stream is not the next turn's
   t.rendered = false;
   render();
 }
@@ -282,9 +292,13 @@ async function diagnose(t) {
     return;
   }
   if (resp.ok) {
+    // Gone by now: connect again — at once the first time, then with the
+    // backoff, so that a stream that keeps failing is not a tight loop.
     ctl.abort();
+    const wait = t.attempt === 0 ? 0 : BACKOFF[Math.min(t.attempt - 1, BACKOFF.length - 1)];
     t.attempt++;
-    connect(t);
+    if (wait === 0) connect(t);
+    else retryIn("relay", "The event stream keeps failing.", wait, () => connect(t));
     return;
   }
   const msg = await errorText(resp);
