@@ -178,6 +178,9 @@ func TestAgentGoneCauseOnce(t *testing.T) {
 	if n := strings.Count(res.Stdout, "connection refused"); n != 1 || !strings.HasPrefix(res.Stdout, "✗ incomplete: ") {
 		t.Errorf("the verdict says the cause %d times, want once:\n%s", n, res.Stdout)
 	}
+	if n := strings.Count(res.Stderr, "a2a-tail: stream cut ("); n != 1 {
+		t.Errorf("%d cut notices for one group of tries, want 1:\n%s", n, res.Stderr)
+	}
 	if want := "a2a-tail: the turn could not be followed to its end. Follow it again: a2a-tail " + endpoint + " some-task\n"; !strings.HasSuffix(res.Stderr, want) {
 		t.Errorf("stderr %q, want it to end with %q", res.Stderr, want)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -550,5 +551,45 @@ func TestWebPageAgentDownThenUp(t *testing.T) {
 	}
 	if got.Problem != "" {
 		t.Errorf("problem still shown: %q", got.Problem)
+	}
+}
+
+// A server that refuses the page (its access check): sending says so in
+// the form, watching says so above the conversation, with no retry.
+func TestWebPageAccessRefused(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	tab := browserTab(t, ctx)
+	_, c := pageAgent(t, ctx)
+	refuse := func(*http.Request, string) error { return errors.New("not from this machine") }
+	ws := newWebServer(ctx, c, refuse, relay.WithRetry(100*time.Millisecond))
+	srv := serveCounted(t, ws, nil)
+	do(t, tab,
+		chromedp.Navigate(srv.URL+"/"),
+		chromedp.WaitVisible("#text"),
+		chromedp.SendKeys("#text", "hello"),
+		chromedp.Click("#send button"),
+		chromedp.WaitVisible("#send-error"),
+	)
+	sendErr, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.getElementById("send-error").textContent`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shoot(t, tab, "send-refused")
+	if want := "Not sent: access refused (not from this machine)."; sendErr != want {
+		t.Errorf("send error %q, want %q", sendErr, want)
+	}
+	do(t, tab,
+		chromedp.Navigate(srv.URL+"/?task=some-task"),
+		chromedp.WaitVisible(`#problem[data-kind="access"]`),
+	)
+	got := readPage(t, tab)
+	shoot(t, tab, "watch-refused")
+	if want := "Access refused (403). Open the page from the address a2a-tail printed, on the same machine.Detailsnot from this machine"; got.Problem != want {
+		t.Errorf("problem %q, want %q", got.Problem, want)
+	}
+	// The EventSource's request, and the one that asks why it failed.
+	if n := srv.eventRequests("some-task"); n != 2 {
+		t.Errorf("%d event-stream requests, want 2", n)
 	}
 }
