@@ -38,6 +38,32 @@ func chromium(t *testing.T) string {
 	return ""
 }
 
+// startBrowser starts the headless Chromium bin for the test; it stops with
+// ctx or at the end of the test.
+func startBrowser(t *testing.T, ctx context.Context, bin string) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:0:0],
+		chromedp.ExecPath(bin),
+		chromedp.Flag("headless", true),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(acancel)
+	bctx, bcancel := chromedp.NewContext(actx)
+	t.Cleanup(bcancel)
+	if err := chromedp.Do(bctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return bctx
+}
+
 // cutOnce cuts the first event stream it serves server-side, abruptly,
 // after `after` events; later streams pass untouched.
 type cutOnce struct {
@@ -91,6 +117,7 @@ type pageState struct {
 // the verdict; a run whose event stream is cut mid-turn server-side ends
 // with the same DOM as an uncut run, each block once.
 func TestWebPageInBrowser(t *testing.T) {
+	bin := chromium(t)
 	agent, err := agenttest.New(agenttest.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +132,7 @@ func TestWebPageInBrowser(t *testing.T) {
 	}
 	defer c.Close()
 
-	bctx := browserTab(t, ctx)
+	bctx := startBrowser(t, ctx, bin)
 
 	run := func(t *testing.T, cutAfter int) (pageState, bool) {
 		return runPage(t, ctx, bctx, c, agenttest.RealisticName, cutAfter)
