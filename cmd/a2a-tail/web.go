@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -130,15 +131,20 @@ func isLoopbackHost(host string) bool {
 // webServer is what `a2a-tail web` serves: the page, the relay, and POST
 // /tasks to send a message.
 type webServer struct {
-	ctx   context.Context // the server's: answered turns run on it
-	mux   *http.ServeMux
-	relay *relay.Handler
-	c     *client.Client
-	auth  relay.Authorizer
+	ctx    context.Context // answered turns run on it; Close ends it
+	stop   context.CancelFunc
+	mu     sync.Mutex     // guards closed and the Add of turns
+	turns  sync.WaitGroup // answered turns being published
+	closed bool
+	mux    *http.ServeMux
+	relay  *relay.Handler
+	c      *client.Client
+	auth   relay.Authorizer
 }
 
 func newWebServer(ctx context.Context, c *client.Client, auth relay.Authorizer, opts ...relay.Option) *webServer {
-	w := &webServer{ctx: ctx, mux: http.NewServeMux(), c: c, auth: auth}
+	w := &webServer{mux: http.NewServeMux(), c: c, auth: auth}
+	w.ctx, w.stop = context.WithCancel(ctx)
 	w.relay = relay.New(ctx, c, append([]relay.Option{relay.WithAuthorizer(auth)}, opts...)...)
 	files := http.FileServerFS(web.FS)
 	w.mux.Handle("GET /tasks/{taskId}/events", w.relay)
@@ -164,8 +170,16 @@ func (w *webServer) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	w.mux.ServeHTTP(rw, r)
 }
 
-// Close stops the relay: event streams end, follows stop.
-func (w *webServer) Close() error { return w.relay.Close() }
+// Close stops the relay — event streams end, follows stop — and the
+// answered turns it publishes.
+func (w *webServer) Close() error {
+	w.mu.Lock()
+	w.closed = true
+	w.mu.Unlock()
+	w.stop()
+	w.turns.Wait()
+	return w.relay.Close()
+}
 
 // send takes {"text": …} and answers {"task": id, "turn": id}. A new
 // message (with "context": the conversation's contextId, when the page has
@@ -208,7 +222,7 @@ func (w *webServer) send(rw http.ResponseWriter, r *http.Request) {
 			jsonError(rw, http.StatusForbidden, err.Error())
 			return
 		}
-		w.answer(rw, r, a2a.TaskID(body.Task), body.Text)
+		w.answer(rw, a2a.TaskID(body.Task), body.Text)
 		return
 	}
 	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(body.Text))
@@ -223,14 +237,24 @@ func (w *webServer) send(rw http.ResponseWriter, r *http.Request) {
 
 // answer sends text as the next turn of task and publishes the turn. The
 // turn outlives the request: it runs on the server's context.
-func (w *webServer) answer(rw http.ResponseWriter, r *http.Request, task a2a.TaskID, text string) {
+func (w *webServer) answer(rw http.ResponseWriter, task a2a.TaskID, text string) {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		jsonError(rw, http.StatusServiceUnavailable, "a2a-tail: the server is stopping")
+		return
+	}
+	w.turns.Add(1)
+	w.mu.Unlock()
 	st, err := w.c.Answer(w.ctx, task, text)
 	if err != nil {
+		w.turns.Done()
 		agentError(rw, err)
 		return
 	}
 	turn := st.Turn()
 	go func() {
+		defer w.turns.Done()
 		for range w.relay.Attach(st) {
 		}
 	}()
