@@ -29,11 +29,12 @@ func (a *app) webCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "web [--listen 127.0.0.1:8080] <agent-url>",
 		Short: "Serve a web page that sends messages to an agent and shows its progress live",
-		Long: `web serves a page at / that sends a message to the agent (it returns at once, then
-the page watches the task) or watches a task with /?task=<id>: tool calls with status,
-elapsed time and output, thinking, text, errors, gaps and the verdict, live, resumed
-without loss after a reconnect. The page reads the relay's event stream at
-/tasks/{taskId}/events; POST /tasks with {"text": …} sends a message.
+		Long: `web serves a page at / that holds a conversation with the agent: each message is a
+turn (sent at once, then watched), shown with tool calls (status, elapsed time, output),
+thinking, text, errors, gaps and the verdict, live, resumed without loss after a
+reconnect; a turn that waits for input is answered in place; /?task=<id> watches a task.
+The page reads the relay's event stream at /tasks/{taskId}/events; POST /tasks with
+{"text": …} sends a message, with "task": <id> answers that task.
 
 Front ends speak their own protocols to the same agent: AG-UI (CopilotKit,
 @ag-ui/client's HttpAgent) at POST /ag-ui, the AI SDK's useChat at POST /api/chat
