@@ -35,11 +35,20 @@ import (
 // With A2A_PROGRESS_SHOTS=<dir>, every state is also saved as a screenshot
 // at 390 and 1280 px wide: <dir>/<state>-<width>.png.
 
-// browserTab starts one headless Chromium for a test and returns the
-// context of a tab in it.
-func browserTab(t *testing.T, ctx context.Context) context.Context {
+// pageTest is the set-up of a page test: a context that bounds it (a
+// guard, not a synchronisation) and a tab of a headless Chromium.
+func pageTest(t *testing.T) (ctx, tab context.Context) {
 	t.Helper()
-	return startBrowser(t, ctx, chromium(t))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx, startBrowser(t, ctx, chromium(t))
+}
+
+// servePage serves the web page over c with auth, wrapped by wrap (nil:
+// none), on a loopback test server.
+func servePage(t *testing.T, ctx context.Context, c *client.Client, auth relay.Authorizer, wrap func(http.Handler) http.Handler) *countingServer {
+	t.Helper()
+	return serveCounted(t, newWebServer(ctx, c, auth, relay.WithRetry(100*time.Millisecond)), wrap)
 }
 
 // pageAgent starts an agent with scripts and a client of it.
@@ -181,13 +190,10 @@ func textStep(seq int64, text string) agenttest.Step {
 // once showed it: form{display:grid} beat the hidden attribute, and Send
 // went to /?text=…).
 func TestWebPageWatchOnly(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	tab := browserTab(t, ctx)
+	ctx, tab := pageTest(t)
 	_, c := pageAgent(t, ctx, agenttest.Realistic())
-	ws := newWebServer(ctx, c, relay.AllowLoopback, relay.WithRetry(100*time.Millisecond))
 	var posts atomic.Int32
-	srv := serveCounted(t, ws, func(h http.Handler) http.Handler {
+	srv := servePage(t, ctx, c, relay.AllowLoopback, func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodPost {
 				posts.Add(1)
@@ -228,16 +234,13 @@ func TestWebPageWatchOnly(t *testing.T) {
 // the old task after it), and the second turn shows only its own blocks —
 // although both tasks number their blocks alike.
 func TestWebPageTwoSends(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	tab := browserTab(t, ctx)
+	ctx, tab := pageTest(t)
 	slow := agenttest.Script{Name: "first", Steps: []agenttest.Step{textStep(1, "first one"), textStep(2, "first two"),
 		{Gate: "first-go", Envelope: textStep(3, "first three").Envelope}}, Final: a2a.TaskStateCompleted, FinalText: "first done"}
 	fast := agenttest.Script{Name: "second", Steps: []agenttest.Step{textStep(1, "second one"), textStep(2, "second two")},
 		Final: a2a.TaskStateCompleted, FinalText: "second done"}
 	agent, c := pageAgent(t, ctx, slow, fast)
-	ws := newWebServer(ctx, c, relay.AllowLoopback, relay.WithRetry(100*time.Millisecond))
-	srv := serveCounted(t, ws, nil)
+	srv := servePage(t, ctx, c, relay.AllowLoopback, nil)
 	do(t, tab,
 		chromedp.Navigate(srv.URL+"/"),
 		chromedp.WaitVisible("#text"),
@@ -282,16 +285,13 @@ func TestWebPageTwoSends(t *testing.T) {
 // An input-required turn is answered in place: the answer goes to the same
 // task as its next turn, which is followed to its completed verdict.
 func TestWebPageAnswerInterrupt(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	tab := browserTab(t, ctx)
+	ctx, tab := pageTest(t)
 	ask := agenttest.Script{Name: "book a table", Steps: []agenttest.Step{textStep(1, "looking at tables")},
 		Final: a2a.TaskStateInputRequired, FinalText: "Inside or on the terrace?"}
 	answer := agenttest.Script{Name: "terrace", Steps: []agenttest.Step{textStep(1, "booking the terrace")},
 		Final: a2a.TaskStateCompleted, FinalText: "Booked: terrace, 8 pm"}
 	_, c := pageAgent(t, ctx, ask, answer)
-	ws := newWebServer(ctx, c, relay.AllowLoopback, relay.WithRetry(100*time.Millisecond))
-	srv := serveCounted(t, ws, nil)
+	srv := servePage(t, ctx, c, relay.AllowLoopback, nil)
 	do(t, tab,
 		chromedp.Navigate(srv.URL+"/"),
 		chromedp.WaitVisible("#text"),
@@ -346,12 +346,9 @@ func TestWebPageAnswerInterrupt(t *testing.T) {
 // A task the agent does not know: the page says so and offers a new
 // conversation, and does not retry.
 func TestWebPageUnknownTask(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	tab := browserTab(t, ctx)
+	ctx, tab := pageTest(t)
 	_, c := pageAgent(t, ctx)
-	ws := newWebServer(ctx, c, relay.AllowLoopback, relay.WithRetry(100*time.Millisecond))
-	srv := serveCounted(t, ws, nil)
+	srv := servePage(t, ctx, c, relay.AllowLoopback, nil)
 	do(t, tab,
 		chromedp.Navigate(srv.URL+"/?task=no-such-task"),
 		chromedp.WaitVisible(`#problem[data-kind="unknown-task"]`),
@@ -374,14 +371,11 @@ func TestWebPageUnknownTask(t *testing.T) {
 // A relay that answers 503 (busy) with Retry-After: the page counts down,
 // retries, and the turn completes once the relay takes it.
 func TestWebPageRelayBusy(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	tab := browserTab(t, ctx)
+	ctx, tab := pageTest(t)
 	_, c := pageAgent(t, ctx, agenttest.Realistic())
-	ws := newWebServer(ctx, c, relay.AllowLoopback, relay.WithRetry(100*time.Millisecond))
 	var busy atomic.Bool
 	busy.Store(true)
-	srv := serveCounted(t, ws, func(h http.Handler) http.Handler {
+	srv := servePage(t, ctx, c, relay.AllowLoopback, func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if busy.Load() && strings.HasSuffix(r.URL.Path, "/events") {
 				w.Header().Set("Content-Type", "application/json")
@@ -479,9 +473,7 @@ func (f *flakyAgent) up(t *testing.T) {
 // agent cannot be reached and retries; when the agent is back, the turn is
 // followed to its verdict.
 func TestWebPageAgentDownThenUp(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	tab := browserTab(t, ctx)
+	ctx, tab := pageTest(t)
 	script := agenttest.Script{Name: "deploy", Steps: []agenttest.Step{textStep(1, "building"),
 		{Gate: "deploy-go", Envelope: textStep(2, "shipping").Envelope}}, Final: a2a.TaskStateCompleted, FinalText: "deployed"}
 	agent, err := agenttest.New(agenttest.WithLogger(slog.New(slog.DiscardHandler)), agenttest.WithScripts(script))
@@ -503,8 +495,7 @@ func TestWebPageAgentDownThenUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws := newWebServer(ctx, c, relay.AllowLoopback, relay.WithRetry(100*time.Millisecond))
-	srv := serveCounted(t, ws, nil)
+	srv := servePage(t, ctx, c, relay.AllowLoopback, nil)
 	flaky.down()
 	do(t, tab,
 		chromedp.Navigate(srv.URL+"/?task="+url.QueryEscape(string(id))),
@@ -537,13 +528,10 @@ func TestWebPageAgentDownThenUp(t *testing.T) {
 // A server that refuses the page (its access check): sending says so in
 // the form, watching says so above the conversation, with no retry.
 func TestWebPageAccessRefused(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	tab := browserTab(t, ctx)
+	ctx, tab := pageTest(t)
 	_, c := pageAgent(t, ctx)
 	refuse := func(*http.Request, string) error { return errors.New("not from this machine") }
-	ws := newWebServer(ctx, c, refuse, relay.WithRetry(100*time.Millisecond))
-	srv := serveCounted(t, ws, nil)
+	srv := servePage(t, ctx, c, refuse, nil)
 	do(t, tab,
 		chromedp.Navigate(srv.URL+"/"),
 		chromedp.WaitVisible("#text"),
