@@ -71,7 +71,11 @@ func (e *IncompleteError) Error() string {
 	if e.TaskID != "" {
 		s += "task " + strconv.Quote(string(e.TaskID)) + ", "
 	}
-	s += "last state " + e.State.String() + ", " + strconv.Itoa(e.Attempts) + " attempts)"
+	s += "last state " + e.State.String() + ", " + strconv.Itoa(e.Attempts) + " attempt"
+	if e.Attempts != 1 {
+		s += "s"
+	}
+	s += ")"
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
 	}

@@ -371,7 +371,10 @@ func (h *Handler) runFollow(ctx context.Context, t *task) error {
 			// that holds only "incomplete".
 		case ok:
 			h.publishLocked(t, op)
-		default:
+		case u.Type != client.UpdateReconnect:
+			// A reconnect notice is not an answer: a follow of an agent
+			// that is down must end in its error (502), not in an
+			// empty stream that a page reconnects to forever.
 			t.markReadyLocked(nil)
 		}
 		t.mu.Unlock()

@@ -53,6 +53,7 @@ func TestSendTask(t *testing.T) {
 		code    int
 		verdict string // the last line of stdout starts with it
 		stdout  string // contained in stdout
+		errEnd  string // on stderr and not on stdout
 		stderr  string // contained in stderr
 	}{
 		{name: "task", args: func(task, _ string) []string { return []string{"send", "--task", task, card, "completed"} },
@@ -75,12 +76,12 @@ func TestSendTask(t *testing.T) {
 			code: exitNotFound, stderr: "task not found"},
 		{name: "unknown task, context given", args: func(_, ctx string) []string {
 			return []string{"send", "--task", "no-such-task", "--context", ctx, card, "completed"}
-		}, code: exitNotFound, verdict: `✗ error: client: send: `, stdout: "task not found"},
+		}, code: exitNotFound, stderr: "✗ error: client: send: ", errEnd: "task not found"},
 		{name: "follow an unknown task", args: func(string, string) []string { return []string{card, "no-such-task"} },
-			code: exitNotFound, verdict: `✗ error: client: task "no-such-task": `, stdout: "task not found"},
+			code: exitNotFound, stderr: `✗ error: client: task "no-such-task": `, errEnd: "task not found"},
 		{name: "follow an unknown task over rest 0.3", args: func(string, string) []string {
 			return []string{"--transport", "rest", "--protocol", "0.3", rest03, "no-such-task"}
-		}, code: exitNotFound, verdict: `✗ error: client: task "no-such-task": `, stdout: "task not found"},
+		}, code: exitNotFound, stderr: `✗ error: client: task "no-such-task": `, errEnd: "task not found"},
 		{name: "task with async", args: func(task, _ string) []string { return []string{"send", "--async", "--task", task, card, "completed"} },
 			code: exitUsage, stderr: "--task and --async"},
 		{name: "protocol without transport", args: func(task, _ string) []string { return []string{"send", "--protocol", "0.3", card, "completed"} },
@@ -107,6 +108,12 @@ func TestSendTask(t *testing.T) {
 			}
 			if !strings.Contains(res.Stderr, tc.stderr) {
 				t.Errorf("stderr = %q, want it to contain %q", res.Stderr, tc.stderr)
+			}
+			if tc.errEnd != "" {
+				// "Not found" is an error, not a verdict: stderr only.
+				if !strings.Contains(res.Stderr, tc.errEnd) || strings.Contains(res.Stdout, tc.errEnd) {
+					t.Errorf("stdout %q, stderr %q: want %q on stderr only", res.Stdout, res.Stderr, tc.errEnd)
+				}
 			}
 		})
 	}

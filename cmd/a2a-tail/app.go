@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -34,6 +35,8 @@ type app struct {
 	fastPath    bool
 	fastSet     bool // --fast-path was given: passed on only then, so A2A_PROGRESS_FASTPATH still applies
 	maxRetries  int
+	retriesSet  bool          // --max-retries was given: it wins over --retry-for
+	retryFor    time.Duration // --retry-for
 	timestamps  bool
 	verbose     int
 	plaintext   bool
@@ -49,13 +52,49 @@ type app struct {
 	now func() time.Time
 	// size is the terminal's width and height (tests).
 	size func() (int, int)
+	// agentURL is the agent of an A2A command, for the next command it
+	// suggests ("" for replay and query).
+	agentURL string
+	// announceTask: print the task id on stderr once known (send: the
+	// agent names the task), unless the live view's header shows it.
+	announceTask bool
+	// tailLines is --lines: tool output lines in the live view (0: default).
+	tailLines int
+
+	liveMu sync.Mutex
+	live   *liveSink // the live view while it owns the terminal, else nil
+}
+
+// setLive routes diagnostics through s (nil: straight to stderr again).
+func (a *app) setLive(s *liveSink) {
+	a.liveMu.Lock()
+	a.live = s
+	a.liveMu.Unlock()
+}
+
+// diagnostics is where a diagnostic line goes: above the live view's frame
+// while it owns the terminal (so that no redraw tears it), else stderr.
+func (a *app) diagnostics() io.Writer { return diagWriter{a} }
+
+type diagWriter struct{ a *app }
+
+func (d diagWriter) Write(p []byte) (int, error) {
+	d.a.liveMu.Lock()
+	s := d.a.live
+	d.a.liveMu.Unlock()
+	if s == nil {
+		return d.a.stderr.Write(p)
+	}
+	s.notice(string(p))
+	return len(p), nil
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *app {
 	// The library's defaults also hold for a command without the flag
 	// (query takes no --max-retries): never a zero that means "none".
 	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, isTTY: isTerminal, now: time.Now,
-		idleTimeout: client.DefaultIdleTimeout, maxRetries: client.DefaultMaxAttempts}
+		idleTimeout: client.DefaultIdleTimeout, maxRetries: client.DefaultMaxAttempts, tailLines: defaultTailLines,
+		retryFor: defaultRetryFor}
 	a.size = a.termSize
 	return a
 }
@@ -75,8 +114,9 @@ only the task's terminal state decides. A cut stream is resubscribed; a task tha
 has already settled is resolved with GetTask and its history.
 
 ` + exitCodesHelp,
-		Example: `  a2a-tail https://agent.example.com 5f0c…      follow a running task
+		Example: `  a2a-tail https://agent.example.com 5f0c…      follow a running task (or: a2a-tail follow …)
   a2a-tail send https://agent.example.com "summarise the report"
+  a2a-tail cancel https://agent.example.com 5f0c…
   a2a-tail send --async https://agent.example.com "long job"
   a2a-tail send --task 5f0c… https://agent.example.com "yes, go ahead"   answer a task that waits for input
   a2a-tail replay capture.sse -o ndjson
@@ -85,9 +125,9 @@ has already settled is resolved with GetTask and its history.
 			// cobra's "accepts 2 arg(s), received 1" does not say which
 			// two, and a mistyped command name lands here too.
 			if len(args) != 2 {
-				return fmt.Errorf("want <agent-url> <task-id> or a command (send, replay, query, demo), got %d argument(s); see a2a-tail --help", len(args))
+				return fmt.Errorf("want <agent-url> <task-id> or a command (follow, send, cancel, replay, query, demo, web), got %d argument(s); see a2a-tail --help", len(args))
 			}
-			return nil
+			return a.checkTaskArgs(args[0], args[1])
 		},
 		SilenceUsage:  true,
 		SilenceErrors: true,
@@ -102,11 +142,15 @@ has already settled is resolved with GetTask and its history.
 	a.agentFlags(root)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		a.fastSet = cmd.Flags().Changed("fast-path")
+		a.retriesSet = cmd.Flags().Changed("max-retries")
+		if a.retriesSet && cmd.Flags().Changed("retry-for") {
+			return usageError{errors.New("--max-retries and --retry-for both bound the retries after a cut: give one")}
+		}
 		return a.validate()
 	}
 	// cobra's own errors for wrong argument counts are usage errors too.
 	wrapArgs(root)
-	root.AddCommand(a.sendCommand(), a.replayCommand(), a.demoCommand(), a.queryCommand(), a.webCommand())
+	root.AddCommand(a.followCommand(), a.sendCommand(), a.cancelCommand(), a.replayCommand(), a.demoCommand(), a.queryCommand(), a.webCommand())
 	for _, c := range root.Commands() {
 		wrapArgs(c)
 	}
@@ -141,6 +185,7 @@ func (a *app) outputFlags(cmd *cobra.Command) {
 	f.CountVarP(&a.verbose, "verbose", "v", "more diagnostics on stderr (repeat for debug logs)")
 	f.IntVar(&a.maxBlocks, "max-blocks", 0, "blocks kept per turn before new ones are dropped (0: the default, 10000)")
 	f.IntVar(&a.maxKeys, "max-stream-keys", 0, "tool-call stream keys kept per turn before new ones are dropped (0: the default, 256)")
+	f.IntVar(&a.tailLines, "lines", defaultTailLines, "lines of each tool call's output (and of each text) the live terminal view shows")
 }
 
 // callFlags: what every call to a remote endpoint carries, and how long
@@ -152,16 +197,25 @@ func (a *app) callFlags(cmd *cobra.Command) {
 	a.idleFlag(cmd)
 }
 
-// idleFlag: how long a stream may stay silent.
+// idleFlag: how long a stream may stay silent. query has no resumption:
+// its help says what a silent stream does there.
 func (a *app) idleFlag(cmd *cobra.Command) {
-	cmd.Flags().DurationVar(&a.idleTimeout, "idle-timeout", client.DefaultIdleTimeout, "treat a stream silent this long as cut and resubscribe (0: never)")
+	usage := "treat a stream silent this long as cut and resubscribe (0: never)"
+	switch cmd.Name() {
+	case "query":
+		usage = "end a stream silent this long as cut: the turn ends incomplete, nothing is resumed (0: never)"
+	case "cancel":
+		usage = "give up on an agent silent this long (0: never)"
+	}
+	cmd.Flags().DurationVar(&a.idleTimeout, "idle-timeout", client.DefaultIdleTimeout, usage)
 }
 
 // resumeFlags: how an A2A turn is reached and resumed after a cut.
 func (a *app) resumeFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&a.transport, "transport", "", "force a transport: jsonrpc, rest or grpc (default: from the agent card)")
-	f.IntVar(&a.maxRetries, "max-retries", client.DefaultMaxAttempts, "resubscriptions after a cut before giving up (0: resolve with one GetTask only)")
+	f.DurationVar(&a.retryFor, "retry-for", defaultRetryFor, "how long to keep resubscribing after a cut without news (backoff with jitter up to 10s between tries) before giving up")
+	f.IntVar(&a.maxRetries, "max-retries", client.DefaultMaxAttempts, "resubscriptions after a cut before giving up, instead of --retry-for (0: resolve with one GetTask only)")
 	f.BoolVar(&a.fastPath, "fast-path", true, "read JSON-RPC and REST streams with the client's own SSE reader and decoder (--fast-path=false: a2a-go's)")
 }
 
@@ -208,6 +262,12 @@ func (a *app) validate() error {
 	}
 	if a.maxBlocks < 0 || a.maxKeys < 0 {
 		return usageError{fmt.Errorf("--max-blocks %d, --max-stream-keys %d: must not be negative", a.maxBlocks, a.maxKeys)}
+	}
+	if a.tailLines < 1 || a.tailLines > 1000 {
+		return usageError{fmt.Errorf("--lines %d: want 1 to 1000", a.tailLines)}
+	}
+	if a.retryFor < 0 {
+		return usageError{fmt.Errorf("--retry-for %v: must not be negative", a.retryFor)}
 	}
 	if a.maxRetries < 0 {
 		return usageError{fmt.Errorf("--max-retries %d: must not be negative", a.maxRetries)}
@@ -256,8 +316,7 @@ func (a *app) streamOptions() []client.Option {
 func (a *app) connectionOptions() []client.Option {
 	opts := []client.Option{
 		client.WithIdleTimeout(a.idleTimeout),
-		// The backoff is the library's: one default, in one place.
-		client.WithRetry(a.maxRetries, 0, 0),
+		a.retryOption(),
 	}
 	opts = append(opts, a.streamOptions()...)
 	if a.fastSet {
@@ -305,5 +364,5 @@ func (a *app) logger() *slog.Logger {
 	case a.verbose == 1:
 		level = slog.LevelInfo
 	}
-	return slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: level, ReplaceAttr: logAttr}))
+	return slog.New(slog.NewTextHandler(a.diagnostics(), &slog.HandlerOptions{Level: level, ReplaceAttr: logAttr}))
 }

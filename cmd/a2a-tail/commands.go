@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
@@ -14,10 +18,12 @@ import (
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/recorded"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/terminal"
 )
 
 // follow is the root command: follow a task that already exists.
 func (a *app) follow(ctx context.Context, agentURL string, task a2a.TaskID) error {
+	a.agentURL = agentURL
 	c, err := client.New(ctx, agentURL, a.clientOptions()...)
 	if err != nil {
 		return err
@@ -51,6 +57,10 @@ and the new turn is followed. --context alone starts a new task in that context.
 			if err := answer.validate(async); err != nil {
 				return err
 			}
+			if err := a.checkAgentURL(args[0]); err != nil {
+				return usageError{err}
+			}
+			a.agentURL, a.announceTask = args[0], true
 			ctx := cmd.Context()
 			c, err := client.New(ctx, args[0], a.clientOptions()...)
 			if err != nil {
@@ -78,7 +88,6 @@ and the new turn is followed. --context alone starts a new task in that context.
 			if err != nil {
 				return err
 			}
-			a.warnf("task %s\n", id)
 			st, err := c.Follow(ctx, id)
 			if err != nil {
 				return err
@@ -136,27 +145,82 @@ incomplete; a truncated last frame is reported, not applied.
 func (a *app) consume(ctx context.Context, st *client.Stream) error {
 	sk := a.newSink()
 	defer sk.close()
+	defer a.setLive(nil) // the verdict is out: stderr is stderr again
+	announce := func() {
+		// A task the user did not name: its id, at once, for following
+		// or canceling it from another terminal (the live view's header
+		// shows it instead).
+		if a.announceTask && a.live == nil && st.TaskID() != "" {
+			a.warnf("a2a-tail: task %s\n", st.TaskID())
+			a.announceTask = false
+		}
+	}
+	announce()
 	for u, err := range st.Updates() {
 		if err != nil {
 			break // the stream's error is the outcome's; finish reports it
 		}
+		announce()
 		a.diagnose(u)
 		if werr := sk.update(u); werr != nil {
 			return werr // leaving the loop stops the stream
 		}
 	}
 	out, err := st.Outcome()
+	task := st.TaskID()
+	if task == "" {
+		task = out.TaskID
+	}
 	if ctx.Err() != nil && err != nil {
 		// Ctrl-C or SIGTERM: the result says so (exit code 130 or 143 in
 		// every output), and a closed stdout does not turn it into a quiet 0.
 		stopped := &stoppedError{err: err, code: stopCode(ctx)}
 		_ = sk.finish(st.View(), out, stopped)
+		a.nextCommand(task, out, stopped)
 		return &verdict{code: stopped.code, err: errReported}
 	}
 	if werr := sk.finish(st.View(), out, err); werr != nil {
 		return werr
 	}
+	a.nextCommand(task, out, err)
 	return &verdict{code: codeFor(out, err), err: errReported}
+}
+
+// nextCommand tells, on stderr, the exact command that goes on from here:
+// after a stop, following the task again (it goes on at the agent) or
+// canceling it; after an interrupt, answering it; after a cut that could
+// not be resumed, following it again. Only for the A2A commands, which set
+// agentURL.
+func (a *app) nextCommand(task a2a.TaskID, out terminal.Outcome, err error) {
+	if a.agentURL == "" || task == "" {
+		return
+	}
+	u, id := shellWord(a.agentURL), shellWord(string(task))
+	var stopped *stoppedError
+	switch {
+	case errors.As(err, &stopped):
+		a.warnf("a2a-tail: the task goes on at the agent. Follow it again: a2a-tail %s %s · cancel it: a2a-tail cancel %s %s\n", u, id, u, id)
+	case err == nil && out.Interrupt != nil:
+		a.warnf("a2a-tail: the agent waits for an answer: a2a-tail send --task %s %s \"<your answer>\"\n", id, u)
+	case errors.As(err, new(*client.IncompleteError)) && !errors.Is(err, a2a.ErrTaskNotFound):
+		a.warnf("a2a-tail: the turn could not be followed to its end. Follow it again: a2a-tail %s %s\n", u, id)
+	}
+}
+
+// shellWord quotes s for a POSIX shell when it holds anything but plain
+// URL and id characters, so that the printed command can be pasted as is.
+func shellWord(s string) string {
+	plain := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:@%+=,", r)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // diagnose writes what a user should know about the stream's health to
@@ -166,7 +230,11 @@ func (a *app) consume(ctx context.Context, st *client.Stream) error {
 func (a *app) diagnose(u client.Update) {
 	switch u.Type {
 	case client.UpdateReconnect:
-		a.warnf("a2a-tail: stream cut (%v); resuming, attempt %d\n", u.Err, u.Attempt)
+		// One line per group of attempts (the count restarts when an
+		// attempt brings news), not one per try; -v shows every try.
+		if u.Attempt <= 1 || a.verbose > 0 {
+			a.warnf("a2a-tail: stream cut (%v); resuming%s\n", u.Err, a.retryWindow(u.Attempt))
+		}
 	case client.UpdateIgnored:
 		if a.verbose > 0 {
 			a.warnf("a2a-tail: ignored event: %v\n", u.Err)
@@ -197,5 +265,155 @@ func (a *app) warnf(format string, args ...any) {
 	if nl {
 		line += "\n"
 	}
-	_, _ = io.WriteString(a.stderr, line)
+	_, _ = io.WriteString(a.diagnostics(), line)
+}
+
+// retryWindow says how long a cut is retried, for the notice of its first
+// attempt.
+func (a *app) retryWindow(attempt int) string {
+	if a.verbose > 0 && attempt > 1 {
+		return fmt.Sprintf(", attempt %d", attempt)
+	}
+	return ""
+}
+
+func (a *app) followCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "follow <agent-url> <task-id>",
+		Short: "Follow a task that already exists (the same as a2a-tail <agent-url> <task-id>)",
+		Long: `follow subscribes to an existing task (SubscribeToTask) and shows its progress and
+verdict. A cut stream is resubscribed for --retry-for without news; a task that has
+already settled is resolved with GetTask and its history. a2a-tail <agent-url>
+<task-id> is the same command.
+
+` + exitCodesHelp,
+		Example: `  a2a-tail follow https://agent.example.com 5f0c…
+  a2a-tail follow --retry-for 10m https://agent.example.com 5f0c…   ride out a long deploy`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return fmt.Errorf("follow: want <agent-url> <task-id>, got %d argument(s)", len(args))
+			}
+			return a.checkTaskArgs(args[0], args[1])
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.follow(cmd.Context(), args[0], a2a.TaskID(args[1]))
+		},
+	}
+	a.outputFlags(cmd)
+	a.agentFlags(cmd)
+	return cmd
+}
+
+func (a *app) cancelCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "cancel <agent-url> <task-id>",
+		Short: "Ask the agent to cancel a task",
+		Long: `cancel asks the agent to cancel a task (CancelTask) and prints the state the agent
+reports: canceled, or still on its way there when the agent cancels asynchronously
+(follow the task to see it end).
+
+Exit codes:
+  0    the agent took the request
+  5    the agent does not know the task
+  1    the task cannot be canceled (it has already settled), or a transport error
+  2    usage error (bad flags or arguments)`,
+		Example: `  a2a-tail cancel https://agent.example.com 5f0c…`,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return fmt.Errorf("cancel: want <agent-url> <task-id>, got %d argument(s)", len(args))
+			}
+			return a.checkTaskArgs(args[0], args[1])
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			c, err := client.New(ctx, args[0], a.clientOptions()...)
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			task, err := c.Cancel(ctx, a2a.TaskID(args[1]))
+			if err != nil {
+				return err
+			}
+			_, err = fmt.Fprintf(a.stdout, "task %s: %s\n", printable(args[1]), stateWord(task.Status.State))
+			return err
+		},
+	}
+	a.callFlags(cmd)
+	f := cmd.Flags()
+	f.StringVar(&a.transport, "transport", "", "force a transport: jsonrpc, rest or grpc (default: from the agent card)")
+	f.StringVar(&a.protocol, "protocol", "", "with --transport: the A2A protocol version of the endpoint, 1.0 or 0.3")
+	f.StringVar(&a.tenant, "tenant", "", "tenant identifier, passed on every request")
+	f.StringArrayVar(&a.allowHosts, "allow-host", nil, "send the credentials to this host too when the agent card names it (repeatable)")
+	f.BoolVar(&a.plaintext, "grpc-plaintext", false, "speak gRPC without TLS (loopback or a trusted network only)")
+	return cmd
+}
+
+// checkTaskArgs refuses, as a usage error, an agent URL that cannot be one
+// and a task id and URL given the other way round.
+func (a *app) checkTaskArgs(agentURL, task string) error {
+	if err := a.checkAgentURL(agentURL); err != nil {
+		if a.checkAgentURL(task) == nil {
+			return fmt.Errorf("%q is not an agent URL but %q is: the agent URL comes first (<agent-url> <task-id>)", agentURL, task)
+		}
+		return err
+	}
+	if strings.TrimSpace(task) == "" {
+		return errors.New("empty task id")
+	}
+	return nil
+}
+
+// checkAgentURL refuses what cannot be an agent's address: an http(s) URL
+// with a host, or host:port for --transport grpc.
+func (a *app) checkAgentURL(s string) error {
+	if strings.EqualFold(a.transport, "grpc") && !strings.Contains(s, "://") {
+		if _, _, err := net.SplitHostPort(s); err != nil {
+			return fmt.Errorf("agent address %q: want host:port for gRPC: %v", s, err)
+		}
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("agent URL %q: %v", s, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https" && !(u.Scheme == "grpc" || u.Scheme == "grpcs")) || u.Host == "" {
+		return fmt.Errorf("agent URL %q: want http://host[:port][/path] or https://…", s)
+	}
+	return nil
+}
+
+// defaultRetryFor is how long a cut turn is resubscribed without news by
+// default: long enough for an agent restarted by a deploy.
+const defaultRetryFor = 3 * time.Minute
+
+// retryMaxBackoff caps the wait between two tries of --retry-for.
+const retryMaxBackoff = 10 * time.Second
+
+// retryOption is the client's retry bound: --max-retries when given, else
+// as many tries as --retry-for covers. The client backs off from its base
+// wait, doubling up to retryMaxBackoff, with a uniform jitter in [d/2, d]:
+// the count is taken on the mean (3d/4), so the tries span about
+// --retry-for. The count restarts when a try brings news, so the window is
+// "this long without news".
+func (a *app) retryOption() client.Option {
+	if a.retriesSet || a.retryFor == 0 {
+		n := a.maxRetries
+		if !a.retriesSet {
+			n = 0
+		}
+		return client.WithRetry(n, 0, 0) // the library's backoff
+	}
+	return client.WithRetry(attemptsFor(a.retryFor, client.DefaultBaseBackoff, retryMaxBackoff), 0, retryMaxBackoff)
+}
+
+// attemptsFor is the number of tries whose mean backoff adds up to d.
+func attemptsFor(d, base, maxWait time.Duration) int {
+	n := 0
+	var total time.Duration
+	for wait := base; total < d; n++ {
+		total += wait * 3 / 4
+		wait = min(wait*2, maxWait)
+	}
+	return max(n, 1)
 }

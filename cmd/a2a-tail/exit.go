@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"strings"
 	"syscall"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -109,4 +110,26 @@ func codeFor(out terminal.Outcome, err error) int {
 		return exitNotFound
 	}
 	return exitRuntime
+}
+
+// onceEach drops the lines of s that repeat an earlier one: a cut that no
+// resubscription or GetTask got past joins one cause per try, and they are
+// often the same ("connection refused" twice). The cause is said once: a
+// line that ends an earlier one (which quotes it after its own prefix) goes.
+func onceEach(s string) string {
+	if !strings.Contains(s, "\n") {
+		return s
+	}
+	var out []string
+next:
+	for _, l := range strings.Split(s, "\n") {
+		for _, kept := range out {
+			// The first cause is quoted after the error's own prefix.
+			if strings.HasSuffix(kept, l) {
+				continue next
+			}
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
 }

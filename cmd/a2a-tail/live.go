@@ -18,25 +18,41 @@ import (
 )
 
 // liveSink is the text output on a terminal: a frame that is redrawn in
-// place, like a front end's tool-call detail area. Each tool call holds one
+// place, like a front end's tool-call detail area. A header names the task
+// (as soon as the stream knows it) and its state; each tool call holds one
 // line with its status (a spinner and the elapsed time while running) and
 // the tail of its output beneath; thinking is folded to one line; error
 // blocks are highlighted. The frame is rebuilt from a merge.Receiver fed
 // with the stream's ops — the same model a remote front end keeps.
+//
+// The view owns the terminal while it runs: a notice (a reconnect, a cap,
+// a warning, a log line) is written through notice, which takes the frame
+// off the screen, writes the notice above it and redraws the frame — never
+// a line torn by the next redraw. The live frame is at most the screen's
+// height (its oldest lines scroll out), so a redraw never reaches into the
+// scrollback; when the terminal is resized, the screen is cleared and the
+// frame drawn again from its top, since the lines already drawn may have
+// been re-wrapped by the terminal.
 type liveSink struct {
 	w          io.Writer
+	notices    io.Writer // stderr: where notice writes
 	color      bool
 	timestamps bool
+	tail       int // lines of tool output under each call (--lines)
 	now        func() time.Time
 	size       func() (w, h int)
 	caps       merge.Caps // the receiver's, as the stream's (--max-blocks)
 
 	mu      sync.Mutex
 	recv    *merge.Receiver
+	task    a2a.TaskID
 	state   a2a.TaskState
 	started map[string]time.Time // tool key → first seen
 	ended   map[string]time.Time // tool key → left running
+	kept    []string             // the last maxKeptNotices notices, redrawn after a resize
 	lines   int                  // lines of the frame on screen
+	width   int                  // the terminal's size when the frame was drawn
+	height  int
 	tick    int
 	dirty   bool      // the view changed since the last frame
 	drawn   time.Time // wall time of the last frame
@@ -46,14 +62,16 @@ type liveSink struct {
 	once    sync.Once
 }
 
-// outputTailLines is how many lines of a tool call's output the live view
-// keeps under it.
-const outputTailLines = 3
+// defaultTailLines is how many lines of a tool call's output the live view
+// keeps under it unless --lines says otherwise; text blocks are folded to
+// the same number of lines.
+const defaultTailLines = 3
 
 var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
 func newLiveSink(w io.Writer, color, timestamps bool, now func() time.Time, size func() (int, int)) *liveSink {
-	s := &liveSink{w: w, color: color, timestamps: timestamps, now: now, size: size, caps: merge.DefaultCaps(),
+	s := &liveSink{w: w, notices: io.Discard, color: color, timestamps: timestamps, tail: defaultTailLines,
+		now: now, size: size, caps: merge.DefaultCaps(),
 		started: map[string]time.Time{}, ended: map[string]time.Time{},
 		stop: make(chan struct{}), stopped: make(chan struct{})}
 	go s.animate(100 * time.Millisecond)
@@ -82,7 +100,7 @@ func (s *liveSink) animate(every time.Duration) {
 		case <-t.C:
 			s.mu.Lock()
 			s.tick++
-			if s.recv != nil && (s.dirty || s.hasRunning()) {
+			if s.dirty || s.hasRunning() || s.resized() {
 				s.draw(false)
 			}
 			s.mu.Unlock()
@@ -99,11 +117,66 @@ func (s *liveSink) hasRunning() bool {
 	return false
 }
 
+// resized reports whether the terminal's size changed since the frame was
+// drawn; the caller holds s.mu.
+func (s *liveSink) resized() bool {
+	if s.width == 0 {
+		return false
+	}
+	w, h := s.size()
+	return w != s.width || h != s.height
+}
+
+// notice writes text (one or more lines) above the frame: the frame is
+// cleared, text written to the notices writer, and the frame redrawn under
+// it. Safe for concurrent use (the client's logger calls it).
+func (s *liveSink) notice(text string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return
+	}
+	s.clearFrame()
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	_, _ = io.WriteString(s.notices, text)
+	if len(text) > maxNoticeBytes {
+		text = text[:maxNoticeBytes] + "…\n"
+	}
+	s.kept = append(s.kept, text)
+	if len(s.kept) > maxKeptNotices {
+		s.kept = s.kept[1:]
+	}
+	if s.task != "" || s.recv != nil {
+		s.draw(false)
+	}
+}
+
+// maxKeptNotices and maxNoticeBytes bound what the view keeps of the
+// notices to write them again over a cleared screen (after a resize).
+const (
+	maxKeptNotices = 3
+	maxNoticeBytes = 1024
+)
+
+// clearFrame takes the frame off the screen; the caller holds s.mu.
+func (s *liveSink) clearFrame() {
+	if s.lines == 0 || s.err != nil {
+		return
+	}
+	_, s.err = fmt.Fprintf(s.w, "\x1b[%dF\x1b[J", s.lines)
+	s.lines = 0
+}
+
 func (s *liveSink) update(u client.Update) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if u.State != "" {
-		s.state = u.State
+	if u.State != "" && u.State != s.state {
+		s.state, s.dirty = u.State, true
+	}
+	if u.TaskID != "" && s.task == "" {
+		s.task, s.dirty = u.TaskID, true
 	}
 	if u.Type != client.UpdateProgress || u.Change.Result != merge.Applied {
 		return s.err
@@ -147,6 +220,12 @@ func (s *liveSink) finish(v merge.View, out terminal.Outcome, err error) error {
 	s.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if out.State != "" {
+		s.state = out.State
+	}
+	if s.task == "" {
+		s.task = out.TaskID
+	}
 	now := s.now()
 	for _, t := range v.ToolCalls {
 		if _, ok := s.ended[t.Key]; !ok && t.Status != merge.ToolRunning {
@@ -157,18 +236,24 @@ func (s *liveSink) finish(v merge.View, out terminal.Outcome, err error) error {
 	// The verdict is written whole, after the frame: nothing is redrawn
 	// once it is out, and the reply is the one thing that must never be
 	// clipped to the terminal's width.
+	s.lines = 0 // the final frame stays: a later notice goes under it
 	if s.err == nil {
-		_, s.err = io.WriteString(s.w, verdictLine(out, err, s.color))
+		w := s.w
+		if isErrorLine(out, err) {
+			w = s.notices
+		}
+		_, s.err = io.WriteString(w, verdictLine(out, err, s.color))
 	}
 	return s.err
 }
 
 // draw renders the current view; the caller holds s.mu.
 func (s *liveSink) draw(final bool) {
-	if s.recv == nil {
-		return
+	var v merge.View
+	if s.recv != nil {
+		v = s.recv.View()
 	}
-	s.writeFrame(s.frame(s.recv.View(), final), final)
+	s.writeFrame(s.frame(v, final), final)
 	s.dirty, s.drawn = false, time.Now()
 }
 
@@ -185,12 +270,31 @@ func (s *liveSink) writeFrame(f string, final bool) {
 		lines = strings.Split(strings.TrimSuffix(f, "\n"), "\n")
 	}
 	if !final && len(lines) > height-1 {
-		lines = lines[len(lines)-(height-1):]
+		if height >= 3 {
+			// The header stays; the oldest lines under it scroll out.
+			lines = append(lines[:1:1], lines[len(lines)-(height-2):]...)
+		} else {
+			lines = lines[len(lines)-max(height-1, 1):]
+		}
 	}
 	var b strings.Builder
-	if s.lines > 0 {
+	switch {
+	case s.width != 0 && (width != s.width || height != s.height):
+		// A resized terminal may have re-wrapped the lines drawn: how
+		// many rows the old frame takes is unknown, so start over from
+		// the top of the screen, with the last notices above the frame.
+		b.WriteString("\x1b[H\x1b[J")
+		if _, s.err = io.WriteString(s.w, b.String()); s.err != nil {
+			return
+		}
+		b.Reset()
+		for _, n := range s.kept {
+			_, _ = io.WriteString(s.notices, n)
+		}
+	case s.lines > 0:
 		fmt.Fprintf(&b, "\x1b[%dF", s.lines) // to the start of the frame
 	}
+	s.width, s.height = width, height
 	b.WriteString("\x1b[J") // clear it
 	for _, l := range lines {
 		b.WriteString(clip(l, width))
@@ -203,7 +307,9 @@ func (s *liveSink) writeFrame(f string, final bool) {
 // frame renders a view. Lines are built plain and painted last, so that
 // clip counts visible columns only.
 func (s *liveSink) frame(v merge.View, final bool) string {
-	c := v.Counters
+	// The header counts the whole view; the body draws nested calls under
+	// their parent.
+	header := s.header(v)
 	v, kids := nestSplit(v)
 	tools := make(map[string]merge.ToolCall, len(v.ToolCalls))
 	for _, t := range v.ToolCalls {
@@ -211,6 +317,9 @@ func (s *liveSink) frame(v merge.View, final bool) string {
 	}
 	shown := make(map[string]bool, len(tools))
 	var b strings.Builder
+	// The header stays in the final frame: the task id is what a later
+	// command (follow, answer, cancel) needs.
+	b.WriteString(header + "\n")
 	for _, blk := range v.Blocks {
 		if key := blk.ToolKey(); key != "" {
 			if t, ok := tools[key]; ok && (blk.Kind == envelope.KindToolCall || blk.Kind == envelope.KindToolOutputAppend) {
@@ -227,7 +336,7 @@ func (s *liveSink) frame(v merge.View, final bool) string {
 			b.WriteString(paint(s.color, dim, "💭 "+oneLine(p.Text, 200)) + "\n")
 		case envelope.Text:
 			for i, l := range strings.Split(strings.TrimRight(printable(p.Text), "\n"), "\n") {
-				if i == outputTailLines {
+				if i == s.tail {
 					b.WriteString("   …\n")
 					break
 				}
@@ -251,20 +360,36 @@ func (s *liveSink) frame(v merge.View, final bool) string {
 			s.nestedLines(&b, kids, t.Key)
 		}
 	}
-	status := fmt.Sprintf("%s · %d blocks", stateWord(s.state), c.Applied)
+	return b.String()
+}
+
+// header is the first line of the live frame: the task, its state and the
+// counters.
+func (s *liveSink) header(v merge.View) string {
+	c := v.Counters
+	status := stateWord(s.state)
+	if s.task != "" {
+		status = "task " + printable(string(s.task)) + " · " + status
+	}
+	status += " · " + plural(c.Applied, "block")
 	if c.Late > 0 {
 		status += fmt.Sprintf(" · %d late", c.Late)
 	}
 	if c.Duplicates > 0 {
-		status += fmt.Sprintf(" · %d duplicate", c.Duplicates)
+		status += " · " + plural(c.Duplicates, "duplicate")
 	}
 	if c.Gaps > 0 {
-		status += fmt.Sprintf(" · %d gaps", c.Gaps)
+		status += " · " + plural(c.Gaps, "gap")
 	}
-	if !final {
-		b.WriteString(paint(s.color, dim, status) + "\n")
+	return paint(s.color, dim, status)
+}
+
+// plural is "1 block", "2 blocks".
+func plural[N int | int64](n N, word string) string {
+	if n == 1 {
+		return "1 " + word
 	}
-	return b.String()
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func (s *liveSink) toolLines(b *strings.Builder, t merge.ToolCall) {
@@ -290,8 +415,8 @@ func (s *liveSink) toolLines(b *strings.Builder, t merge.ToolCall) {
 		return
 	}
 	ls := strings.Split(out, "\n")
-	if len(ls) > outputTailLines {
-		ls = ls[len(ls)-outputTailLines:]
+	if len(ls) > s.tail {
+		ls = ls[len(ls)-s.tail:]
 	}
 	for _, l := range ls {
 		b.WriteString(paint(s.color, dim, "   │ ") + l + "\n")

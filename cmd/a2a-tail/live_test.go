@@ -118,7 +118,12 @@ func TestLiveViewToolTurnsDoneInPlace(t *testing.T) {
 			final[i] = final[i][:j+len(" done")]
 		}
 	}
+	if !strings.HasPrefix(final[0], "task ") || !strings.Contains(final[0], " · completed · 5 b") {
+		t.Errorf("header %q, want the task, its state and the blocks", final[0])
+	}
+	final[0] = "header"
 	want := []string{
+		"header",
 		"💭 first the logs…",
 		"✓  grep_logs [call-1] done",
 		"   │ line 2",
@@ -233,6 +238,7 @@ func TestLiveViewNarrowTerminal(t *testing.T) {
 	f.send(envelope.Envelope{Kind: envelope.KindToolCall, StreamKey: "c1", Seq: 5, Status: envelope.StatusDone, Payload: envelope.ToolCall{Tool: "查询订单"}})
 	f.finish("已发货")
 	want := []string{
+		"task task-1 · completed…",
 		"💭 先查日志，再检查库存…",
 		"✓  查询订单 [c1] done 0s",
 		"   │ 订单    42      已…",

@@ -3,16 +3,20 @@
 // structured progress envelopes in working status updates — then the
 // verdict, which only the task's terminal state decides.
 //
-//	a2a-tail <agent-url> <task-id>        follow a task (reconnects on cuts)
+//	a2a-tail <agent-url> <task-id>        follow a task (reconnects on cuts for --retry-for)
+//	a2a-tail follow <agent-url> <task-id> the same, named
 //	a2a-tail send <agent-url> <text…>     send a message and follow the turn
 //	a2a-tail send --task <id> <url> <text…>  answer a task that waits for input
+//	a2a-tail cancel <agent-url> <task-id> ask the agent to cancel a task
+//	a2a-tail web <agent-url>              a web page: a conversation with the agent
 //	a2a-tail replay <file|->              replay a recorded SSE stream
 //	a2a-tail query <base-url> <text…>     ask a plain REST SSE runtime (POST /v1/query)
 //	a2a-tail demo                         run against an embedded reference agent
 //
 // Exit codes: 0 completed; 3 failed, rejected or canceled; 4 input-required
 // or auth-required; 5 task not found; 1 runtime or transport error
-// (including an incomplete turn); 2 usage; 130 interrupted by Ctrl-C
+// (including an incomplete turn); 2 usage (bad flags, a bad agent URL,
+// arguments in the wrong order); 130 interrupted by Ctrl-C
 // (SIGINT), 143 by SIGTERM. A closed stdout (| head) ends the command
 // quietly with 0.
 package main
@@ -52,7 +56,7 @@ func (app *app) run(ctx context.Context, args []string) int {
 	err := root.ExecuteContext(ctx)
 	code := app.exitCode(ctx, err)
 	if err != nil && code != exitOK && !errors.Is(err, errReported) {
-		fmt.Fprintf(stderr, "a2a-tail: %s\n", errText(err))
+		fmt.Fprintf(stderr, "a2a-tail: %s\n", onceEach(errText(err)))
 	}
 	return code
 }

@@ -64,7 +64,7 @@ func TestNDJSONLines(t *testing.T) {
 			"source": "envelope", "at": "2026-11-30T04:00:00.000000123Z"},
 		{"type": "seal", "task": "task-1", "turn": "msg-1"},
 		{"type": "result", "task": "task-1", "turn": "msg-1", "state": "TASK_STATE_COMPLETED", "verdict": "completed",
-			"reply": "done", "context": "ctx-1", "counters": counters, "exitCode": 0.0},
+			"reply": "done", "context": "ctx-1", "counters": counters, "exitCode": 0.0, "schemaVersion": 1.0},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("lines (-want +got):\n%s", diff)
@@ -92,7 +92,7 @@ func TestResultInterrupt(t *testing.T) {
 	want := map[string]any{"type": "result", "task": "task-1", "turn": "msg-1", "state": "TASK_STATE_INPUT_REQUIRED", "verdict": "input-required",
 		"interrupt": map[string]any{"question": "which region?",
 			"items": []any{map[string]any{"toolCallId": "call-1", "toolName": "deploy", "message": "which region?"}}},
-		"exitCode": 4.0}
+		"exitCode": 4.0, "schemaVersion": 1.0}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("result (-want +got):\n%s", diff)
 	}

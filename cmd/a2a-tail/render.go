@@ -38,9 +38,14 @@ func (a *app) newSink() sink {
 	if a.isTTY(a.stdout) {
 		s := newLiveSink(a.stdout, a.useColor(), a.timestamps, a.now, a.size)
 		s.caps = a.caps()
+		s.notices = a.stderr
+		if a.tailLines > 0 {
+			s.tail = a.tailLines
+		}
+		a.setLive(s)
 		return s
 	}
-	return &lineSink{w: a.stdout, color: a.useColor(), timestamps: a.timestamps}
+	return &lineSink{w: a.stdout, errw: a.stderr, color: a.useColor(), timestamps: a.timestamps}
 }
 
 // ---- append-only text (stdout is not a terminal) ----
@@ -49,6 +54,7 @@ func (a *app) newSink() sink {
 // flushed at once, without ANSI codes unless --color=always.
 type lineSink struct {
 	w          io.Writer
+	errw       io.Writer // stderr: where an error (not a verdict) goes
 	color      bool
 	timestamps bool
 	nest       lineNesting
@@ -85,9 +91,26 @@ func (s *lineSink) finish(v merge.View, out terminal.Outcome, err error) error {
 			fmt.Fprintf(&b, "tool %s %s: %s\n", printable(t.Tool), printable(t.Key), paint(s.color, toolColor(t.Status), string(t.Status)))
 		}
 	}
-	b.WriteString(verdictLine(out, err, s.color))
+	line := verdictLine(out, err, s.color)
+	if isErrorLine(out, err) {
+		_, _ = io.WriteString(s.errw, line)
+	} else {
+		b.WriteString(line)
+	}
 	_, werr := io.WriteString(s.w, b.String())
 	return werr
+}
+
+// isErrorLine says whether the last line reports an error rather than a
+// verdict of the turn: a task the agent does not know, a call that failed
+// before any turn. Errors go to stderr; verdicts — completed, failed,
+// canceled, rejected, input-required, and incomplete or stopped, which
+// say how far the turn got — to stdout.
+func isErrorLine(out terminal.Outcome, err error) bool {
+	if err == nil || errors.As(err, new(*client.IncompleteError)) || errors.As(err, new(*stoppedError)) {
+		return false
+	}
+	return out.Err == nil || out.Class != terminal.ClassTerminal
 }
 
 // blockLine is the one-line rendering of an applied block.
@@ -159,7 +182,7 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 		}
 		return s
 	case errors.As(err, new(*client.IncompleteError)):
-		return paint(color, red, "✗ incomplete") + ": " + errText(err) + "\n"
+		return paint(color, red, "✗ incomplete") + ": " + onceEach(errText(err)) + "\n"
 	case errors.As(err, new(*stoppedError)):
 		return paint(color, red, "✗ stopped") + " before the turn ended: " + errText(err) + "\n"
 	}
@@ -290,9 +313,17 @@ func resultLine(op *merge.Op, v merge.View, out terminal.Outcome, err error) ([]
 		return nil, merr
 	}
 	// merge.Op marshals itself, so a struct embedding it would drop every
-	// field beside it: exitCode is spliced into the op's object.
-	return fmt.Appendf(b[:len(b)-1], `,"exitCode":%d}`, codeFor(out, err)), nil
+	// field beside it: exitCode and schemaVersion are spliced into the
+	// op's object.
+	return fmt.Appendf(b[:len(b)-1], `,"exitCode":%d,"schemaVersion":%d}`, codeFor(out, err), outputSchemaVersion), nil
 }
+
+// outputSchemaVersion is the version of what -o ndjson and -o json print,
+// carried by their result line (PROTOCOL.md §4, CHANGELOG.md): it changes
+// when a consumer written for the previous one could misread the output
+// (a field removed, renamed or given another meaning), not when a field is
+// added.
+const outputSchemaVersion = 1
 
 // ---- one JSON document ----
 

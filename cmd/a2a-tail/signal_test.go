@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -109,9 +110,12 @@ func TestSignalExitCodes(t *testing.T) {
 			if tc.output == "ndjson" && !strings.Contains(lines[len(lines)-1], `"exitCode":143`) {
 				t.Errorf("result line = %q, want exitCode 143", lines[len(lines)-1])
 			}
-			if got := stderr.String(); got != "" {
-				t.Errorf("stderr = %q, want nothing (the verdict says it)", got)
+			if got := withoutTaskLine(stderr.String()); !nextAfterStop.MatchString(got) {
+				t.Errorf("stderr = %q, want the task id, then the next commands alone (the verdict says the rest)", got)
 			}
 		})
 	}
 }
+
+// nextAfterStop is what a2a-tail says on stderr after Ctrl-C or SIGTERM.
+var nextAfterStop = regexp.MustCompile(`^a2a-tail: the task goes on at the agent\. Follow it again: a2a-tail http://\S+ \S+ · cancel it: a2a-tail cancel http://\S+ \S+\n$`)

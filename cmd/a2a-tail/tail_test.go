@@ -128,8 +128,8 @@ func TestGoldenOutputs(t *testing.T) {
 			if res.Code != exitOK {
 				t.Fatalf("exit %d, stderr:\n%s", res.Code, res.Stderr)
 			}
-			if res.Stderr != "" {
-				t.Errorf("stderr = %q, want nothing", res.Stderr)
+			if got := withoutTaskLine(res.Stderr); got != "" {
+				t.Errorf("stderr = %q, want the task id line alone", res.Stderr)
 			}
 			golden(t, tc.file, normalise(res.Stdout))
 		})
@@ -193,10 +193,10 @@ func TestExitCodes(t *testing.T) {
 		{name: "silent end is incomplete", args: []string{"send", "--max-retries", "1", url, "silent"}, code: 1,
 			verdict: `✗ incomplete: client: turn incomplete (task "<id>", last state TASK_STATE_WORKING, 2 attempts): stream closed before a terminal or interrupted state`},
 		{name: "no reconnect with --max-retries 0", args: []string{"send", "--max-retries", "0", url, "silent"}, code: 1,
-			verdict: `✗ incomplete: client: turn incomplete (task "<id>", last state TASK_STATE_WORKING, 1 attempts): stream closed before a terminal or interrupted state`,
+			verdict: `✗ incomplete: client: turn incomplete (task "<id>", last state TASK_STATE_WORKING, 1 attempt): stream closed before a terminal or interrupted state`,
 		},
-		{name: "no args", args: nil, code: 2, inStderr: "want <agent-url> <task-id> or a command (send, replay, query, demo), got 0 argument(s)"},
-		{name: "mistyped command", args: []string{"replya"}, code: 2, inStderr: "a2a-tail: want <agent-url> <task-id> or a command (send, replay, query, demo), got 1 argument(s); see a2a-tail --help"},
+		{name: "no args", args: nil, code: 2, inStderr: "want <agent-url> <task-id> or a command (follow, send, cancel, replay, query, demo, web), got 0 argument(s)"},
+		{name: "mistyped command", args: []string{"replya"}, code: 2, inStderr: "a2a-tail: want <agent-url> <task-id> or a command (follow, send, cancel, replay, query, demo, web), got 1 argument(s); see a2a-tail --help"},
 		{name: "bad output", args: []string{"-o", "xml", "demo"}, code: 2, inStderr: `--output "xml": want text, ndjson or json`},
 		{name: "bad color", args: []string{"--color", "maybe", "demo"}, code: 2, inStderr: `--color "maybe": want auto, always or never`},
 		{name: "unknown flag", args: []string{"--bogus", "demo"}, code: 2, inStderr: "unknown flag: --bogus"},
@@ -273,8 +273,8 @@ func TestCtrlC(t *testing.T) {
 			if code := <-done; code != exitCtrlC {
 				t.Errorf("exit code = %d, want %d", code, exitCtrlC)
 			}
-			if got := stderr.String(); got != "" {
-				t.Errorf("stderr = %q, want nothing (the verdict says it)", got)
+			if got := withoutTaskLine(stderr.String()); !nextAfterStop.MatchString(got) {
+				t.Errorf("stderr = %q, want the task id, then the next commands alone (the verdict says the rest)", got)
 			}
 			lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 			last := lines[len(lines)-1]
@@ -311,8 +311,8 @@ func TestBrokenPipeIsQuiet(t *testing.T) {
 			a := newApp(strings.NewReader(""), &brokenPipe{}, &lockedBuffer{})
 			a.isTTY = func(io.Writer) bool { return false }
 			res := runCLI(t.Context(), a, "send", "-o", o, srv.CardURL(agenttest.V1), agenttest.RealisticName)
-			if res.Code != exitOK || res.Stderr != "" {
-				t.Errorf("exit %d, stderr %q; want 0 and nothing", res.Code, res.Stderr)
+			if res.Code != exitOK || withoutTaskLine(res.Stderr) != "" {
+				t.Errorf("exit %d, stderr %q; want 0 and nothing but the task id", res.Code, res.Stderr)
 			}
 		})
 	}
@@ -329,7 +329,7 @@ func TestAsyncAndFollow(t *testing.T) {
 	if async.Code != exitOK {
 		t.Fatalf("send --async: exit %d, stderr %s", async.Code, async.Stderr)
 	}
-	id := strings.TrimPrefix(strings.TrimSpace(async.Stderr), "task ")
+	id := strings.TrimPrefix(strings.TrimSpace(async.Stderr), "a2a-tail: task ")
 	if !uuidRE.MatchString(id) {
 		t.Fatalf("send --async printed %q on stderr, want the task id", async.Stderr)
 	}
@@ -395,3 +395,8 @@ func TestTimestampsAndColor(t *testing.T) {
 		t.Errorf("--color always must win over NO_COLOR")
 	}
 }
+
+var taskLineRE = regexp.MustCompile(`(?m)^a2a-tail: task \S+\n`)
+
+// withoutTaskLine is stderr without the line that names the task of a send.
+func withoutTaskLine(stderr string) string { return taskLineRE.ReplaceAllString(stderr, "") }

@@ -9,7 +9,7 @@ import (
 // vt is a minimal terminal emulator for testing the live view: it keeps the
 // screen as lines of cells and understands what liveSink writes — text,
 // "\n" (as CR LF, what the tty's onlcr does), CSI n F (cursor to the start
-// of the line n up), CSI J (erase to the end of the screen), CSI K (erase to
+// of the line n up), CSI H (cursor home), CSI J (erase to the end of the screen), CSI K (erase to
 // the end of the line) and SGR (ignored). Anything else, a control
 // character included, fails the test via unknown.
 //
@@ -54,6 +54,8 @@ func (t *vt) Write(p []byte) (int, error) {
 			case 'K':
 				t.ensure()
 				t.lines[t.row] = t.lines[t.row][:min(t.col, len(t.lines[t.row]))]
+			case 'H': // cursor home (no arguments): the screen's first line
+				t.row, t.col = t.first, 0
 			case 'm':
 			default:
 				t.unknown = append(t.unknown, s[i:j+1])

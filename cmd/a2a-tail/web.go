@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -247,21 +248,29 @@ func isLoopbackHost(host string) bool {
 // webServer is what `a2a-tail web` serves: the page, the relay, and POST
 // /tasks to send a message, behind its policy.
 type webServer struct {
-	mux   *http.ServeMux
-	h     http.Handler // mux behind the guard
-	relay *relay.Handler
-	agent *lazyAgent
-	p     webPolicy
+	ctx    context.Context // answered turns run on it; Close ends it
+	stop   context.CancelFunc
+	mu     sync.Mutex     // guards closed and the Add of turns
+	turns  sync.WaitGroup // answered turns being published
+	closed bool
+	mux    *http.ServeMux
+	h      http.Handler // mux behind the guard
+	relay  *relay.Handler
+	agent  *lazyAgent
+	p      webPolicy
+	auth   relay.Authorizer // the relay's check: p.auth and, with p.tasks, the task set
 }
 
 func newWebServer(ctx context.Context, agent *lazyAgent, p webPolicy, opts ...relay.Option) *webServer {
 	w := &webServer{mux: http.NewServeMux(), agent: agent, p: p}
+	w.ctx, w.stop = context.WithCancel(ctx)
 	c := agent
 	auth := p.auth
 	if p.tasks != nil {
 		auth = p.tasks.Authorizer(auth)
 		opts = append(opts, relay.WithStartedTasks(p.tasks))
 	}
+	w.auth = auth
 	w.relay = relay.New(ctx, c, append([]relay.Option{relay.WithAuthorizer(auth)}, opts...)...)
 	files := http.FileServerFS(web.FS)
 	w.mux.Handle("GET /tasks/{taskId}/events", w.relay)
@@ -292,8 +301,16 @@ func (w *webServer) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	w.h.ServeHTTP(rw, r)
 }
 
-// Close stops the relay: event streams end, follows stop.
-func (w *webServer) Close() error { return w.relay.Close() }
+// Close stops the relay — event streams end, follows stop — and the
+// answered turns it publishes.
+func (w *webServer) Close() error {
+	w.mu.Lock()
+	w.closed = true
+	w.mu.Unlock()
+	w.stop()
+	w.turns.Wait()
+	return w.relay.Close()
+}
 
 // agentState answers GET /agent: the agent's state, for the page to show.
 func (w *webServer) agentState(rw http.ResponseWriter, _ *http.Request) {
@@ -322,9 +339,15 @@ func (w *webServer) needAgent(next http.Handler) http.Handler {
 	})
 }
 
-// send dispatches {"text": …} with return-immediately and answers
-// {"task": id}. It takes only application/json, which a cross-origin page
-// cannot send without a CORS preflight that this server never allows.
+// send takes {"text": …} and answers {"task": id, "turn": id}. A new
+// message (with "context": the conversation's contextId, when the page has
+// one) is dispatched with return-immediately; an answer ("task": the id of a
+// task that waits for input) is the next turn of that task, as `send --task`
+// sends it, and is published to the task's readers with Attach (the relay
+// reopens a settled task's stream only for an attached turn). "turn" is the
+// sent message's id, which names the turn in the ops. It takes only
+// application/json, which a cross-origin page cannot send without a CORS
+// preflight that this server never allows.
 func (w *webServer) send(rw http.ResponseWriter, r *http.Request) {
 	if err := w.p.auth(r, ""); err != nil {
 		jsonError(rw, http.StatusForbidden, err.Error())
@@ -335,7 +358,9 @@ func (w *webServer) send(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body struct {
-		Text string `json:"text"`
+		Text    string `json:"text"`
+		Task    string `json:"task"`
+		Context string `json:"context"`
 	}
 	dec := json.NewDecoder(io.LimitReader(r.Body, maxSendBytes+1))
 	if err := dec.Decode(&body); err != nil {
@@ -346,22 +371,86 @@ func (w *webServer) send(rw http.ResponseWriter, r *http.Request) {
 		jsonError(rw, http.StatusBadRequest, `a2a-tail: "text" is empty`)
 		return
 	}
-	id, err := w.agent.Dispatch(r.Context(), a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(body.Text)))
-	if err != nil {
-		status := http.StatusBadGateway
-		if errors.Is(err, context.Canceled) {
-			status = http.StatusServiceUnavailable
+	if body.Task != "" {
+		if err := relay.ValidateTaskID(body.Task); err != nil {
+			jsonError(rw, http.StatusBadRequest, "a2a-tail: "+err.Error())
+			return
 		}
-		jsonError(rw, status, "a2a-tail: agent: "+err.Error())
+		if err := w.auth(r, body.Task); err != nil {
+			status := http.StatusForbidden
+			if errors.Is(err, relay.ErrNotFound) {
+				status = http.StatusNotFound // a task this server did not send
+			}
+			jsonError(rw, status, err.Error())
+			return
+		}
+		w.answer(rw, a2a.TaskID(body.Task), body.Text)
+		return
+	}
+	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(body.Text))
+	msg.ContextID = body.Context
+	id, err := w.agent.Dispatch(r.Context(), msg)
+	if err != nil {
+		agentError(rw, err)
 		return
 	}
 	if w.p.tasks != nil {
 		w.p.tasks.Add(string(id)) // before the page can ask for it
 	}
+	sent(rw, id, msg.ID)
+}
+
+// answer sends text as the next turn of task and publishes the turn. The
+// turn outlives the request: it runs on the server's context.
+func (w *webServer) answer(rw http.ResponseWriter, task a2a.TaskID, text string) {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		jsonError(rw, http.StatusServiceUnavailable, "a2a-tail: the server is stopping")
+		return
+	}
+	w.turns.Add(1)
+	w.mu.Unlock()
+	c, err := w.agent.get()
+	if err != nil {
+		w.turns.Done()
+		agentError(rw, err)
+		return
+	}
+	st, err := c.Answer(w.ctx, task, text)
+	if err != nil {
+		w.turns.Done()
+		agentError(rw, err)
+		return
+	}
+	turn := st.Turn()
+	go func() {
+		defer w.turns.Done()
+		for range w.relay.Attach(st) {
+		}
+	}()
+	sent(rw, task, turn)
+}
+
+func sent(rw http.ResponseWriter, task a2a.TaskID, turn string) {
 	rw.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(rw).Encode(struct {
 		Task string `json:"task"`
-	}{string(id)})
+		Turn string `json:"turn"`
+	}{string(task), turn})
+}
+
+// agentError answers a failed call to the agent: 404 for a task it does not
+// know, 503 when the server is stopping, 502 otherwise.
+func agentError(rw http.ResponseWriter, err error) {
+	status := http.StatusBadGateway
+	switch {
+	case errors.Is(err, a2a.ErrTaskNotFound):
+		status = http.StatusNotFound
+	case errors.Is(err, context.Canceled):
+		status = http.StatusServiceUnavailable
+	}
+	jsonError(rw, status, "a2a-tail: agent: "+err.Error())
 }
 
 func jsonError(rw http.ResponseWriter, status int, msg string) {

@@ -188,22 +188,23 @@ func runPage(t *testing.T, ctx, bctx context.Context, c *client.Client, text str
 		t.Fatalf("browser: %v", err)
 	}
 	st, err := chromedp.Run(tctx, chromedp.Evaluate[pageState](`(() => {
-				const w = document.getElementById("watch").cloneNode(true);
-				w.querySelectorAll(".elapsed").forEach((e) => e.textContent = "");
+				const entry = document.querySelector("#conversation > li:last-child");
+				const w = entry.cloneNode(true);
+				w.querySelectorAll(".elapsed, .turn-elapsed").forEach((e) => e.textContent = "");
 				w.querySelectorAll("[data-key]").forEach((e) => e.removeAttribute("data-key"));
-				w.querySelector("#task-id").textContent = "";
-				const keys = new Set([...document.querySelectorAll("#turn > li")].map((li) => li.dataset.key));
+				w.querySelector(".task-id").textContent = "";
+				const keys = new Set([...entry.querySelectorAll(".turn > li")].map((li) => li.dataset.key));
 				return {
 					dom: w.innerHTML,
-					tools: document.querySelectorAll("#turn > li.tool").length,
-					items: document.querySelectorAll("#turn > li").length,
+					tools: entry.querySelectorAll(".turn > li.tool").length,
+					items: entry.querySelectorAll(".turn > li").length,
 					keys: keys.size,
-					verdict: document.getElementById("verdict").textContent,
+					verdict: entry.querySelector(".verdict").textContent,
 					reconnects: document.getElementById("conn").dataset.reconnects,
-					elements: document.querySelectorAll("#watch img, #watch b").length + (document.body.dataset.pwned ? 1 : 0),
-					text: document.getElementById("watch").textContent,
-					tree: `+pageTree+`(document.getElementById("turn"), ""),
-					dups: (() => { const all = [...document.querySelectorAll("#turn li")].map((li) => li.dataset.key);
+					elements: document.querySelectorAll("#conversation img, #conversation b").length + (document.body.dataset.pwned ? 1 : 0),
+					text: entry.textContent,
+					tree: `+pageTree+`(entry.querySelector(".turn"), ""),
+					dups: (() => { const all = [...entry.querySelectorAll(".turn li")].map((li) => li.dataset.key);
 						return all.length - new Set(all).size; })(),
 				};
 			})()`))
