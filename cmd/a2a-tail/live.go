@@ -307,9 +307,14 @@ func (s *liveSink) writeFrame(f string, final bool) {
 // frame renders a view. Lines are built plain and painted last, so that
 // clip counts visible columns only.
 func (s *liveSink) frame(v merge.View, final bool) string {
-	// The header counts the whole view; the body draws nested calls under
-	// their parent.
-	header := s.header(v)
+	// The header stays in the final frame: the task id is what a later
+	// command (follow, answer, cancel) needs. It counts the whole view.
+	return s.header(v) + "\n" + s.body(v)
+}
+
+// body is the frame under its header: the view's blocks in order, each
+// tool call on its lines with the calls nested under it (PROTOCOL.md §10).
+func (s *liveSink) body(v merge.View) string {
 	v, kids := nestSplit(v)
 	tools := make(map[string]merge.ToolCall, len(v.ToolCalls))
 	for _, t := range v.ToolCalls {
@@ -317,9 +322,6 @@ func (s *liveSink) frame(v merge.View, final bool) string {
 	}
 	shown := make(map[string]bool, len(tools))
 	var b strings.Builder
-	// The header stays in the final frame: the task id is what a later
-	// command (follow, answer, cancel) needs.
-	b.WriteString(header + "\n")
 	for _, blk := range v.Blocks {
 		if key := blk.ToolKey(); key != "" {
 			if t, ok := tools[key]; ok && (blk.Kind == envelope.KindToolCall || blk.Kind == envelope.KindToolOutputAppend) {

@@ -113,7 +113,7 @@ func (s *liveSink) nestedLines(b *strings.Builder, kids map[string]merge.View, k
 	if !ok {
 		return
 	}
-	for _, l := range strings.SplitAfter(s.frame(kv, true), "\n") {
+	for _, l := range strings.SplitAfter(s.body(kv), "\n") {
 		if l != "" {
 			b.WriteString(paint(s.color, dim, nestIndent) + l)
 		}

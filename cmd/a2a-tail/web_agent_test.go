@@ -178,7 +178,7 @@ func TestWebAgentDownInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatalf("browser: %v", err)
 	}
-	if !strings.HasPrefix(shown, "Could not send: a2a-tail: the agent is not reachable yet (unreachable after ") {
+	if !strings.HasPrefix(shown, "Not sent: a2a-tail: the agent is not reachable yet (unreachable after ") {
 		t.Errorf("the page says %q", shown)
 	}
 	d.up.Store(true)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -184,7 +185,13 @@ func TestWebTaskVisibility(t *testing.T) {
 	if st != 200 {
 		t.Fatalf("POST /tasks: %d %s", st, body)
 	}
-	mine := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(body), `{"task":"`), `"}`)
+	var sentBody struct {
+		Task string `json:"task"`
+	}
+	if err := json.Unmarshal([]byte(body), &sentBody); err != nil || sentBody.Task == "" {
+		t.Fatalf("POST /tasks answered %s (%v), want {\"task\": …}", body, err)
+	}
+	mine := sentBody.Task
 	if st, body := g.call(t, "GET", "/tasks/"+mine+"/events", host, ""); st != 200 || !strings.Contains(body, `"type":"result"`) {
 		t.Errorf("a task sent through the server: %d %.200s", st, body)
 	}

@@ -396,7 +396,10 @@ async function submit(ev) {
     const got = await resp.clone().json().catch(() => ({}));
     if (!resp.ok || typeof got.task !== "string") {
       const msg = await errorText(resp);
-      const why = resp.status === 503 || resp.status === 429 ? `the relay is busy (${msg}); try again in ${retryAfter(resp, 0)} s`
+      // A 503 that carries the agent's state is a server still waiting for
+      // its agent (GET /agent), not a busy relay.
+      const why = resp.status === 503 && got.agent ? `${msg}; try again in ${retryAfter(resp, 0)} s`
+        : resp.status === 503 || resp.status === 429 ? `the relay is busy (${msg}); try again in ${retryAfter(resp, 0)} s`
         : resp.status === 404 ? `the agent does not know task ${answer} any more (${msg})`
         : resp.status === 403 ? `access refused (${msg})`
         : resp.status === 502 || resp.status === 504 ? `the agent cannot be reached (${msg})` : msg;
