@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
 )
 
 // bounds are what a peer's answer may cost, chosen from the call we made
@@ -208,12 +207,6 @@ func (h *historyBound) observe(err error) error {
 	if !errors.Is(err, ErrResponseTooLarge) {
 		return err
 	}
-	// The refused answer's buffers (a2a-go's decoder doubles its buffer up
-	// to the bound) are garbage now, but the collector's next target was
-	// set while they were live: without a collection here, the retry may
-	// allocate as much again on top of them. This path runs only after a
-	// 64 MiB refusal, where a collection costs little beside the read.
-	debug.FreeOSMemory()
 	var n int
 	switch {
 	case h.asked == nil:
