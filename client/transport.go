@@ -1,12 +1,14 @@
 package client
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,8 +19,12 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	a2agrpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
 	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
+	"github.com/a2aproject/a2a-go/v2/errordetails"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/status"
 )
 
 // streamingHTTPClient returns the client the transports use: a copy of hc
@@ -71,14 +77,88 @@ func factoryOptions(hc *http.Client, grpcOpts []grpc.DialOption, b bounds) []a2a
 		a2av0.WithRESTTransport(a2av0.RESTTransportConfig{Client: hc}),
 		a2agrpc.WithGRPCTransport(grpcOpts...),
 		a2agrpcv0.WithGRPCTransport(grpcOpts...),
+		a2aclient.WithCallInterceptors(eventBound{}),
 	}
 }
 
-// boundStreamEvents gives a gRPC stream the per-event bound max.
+// eventBound is a call interceptor (a2a-go's public extension point for
+// what a call returns) that gives an oversize event the client's one
+// error, ErrEventTooLarge, whichever reader refused it: the fast path's
+// and the fallback's bound already return it; a2a-go's line scanner
+// refuses a single line at 10 MiB with bufio.ErrTooLong, which can come
+// first; gRPC refuses a message over the bound with a status that a2a-go
+// turns into its own error, through which only the detail set by
+// boundStreamEvents survives. It is registered first, so its After runs
+// last and sees the error the caller would.
+type eventBound struct {
+	a2aclient.PassthroughInterceptor
+}
+
+// After implements a2aclient.CallInterceptor.
+func (eventBound) After(ctx context.Context, resp *a2aclient.Response) error {
+	err := resp.Err
+	if err == nil || errors.Is(err, ErrEventTooLarge) {
+		return nil
+	}
+	if errors.Is(err, bufio.ErrTooLong) || grpcEventTooLarge(err) {
+		return fmt.Errorf("%w: %w", ErrEventTooLarge, err)
+	}
+	return nil
+}
+
+// eventTooLargeMeta is the ErrorInfo metadata key by which
+// boundStreamEvents marks gRPC's refusal of a message over the bound.
+const eventTooLargeMeta = "a2a-progress-event-too-large"
+
+// grpcEventTooLarge reports whether err is a2a-go's form of a gRPC
+// refusal marked by boundStreamEvents.
+func grpcEventTooLarge(err error) bool {
+	var ae *a2a.Error
+	if !errors.As(err, &ae) {
+		return false
+	}
+	for _, d := range ae.TypedDetails {
+		if d == nil || d.TypeURL != errordetails.ErrorInfoType {
+			continue
+		}
+		if m, ok := d.Value["metadata"].(map[string]string); ok && m[eventTooLargeMeta] != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// boundStreamEvents gives a gRPC stream the per-event bound max, and marks
+// gRPC's refusal of a message over it (ResourceExhausted, "received message
+// larger than max") with an ErrorInfo detail that survives a2a-go's
+// conversion of the status, for eventBound.
 func boundStreamEvents(max int64) grpc.StreamClientInterceptor {
 	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
-		return streamer(ctx, desc, cc, method, append(opts, grpc.MaxCallRecvMsgSize(int(max)))...)
+		cs, err := streamer(ctx, desc, cc, method, append(opts, grpc.MaxCallRecvMsgSize(int(max)))...)
+		if err != nil {
+			return cs, err
+		}
+		return boundedStream{cs}, nil
 	}
+}
+
+type boundedStream struct{ grpc.ClientStream }
+
+func (s boundedStream) RecvMsg(m any) error {
+	err := s.ClientStream.RecvMsg(m)
+	st, ok := status.FromError(err)
+	if err == nil || !ok || st.Code() != codes.ResourceExhausted || !strings.Contains(st.Message(), "larger than max") {
+		return err
+	}
+	marked, derr := st.WithDetails(&errdetails.ErrorInfo{
+		Reason:   "EVENT_TOO_LARGE",
+		Domain:   "a2a-progress",
+		Metadata: map[string]string{eventTooLargeMeta: "1"},
+	})
+	if derr != nil {
+		return err
+	}
+	return marked.Err()
 }
 
 // parseCard reads a v1.0 card with a2a-go's own parser and, when that
