@@ -51,7 +51,25 @@ type Decoder struct {
 	spans []span // the strings of the frame, filled by the pass
 	parts []partSpans
 	size  int // total raw bytes of the spans
+
+	// count: the pass only counts the spans and parts (nspans, nparts),
+	// so that the recording pass of a large frame allocates its scratch
+	// once, at its size (see presizeAbove).
+	count          bool
+	nspans, nparts int
 }
+
+// presizeAbove: a frame larger than this is scanned twice, first to count
+// its strings and parts. Grown by append, the scratch of a frame of many
+// small parts (750 000 parts of {"text":"x"} in 9.3 MiB) was allocated
+// about five times over (append grows large slices by 1.25×): 360 of the
+// 438 MB one such frame allocated. Counted first, it is allocated once.
+// Small frames, nearly all of a stream, keep the single pass.
+const presizeAbove = 64 << 10
+
+// keepScratch bounds the scratch a Decoder keeps between frames (spans):
+// a stream's one large frame does not pin tens of MiB for the rest of it.
+const keepScratch = 4 << 10
 
 // span is a JSON string in the frame: its raw contents and whether they
 // hold escapes. dst is where its value goes once the frame is accepted.
@@ -85,6 +103,22 @@ type statusBlock struct {
 // A Decoder is not safe for concurrent use; reusing one per stream keeps
 // its scratch space.
 func (d *Decoder) Decode(data []byte) (ev *a2a.TaskStatusUpdateEvent, ok bool) {
+	defer d.release()
+	if len(data) > presizeAbove {
+		d.b, d.i, d.size = data, 0, 0
+		d.count, d.nspans, d.nparts = true, 0, 0
+		ok := d.frame(&statusBlock{})
+		d.count = false
+		if !ok {
+			return nil, false
+		}
+		if cap(d.spans) < d.nspans {
+			d.spans = make([]span, 0, d.nspans)
+		}
+		if cap(d.parts) < d.nparts {
+			d.parts = make([]partSpans, 0, d.nparts)
+		}
+	}
 	d.b, d.i = data, 0
 	d.spans = d.spans[:0]
 	d.parts = d.parts[:0]
@@ -134,6 +168,14 @@ func (d *Decoder) Decode(data []byte) (ev *a2a.TaskStatusUpdateEvent, ok bool) {
 		}
 	}
 	return &blk.ev, true
+}
+
+// release drops scratch that a large frame grew, and the frame.
+func (d *Decoder) release() {
+	d.b = nil
+	if cap(d.spans) > keepScratch {
+		d.spans, d.parts = nil, nil
+	}
 }
 
 // materialize copies every span into one buffer and points each
@@ -409,6 +451,10 @@ func (d *Decoder) part() bool {
 	if !ok || !ps.hasText {
 		return false
 	}
+	if d.count {
+		d.nparts++
+		return true
+	}
 	d.parts = append(d.parts, ps)
 	return true
 }
@@ -417,7 +463,11 @@ func (d *Decoder) part() bool {
 // alternating spans.
 func (d *Decoder) metadata(ps *partSpans) bool {
 	return d.object(func(key []byte) bool {
-		d.spans = append(d.spans, span{raw: key})
+		if d.count {
+			d.nspans++
+		} else {
+			d.spans = append(d.spans, span{raw: key})
+		}
 		d.size += len(key)
 		ps.nmeta++
 		return d.stringInto(nil)
@@ -433,7 +483,11 @@ func (d *Decoder) stringInto(dst *string) bool {
 	if !ok {
 		return false
 	}
-	d.spans = append(d.spans, span{raw: raw, esc: esc, dst: dst})
+	if d.count {
+		d.nspans++
+	} else {
+		d.spans = append(d.spans, span{raw: raw, esc: esc, dst: dst})
+	}
 	d.size += len(raw)
 	return true
 }
