@@ -9,8 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -25,6 +23,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/status"
+
+	"github.com/tfrs/a2a-progress/internal/idle"
 )
 
 // streamingHTTPClient returns the client the transports use: a copy of hc
@@ -191,24 +191,9 @@ func grpcTarget(raw string) string {
 	return u.Host
 }
 
-// watchdog cancels a call's context when nothing has arrived for d. Each
-// received chunk (or event) only stores a timestamp; the timer re-arms
-// itself for the remaining time, so the hot path costs one atomic store.
-// Timestamps are monotonic offsets from base: a wall-clock step (NTP)
-// cannot fire or mute the watchdog, and reading the monotonic clock alone
-// costs half of time.Now, once per event (BENCHMARKS.md, end to end).
-type watchdog struct {
-	d      time.Duration
-	cancel context.CancelCauseFunc
-	base   time.Time
-	last   atomic.Int64 // monotonic nanos since base of the last activity
-	fired  atomic.Bool
-	busy   atomic.Bool // the consumer holds the event: not the peer's silence
-
-	mu      sync.Mutex
-	t       *time.Timer
-	stopped bool
-}
+// watchdog is the repository's one idle watchdog (internal/idle) under
+// the names the client's code calls it by.
+type watchdog idle.Watchdog
 
 type watchdogKey struct{}
 
@@ -220,14 +205,13 @@ type watchdogKey struct{}
 //go:noinline
 func withWatchdog(ctx context.Context, d time.Duration) (context.Context, *watchdog, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	if d <= 0 {
+	iw := idle.New(d, cancel)
+	if iw == nil {
 		return ctx, nil, func() { cancel(nil) }
 	}
-	w := &watchdog{d: d, cancel: cancel, base: time.Now()}
-	w.kick()
-	w.t = time.AfterFunc(d, w.check)
+	w := (*watchdog)(iw)
 	ctx = context.WithValue(ctx, watchdogKey{}, w)
-	return ctx, w, func() { w.stop(); cancel(nil) }
+	return ctx, w, func() { iw.Stop(); cancel(nil) }
 }
 
 // idleCause says why a call on ctx failed when its watchdog fired: the
@@ -240,54 +224,12 @@ func idleCause(ctx context.Context, err error) error {
 	return err
 }
 
-func (w *watchdog) kick() {
-	if w != nil {
-		w.last.Store(int64(time.Since(w.base)))
-	}
-}
-
-// pause suspends the watchdog while the consumer handles an event.
-func (w *watchdog) pause() {
-	if w != nil {
-		w.busy.Store(true)
-	}
-}
-
-// resume restarts the silence count after pause.
-func (w *watchdog) resume() {
-	if w != nil {
-		w.kick()
-		w.busy.Store(false)
-	}
-}
-
-func (w *watchdog) check() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.stopped {
-		return
-	}
-	idle := time.Since(w.base) - time.Duration(w.last.Load())
-	if w.busy.Load() {
-		idle = 0
-	}
-	if idle < w.d {
-		w.t.Reset(w.d - idle)
-		return
-	}
-	w.fired.Store(true)
-	w.cancel(errIdle)
-}
-
-func (w *watchdog) stop() {
-	w.mu.Lock()
-	w.stopped = true
-	w.t.Stop()
-	w.mu.Unlock()
-}
+func (w *watchdog) kick()   { (*idle.Watchdog)(w).Kick() }
+func (w *watchdog) pause()  { (*idle.Watchdog)(w).Pause() }
+func (w *watchdog) resume() { (*idle.Watchdog)(w).Resume() }
 
 // Fired reports whether the watchdog canceled the call.
-func (w *watchdog) Fired() bool { return w != nil && w.fired.Load() }
+func (w *watchdog) Fired() bool { return (*idle.Watchdog)(w).Fired() }
 
 // watchTransport wraps response bodies with the bounds of the call that
 // asked for them (limits.go): whether a call is a stream is read from the
