@@ -71,21 +71,28 @@ const presizeAbove = 64 << 10
 // a stream's one large frame does not pin tens of MiB for the rest of it.
 const keepScratch = 4 << 10
 
-// span is a JSON string in the frame: its raw contents and whether they
-// hold escapes. dst is where its value goes once the frame is accepted.
+// span is a JSON string in the frame: where its raw contents are in the
+// frame (a frame is at most a few tens of MiB: 32 bits are plenty) and
+// whether they hold escapes. dst is where its value goes once the frame is
+// accepted; nil for part texts and metadata, which Decode places itself.
+// 24 bytes: a frame of 750 000 one-letter parts holds as many spans.
 type span struct {
-	raw []byte
-	esc bool
-	dst *string // nil: the value stays in val (part texts, metadata)
-	val string
+	off, n uint32
+	esc    bool
+	dst    *string
 }
 
 type partSpans struct {
-	text    int // index of the text span
-	meta    int // index of the first metadata key span; values follow keys
-	nmeta   int
+	text    int32 // index of the text span
+	meta    int32 // index of the first metadata key span; values follow keys
+	nmeta   int32
 	hasMeta bool
 	hasText bool
+}
+
+// spanOf is the span of raw, a subslice of the frame.
+func (d *Decoder) spanOf(raw []byte, esc bool, dst *string) span {
+	return span{off: uint32(cap(d.b) - cap(raw)), n: uint32(len(raw)), esc: esc, dst: dst}
 }
 
 // statusBlock holds what one accepted frame allocates as structs: one
@@ -150,19 +157,29 @@ func (d *Decoder) Decode(data []byte) (ev *a2a.TaskStatusUpdateEvent, ok bool) {
 		}
 		blk.msg.Parts = parts
 	}
-	d.materialize()
+	// Every string of the frame is copied into one buffer (unescaped ≤
+	// raw, so it never grows past d.size and the strings already taken
+	// stay where they are).
+	var buf []byte
+	if d.size > 0 {
+		buf = make([]byte, 0, d.size)
+	}
+	for k := range d.spans {
+		if dst := d.spans[k].dst; dst != nil {
+			*dst = d.value(&buf, k)
+		}
+	}
 	for k, ps := range d.parts {
 		p := parts[k]
-		text := d.spans[ps.text].val
-		p.Content = a2a.Text(text)
+		p.Content = a2a.Text(d.value(&buf, int(ps.text)))
 		if ps.hasMeta {
 			m := make(map[string]any, ps.nmeta)
-			for j := 0; j < ps.nmeta; j++ {
-				key := d.spans[ps.meta+2*j].val
+			for j := 0; j < int(ps.nmeta); j++ {
+				key := d.value(&buf, int(ps.meta)+2*j)
 				if _, dup := m[key]; dup {
 					return nil, false
 				}
-				m[key] = d.spans[ps.meta+2*j+1].val
+				m[key] = d.value(&buf, int(ps.meta)+2*j+1)
 			}
 			p.Metadata = m
 		}
@@ -170,42 +187,30 @@ func (d *Decoder) Decode(data []byte) (ev *a2a.TaskStatusUpdateEvent, ok bool) {
 	return &blk.ev, true
 }
 
+// value appends the value of span k to buf and returns it.
+func (d *Decoder) value(buf *[]byte, k int) string {
+	sp := d.spans[k]
+	if sp.n == 0 {
+		return ""
+	}
+	raw := d.b[sp.off : sp.off+sp.n]
+	start := len(*buf)
+	if sp.esc {
+		*buf = jsonstr.AppendUnescaped(*buf, raw)
+	} else {
+		*buf = append(*buf, raw...)
+	}
+	if len(*buf) == start {
+		return ""
+	}
+	return unsafe.String(&(*buf)[start], len(*buf)-start)
+}
+
 // release drops scratch that a large frame grew, and the frame.
 func (d *Decoder) release() {
 	d.b = nil
 	if cap(d.spans) > keepScratch {
 		d.spans, d.parts = nil, nil
-	}
-}
-
-// materialize copies every span into one buffer and points each
-// destination at its part of it.
-func (d *Decoder) materialize() {
-	if d.size == 0 {
-		for k := range d.spans {
-			d.spans[k].val = ""
-		}
-		return
-	}
-	buf := make([]byte, 0, d.size)
-	for k := range d.spans {
-		sp := &d.spans[k]
-		sp.val = ""
-		if len(sp.raw) == 0 {
-			continue
-		}
-		start := len(buf)
-		if sp.esc {
-			buf = jsonstr.AppendUnescaped(buf, sp.raw)
-		} else {
-			buf = append(buf, sp.raw...)
-		}
-		// buf never grows past its capacity (unescaped ≤ raw), so the
-		// bytes before len(buf) stay where they are.
-		sp.val = unsafe.String(&buf[start], len(buf)-start)
-		if sp.dst != nil {
-			*sp.dst = sp.val
-		}
 	}
 }
 
@@ -437,13 +442,13 @@ func (d *Decoder) part() bool {
 			if !seen(&mask, 1) {
 				return false
 			}
-			ps.text, ps.hasText = len(d.spans), true
+			ps.text, ps.hasText = int32(len(d.spans)), true
 			return d.stringInto(nil)
 		case "metadata":
 			if !seen(&mask, 2) {
 				return false
 			}
-			ps.meta, ps.hasMeta = len(d.spans), true
+			ps.meta, ps.hasMeta = int32(len(d.spans)), true
 			return d.metadata(&ps)
 		}
 		return false
@@ -466,7 +471,7 @@ func (d *Decoder) metadata(ps *partSpans) bool {
 		if d.count {
 			d.nspans++
 		} else {
-			d.spans = append(d.spans, span{raw: key})
+			d.spans = append(d.spans, d.spanOf(key, false, nil))
 		}
 		d.size += len(key)
 		ps.nmeta++
@@ -486,7 +491,7 @@ func (d *Decoder) stringInto(dst *string) bool {
 	if d.count {
 		d.nspans++
 	} else {
-		d.spans = append(d.spans, span{raw: raw, esc: esc, dst: dst})
+		d.spans = append(d.spans, d.spanOf(raw, esc, dst))
 	}
 	d.size += len(raw)
 	return true
