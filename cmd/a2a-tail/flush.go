@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"io"
 	"sync"
+	"time"
 )
 
-// idleFlusher buffers the lines of -o ndjson and flushes them whenever its
-// writer has nothing more queued: a busy stream is written in few large
-// writes (one write(2) per op cost 11–15 µs), and a live pipe still sees
-// every op as soon as the stream pauses — the flush is triggered by the
-// empty queue, not by a timer.
+// idleFlusher buffers the lines of -o ndjson and flushes them whenever the
+// stream idles — no line has come for flushIdle — or the buffer fills: a
+// busy stream is written in few large writes (one write(2) per op cost
+// 11–15 µs), and a live pipe still sees every op within flushIdle of it.
 //
 // Lines are copied into a queue of at most flushQueue lines, written by
 // one goroutine into a buffer of flushBuffer bytes; a producer faster than
@@ -30,6 +30,10 @@ type idleFlusher struct {
 const (
 	flushQueue  = 64
 	flushBuffer = 64 << 10
+	// flushIdle is how long the stream must pause for a flush: far below
+	// what a reader of a live stream notices, far above the microseconds
+	// between the ops of a burst.
+	flushIdle = time.Millisecond
 )
 
 func newIdleFlusher(w io.Writer) *idleFlusher {
@@ -40,27 +44,52 @@ func newIdleFlusher(w io.Writer) *idleFlusher {
 
 func (f *idleFlusher) run(bw *bufio.Writer) {
 	defer close(f.done)
+	idle := time.NewTimer(flushIdle)
+	idle.Stop()
 	var err error
-	for line := range f.q {
+	pending := false // bytes in bw not flushed yet
+	for {
+		var (
+			line []byte
+			ok   bool
+		)
+		if pending {
+			idle.Reset(flushIdle)
+			select {
+			case line, ok = <-f.q:
+				idle.Stop()
+			case <-idle.C:
+				err = f.fail(err, bw.Flush())
+				pending = false
+				continue
+			}
+		} else {
+			line, ok = <-f.q
+		}
+		if !ok {
+			break
+		}
 		if err != nil {
 			continue // drain: a producer blocked on the queue must not hang
 		}
-		if _, err = bw.Write(line); err == nil && len(f.q) == 0 {
-			err = bw.Flush()
-		}
-		if err != nil {
-			f.mu.Lock()
-			f.err = err
-			f.mu.Unlock()
-		}
+		_, werr := bw.Write(line)
+		err = f.fail(err, werr)
+		pending = err == nil
 	}
 	if err == nil {
-		if err = bw.Flush(); err != nil {
-			f.mu.Lock()
-			f.err = err
-			f.mu.Unlock()
-		}
+		f.fail(nil, bw.Flush())
 	}
+}
+
+// fail records the first write error and returns it (or old).
+func (f *idleFlusher) fail(old, err error) error {
+	if old != nil || err == nil {
+		return old
+	}
+	f.mu.Lock()
+	f.err = err
+	f.mu.Unlock()
+	return err
 }
 
 // Write queues a copy of p.

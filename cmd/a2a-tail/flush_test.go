@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"testing"
 	"time"
 
@@ -78,5 +79,46 @@ func TestIdleFlusherWriteError(t *testing.T) {
 	}
 	if cerr := f.Close(); cerr == nil || cerr.Error() != "reader gone" {
 		t.Fatalf("Close = %v, want the pipe's error", cerr)
+	}
+}
+
+// BenchmarkNDJSONWrite is the cost of one op line of -o ndjson written to
+// a pipe whose reader keeps up: unbuffered (one write(2) per op, as before
+// the idle flusher) beside buffered through idleFlusher, side by side.
+//
+//	go test ./cmd/a2a-tail -run '^$' -bench NDJSONWrite -benchmem -count 6
+func BenchmarkNDJSONWrite(b *testing.B) {
+	turn := merge.NewTurn("task-1", "msg-1", merge.DefaultCaps())
+	var updates []client.Update
+	for i := 1; i <= 1000; i++ {
+		ch := turn.Apply(envelope.Reading{Envelope: envelope.Envelope{V: 1, Kind: envelope.KindText, Seq: int64(i),
+			Status: envelope.StatusRunning, Payload: envelope.Text{Text: "a line of progress text"}}})
+		updates = append(updates, client.Update{Type: client.UpdateProgress, Change: ch})
+	}
+	for _, mode := range []string{"unbuffered", "idle-flush"} {
+		b.Run(mode, func(b *testing.B) {
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				b.Fatal(err)
+			}
+			drained := make(chan struct{})
+			go func() { _, _ = io.Copy(io.Discard, pr); close(drained) }()
+			sink := &ndjsonSink{w: &jsonWriter{w: pw}}
+			if mode == "idle-flush" {
+				f := newIdleFlusher(pw)
+				sink = &ndjsonSink{w: &jsonWriter{w: f}, flush: f}
+			}
+			i := 0
+			for b.Loop() {
+				if err := sink.update(updates[i%len(updates)]); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			sink.close()
+			pw.Close()
+			<-drained
+			pr.Close()
+		})
 	}
 }
