@@ -135,7 +135,11 @@
 // ListTasks, the agent card) is refused past 64 MiB whatever its
 // Content-Type ([ErrResponseTooLarge]), and one event of a stream past
 // 10 MiB, all its lines together ([ErrEventTooLarge]); gRPC refuses an
-// answer past 64 MiB and a stream's message past 10 MiB. A GetTask refused as too large is asked again for
+// answer past 64 MiB and a stream's message past 10 MiB, also with
+// [ErrEventTooLarge] — the one error of an oversize event on every path:
+// the fast path, a2a-go's reader (WithFastPath(false)), gRPC, and the
+// recordings and /v1/query streams framed by the same SSE reader (lines
+// end at CR, LF or CRLF). A GetTask refused as too large is asked again for
 // less history (history_length), then not at all, so retries never hold
 // more than one oversize answer. The idle timeout ([WithIdleTimeout])
 // covers every call, from the request to the end of the answer: a line of

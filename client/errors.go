@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tfrs/a2a-progress/internal/idle"
 )
 
 // ErrIncomplete is matched (errors.Is) by the error of a stream whose turn
@@ -28,7 +30,7 @@ var ErrNotFinished = errors.New("client: stream not finished")
 var errCleanClose = errors.New("stream closed before a terminal or interrupted state")
 
 // errIdle is the cause of a cut where nothing arrived for the idle timeout.
-var errIdle = errors.New("no data for the idle timeout")
+var errIdle = idle.ErrIdle
 
 // IncompleteError says that a turn ended without a verdict. It matches
 // [ErrIncomplete] with errors.Is, and whatever Err matches (the last

@@ -12,7 +12,6 @@ import (
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/ssewire"
 	"github.com/tfrs/a2a-progress/merge"
 )
 
@@ -60,9 +59,10 @@ func TestGiantFrame(t *testing.T) {
 			cause = u.Err
 		}
 	}
-	// a2a-go's reader refuses the line; the fast path's, the event.
-	if cause == nil || !strings.Contains(cause.Error(), "token too long") && !errors.Is(cause, ssewire.ErrEventTooLarge) {
-		t.Errorf("reconnect cause = %v, want the SSE line or event cap", cause)
+	// a2a-go's reader refuses the line, the fast path's the event: both
+	// are the client's one error.
+	if !errors.Is(cause, ErrEventTooLarge) {
+		t.Errorf("reconnect cause = %v, want ErrEventTooLarge", cause)
 	}
 	if got := blockTexts(r.view); strings.Join(got, ",") != "one,giant" {
 		t.Errorf("blocks = %q", got)

@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime/debug"
+
+	"github.com/tfrs/a2a-progress/internal/ssewire"
 )
 
 // bounds are what a peer's answer may cost, chosen from the call we made
@@ -40,8 +41,12 @@ const progressBytes = 16 << 10
 var ErrResponseTooLarge = errors.New("client: answer over 64 MiB refused (a non-streaming answer is read whole; WithHistoryLength asks for less history)")
 
 // ErrEventTooLarge is matched (errors.Is) by the error of a stream one of
-// whose events was longer than 10 MiB (all its lines together).
-var ErrEventTooLarge = errors.New("client: stream event over 10 MiB refused (the bound is on one SSE event, all its lines together)")
+// whose events was longer than 10 MiB (all its lines together), on every
+// path: the fast path's reader, a2a-go's reader (WithFastPath(false)),
+// gRPC (a stream message over the bound), recordings (a2a-tail replay)
+// and v1query. It is the error of the repository's one SSE framer,
+// internal/ssewire.
+var ErrEventTooLarge = ssewire.ErrEventTooLarge
 
 // boundedBody is a response body under the bounds of its call: a unary
 // answer is cut at bounds.response, a stream's event at bounds.event.
@@ -133,6 +138,13 @@ func (b *boundedBody) tick(n int, lineEnded bool) {
 // line scanner sees them — lines end at "\n", a trailing "\r" is dropped,
 // an empty line ends the event — and reports whether the current event
 // went over its bound, and whether a line ended in p.
+//
+// It is not a second framer (it yields nothing) but the bound of what
+// a2a-go's framer joins, so it must see a2a-go's boundaries, not the
+// WHATWG ones of internal/ssewire: counted by WHATWG rules, a peer ending
+// each 1 MiB data line with "\r\r\n" would reset the count at every
+// line ("\r\r" is a blank line there) while a2a-go, for which the same
+// bytes are LF-ended data lines of one event, joins them without end.
 func (b *boundedBody) scan(p []byte) (over, ended bool) {
 	for len(p) > 0 {
 		i := bytes.IndexByte(p, '\n')
@@ -208,12 +220,6 @@ func (h *historyBound) observe(err error) error {
 	if !errors.Is(err, ErrResponseTooLarge) {
 		return err
 	}
-	// The refused answer's buffers (a2a-go's decoder doubles its buffer up
-	// to the bound) are garbage now, but the collector's next target was
-	// set while they were live: without a collection here, the retry may
-	// allocate as much again on top of them. This path runs only after a
-	// 64 MiB refusal, where a collection costs little beside the read.
-	debug.FreeOSMemory()
 	var n int
 	switch {
 	case h.asked == nil:

@@ -128,8 +128,8 @@ func TestGRPCStreamEventIsBounded(t *testing.T) {
 			cut = u.Err
 		}
 	}
-	if cut == nil || !strings.Contains(cut.Error(), "larger than max") {
-		t.Fatalf("first cut %v, want gRPC's refusal of a message over the event bound", cut)
+	if cut == nil || !strings.Contains(cut.Error(), "larger than max") || !errors.Is(cut, ErrEventTooLarge) {
+		t.Fatalf("first cut %v, want gRPC's refusal of a message over the event bound, matching ErrEventTooLarge", cut)
 	}
 }
 

@@ -1,14 +1,14 @@
 package client
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
-	"sync"
-	"sync/atomic"
+	"strings"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -17,8 +17,14 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	a2agrpcv0 "github.com/a2aproject/a2a-go/v2/a2agrpc/v0"
 	a2agrpc "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
+	"github.com/a2aproject/a2a-go/v2/errordetails"
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/status"
+
+	"github.com/tfrs/a2a-progress/internal/idle"
 )
 
 // streamingHTTPClient returns the client the transports use: a copy of hc
@@ -71,14 +77,88 @@ func factoryOptions(hc *http.Client, grpcOpts []grpc.DialOption, b bounds) []a2a
 		a2av0.WithRESTTransport(a2av0.RESTTransportConfig{Client: hc}),
 		a2agrpc.WithGRPCTransport(grpcOpts...),
 		a2agrpcv0.WithGRPCTransport(grpcOpts...),
+		a2aclient.WithCallInterceptors(eventBound{}),
 	}
 }
 
-// boundStreamEvents gives a gRPC stream the per-event bound max.
+// eventBound is a call interceptor (a2a-go's public extension point for
+// what a call returns) that gives an oversize event the client's one
+// error, ErrEventTooLarge, whichever reader refused it: the fast path's
+// and the fallback's bound already return it; a2a-go's line scanner
+// refuses a single line at 10 MiB with bufio.ErrTooLong, which can come
+// first; gRPC refuses a message over the bound with a status that a2a-go
+// turns into its own error, through which only the detail set by
+// boundStreamEvents survives. It is registered first, so its After runs
+// last and sees the error the caller would.
+type eventBound struct {
+	a2aclient.PassthroughInterceptor
+}
+
+// After implements a2aclient.CallInterceptor.
+func (eventBound) After(ctx context.Context, resp *a2aclient.Response) error {
+	err := resp.Err
+	if err == nil || errors.Is(err, ErrEventTooLarge) {
+		return nil
+	}
+	if errors.Is(err, bufio.ErrTooLong) || grpcEventTooLarge(err) {
+		return fmt.Errorf("%w: %w", ErrEventTooLarge, err)
+	}
+	return nil
+}
+
+// eventTooLargeMeta is the ErrorInfo metadata key by which
+// boundStreamEvents marks gRPC's refusal of a message over the bound.
+const eventTooLargeMeta = "a2a-progress-event-too-large"
+
+// grpcEventTooLarge reports whether err is a2a-go's form of a gRPC
+// refusal marked by boundStreamEvents.
+func grpcEventTooLarge(err error) bool {
+	var ae *a2a.Error
+	if !errors.As(err, &ae) {
+		return false
+	}
+	for _, d := range ae.TypedDetails {
+		if d == nil || d.TypeURL != errordetails.ErrorInfoType {
+			continue
+		}
+		if m, ok := d.Value["metadata"].(map[string]string); ok && m[eventTooLargeMeta] != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// boundStreamEvents gives a gRPC stream the per-event bound max, and marks
+// gRPC's refusal of a message over it (ResourceExhausted, "received message
+// larger than max") with an ErrorInfo detail that survives a2a-go's
+// conversion of the status, for eventBound.
 func boundStreamEvents(max int64) grpc.StreamClientInterceptor {
 	return func(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string, streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
-		return streamer(ctx, desc, cc, method, append(opts, grpc.MaxCallRecvMsgSize(int(max)))...)
+		cs, err := streamer(ctx, desc, cc, method, append(opts, grpc.MaxCallRecvMsgSize(int(max)))...)
+		if err != nil {
+			return cs, err
+		}
+		return boundedStream{cs}, nil
 	}
+}
+
+type boundedStream struct{ grpc.ClientStream }
+
+func (s boundedStream) RecvMsg(m any) error {
+	err := s.ClientStream.RecvMsg(m)
+	st, ok := status.FromError(err)
+	if err == nil || !ok || st.Code() != codes.ResourceExhausted || !strings.Contains(st.Message(), "larger than max") {
+		return err
+	}
+	marked, derr := st.WithDetails(&errdetails.ErrorInfo{
+		Reason:   "EVENT_TOO_LARGE",
+		Domain:   "a2a-progress",
+		Metadata: map[string]string{eventTooLargeMeta: "1"},
+	})
+	if derr != nil {
+		return err
+	}
+	return marked.Err()
 }
 
 // parseCard reads a v1.0 card with a2a-go's own parser and, when that
@@ -111,24 +191,9 @@ func grpcTarget(raw string) string {
 	return u.Host
 }
 
-// watchdog cancels a call's context when nothing has arrived for d. Each
-// received chunk (or event) only stores a timestamp; the timer re-arms
-// itself for the remaining time, so the hot path costs one atomic store.
-// Timestamps are monotonic offsets from base: a wall-clock step (NTP)
-// cannot fire or mute the watchdog, and reading the monotonic clock alone
-// costs half of time.Now, once per event (BENCHMARKS.md, end to end).
-type watchdog struct {
-	d      time.Duration
-	cancel context.CancelCauseFunc
-	base   time.Time
-	last   atomic.Int64 // monotonic nanos since base of the last activity
-	fired  atomic.Bool
-	busy   atomic.Bool // the consumer holds the event: not the peer's silence
-
-	mu      sync.Mutex
-	t       *time.Timer
-	stopped bool
-}
+// watchdog is the repository's one idle watchdog (internal/idle) under
+// the names the client's code calls it by.
+type watchdog idle.Watchdog
 
 type watchdogKey struct{}
 
@@ -140,14 +205,13 @@ type watchdogKey struct{}
 //go:noinline
 func withWatchdog(ctx context.Context, d time.Duration) (context.Context, *watchdog, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	if d <= 0 {
+	iw := idle.New(d, cancel)
+	if iw == nil {
 		return ctx, nil, func() { cancel(nil) }
 	}
-	w := &watchdog{d: d, cancel: cancel, base: time.Now()}
-	w.kick()
-	w.t = time.AfterFunc(d, w.check)
+	w := (*watchdog)(iw)
 	ctx = context.WithValue(ctx, watchdogKey{}, w)
-	return ctx, w, func() { w.stop(); cancel(nil) }
+	return ctx, w, func() { iw.Stop(); cancel(nil) }
 }
 
 // idleCause says why a call on ctx failed when its watchdog fired: the
@@ -160,54 +224,12 @@ func idleCause(ctx context.Context, err error) error {
 	return err
 }
 
-func (w *watchdog) kick() {
-	if w != nil {
-		w.last.Store(int64(time.Since(w.base)))
-	}
-}
-
-// pause suspends the watchdog while the consumer handles an event.
-func (w *watchdog) pause() {
-	if w != nil {
-		w.busy.Store(true)
-	}
-}
-
-// resume restarts the silence count after pause.
-func (w *watchdog) resume() {
-	if w != nil {
-		w.kick()
-		w.busy.Store(false)
-	}
-}
-
-func (w *watchdog) check() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.stopped {
-		return
-	}
-	idle := time.Since(w.base) - time.Duration(w.last.Load())
-	if w.busy.Load() {
-		idle = 0
-	}
-	if idle < w.d {
-		w.t.Reset(w.d - idle)
-		return
-	}
-	w.fired.Store(true)
-	w.cancel(errIdle)
-}
-
-func (w *watchdog) stop() {
-	w.mu.Lock()
-	w.stopped = true
-	w.t.Stop()
-	w.mu.Unlock()
-}
+func (w *watchdog) kick()   { (*idle.Watchdog)(w).Kick() }
+func (w *watchdog) pause()  { (*idle.Watchdog)(w).Pause() }
+func (w *watchdog) resume() { (*idle.Watchdog)(w).Resume() }
 
 // Fired reports whether the watchdog canceled the call.
-func (w *watchdog) Fired() bool { return w != nil && w.fired.Load() }
+func (w *watchdog) Fired() bool { return (*idle.Watchdog)(w).Fired() }
 
 // watchTransport wraps response bodies with the bounds of the call that
 // asked for them (limits.go): whether a call is a stream is read from the

@@ -10,12 +10,12 @@ import (
 	"mime"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/internal/idle"
 	"github.com/tfrs/a2a-progress/internal/projection"
 	"github.com/tfrs/a2a-progress/internal/redirect"
 )
@@ -29,7 +29,7 @@ const Path = "/v1/query"
 var ErrStatus = errors.New("v1query: query refused")
 
 // errIdle is the cause of a cut where nothing arrived for the idle timeout.
-var errIdle = errors.New("no data for the idle timeout")
+var errIdle = idle.ErrIdle
 
 // Option configures [Send].
 type Option func(*config)
@@ -122,10 +122,10 @@ func Send(ctx context.Context, baseURL, text string, opts ...Option) (*client.St
 	target := strings.TrimRight(baseURL, "/") + Path
 	hc := httpClient(cfg.httpClient, cfg.header)
 	qctx, cancel := context.WithCancelCause(ctx)
-	w := newWatchdog(cfg.idle, cancel)
+	w := idle.New(cfg.idle, cancel)
 	req, err := http.NewRequestWithContext(qctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
-		w.stop()
+		w.Stop()
 		cancel(nil)
 		return nil, fmt.Errorf("v1query: %w", err)
 	}
@@ -138,30 +138,30 @@ func Send(ctx context.Context, baseURL, text string, opts ...Option) (*client.St
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		w.stop()
+		w.Stop()
 		cancel(nil)
-		return nil, fmt.Errorf("v1query: %s: %w", redirect.Redact(target), w.cause(err))
+		return nil, fmt.Errorf("v1query: %s: %w", redirect.Redact(target), w.Cause(err))
 	}
-	w.kick() // the headers arrived
+	w.Kick() // the headers arrived
 	if err := checkResponse(resp); err != nil {
 		_ = resp.Body.Close()
-		w.stop()
+		w.Stop()
 		cancel(nil)
 		return nil, fmt.Errorf("v1query: %s: %w", redirect.Redact(target), err)
 	}
 
 	events := func(yield func(a2a.Event, error) bool) {
 		defer cancel(nil)
-		defer w.stop()
+		defer w.Stop()
 		defer resp.Body.Close()
 		for ev, err := range projection.QueryEvents(&kickReader{resp.Body, w}, conv) {
 			if err != nil {
-				err = w.cause(err)
+				err = w.Cause(err)
 			}
 			// The consumer's time is not the peer's silence.
-			w.pause()
+			w.Pause()
 			ok := yield(ev, err)
-			w.resume()
+			w.Resume()
 			if !ok {
 				return
 			}
@@ -202,69 +202,16 @@ func checkResponse(resp *http.Response) error {
 	return nil
 }
 
-// watchdog cancels the request when nothing has arrived for d, while the
-// consumer does not hold an event. nil (d ≤ 0) never fires.
-type watchdog struct {
-	d     time.Duration
-	t     *time.Timer
-	fired atomic.Bool
-}
-
-func newWatchdog(d time.Duration, cancel context.CancelCauseFunc) *watchdog {
-	if d <= 0 {
-		return nil
-	}
-	w := &watchdog{d: d}
-	w.t = time.AfterFunc(d, func() {
-		w.fired.Store(true)
-		cancel(errIdle)
-	})
-	return w
-}
-
-// kick restarts the silence count: bytes arrived.
-func (w *watchdog) kick() {
-	if w != nil {
-		w.t.Reset(w.d)
-	}
-}
-
-// pause suspends the watchdog while the consumer handles an event.
-func (w *watchdog) pause() {
-	if w != nil {
-		w.t.Stop()
-	}
-}
-
-// resume restarts the silence count after pause.
-func (w *watchdog) resume() { w.kick() }
-
-func (w *watchdog) stop() {
-	if w != nil {
-		w.t.Stop()
-	}
-}
-
-// cause says that err is the watchdog's doing when it fired: the transport
-// reports a bare "context canceled", which does not tell the user that
-// the peer went silent.
-func (w *watchdog) cause(err error) error {
-	if w != nil && w.fired.Load() && !errors.Is(err, errIdle) {
-		return fmt.Errorf("%w: %w", errIdle, err)
-	}
-	return err
-}
-
 // kickReader kicks the watchdog on every read that brings bytes.
 type kickReader struct {
 	r io.Reader
-	w *watchdog
+	w *idle.Watchdog
 }
 
 func (k *kickReader) Read(p []byte) (int, error) {
 	n, err := k.r.Read(p)
 	if n > 0 {
-		k.w.kick()
+		k.w.Kick()
 	}
 	return n, err
 }

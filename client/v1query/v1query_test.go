@@ -215,6 +215,11 @@ func TestSendReplyAndEnds(t *testing.T) {
 			wantSErr: sseframe.ErrTruncated,
 		},
 		{
+			name:     "an event over 10 MiB is the client's one ErrEventTooLarge",
+			srv:      queryServer{body: running + "data: {\"content\":\"" + strings.Repeat("x", client.MaxEventBytes) + "\"}\n\n"},
+			wantSErr: client.ErrEventTooLarge,
+		},
+		{
 			name:     "silence past the idle timeout is incomplete",
 			srv:      queryServer{body: running, hang: true},
 			opts:     []Option{WithIdleTimeout(50 * time.Millisecond)},

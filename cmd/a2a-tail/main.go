@@ -43,6 +43,7 @@ func main() {
 
 // run executes the command line and returns the exit code.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	softMemoryLimit()
 	return newApp(stdin, stdout, stderr).run(ctx, args)
 }
 

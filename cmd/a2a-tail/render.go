@@ -31,7 +31,8 @@ type sink interface {
 func (a *app) newSink() sink {
 	switch a.output {
 	case "ndjson":
-		return &ndjsonSink{w: &jsonWriter{w: a.stdout}}
+		f := newIdleFlusher(a.stdout)
+		return &ndjsonSink{w: &jsonWriter{w: f}, flush: f}
 	case "json":
 		return &jsonSink{w: &jsonWriter{w: a.stdout}}
 	}
@@ -251,11 +252,17 @@ func oneLine(s string, max int) string {
 // op with the process's exitCode added.
 type ndjsonSink struct {
 	w io.Writer
+	// flush, when set, is the buffer under w: finish and close flush it.
+	flush *idleFlusher
 	// result is the stream's result op, held back for the last line.
 	result *merge.Op
 }
 
-func (s *ndjsonSink) close() {}
+func (s *ndjsonSink) close() {
+	if s.flush != nil {
+		_ = s.flush.Close()
+	}
+}
 
 func (s *ndjsonSink) update(u client.Update) error {
 	op, ok := u.Op()
@@ -279,7 +286,9 @@ func (s *ndjsonSink) finish(v merge.View, out terminal.Outcome, err error) error
 	if err != nil {
 		return err
 	}
-	_, err = s.w.Write(append(b, '\n'))
+	if _, err = s.w.Write(append(b, '\n')); err == nil && s.flush != nil {
+		err = s.flush.Close()
+	}
 	return err
 }
 

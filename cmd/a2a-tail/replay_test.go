@@ -102,7 +102,7 @@ func TestReplay(t *testing.T) {
 				`✗ incomplete: client: turn incomplete (task "task-1", last state TASK_STATE_WORKING, 0 attempts): stream closed before a terminal or interrupted state`+"\n", 1)},
 		{name: "truncated last frame is not applied", args: []string{"replay", "-"}, stdin: complete[:len(complete)-40], code: 1,
 			inStderr: "", stdout: strings.Replace(wantLines, "✓ completed: all good\n",
-				`✗ incomplete: client: turn incomplete (task "task-1", last state TASK_STATE_WORKING, 0 attempts): frame 6: sseframe: stream ended inside an event (truncated last frame) (`, 1)},
+				`✗ incomplete: client: turn incomplete (task "task-1", last state TASK_STATE_WORKING, 0 attempts): frame 6: SSE stream ended inside an event (truncated last frame) (`, 1)},
 		{name: "broken frame", args: []string{"replay", "-"}, stdin: "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"error\":{\"code\":-32001,\"message\":\"task not found\"}}\n\n", code: 1,
 			stdout: "✗ incomplete: client: turn incomplete (last state " + a2a.TaskStateUnspecified.String() + ", 0 attempts): frame 1: wire: JSON-RPC error -32001: task not found\n"},
 		{name: "missing file", args: []string{"replay", filepath.Join(dir, "nope.sse")}, code: 1, inStderr: "no such file or directory"},

@@ -78,14 +78,16 @@ func NewSDK(ctx context.Context, t Target, hc *http.Client, opts ...client.Optio
 // "fast", the client pipeline on its fast wire path (SDKSend, SDKFollow).
 // Like its client, it may read many streams at once.
 type Reader struct {
-	raw *a2aclient.Client // set for "raw"
-	sdk *client.Client    // set for "sdk" and "fast"
+	raw   *a2aclient.Client // set for "raw"
+	sdk   *client.Client    // set for "sdk" and "fast"
+	floor *Target           // set for "floor": FloorSend, sends only
 }
 
 // Impls are the reader impls, in the order of Order(0).
 var Impls = []string{"raw", "sdk", "fast"}
 
-// NewReader builds the reader impl ("raw", "sdk" or "fast") on t, over hc
+// NewReader builds the reader impl ("raw", "sdk", "fast" or "floor",
+// which is not in Impls: FloorSend, for Send only) on t, over hc
 // (nil: as in NewRaw); opts apply to the SDK's client only. Close releases
 // it.
 func NewReader(ctx context.Context, t Target, impl string, hc *http.Client, opts ...client.Option) (*Reader, error) {
@@ -100,8 +102,10 @@ func NewReader(ctx context.Context, t Target, impl string, hc *http.Client, opts
 		r.sdk, err = NewSDK(ctx, t, hc, append([]client.Option{client.WithFastPath(false)}, opts...)...)
 	case "fast":
 		r.sdk, err = NewSDK(ctx, t, hc, append([]client.Option{client.WithFastPath(true)}, opts...)...)
+	case "floor":
+		r.floor = &t
 	default:
-		err = fmt.Errorf("bench: unknown impl %q (raw, sdk, fast)", impl)
+		err = fmt.Errorf("bench: unknown impl %q (raw, sdk, fast, floor)", impl)
 	}
 	if err != nil {
 		return nil, err
@@ -111,6 +115,9 @@ func NewReader(ctx context.Context, t Target, impl string, hc *http.Client, opts
 
 // Send streams text: RawSend or SDKSend.
 func (r *Reader) Send(ctx context.Context, text string, on OnProgress) (Result, error) {
+	if r.floor != nil {
+		return FloorSend(ctx, nil, *r.floor, text)
+	}
 	if r.raw != nil {
 		return RawSend(ctx, r.raw, text, on)
 	}
@@ -119,6 +126,9 @@ func (r *Reader) Send(ctx context.Context, text string, on OnProgress) (Result, 
 
 // Follow subscribes to task: RawFollow or SDKFollow.
 func (r *Reader) Follow(ctx context.Context, task a2a.TaskID, on OnProgress) (Result, error) {
+	if r.floor != nil {
+		return Result{}, fmt.Errorf("bench: the floor reader only sends")
+	}
 	if r.raw != nil {
 		return RawFollow(ctx, r.raw, task, on)
 	}
@@ -127,6 +137,9 @@ func (r *Reader) Follow(ctx context.Context, task a2a.TaskID, on OnProgress) (Re
 
 // Close releases the reader's client.
 func (r *Reader) Close() error {
+	if r.floor != nil {
+		return nil
+	}
 	if r.raw != nil {
 		return r.raw.Destroy()
 	}

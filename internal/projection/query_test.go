@@ -184,7 +184,7 @@ func TestQueryEventsCanceledIsNotAnEnd(t *testing.T) {
 	}
 	want := []eventSummary{
 		{Type: "artifact", Task: "conv", Artifact: "reply", Text: "partial"},
-		{Type: "error", Err: "projection: /v1/query frame 2: sseframe: reading body: context canceled"},
+		{Type: "error", Err: "projection: /v1/query frame 2: SSE stream error: context canceled"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/ssewire"
 )
 
 func sampleEvents(t *testing.T) []a2a.Event {
@@ -193,5 +194,25 @@ func TestDecodeOddFrames(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A recording with an event over the bound ends with the framer's one
+// error (client.ErrEventTooLarge is the same value), after the events
+// before it.
+func TestEventsOverTheBound(t *testing.T) {
+	good := `data: {"statusUpdate":{"taskId":"t","contextId":"c","status":{"state":"TASK_STATE_WORKING"}}}` + "\n\n"
+	body := good + "data: " + strings.Repeat("x", ssewire.DefaultMaxEventBytes) + "\n\n" + good
+	var n int
+	var last error
+	for _, err := range Events(strings.NewReader(body), FormatAuto) {
+		if err != nil {
+			last = err
+			break
+		}
+		n++
+	}
+	if n != 1 || !errors.Is(last, ssewire.ErrEventTooLarge) {
+		t.Fatalf("%d events, then %v; want 1, then ErrEventTooLarge", n, last)
 	}
 }

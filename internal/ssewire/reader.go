@@ -1,5 +1,12 @@
-// Package ssewire reads the data of Server-Sent Events from a live A2A
-// streaming response, for the client's fast wire path. It does what
+// Package ssewire is the repository's one Server-Sent Events framer: the
+// client's live streams read with [Reader.Next], recordings, /v1/query
+// and the relay's tests with the strict [Reader.NextEvent] (package
+// sseframe names it), all with one per-event bound and one
+// [ErrEventTooLarge], which the client exports as client.ErrEventTooLarge.
+// Every mode passes the framing conformance table of internal/sseconform.
+//
+// Next reads the data of events from a live A2A streaming response, for
+// the client's fast wire path. It does what
 // a2a-go's own reader does — each event's data: lines joined with "\n" —
 // with three differences that matter on a long-lived stream from a peer we
 // do not control:
@@ -18,7 +25,10 @@
 //   - WHATWG line rules: a line ends at CR, LF or CRLF (a2a-go's line
 //     scanner knows LF and CRLF only); a line "data" without a colon is a
 //     data field with an empty value; one leading space of a value is
-//     dropped.
+//     dropped; a byte-order mark at the start of the stream is dropped.
+//   - Each byte is scanned for a line end once, however the peer splits
+//     its writes: a 10 MiB line trickled in one-byte reads costs 10 MiB of
+//     scanning, not the square of it.
 //
 // Like a2a-go, it dispatches an event whose data holds something other
 // than line breaks (an event of empty data: lines is skipped), ignores the
@@ -77,8 +87,30 @@ var pool = sync.Pool{New: func() any { return new([initialBuffer]byte) }}
 const shrinkAbove = 64 << 10
 
 // ErrEventTooLarge is matched (errors.Is) by the error of an event over
-// the reader's bound.
-var ErrEventTooLarge = errors.New("ssewire: SSE event over the bound")
+// the reader's bound. It is the repository's one such error: the client
+// exports it as client.ErrEventTooLarge, and every stream reader — this
+// one, the a2a-go fallback's bound, gRPC's message bound, recordings and
+// /v1/query — reports an oversize event with it.
+var ErrEventTooLarge = errors.New("stream event over 10 MiB refused (the bound is on one SSE event, all its lines together)")
+
+// ErrTruncated is matched by the error of a strict Reader
+// ([NewStrictReader]) whose body ended inside an event: a field was read
+// but no blank line ended the event. The partial event is not returned.
+var ErrTruncated = errors.New("SSE stream ended inside an event (truncated last frame)")
+
+// Event is one event with all its fields, as [Reader.NextEvent] returns it.
+type Event struct {
+	ID    string
+	Event string
+	// Data is the event's data: lines joined with "\n"; it is a copy.
+	Data  []byte
+	Retry string
+	// HasData is true when the event had at least one data: line (an
+	// event whose data is the empty string is still an event).
+	HasData bool
+}
+
+var bom = []byte("\uFEFF")
 
 // Reader reads events from an SSE body. It is not safe for concurrent use.
 type Reader struct {
@@ -93,6 +125,44 @@ type Reader struct {
 	partial int    // reads in a row that did not
 	events  int    // dispatched so far, for diagnostics
 	idle    [idleRead]byte
+
+	// strict: NextEvent's rules (see NewStrictReader); ev collects the
+	// current event's other fields and fields says whether it had one.
+	strict bool
+	fields bool
+	begun  bool // a line has been read: a byte-order mark is no longer stripped
+	seen   int  // bytes of buf[r:w] already scanned for a line end
+	ev     Event
+}
+
+// NewStrictReader returns a Reader for [Reader.NextEvent]: the WHATWG
+// rules for a body we frame ourselves (recordings, plain SSE endpoints):
+// an event is dispatched when it has any field (data:, event:, id: with no
+// NUL, retry:), an event of empty data included, and a body that ends
+// inside an event gives [ErrTruncated] instead of the partial event.
+// Comments are skipped; a trailing comment without a blank line is no
+// truncation.
+func NewStrictReader(src io.Reader, maxEventBytes int) *Reader {
+	rd := NewReader(src, maxEventBytes)
+	rd.strict = true
+	return rd
+}
+
+// NextEvent returns the next event of a strict Reader, its fields copied.
+// Errors are those of Next, and ErrTruncated.
+func (rd *Reader) NextEvent() (Event, error) {
+	data, err := rd.Next()
+	if err != nil {
+		return Event{}, err
+	}
+	ev := rd.ev
+	if ev.HasData {
+		ev.Data = bytes.Clone(data)
+		if ev.Data == nil {
+			ev.Data = []byte{}
+		}
+	}
+	return ev, nil
 }
 
 // NewReader returns a Reader of src with a bound of maxEventBytes per
@@ -112,6 +182,7 @@ func NewReader(src io.Reader, maxEventBytes int) *Reader {
 func (rd *Reader) Next() ([]byte, error) {
 	rd.shrink()
 	rd.join = rd.join[:0]
+	rd.fields, rd.ev = false, Event{}
 	var (
 		single    []byte // the event's only data line so far, still in buf
 		hasSingle bool
@@ -126,7 +197,12 @@ func (rd *Reader) Next() ([]byte, error) {
 			rd.skipLF = false
 		}
 		unread := rd.buf[rd.r:rd.w]
-		i := lineEnd(unread)
+		// Only the bytes not scanned before: a line that arrives in many
+		// small reads is scanned once, not once per read.
+		i := lineEnd(unread[rd.seen:])
+		if i >= 0 {
+			i += rd.seen
+		}
 		var line []byte
 		switch {
 		case i >= 0:
@@ -135,13 +211,17 @@ func (rd *Reader) Next() ([]byte, error) {
 				rd.skipLF = true
 			}
 			rd.r += i + 1
+			rd.seen = 0
 		case rd.err != nil:
 			if len(unread) == 0 {
-				return rd.end(single, hasSingle, lines)
+				return rd.end(single, hasSingle, lines, size)
 			}
-			// The body ended inside a line: it is the last line.
+			// The body ended inside a line: it is the last line, and has
+			// no terminator to count.
 			line = unread
 			rd.r = rd.w
+			rd.seen = 0
+			size--
 		default:
 			if size+len(unread) > rd.max {
 				return nil, rd.tooLarge(size + len(unread))
@@ -152,8 +232,15 @@ func (rd *Reader) Next() ([]byte, error) {
 				rd.join = append(rd.join, single...)
 				single, hasSingle = nil, false
 			}
+			rd.seen = len(unread)
 			rd.fill(size == 0)
 			continue
+		}
+		if !rd.begun {
+			// WHATWG: one byte-order mark at the start of the stream is
+			// not part of the first line.
+			rd.begun = true
+			line = bytes.TrimPrefix(line, bom)
 		}
 		size += len(line) + 1
 		if size > rd.max {
@@ -164,6 +251,7 @@ func (rd *Reader) Next() ([]byte, error) {
 				return data, nil
 			}
 			rd.join = rd.join[:0]
+			rd.fields, rd.ev = false, Event{}
 			single, hasSingle, lines, size = nil, false, 0, 0
 			continue
 		}
@@ -178,6 +266,9 @@ func (rd *Reader) Next() ([]byte, error) {
 			}
 		}
 		if string(name) != "data" {
+			if rd.strict {
+				rd.field(name, value)
+			}
 			continue
 		}
 		lines++
@@ -209,15 +300,37 @@ func lineEnd(b []byte) int {
 	return i
 }
 
-// dispatch returns the event's data, unless it holds nothing but line
-// breaks.
-func (rd *Reader) dispatch(single []byte, hasSingle bool, lines int) ([]byte, bool) {
-	if lines == 0 {
-		return nil, false
+// field records a field other than data: for a strict Reader.
+func (rd *Reader) field(name, value []byte) {
+	switch string(name) {
+	case "event":
+		rd.ev.Event, rd.fields = string(value), true
+	case "id":
+		if bytes.IndexByte(value, 0) < 0 {
+			rd.ev.ID, rd.fields = string(value), true
+		}
+	case "retry":
+		rd.ev.Retry, rd.fields = string(value), true
 	}
+}
+
+// dispatch returns the event's data, unless it holds nothing but line
+// breaks (strict: unless it has no field at all).
+func (rd *Reader) dispatch(single []byte, hasSingle bool, lines int) ([]byte, bool) {
 	data := rd.join
 	if hasSingle {
 		data = single
+	}
+	if rd.strict {
+		if lines == 0 && !rd.fields {
+			return nil, false
+		}
+		rd.ev.HasData = lines > 0
+		rd.events++
+		return data, true
+	}
+	if lines == 0 {
+		return nil, false
 	}
 	if len(bytes.Trim(data, "\n")) == 0 {
 		return nil, false
@@ -227,8 +340,12 @@ func (rd *Reader) dispatch(single []byte, hasSingle bool, lines int) ([]byte, bo
 }
 
 // end is the body's end: a pending event is dispatched (see the package
-// doc), then the body's error.
-func (rd *Reader) end(single []byte, hasSingle bool, lines int) ([]byte, error) {
+// doc) or, by a strict Reader, refused as truncated; then the body's error.
+func (rd *Reader) end(single []byte, hasSingle bool, lines, size int) ([]byte, error) {
+	if rd.strict && (lines > 0 || rd.fields) && rd.err == io.EOF {
+		rd.err = fmt.Errorf("%w (%d bytes after event %d)", ErrTruncated, size, rd.events)
+		return nil, rd.err
+	}
 	if data, ok := rd.dispatch(single, hasSingle, lines); ok {
 		return data, nil
 	}
@@ -240,7 +357,7 @@ func (rd *Reader) end(single []byte, hasSingle bool, lines int) ([]byte, error) 
 
 func (rd *Reader) tooLarge(n int) error {
 	rd.err = ErrEventTooLarge
-	rd.r, rd.w = 0, 0
+	rd.r, rd.w, rd.seen = 0, 0, 0
 	return fmt.Errorf("%w: event %d has more than %d bytes (at least %d read); the stream is cut here",
 		ErrEventTooLarge, rd.events+1, rd.max, n)
 }
@@ -302,7 +419,7 @@ func (rd *Reader) waitIdle() {
 	if cap(rd.buf) == initialBuffer {
 		pool.Put((*[initialBuffer]byte)(rd.buf[:initialBuffer]))
 	}
-	rd.buf, rd.r, rd.w = nil, 0, 0
+	rd.buf, rd.r, rd.w, rd.seen = nil, 0, 0, 0
 	n, err := rd.src.Read(rd.idle[:])
 	if err != nil {
 		rd.err = err

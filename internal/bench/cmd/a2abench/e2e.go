@@ -81,8 +81,10 @@ func e2e(args []string) error {
 	ballast := fl.Int("ballast", 0, "MiB of pointer-free live heap to hold, as an application would (it raises the GC's heap goal, not its marking work)")
 	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile of the measured runs to `file`")
 	_ = fl.Parse(args)
-	if *only != "" && !slices.Contains(bench.Impls, *only) {
-		return fmt.Errorf("-only %q: raw, sdk or fast", *only)
+	// The floor (bench.FloorSend) runs beside the readers of bench.Impls.
+	all := append(slices.Clone(bench.Impls), "floor")
+	if *only != "" && !slices.Contains(all, *only) {
+		return fmt.Errorf("-only %q: raw, sdk, fast or floor", *only)
 	}
 
 	keep := make([]byte, *ballast<<20)
@@ -110,7 +112,7 @@ func e2e(args []string) error {
 	readers := make([]map[string]*bench.Reader, len(targets))
 	for i, t := range targets {
 		readers[i] = map[string]*bench.Reader{}
-		for _, impl := range bench.Impls {
+		for _, impl := range all {
 			rd, err := bench.NewReader(ctx, t, impl, nil, opts...)
 			if err != nil {
 				return err
@@ -147,7 +149,7 @@ func e2e(args []string) error {
 	warmN := min(*n, 5000)
 	warm := bench.SendText(warmN, 0)
 	for i := range targets {
-		for _, impl := range bench.Impls {
+		for _, impl := range all {
 			if _, err := one(i, impl, warm, warmN); err != nil {
 				return err
 			}
@@ -178,7 +180,8 @@ func e2e(args []string) error {
 	fastRatio := map[string][]float64{}
 	for rep := range *reps {
 		for i, t := range targets {
-			impls := bench.Order(rep)
+			k := rep % len(all)
+			impls := slices.Concat(all[k:], all[:k])
 			if *only != "" {
 				impls = []string{*only}
 			}
@@ -211,7 +214,7 @@ func e2e(args []string) error {
 	fmt.Println("|---|---|---|---|---|---|---|---|")
 	for _, t := range targets {
 		k := t.Name()
-		for _, impl := range bench.Impls {
+		for _, impl := range all {
 			if len(rate[k+"/"+impl]) == 0 {
 				continue
 			}
@@ -234,5 +237,15 @@ func e2e(args []string) error {
 	}
 	_ = cpuRatio
 	fmt.Println("\n(median, then min and max relative to it)")
+	fmt.Println("\n| transport | SDK (fast) CPU / floor CPU | raw a2a-go CPU / SDK (fast) CPU |")
+	fmt.Println("|---|---|---|")
+	for _, t := range targets {
+		k := t.Name()
+		fast, floor, raw := cpu[k+"/fast"], cpu[k+"/floor"], cpu[k+"/raw"]
+		if len(fast) == 0 || len(floor) == 0 || len(raw) == 0 {
+			continue
+		}
+		fmt.Printf("| %s | %.2f× | %.2f× |\n", k, spreadOf(fast).med/spreadOf(floor).med, spreadOf(raw).med/spreadOf(fast).med)
+	}
 	return nil
 }
