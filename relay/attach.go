@@ -29,6 +29,9 @@ import (
 // once). Breaking out of the loop detaches: subscribers then see the turn
 // end unsettled and reconnect to a Follow.
 func (h *Handler) Attach(s *client.Stream) iter.Seq2[client.Update, error] {
+	if h.cfg.store != nil {
+		return h.attachShared(s)
+	}
 	return func(yield func(client.Update, error) bool) {
 		var t *task
 		defer func() {

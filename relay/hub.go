@@ -34,6 +34,9 @@ type Handler struct {
 	wg     sync.WaitGroup // upstream goroutines and the janitor
 	mux    *http.ServeMux
 
+	// shared counts what the Store brings (WithStore; zero without).
+	shared sharedStats
+
 	mu      sync.Mutex
 	tasks   map[string]*task
 	nextGen uint64
@@ -45,6 +48,7 @@ type Handler struct {
 type entry struct {
 	op   merge.Op
 	data []byte
+	id   string // the Store's record id (WithStore), "" in memory
 }
 
 // task is what the relay holds for one task id: its op log, the view for
@@ -63,6 +67,7 @@ type task struct {
 	// attached counts the attached streams feeding the task; idleSince is
 	// when its last subscriber left.
 	follow    context.CancelFunc
+	mirror    context.CancelFunc // WithStore: stops the mirror and its follows
 	attached  int
 	idleSince time.Time
 
@@ -140,6 +145,10 @@ func (h *Handler) removeLocked(id string, t *task) {
 		t.follow()
 		t.follow = nil
 	}
+	if t.mirror != nil {
+		t.mirror()
+		t.mirror = nil
+	}
 	t.mu.Lock()
 	t.gone = true
 	t.wakeLocked()
@@ -177,18 +186,25 @@ func (h *Handler) publishLocked(t *task, op merge.Op) {
 		h.cfg.logger.Warn("relay: op not encodable", "task", t.id, "err", err)
 		return
 	}
-	t.log = append(t.log, &entry{op: op, data: data})
-	t.bytes += len(data)
+	h.appendLocked(t, &entry{op: op, data: data}, t.views.apply(op))
+}
+
+// appendLocked adds e to t's log, trims the log to its caps and wakes the
+// subscribers; e.op was just applied to t's views, and newTurn says that it
+// opened a turn. The caller holds t.mu.
+func (h *Handler) appendLocked(t *task, e *entry, newTurn bool) {
+	t.log = append(t.log, e)
+	t.bytes += len(e.data)
 	for len(t.log) > 1 && (len(t.log) > h.cfg.maxOps || t.bytes > h.cfg.maxLogBytes) {
 		t.bytes -= len(t.log[0].data)
 		t.log[0] = nil
 		t.log = t.log[1:]
 		t.base++
 	}
-	if t.views.apply(op) {
+	if newTurn {
 		t.settled = false // an attached stream started the task's next turn
 	}
-	if settles(t, op) {
+	if settles(t, e.op) {
 		t.settled = true
 	}
 	t.markReadyLocked(nil)
@@ -246,6 +262,13 @@ func (h *Handler) acquire(id string) (*task, *subscriber, error) {
 		return nil, nil, errBusy("relay: too many subscribers")
 	}
 	t := h.tasks[id]
+	if t == nil && h.cfg.store != nil {
+		var err error
+		if t, err = h.newTaskLocked(id); err != nil {
+			return nil, nil, err
+		}
+		h.startMirrorLocked(t)
+	}
 	if t == nil {
 		if h.src == nil {
 			return nil, nil, &httpError{http.StatusNotFound, "relay: task not found"}
@@ -357,6 +380,10 @@ func (e *httpError) Error() string { return e.msg }
 func errBusy(msg string) error { return &httpError{http.StatusServiceUnavailable, msg} }
 
 func upstreamError(err error) error {
+	var he *httpError
+	if errors.As(err, &he) {
+		return he // the relay's own refusal (a Store down: 503)
+	}
 	if errors.Is(err, a2a.ErrTaskNotFound) {
 		return &httpError{http.StatusNotFound, "relay: task not found"}
 	}
@@ -371,6 +398,11 @@ type Stats struct {
 	Subscribers int
 	// Follows is the number of upstream Follows running.
 	Follows int
+	// StoreErrors counts the failed calls to the Store (WithStore) since
+	// the Handler started; StoreDown says whether the latest one failed.
+	// While it is down, new readers get 503 with Retry-After.
+	StoreErrors int64
+	StoreDown   bool
 }
 
 // Stats returns the current counts, for metrics and tests.
@@ -378,6 +410,7 @@ func (h *Handler) Stats() Stats {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s := Stats{Tasks: len(h.tasks), Subscribers: h.subs}
+	h.shared.fill(&s)
 	for _, t := range h.tasks {
 		if t.follow != nil {
 			s.Follows++

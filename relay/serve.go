@@ -138,7 +138,9 @@ func (s *streamState) begin(cur string) bool {
 	h, t := s.h, s.t
 	t.mu.RLock()
 	resumed := false
-	if c, ok := parseCursor(cur); ok && c.epoch == h.epoch && c.gen == t.gen && c.n >= t.base && c.n <= t.end() {
+	if h.cfg.store != nil {
+		s.pos, resumed = t.findRecord(cur)
+	} else if c, ok := parseCursor(cur); ok && c.epoch == h.epoch && c.gen == t.gen && c.n >= t.base && c.n <= t.end() {
 		s.pos, resumed = c.n, true
 	}
 	var snap []Event
@@ -156,7 +158,7 @@ func (s *streamState) begin(cur string) bool {
 			snap = append(snap, Event{Op: op, JSON: data, Snapshot: true})
 		}
 		if len(snap) > 0 {
-			snap[len(snap)-1].ID = cursor{h.epoch, t.gen, s.pos}.String()
+			snap[len(snap)-1].ID = h.eventID(t, t.lastEntry(), s.pos)
 		}
 	}
 	if n := len(t.log); t.settled && n > 0 {
@@ -199,7 +201,7 @@ func (s *streamState) step() bool {
 
 	ew.deadline(time.Now().Add(h.cfg.writeTimeout))
 	for i, e := range s.batch {
-		ev := Event{Op: e.op, JSON: e.data, ID: cursor{h.epoch, t.gen, from + uint64(i) + 1}.String()}
+		ev := Event{Op: e.op, JSON: e.data, ID: h.eventID(t, e, from+uint64(i)+1)}
 		if enc.Op(ew, ev) != nil {
 			return false
 		}
@@ -210,7 +212,7 @@ func (s *streamState) step() bool {
 		s.batch = nil // a burst's slice is not kept by an idle reader
 	}
 	if settled && s.sent == 0 && s.last != nil {
-		ev := Event{Op: s.last.op, JSON: s.last.data, ID: cursor{h.epoch, t.gen, s.pos}.String()}
+		ev := Event{Op: s.last.op, JSON: s.last.data, ID: h.eventID(t, s.last, s.pos)}
 		if enc.Op(ew, ev) != nil {
 			return false
 		}
