@@ -85,6 +85,10 @@ type task struct {
 	// reconnect to a fresh one.
 	gone bool
 	subs map[*subscriber]struct{}
+	// storeN and storeAfter are the number and id of the newest Store
+	// record the mirror applied (WithStore).
+	storeN     uint64
+	storeAfter string
 	// ready is closed once the upstream answered (first update, or an
 	// error in readyErr).
 	ready    chan struct{}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -124,7 +125,7 @@ var errLogRestarted = errBusy("relay: store: the task's log started over")
 // not settled and the Handler has a Follower.
 func (h *Handler) runMirror(ctx context.Context, t *task) error {
 	st := h.cfg.store
-	after, lastN := "0", uint64(0)
+	after := "0"
 	first := true
 	for {
 		wait := storeWait
@@ -141,14 +142,17 @@ func (h *Handler) runMirror(ctx context.Context, t *task) error {
 		h.storeOK()
 		t.mu.Lock()
 		for _, rec := range recs {
-			if lastN != 0 && rec.N != lastN+1 {
+			if t.storeN != 0 && rec.N != t.storeN+1 {
 				t.mu.Unlock()
 				h.cfg.logger.Warn("relay: store: the task's log started over or was trimmed past this reader",
-					"task", t.id, "want", lastN+1, "got", rec.N)
+					"task", t.id, "want", t.storeN+1, "got", rec.N)
 				return errLogRestarted
 			}
-			lastN, after = rec.N, rec.ID
+			t.storeN, t.storeAfter, after = rec.N, rec.ID, rec.ID
 			h.mirrorLocked(t, rec)
+		}
+		if len(recs) > 0 {
+			t.wakeLocked() // for syncShared, also when every record was a repeat
 		}
 		settled, empty := t.settled, len(t.log) == 0
 		if first && !empty {
@@ -454,4 +458,53 @@ func (p *publisher) close() {
 			}
 		}
 	}()
+}
+
+// syncShared makes a reader that resumes from cursor cur wait until t's
+// mirror holds what the Store held when the reader came: another replica
+// may have served it a record that this one has not read yet, and without
+// the wait the reader would get a snapshot — every block again — instead of
+// a resume. A cursor the Store no longer has still gets a snapshot.
+func (h *Handler) syncShared(r *http.Request, t *task, sub *subscriber, cur string) error {
+	st := h.cfg.store
+	if st == nil || cur == "" {
+		return nil
+	}
+	t.mu.RLock()
+	_, found := t.findRecord(cur)
+	after := t.storeAfter
+	t.mu.RUnlock()
+	if found {
+		return nil
+	}
+	var target uint64
+	for {
+		recs, err := st.Read(r.Context(), t.id, after, 0)
+		if err != nil {
+			return h.storeFailed(t.id, err)
+		}
+		if len(recs) == 0 {
+			break
+		}
+		target, after = recs[len(recs)-1].N, recs[len(recs)-1].ID
+	}
+	timer := time.NewTimer(h.cfg.startTimeout)
+	defer timer.Stop()
+	for {
+		t.mu.RLock()
+		// A target below what the mirror has is a log that started over:
+		// the mirror drops the task and the reader gets a snapshot.
+		done := t.gone || t.storeN >= target
+		t.mu.RUnlock()
+		if done {
+			return nil
+		}
+		select {
+		case <-sub.wake:
+		case <-r.Context().Done():
+			return r.Context().Err()
+		case <-timer.C:
+			return nil // a snapshot, then live
+		}
+	}
 }
