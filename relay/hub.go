@@ -89,6 +89,7 @@ type task struct {
 	// record the mirror applied (WithStore).
 	storeN     uint64
 	storeAfter string
+	mirrored   chan struct{} // closed and replaced after each batch the mirror applies
 	// ready is closed once the upstream answered (first update, or an
 	// error in readyErr).
 	ready    chan struct{}

@@ -83,7 +83,7 @@ func resumeCursor(r *http.Request) string {
 // parked between ops stays small and an idle subscriber's stack shrinks
 // back to its minimum.
 func (h *Handler) stream(w http.ResponseWriter, r *http.Request, t *task, sub *subscriber, enc Encoder) {
-	if err := h.syncShared(r, t, sub, resumeCursor(r)); err != nil {
+	if err := h.syncShared(r, t, resumeCursor(r)); err != nil {
 		writeError(w, statusOf(err), err.Error())
 		return
 	}

@@ -31,6 +31,7 @@ type sharedStats struct {
 	follows atomic.Int64 // upstream follows this process runs under a lease
 	errors  atomic.Int64
 	down    atomic.Bool
+	lost    map[string]time.Time // under Handler.mu: see lostLocked
 }
 
 func (s *sharedStats) fill(st *Stats) {
@@ -96,6 +97,7 @@ func (t *task) findRecord(id string) (uint64, bool) {
 func (h *Handler) startMirrorLocked(t *task) {
 	ctx, cancel := context.WithCancel(h.ctx)
 	t.mirror = cancel
+	t.mirrored = make(chan struct{})
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
@@ -114,7 +116,40 @@ func (h *Handler) startMirrorLocked(t *task) {
 		t.markReadyLocked(err)
 		t.mu.Unlock()
 		h.removeLocked(t.id, t)
+		h.shared.lostLocked(t.id, h.cfg.maxTasks)
 	}()
+}
+
+// lostLocked remembers, for republishWindow, that the mirror of task was
+// dropped after a Store failure: until its publisher puts it back, an empty
+// log of that task is a 503 (come back), not a 404. At most max tasks are
+// remembered. The caller holds Handler.mu.
+func (s *sharedStats) lostLocked(task string, max int) {
+	now := time.Now()
+	if s.lost == nil {
+		s.lost = map[string]time.Time{}
+	}
+	for id, at := range s.lost {
+		if now.Sub(at) > republishWindow {
+			delete(s.lost, id)
+		}
+	}
+	for id := range s.lost {
+		if len(s.lost) < max {
+			break
+		}
+		delete(s.lost, id) // any one: the map is full of fresh losses
+	}
+	s.lost[task] = now
+}
+
+// wasLost reports whether task's mirror was dropped after a Store failure
+// within republishWindow.
+func (h *Handler) wasLost(task string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	at, ok := h.shared.lost[task]
+	return ok && time.Since(at) <= republishWindow
 }
 
 // errLogRestarted reports a log whose record numbers did not follow on.
@@ -151,18 +186,25 @@ func (h *Handler) runMirror(ctx context.Context, t *task) error {
 			t.storeN, t.storeAfter, after = rec.N, rec.ID, rec.ID
 			h.mirrorLocked(t, rec)
 		}
-		if len(recs) > 0 {
-			t.wakeLocked() // for syncShared, also when every record was a repeat
+		if len(recs) > 0 && t.mirrored != nil {
+			close(t.mirrored) // for awaitMirror, also when every record was a repeat
+			t.mirrored = make(chan struct{})
 		}
 		settled, empty := t.settled, len(t.log) == 0
 		if first && !empty {
 			t.markReadyLocked(nil)
 		}
+		t.mu.Unlock()
 		if first && empty && h.src == nil {
 			// Nothing published it and nothing can follow it.
-			t.markReadyLocked(&httpError{404, "relay: task not found"})
+			var err error = &httpError{http.StatusNotFound, "relay: task not found"}
+			if h.wasLost(t.id) {
+				err = errBusy("relay: store: the task's log is being restored")
+			}
+			t.mu.Lock()
+			t.markReadyLocked(err)
+			t.mu.Unlock()
 		}
-		t.mu.Unlock()
 		if first && !settled && h.src != nil {
 			h.wg.Add(1)
 			go func() {
@@ -214,6 +256,19 @@ func (h *Handler) followShared(ctx context.Context, t *task) {
 		case err != nil && ctx.Err() == nil:
 			_ = h.storeFailed(t.id, err)
 		case ok:
+			// The previous holder may have settled the turn just before it
+			// gave the lease back: look at the whole log first.
+			if err := h.awaitMirror(ctx, t); err == nil {
+				t.mu.RLock()
+				settled = t.settled
+				t.mu.RUnlock()
+			}
+			if settled {
+				uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+				_ = st.Unlease(uctx, t.id, h.epoch)
+				cancel()
+				return
+			}
 			done, published, err := h.followLeased(ctx, t)
 			if !done && !published && err != nil && ctx.Err() == nil {
 				// The agent answered nothing (an unknown task): the reader
@@ -246,7 +301,7 @@ func (h *Handler) leaseTTL() time.Duration { return DefaultLeaseTTL }
 func (h *Handler) followLeased(ctx context.Context, t *task) (done, published bool, err error) {
 	h.shared.follows.Add(1)
 	defer h.shared.follows.Add(-1)
-	p := h.newPublisher(ctx, t.id, false)
+	p := h.newPublisher(ctx, t.id, true) // renews the lease while it follows
 	defer p.close()
 	s, err := h.src.Follow(ctx, a2a.TaskID(t.id))
 	if err != nil {
@@ -465,22 +520,33 @@ func (p *publisher) close() {
 // may have served it a record that this one has not read yet, and without
 // the wait the reader would get a snapshot — every block again — instead of
 // a resume. A cursor the Store no longer has still gets a snapshot.
-func (h *Handler) syncShared(r *http.Request, t *task, sub *subscriber, cur string) error {
-	st := h.cfg.store
-	if st == nil || cur == "" {
+func (h *Handler) syncShared(r *http.Request, t *task, cur string) error {
+	if h.cfg.store == nil || cur == "" {
 		return nil
 	}
 	t.mu.RLock()
 	_, found := t.findRecord(cur)
-	after := t.storeAfter
 	t.mu.RUnlock()
 	if found {
 		return nil
 	}
+	return h.awaitMirror(r.Context(), t)
+}
+
+// awaitMirror waits until t's mirror has applied every record the Store
+// holds now, the task went, or the start timeout passed (then what the
+// mirror has is served: a snapshot, then live).
+func (h *Handler) awaitMirror(ctx context.Context, t *task) error {
+	t.mu.RLock()
+	after := t.storeAfter
+	t.mu.RUnlock()
 	var target uint64
 	for {
-		recs, err := st.Read(r.Context(), t.id, after, 0)
+		recs, err := h.cfg.store.Read(ctx, t.id, after, 0)
 		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			return h.storeFailed(t.id, err)
 		}
 		if len(recs) == 0 {
@@ -493,18 +559,19 @@ func (h *Handler) syncShared(r *http.Request, t *task, sub *subscriber, cur stri
 	for {
 		t.mu.RLock()
 		// A target below what the mirror has is a log that started over:
-		// the mirror drops the task and the reader gets a snapshot.
+		// the mirror drops the task.
 		done := t.gone || t.storeN >= target
+		next := t.mirrored
 		t.mu.RUnlock()
 		if done {
 			return nil
 		}
 		select {
-		case <-sub.wake:
-		case <-r.Context().Done():
-			return r.Context().Err()
+		case <-next:
+		case <-ctx.Done():
+			return ctx.Err()
 		case <-timer.C:
-			return nil // a snapshot, then live
+			return nil
 		}
 	}
 }

@@ -74,8 +74,10 @@ const (
 	// replica after at most this long.
 	DefaultLeaseTTL = 10 * time.Second
 	// storeWait bounds one blocking Read of a mirror, so that it notices
-	// its end and the Store's health at least this often.
-	storeWait = 5 * time.Second
+	// its end and the Store's health at least this often: a Store client
+	// may not abort a blocked read when its context ends (go-redis does
+	// not), so this is also how long Close may wait for a mirror.
+	storeWait = time.Second
 	// storeRetry is the pause before a follow retries a lease or a failed
 	// store, and between two follows of an unsettled task.
 	storeRetry = time.Second

@@ -36,12 +36,16 @@ type cluster struct {
 	worker   *relay.Handler
 	replicas []*relay.Handler
 	proxy    *httptest.Server
+	urls     []string       // each replica's own base URL
 	hits     []atomic.Int64 // requests per replica
 }
 
-// newCluster starts n replicas; src(i) is replica i's Follower (nil: it
-// serves only what is published).
-func newCluster(t *testing.T, r *redisServer, n int, src func(i int) relay.Follower, opts ...relay.Option) *cluster {
+// replicaConfig gives replica i its Follower (nil: it serves only what is
+// published) and its Agent for /api/chat (nil: none mounted).
+type replicaConfig func(i int) (relay.Follower, relay.Agent)
+
+// newCluster starts n replicas.
+func newCluster(t *testing.T, r *redisServer, n int, rc replicaConfig, opts ...relay.Option) *cluster {
 	t.Helper()
 	ctx := testCtx(t)
 	cl := &cluster{hits: make([]atomic.Int64, n)}
@@ -50,13 +54,19 @@ func newCluster(t *testing.T, r *redisServer, n int, src func(i int) relay.Follo
 	var targets []*url.URL
 	for i := range n {
 		var f relay.Follower
-		if src != nil {
-			f = src(i)
+		var agent relay.Agent
+		if rc != nil {
+			f, agent = rc(i)
 		}
 		h := relay.New(ctx, f, append([]relay.Option{relay.WithStore(newStore(t, r)), relay.WithAuthorizer(relay.AllowAll),
 			relay.WithRetry(10 * time.Millisecond)}, opts...)...)
 		mux := http.NewServeMux()
 		mux.Handle("/relay/", http.StripPrefix("/relay", h))
+		if agent != nil {
+			chat := h.Chat(agent)
+			mux.Handle("/api/chat", chat)
+			mux.Handle("/api/chat/", chat)
+		}
 		srv := httptest.NewServer(mux)
 		t.Cleanup(func() {
 			_ = h.Close() // ends the streams, so that srv.Close does not wait on them
@@ -64,6 +74,7 @@ func newCluster(t *testing.T, r *redisServer, n int, src func(i int) relay.Follo
 		})
 		u, _ := url.Parse(srv.URL)
 		targets = append(targets, u)
+		cl.urls = append(cl.urls, srv.URL)
 		cl.replicas = append(cl.replicas, h)
 	}
 	var next atomic.Uint64
@@ -94,6 +105,12 @@ func (cl *cluster) attach(t *testing.T, c *client.Client, name string) (string, 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return cl.attachStream(t, s)
+}
+
+// attachStream is attach for a stream the test started.
+func (cl *cluster) attachStream(t *testing.T, s *client.Stream) (string, <-chan *client.Stream) {
+	t.Helper()
 	task := make(chan string, 1)
 	done := make(chan *client.Stream, 1)
 	go func() {
