@@ -15,7 +15,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/internal/redirect"
 	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/relay/redisstore"
 	"github.com/tfrs/a2a-progress/relay/web"
 )
 
@@ -38,6 +40,12 @@ Front ends speak their own protocols to the same agent: AG-UI (CopilotKit,
 @ag-ui/client's HttpAgent) at POST /ag-ui, the AI SDK's useChat at POST /api/chat
 with resume at GET /api/chat/{id}/stream; /tasks/{taskId}/events?format=ag-ui or
 ?format=ai-sdk watches a task in those protocols.
+
+With --redis redis://[user:password@]host:port/db (rediss:// for TLS) the page's
+relay is one replica of several: the op logs, the chat map and the follow leases
+live in Redis (Streams), so any replica serves any task — also turns that an
+orchestrator worker publishes with the SDK's relay.Attach — and one replica per
+task follows it upstream.
 
 It listens on loopback and serves only loopback clients. --listen on another address
 needs --allow-remote: then anyone who reaches the port can read the agent's progress
@@ -66,6 +74,7 @@ and send it messages with your credentials.
 		a.output, a.color = "text", "auto"
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "address to serve the page on")
+	cmd.Flags().StringVar(&a.redis, "redis", "", "share the relay's op logs through this Redis (redis:// or rediss:// URL): run several replicas")
 	cmd.Flags().BoolVar(&allowRemote, "allow-remote", false, "allow --listen on a non-loopback address (no access control: anyone who reaches it can use your agent)")
 	return cmd
 }
@@ -86,7 +95,17 @@ func (a *app) serveWeb(ctx context.Context, c *client.Client, listen string, all
 	if err != nil {
 		return err
 	}
-	w := newWebServer(ctx, c, auth, relay.WithLogger(a.logger()))
+	opts := []relay.Option{relay.WithLogger(a.logger())}
+	if a.redis != "" {
+		st, err := a.redisStore(ctx)
+		if err != nil {
+			_ = ln.Close()
+			return err
+		}
+		defer st.Close() // after the relay, which the returns below close first
+		opts = append(opts, relay.WithStore(st))
+	}
+	w := newWebServer(ctx, c, auth, opts...)
 	srv := &http.Server{Handler: w, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
@@ -211,4 +230,21 @@ func jsonError(rw http.ResponseWriter, status int, msg string) {
 	_ = json.NewEncoder(rw).Encode(struct {
 		Error string `json:"error"`
 	}{msg})
+}
+
+// redisStore connects to --redis. A Redis that does not answer yet is said
+// on stderr, not fatal: the relay answers 503 until it does (see package
+// redisstore), as it does when Redis goes away later.
+func (a *app) redisStore(ctx context.Context) (*redisstore.Store, error) {
+	st, err := redisstore.New(a.redis)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--redis %s: %w", printable(redirect.Redact(a.redis)), err)}
+	}
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := st.Ping(pctx); err != nil {
+		fmt.Fprintf(a.stderr, "a2a-tail: WARNING: Redis at %s does not answer (%v): readers get 503 until it does\n",
+			printable(redirect.Redact(a.redis)), err)
+	}
+	return st, nil
 }

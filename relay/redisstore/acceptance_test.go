@@ -106,10 +106,10 @@ func TestRedisRestartMidTurn(t *testing.T) {
 	if err := first.runUntil(ctx, cl.eventsURL(task), 5); err != nil {
 		t.Fatal(err)
 	}
-	r.kill()
+	r.Kill()
 	agent.Release("down")
 	waitFor(t, func() bool { return cl.worker.Stats().StoreDown }, "the worker to see Redis down")
-	r.restart()
+	r.Restart()
 	agent.Release("up")
 	for range bs {
 		if err := <-errs; err != nil {

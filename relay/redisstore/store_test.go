@@ -160,7 +160,7 @@ func TestExpiry(t *testing.T) {
 	r := startRedis(t)
 	s := newStore(t, r, redisstore.WithTTLs(time.Hour, 2*time.Minute, time.Minute))
 	ctx := testCtx(t)
-	rdb := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", r.port)})
+	rdb := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", r.Port)})
 	defer rdb.Close()
 	if _, err := s.Append(ctx, "t", []byte(`{}`), false, false); err != nil {
 		t.Fatal(err)
@@ -217,7 +217,7 @@ func TestLeaseAndChat(t *testing.T) {
 func TestDown(t *testing.T) {
 	r := startRedis(t)
 	s := newStore(t, r)
-	r.kill()
+	r.Kill()
 	ctx := testCtx(t)
 	if _, err := s.Append(ctx, "t", []byte(`{}`), false, false); err == nil {
 		t.Error("Append on a stopped Redis: no error")
