@@ -320,3 +320,57 @@ func aiSDK(t *testing.T) (node, dir string) {
 	}
 	return node, dir
 }
+
+// The task's stream vanishes mid-turn, as an eviction under maxmemory
+// (allkeys-*) does: the worker's next append finds it gone and publishes its
+// whole view into a new stream; the replicas see the numbering start over
+// and give their readers a snapshot. Every reader ends with the uncut view
+// and the right result.
+func TestLogEvictedMidTurn(t *testing.T) {
+	r := startRedis(t)
+	sc := agenttest.Trajectory(30, agenttest.Named("evicted"), agenttest.PauseEvery(5*time.Millisecond))
+	sc.Steps = append(sc.Steps[:10:10], append([]agenttest.Step{{Gate: "evict"}}, sc.Steps[10:]...)...)
+	agent := startAgent(t, sc)
+	cl := newCluster(t, r, 3, nil)
+	task, done := cl.attach(t, newClient(t, agent), "evicted")
+	ctx := testCtx(t)
+	first := &browser{}
+	if err := first.runUntil(ctx, cl.eventsURL(task), 5); err != nil {
+		t.Fatal(err)
+	}
+	bs := make([]*browser, 4)
+	errs := make(chan error, len(bs))
+	for i := range bs {
+		bs[i] = &browser{}
+		go func() { errs <- bs[i].run(ctx, cl.eventsURL(task), rand.New(rand.NewPCG(uint64(i), 11)), 3) }()
+	}
+	st := newStore(t, r)
+	before, err := st.Read(ctx, task, "", 0)
+	if err != nil || len(before) == 0 {
+		t.Fatalf("the log before the eviction: %d records, %v", len(before), err)
+	}
+	evict(t, r, task)
+	agent.Release("evict")
+	for range bs {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := <-done
+	out, err := s.Outcome()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, b := range bs {
+		if d := cmp.Diff(show(s.View()), show(viewOf(task, b.ops))); d != "" {
+			t.Errorf("browser %d: view (-worker +browser):\n%s", i, d)
+		}
+		if d := cmp.Diff(verdict{merge.VerdictCompleted, out.Text}, lastResult(b.ops)); d != "" {
+			t.Errorf("browser %d: result (-want +got):\n%s", i, d)
+		}
+	}
+	after, err := st.Read(ctx, task, "", 0)
+	if err != nil || len(after) == 0 || after[0].N != 1 || after[0].ID == before[0].ID {
+		t.Fatalf("the log after: %d records from %+v (%v), want a new log numbered from 1", len(after), after[0], err)
+	}
+}

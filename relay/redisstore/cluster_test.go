@@ -26,7 +26,6 @@ import (
 	"github.com/tfrs/a2a-progress/internal/sseframe"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
-	"github.com/tfrs/a2a-progress/relay/redisstore"
 )
 
 // cluster is what the acceptance tests run: relay replicas, each with its
@@ -373,5 +372,3 @@ func TestReplicasServeAnAttachedTurn(t *testing.T) {
 		checkBrowsers(t, task, []*browser{b}, s.View(), verdict{merge.VerdictCompleted, out.Text})
 	}
 }
-
-var _ = redisstore.DefaultPrefix

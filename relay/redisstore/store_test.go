@@ -141,11 +141,7 @@ func TestLogLost(t *testing.T) {
 	if _, err := s.Append(ctx, "t", []byte(`{}`), false, false); err != nil {
 		t.Fatal(err)
 	}
-	rdb := redis.NewClient(&redis.Options{Addr: strings.TrimPrefix(strings.TrimSuffix(r.URL(), "/0"), "redis://")})
-	defer rdb.Close()
-	if err := rdb.Del(ctx, redisstore.DefaultPrefix+"{t}:log").Err(); err != nil { // as an eviction would
-		t.Fatal(err)
-	}
+	evict(t, r, "t")
 	if _, err := s.Append(ctx, "t", []byte(`{}`), true, false); !errors.Is(err, relay.ErrLogLost) {
 		t.Fatalf("continuing append on a lost log: %v, want ErrLogLost", err)
 	}
@@ -227,5 +223,44 @@ func TestDown(t *testing.T) {
 	}
 	if err := s.Ping(ctx); err == nil {
 		t.Error("Ping on a stopped Redis: no error")
+	}
+}
+
+// A full Redis (maxmemory, noeviction) refuses an append whole: the error
+// says so, and the log keeps every record before it, numbered without gaps.
+func TestFullRedisRefusesAppends(t *testing.T) {
+	r := startRedis(t, "--maxmemory", "3mb", "--maxmemory-policy", "noeviction")
+	s := newStore(t, r, redisstore.WithLogCaps(1<<20, 1<<30))
+	ctx := testCtx(t)
+	op := []byte(`"` + strings.Repeat("x", 8<<10) + `"`)
+	var appended int
+	var err error
+	for appended = 0; appended < 10000; appended++ {
+		if _, err = s.Append(ctx, "t", op, appended > 0, false); err != nil {
+			break
+		}
+	}
+	if err == nil || !strings.Contains(err.Error(), "OOM") {
+		t.Fatalf("after %d appends: %v, want Redis's OOM refusal", appended, err)
+	}
+	all, rerr := s.Read(ctx, "t", "", 0)
+	for len(all) > 0 && rerr == nil {
+		more, err := s.Read(ctx, "t", all[len(all)-1].ID, 0)
+		if err != nil || len(more) == 0 {
+			rerr = err
+			break
+		}
+		all = append(all, more...)
+	}
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	for i, rec := range all {
+		if rec.N != uint64(i+1) {
+			t.Fatalf("record %d numbered %d", i, rec.N)
+		}
+	}
+	if len(all) != appended {
+		t.Fatalf("%d records after %d appends", len(all), appended)
 	}
 }
