@@ -374,3 +374,54 @@ func TestLogEvictedMidTurn(t *testing.T) {
 		t.Fatalf("the log after: %d records from %+v (%v), want a new log numbered from 1", len(after), after[0], err)
 	}
 }
+
+// The replica that follows a task stops mid-turn: it gives the lease back,
+// and another replica that serves the task follows it on.
+func TestFollowHandover(t *testing.T) {
+	r := startRedis(t)
+	sc := agenttest.Trajectory(30, agenttest.Named("handover"), agenttest.PauseEvery(2*time.Millisecond))
+	sc.Steps = append(sc.Steps[:10:10], append([]agenttest.Step{{Gate: "handover"}}, sc.Steps[10:]...)...)
+	agent := startAgent(t, sc)
+	var follows [2]atomic.Int64
+	cl := newCluster(t, r, 2, func(i int) (relay.Follower, relay.Agent) {
+		return countingFollower{newClient(t, agent), &follows[i]}, nil
+	})
+	c := newClient(t, agent)
+	id, err := c.Dispatch(testCtx(t), a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("handover")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := string(id)
+	ctx := testCtx(t)
+	// Replica 0 gets the first reader, so it takes the lease.
+	first := &browser{}
+	if err := first.runUntil(ctx, cl.urls[0]+"/relay/tasks/"+task+"/events", 5); err != nil {
+		t.Fatal(err)
+	}
+	if follows[0].Load() != 1 {
+		t.Fatalf("replica 0 follows %d times, want 1", follows[0].Load())
+	}
+	b := &browser{}
+	errc := make(chan error, 1)
+	go func() { errc <- b.run(ctx, cl.urls[1]+"/relay/tasks/"+task+"/events", rand.New(rand.NewPCG(3, 3)), 4) }()
+	waitFor(t, func() bool { return cl.replicas[1].Stats().Subscribers > 0 }, "the reader on replica 1")
+	_ = cl.replicas[0].Close()
+	agent.Release("handover")
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Follow(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range s.Updates() {
+	}
+	out, err := s.Outcome()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := [2]int64{follows[0].Load(), follows[1].Load()}; got != [2]int64{1, 1} {
+		t.Errorf("follows per replica %v, want [1 1]", got)
+	}
+	checkBrowsers(t, task, []*browser{b}, s.View(), verdict{merge.VerdictCompleted, out.Text})
+}
