@@ -57,7 +57,8 @@ func Example_replica() {
 	h := relay.New(ctx, c, relay.WithStore(st), relay.WithAuthorizer(relay.AllowLoopback))
 	defer h.Close()
 	http.Handle("/progress/", http.StripPrefix("/progress", h)) // GET /progress/tasks/{id}/events
-	chat := h.Chat(c)                                           // useChat, resumable on any replica
+	// useChat, resumable on any replica: the chat map is in Redis.
+	chat := h.Chat(c)
 	http.Handle("/api/chat", chat)
 	http.Handle("/api/chat/", chat)
 	log.Fatal(http.ListenAndServe("127.0.0.1:8080", nil))
