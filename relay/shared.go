@@ -196,14 +196,22 @@ func (h *Handler) runMirror(ctx context.Context, t *task) error {
 		}
 		t.mu.Unlock()
 		if first && empty && h.src == nil {
-			// Nothing published it and nothing can follow it.
+			// Nothing published it and nothing can follow it: the reader
+			// gets 404 — or 503 when the Store lost the log a moment ago
+			// and its publisher may still put it back — and the task
+			// leaves the map, so that a request for an unknown id holds
+			// no mirror (as without a Store it holds nothing).
 			var err error = &httpError{http.StatusNotFound, "relay: task not found"}
 			if h.wasLost(t.id) {
 				err = errBusy("relay: store: the task's log is being restored")
 			}
+			h.mu.Lock()
 			t.mu.Lock()
 			t.markReadyLocked(err)
 			t.mu.Unlock()
+			h.removeLocked(t.id, t)
+			h.mu.Unlock()
+			return nil
 		}
 		if first && !settled && h.src != nil {
 			h.wg.Add(1)

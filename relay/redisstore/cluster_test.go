@@ -362,6 +362,26 @@ func TestReplicasServeAnAttachedTurn(t *testing.T) {
 		t.Errorf("%d connections for %d browsers: the test did not reconnect", conns, len(bs))
 	}
 	t.Logf("%d browsers, %d connections over 3 replicas", len(bs), conns)
+	// A task nothing published is a 404 on every replica, and holds no
+	// mirror afterwards.
+	for i := range cl.replicas {
+		resp, err := get(testCtx(t), cl.eventsURL("no-such-task"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("request %d for an unknown task: %d, want 404", i, resp.StatusCode)
+		}
+	}
+	waitFor(t, func() bool {
+		for _, h := range cl.replicas {
+			if h.Stats().Tasks != 1 { // the turn's task: each replica served it
+				return false
+			}
+		}
+		return true
+	}, "replicas holding only the served task")
 	// After the turn: a reload (no cursor) on any replica gets the whole
 	// view and the result from the store.
 	for range 3 {
