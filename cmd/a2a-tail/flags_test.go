@@ -41,7 +41,7 @@ func TestHelpListsOnlyFlagsThatApply(t *testing.T) {
 		{"replay", []string{"replay"}, join(output, []string{"wire"})},
 		{"query", []string{"query"}, join(output, []string{"auth", "conversation-id", "idle-timeout", "svc-param"})},
 		{"demo", []string{"demo"}, join(output, []string{"fast-path", "idle-timeout", "max-retries", "pace", "protocol", "transport", "web"})},
-		{"web", []string{"web"}, join(agent, []string{"allow-remote", "listen", "verbose"})},
+		{"web", []string{"web"}, join(agent, []string{"allow-remote", "listen", "redis", "verbose"})},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
