@@ -86,6 +86,13 @@ const (
 // WithStore shares the relay's op logs, chat map and follow leases through
 // s (see [Store]) with the other processes given the same store. Without it
 // a Handler keeps them in memory. The caller closes s after the Handler.
+//
+// With a Store, Attach waits for each append (one round trip: ops stay in
+// order) and holds the task's follow lease while its stream runs; a failed
+// append is logged, counted in [Stats], and repaired by appending the
+// publisher's whole view once the Store answers again (for up to a minute
+// after the stream ended). Each served task costs one goroutine that waits
+// on the Store (at most a second per wait) besides its bounded log.
 func WithStore(s Store) Option {
 	return func(c *config) { c.store = s }
 }

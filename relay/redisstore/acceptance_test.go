@@ -20,6 +20,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
@@ -424,4 +425,44 @@ func TestFollowHandover(t *testing.T) {
 		t.Errorf("follows per replica %v, want [1 1]", got)
 	}
 	checkBrowsers(t, task, []*browser{b}, s.View(), verdict{merge.VerdictCompleted, out.Text})
+}
+
+// Redis stalls mid-turn (DEBUG SLEEP: it answers nobody for a while): ops
+// reach the readers late, never lost, repeated or out of order.
+func TestSlowRedis(t *testing.T) {
+	r := startRedis(t, "--enable-debug-command", "yes")
+	sc := agenttest.Trajectory(30, agenttest.Named("slow"), agenttest.PauseEvery(5*time.Millisecond))
+	sc.Steps = append(sc.Steps[:10:10], append([]agenttest.Step{{Gate: "stall"}}, sc.Steps[10:]...)...)
+	agent := startAgent(t, sc)
+	cl := newCluster(t, r, 3, nil)
+	task, done := cl.attach(t, newClient(t, agent), "slow")
+	ctx := testCtx(t)
+	bs := make([]*browser, 4)
+	errs := make(chan error, len(bs))
+	for i := range bs {
+		bs[i] = &browser{}
+		go func() { errs <- bs[i].run(ctx, cl.eventsURL(task), rand.New(rand.NewPCG(uint64(i), 13)), 4) }()
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", r.Port)})
+	defer rdb.Close()
+	stalled := make(chan error, 1)
+	go func() { stalled <- rdb.Do(ctx, "DEBUG", "SLEEP", "1.5").Err() }()
+	agent.Release("stall")
+	if err := <-stalled; err != nil {
+		t.Fatal(err)
+	}
+	for range bs {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := <-done
+	out, err := s.Outcome()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBrowsers(t, task, bs, s.View(), verdict{merge.VerdictCompleted, out.Text})
+	if st := cl.worker.Stats(); st.StoreErrors != 0 {
+		t.Errorf("worker: %+v; a stall within go-redis's timeouts is not an error", st)
+	}
 }
