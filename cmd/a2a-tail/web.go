@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
 
 	"github.com/tfrs/a2a-progress/client"
@@ -236,6 +239,10 @@ func jsonError(rw http.ResponseWriter, status int, msg string) {
 // on stderr, not fatal: the relay answers 503 until it does (see package
 // redisstore), as it does when Redis goes away later.
 func (a *app) redisStore(ctx context.Context) (*redisstore.Store, error) {
+	// go-redis logs its pool's dial failures to the process's stderr by
+	// itself; the relay already says that Redis is down, so they go to -vv.
+	// The setting is global to the process: the first app's logger.
+	redisLogOnce.Do(func() { redis.SetLogger(redisLog{a.logger()}) })
 	st, err := redisstore.New(a.redis)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--redis %s: %w", printable(redirect.Redact(a.redis)), err)}
@@ -247,4 +254,13 @@ func (a *app) redisStore(ctx context.Context) (*redisstore.Store, error) {
 			printable(redirect.Redact(a.redis)), err)
 	}
 	return st, nil
+}
+
+var redisLogOnce sync.Once
+
+// redisLog sends go-redis's own log lines to the app's logger, at debug.
+type redisLog struct{ l *slog.Logger }
+
+func (r redisLog) Printf(ctx context.Context, format string, v ...any) {
+	r.l.DebugContext(ctx, "redis: "+fmt.Sprintf(format, v...))
 }

@@ -117,3 +117,44 @@ func TestWebRedisReplicas(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// A Redis that does not answer at start is a warning, and readers get 503
+// with Retry-After until it does.
+func TestWebRedisDown(t *testing.T) {
+	r := redistest.Start(t)
+	r.Kill() // a port where nothing listens now
+	agent, err := agenttest.New(agenttest.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { agent.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pr, pw := io.Pipe()
+	stderr := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"web", "--redis", "redis://u:secret@127.0.0.1:" + strconv.Itoa(r.Port) + "/0", "--listen", "127.0.0.1:0",
+			agent.CardURL(agenttest.V1)}, nil, pw, stderr)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("a2a-tail web printed no URL: %v", err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	resp, err := http.Get(strings.TrimSpace(line) + "tasks/some-task/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	got := []string{strconv.Itoa(resp.StatusCode), resp.Header.Get("Retry-After")}
+	if d := cmp.Diff([]string{"503", "2"}, got); d != "" {
+		t.Errorf("status, Retry-After (-want +got):\n%s", d)
+	}
+	cancel()
+	<-done
+	if s := stderr.String(); !strings.Contains(s, "WARNING: Redis at redis://u:***@127.0.0.1") || strings.Contains(s, "secret") {
+		t.Errorf("stderr %q: want the warning, without the password", s)
+	}
+}
