@@ -197,13 +197,18 @@ func (h *Handler) runMirror(ctx context.Context, t *task) error {
 		t.mu.Unlock()
 		if first && empty && h.src == nil {
 			// Nothing published it and nothing can follow it: the reader
-			// gets 404 — or 503 when the Store lost the log a moment ago
-			// and its publisher may still put it back — and the task
+			// gets 404 — or 503 when a publisher holds the task's lease
+			// (its first op, or its view after the Store lost the log, is
+			// on its way) or the Store lost the log a moment ago — and the task
 			// leaves the map, so that a request for an unknown id holds
 			// no mirror (as without a Store it holds nothing).
 			var err error = &httpError{http.StatusNotFound, "relay: task not found"}
-			if h.wasLost(t.id) {
-				err = errBusy("relay: store: the task's log is being restored")
+			leased, lerr := h.cfg.store.Leased(ctx, t.id)
+			switch {
+			case lerr != nil:
+				err = h.storeFailed(t.id, lerr)
+			case leased || h.wasLost(t.id):
+				err = errBusy("relay: store: the task's log is being published or restored")
 			}
 			h.mu.Lock()
 			t.mu.Lock()

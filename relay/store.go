@@ -48,6 +48,9 @@ type Store interface {
 	// when owner holds it.
 	Lease(ctx context.Context, task, owner string, ttl time.Duration) (bool, error)
 	Unlease(ctx context.Context, task, owner string) error
+	// Leased reports whether some process holds task's lease: a publisher
+	// is at work on it, so an empty log is one to come back to.
+	Leased(ctx context.Context, task string) (bool, error)
 }
 
 // A Record is one op of a task's log in a [Store].

@@ -267,3 +267,12 @@ func (s *Store) Unlease(ctx context.Context, task, owner string) error {
 	}
 	return nil
 }
+
+// Leased implements [relay.Store].
+func (s *Store) Leased(ctx context.Context, task string) (bool, error) {
+	n, err := s.rdb.Exists(ctx, s.key(task, "lease")).Result()
+	if err != nil {
+		return false, fmt.Errorf("redisstore: lease: %w", err)
+	}
+	return n == 1, nil
+}

@@ -185,6 +185,9 @@ func TestLeaseAndChat(t *testing.T) {
 			t.Fatalf("Lease(%s) = %v, %v; want %v", st.owner, got, err, st.want)
 		}
 	}
+	if leased, err := s.Leased(ctx, "t"); err != nil || !leased {
+		t.Fatalf("Leased while a holds it: %v, %v", leased, err)
+	}
 	if err := s.Unlease(ctx, "t", "b"); err != nil { // not b's: no effect
 		t.Fatal(err)
 	}
@@ -193,6 +196,9 @@ func TestLeaseAndChat(t *testing.T) {
 	}
 	if err := s.Unlease(ctx, "t", "a"); err != nil {
 		t.Fatal(err)
+	}
+	if leased, _ := s.Leased(ctx, "t"); leased {
+		t.Fatal("Leased after a gave it back")
 	}
 	if got, _ := s.Lease(ctx, "t", "b", time.Minute); !got {
 		t.Fatal("b did not get the lease a gave back")
