@@ -162,15 +162,16 @@ type browser struct {
 	ops      []merge.Op
 	conns    int
 	refusals int
+	last     string // the cursor
 }
 
 func (b *browser) run(ctx context.Context, u string, rng *rand.Rand, maxPerConn int) error {
-	last := ""
+	last := &b.last
 	for {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("after %d connections and %d ops: %w", b.conns, len(b.ops), err)
 		}
-		resp, err := get(ctx, u, last)
+		resp, err := get(ctx, u, *last)
 		if err != nil {
 			return err
 		}
@@ -191,7 +192,7 @@ func (b *browser) run(ctx context.Context, u string, rng *rand.Rand, maxPerConn 
 		}
 		b.conns++
 		cut := 1 + rng.IntN(maxPerConn)
-		ended, err := b.read(resp.Body, &last, cut)
+		ended, err := b.read(resp.Body, last, cut)
 		resp.Body.Close()
 		if err != nil {
 			return err
