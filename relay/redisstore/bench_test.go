@@ -185,7 +185,9 @@ func waitStream(ctx context.Context, u string) (*http.Response, error) {
 			return resp, nil
 		}
 		resp.Body.Close()
-		if resp.StatusCode != http.StatusNotFound {
+		// 404: not published yet; 503: its publisher holds the lease and
+		// its first op is on the way.
+		if resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusServiceUnavailable {
 			return nil, fmt.Errorf("status %d", resp.StatusCode)
 		}
 		time.Sleep(time.Millisecond)
