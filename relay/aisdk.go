@@ -331,6 +331,13 @@ type chatHandler struct {
 }
 
 func (c *chatHandler) remember(chat, task string) {
+	if st := c.h.cfg.store; st != nil {
+		// Shared, so that a replica that did not serve the POST resumes
+		// the chat (WithStore); the local map stays the fallback.
+		if err := st.SetChat(c.h.ctx, chat, task); err != nil {
+			_ = c.h.storeFailed(task, err)
+		}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.tasks[chat]; !ok {
@@ -344,6 +351,15 @@ func (c *chatHandler) remember(chat, task string) {
 }
 
 func (c *chatHandler) recall(chat string) string {
+	if st := c.h.cfg.store; st != nil {
+		task, err := st.Chat(c.h.ctx, chat)
+		if err == nil && task != "" {
+			return task
+		}
+		if err != nil {
+			_ = c.h.storeFailed("", err)
+		}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.tasks[chat]

@@ -36,6 +36,9 @@ import (
 // the task. Breaking out of the loop detaches: subscribers then see the
 // turn end unsettled and reconnect to a Follow.
 func (h *Handler) Attach(s *client.Stream) iter.Seq2[client.Update, error] {
+	if h.cfg.store != nil {
+		return h.attachShared(s)
+	}
 	t := h.attachID(string(s.TaskID()), s.Turn())
 	return func(yield func(client.Update, error) bool) {
 		defer func() {

@@ -112,13 +112,26 @@
 //
 // # Replicas
 //
-// Replicas share nothing. The agent's task store is the durable source: a
-// cursor carries a random per-Handler epoch, so a replica that gets a cursor
-// it did not mint follows the task (one SubscribeToTask, which backfills the
-// history; one GetTask for a settled task) and answers with a snapshot.
-// Behind a load balancer no sticky sessions are needed; a reconnect that
-// lands elsewhere costs the agent one subscription for a task that replica
-// did not already follow, and the reader one snapshot.
+// By default replicas share nothing. The agent's task store is the durable
+// source: a cursor carries a random per-Handler epoch, so a replica that gets
+// a cursor it did not mint follows the task (one SubscribeToTask, which
+// backfills the history; one GetTask for a settled task) and answers with a
+// snapshot. Behind a load balancer no sticky sessions are needed; a
+// reconnect that lands elsewhere costs the agent one subscription for a task
+// that replica did not already follow, and the reader one snapshot. An
+// attached turn (a worker's own Send, a /v1/query stream) is served only by
+// the Handler it was attached to.
+//
+// With a shared [Store] ([WithStore]; package relay/redisstore on Redis
+// Streams) every Handler of a deployment — browser-facing replicas and
+// workers that only Attach, without an HTTP server — appends its ops to one
+// log per task in the store, and each replica serving a task mirrors that
+// log into its own bounded log (the bounds above still hold per replica).
+// The SSE id is the store's record id, so a reconnect that lands on any
+// replica resumes without a snapshot (PROTOCOL.md §8.2.1); [Handler.Chat]'s
+// chat → task map is shared; and a lease in the store lets one process per
+// task follow it upstream. A store that fails is said in the log and in
+// [Stats], and new readers get 503 with Retry-After until it answers.
 //
 // # Why net/http alone
 //

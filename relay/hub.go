@@ -35,6 +35,9 @@ type Handler struct {
 	wg     sync.WaitGroup // upstream goroutines and the janitor
 	mux    *http.ServeMux
 
+	// shared counts what the Store brings (WithStore; zero without).
+	shared sharedStats
+
 	mu      sync.Mutex
 	tasks   map[string]*task
 	nextGen uint64
@@ -49,6 +52,7 @@ type Handler struct {
 type entry struct {
 	op   merge.Op
 	data []byte
+	id   string // the Store's record id (WithStore), "" in memory
 }
 
 // entryCost is what an entry holds, for the byte caps: its JSON, the
@@ -76,6 +80,7 @@ type task struct {
 	// attached counts the attached streams feeding the task; idleSince is
 	// when its last subscriber left.
 	follow    context.CancelFunc
+	mirror    context.CancelFunc // WithStore: stops the mirror and its follows
 	attached  int
 	idleSince time.Time
 
@@ -93,6 +98,11 @@ type task struct {
 	// reconnect to a fresh one.
 	gone bool
 	subs map[*subscriber]struct{}
+	// storeN and storeAfter are the number and id of the newest Store
+	// record the mirror applied (WithStore).
+	storeN     uint64
+	storeAfter string
+	mirrored   chan struct{} // closed and replaced after each batch the mirror applies
 	// ready is closed once the upstream answered (first update, or an
 	// error in readyErr).
 	ready    chan struct{}
@@ -153,6 +163,10 @@ func (h *Handler) removeLocked(id string, t *task) {
 		t.follow()
 		t.follow = nil
 	}
+	if t.mirror != nil {
+		t.mirror()
+		t.mirror = nil
+	}
 	t.mu.Lock()
 	if !t.gone {
 		h.bytes.Add(-int64(t.bytes)) // the log leaves with its last reader
@@ -201,7 +215,16 @@ func (h *Handler) publishLocked(t *task, op merge.Op) {
 	if t.gone {
 		return // nobody is served from it any more, and its bytes are not counted
 	}
-	e := &entry{op: op, data: data}
+	h.appendLocked(t, &entry{op: op, data: data}, t.views.apply(op))
+}
+
+// appendLocked adds e to t's log, trims the log to its caps and wakes the
+// subscribers; e.op was just applied to t's views, and newTurn says that it
+// opened a turn. The caller holds t.mu.
+func (h *Handler) appendLocked(t *task, e *entry, newTurn bool) {
+	if t.gone {
+		return // nobody is served from it any more, and its bytes are not counted
+	}
 	t.log = append(t.log, e)
 	held := t.bytes
 	t.bytes += entryCost(e)
@@ -212,10 +235,10 @@ func (h *Handler) publishLocked(t *task, op merge.Op) {
 		t.base++
 	}
 	h.bytes.Add(int64(t.bytes - held))
-	if t.views.apply(op) {
+	if newTurn {
 		t.settled = false // an attached stream started the task's next turn
 	}
-	if settles(t, op) {
+	if settles(t, e.op) {
 		t.settled = true
 	}
 	t.markReadyLocked(nil)
@@ -274,6 +297,13 @@ func (h *Handler) acquire(id string) (*task, *subscriber, error) {
 		return nil, nil, errBusy("relay: too many subscribers")
 	}
 	t := h.tasks[id]
+	if t == nil && h.cfg.store != nil {
+		var err error
+		if t, err = h.newTaskLocked(id); err != nil {
+			return nil, nil, err
+		}
+		h.startMirrorLocked(t)
+	}
 	if t == nil {
 		if h.src == nil {
 			return nil, nil, &httpError{http.StatusNotFound, "relay: task not found"}
@@ -393,6 +423,10 @@ func (e *httpError) Error() string { return e.msg }
 func errBusy(msg string) error { return &httpError{http.StatusServiceUnavailable, msg} }
 
 func upstreamError(err error) error {
+	var he *httpError
+	if errors.As(err, &he) {
+		return he // the relay's own refusal (a Store down: 503)
+	}
 	if errors.Is(err, a2a.ErrTaskNotFound) {
 		return &httpError{http.StatusNotFound, "relay: task not found"}
 	}
@@ -413,6 +447,11 @@ type Stats struct {
 	// Refused counts the requests refused with 503 past a cap (tasks,
 	// bytes, subscribers) since the Handler was made.
 	Refused uint64
+	// StoreErrors counts the failed calls to the Store (WithStore) since
+	// the Handler started; StoreDown says whether the latest one failed.
+	// While it is down, new readers get 503 with Retry-After.
+	StoreErrors int64
+	StoreDown   bool
 }
 
 // Stats returns the current counts, for metrics and tests.
@@ -420,6 +459,7 @@ func (h *Handler) Stats() Stats {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	s := Stats{Tasks: len(h.tasks), Subscribers: h.subs, Bytes: h.bytes.Load(), Refused: h.refused.Load()}
+	h.shared.fill(&s)
 	for _, t := range h.tasks {
 		if t.follow != nil {
 			s.Follows++

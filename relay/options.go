@@ -76,6 +76,7 @@ type config struct {
 	startTimeout time.Duration
 	formats      map[string]Format
 	logger       *slog.Logger
+	store        Store // WithStore; nil: in memory
 }
 
 func defaultConfig() config {

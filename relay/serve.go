@@ -85,6 +85,10 @@ func resumeCursor(r *http.Request) string {
 // parked between ops stays small and an idle subscriber's stack shrinks
 // back to its minimum.
 func (h *Handler) stream(w http.ResponseWriter, r *http.Request, t *task, sub *subscriber, enc Encoder) {
+	if err := h.syncShared(r, t, resumeCursor(r)); err != nil {
+		writeError(w, statusOf(err), err.Error())
+		return
+	}
 	hd := w.Header()
 	hd.Set("Content-Type", "text/event-stream")
 	hd.Set("Cache-Control", "no-store")
@@ -140,13 +144,17 @@ func (s *streamState) begin(cur string) bool {
 	h, t := s.h, s.t
 	t.mu.RLock()
 	resumed := false
-	if c, ok := parseCursor(cur); ok && c.epoch == h.epoch && c.gen == t.gen && c.n >= t.base && c.n <= t.end() {
+	if h.cfg.store != nil {
+		s.pos, resumed = t.findRecord(cur)
+	} else if c, ok := parseCursor(cur); ok && c.epoch == h.epoch && c.gen == t.gen && c.n >= t.base && c.n <= t.end() {
 		s.pos, resumed = c.n, true
 	}
 	var snap []merge.Op
+	var snapID string // the cursor of the snapshot's last event
 	if !resumed {
 		s.pos = t.end()
 		snap = t.views.snapshot()
+		snapID = h.eventID(t, t.lastEntry(), s.pos)
 	}
 	if n := len(t.log); t.settled && n > 0 {
 		s.last = t.log[n-1]
@@ -179,7 +187,7 @@ func (s *streamState) begin(cur string) bool {
 		held = &Event{Op: op, JSON: data, Snapshot: true}
 	}
 	if held != nil {
-		held.ID = cursor{h.epoch, t.gen, s.pos}.String()
+		held.ID = snapID
 		if s.enc.Op(s.ew, *held) != nil {
 			return false
 		}
@@ -209,7 +217,7 @@ func (s *streamState) step() bool {
 
 	ew.deadline(time.Now().Add(h.cfg.writeTimeout))
 	for i, e := range s.batch {
-		ev := Event{Op: e.op, JSON: e.data, ID: cursor{h.epoch, t.gen, from + uint64(i) + 1}.String()}
+		ev := Event{Op: e.op, JSON: e.data, ID: h.eventID(t, e, from+uint64(i)+1)}
 		if enc.Op(ew, ev) != nil {
 			return false
 		}
@@ -220,7 +228,7 @@ func (s *streamState) step() bool {
 		s.batch = nil // a burst's slice is not kept by an idle reader
 	}
 	if settled && s.sent == 0 && s.last != nil {
-		ev := Event{Op: s.last.op, JSON: s.last.data, ID: cursor{h.epoch, t.gen, s.pos}.String()}
+		ev := Event{Op: s.last.op, JSON: s.last.data, ID: h.eventID(t, s.last, s.pos)}
 		if enc.Op(ew, ev) != nil {
 			return false
 		}

@@ -22,17 +22,22 @@ func newViews(task string) *views { return &views{r: merge.NewReceiver(task, mer
 
 // apply adds op and reports whether it opened a turn the task had not seen.
 func (v *views) apply(op merge.Op) (newTurn bool) {
+	newTurn, _ = v.applyResult(op)
+	return newTurn
+}
+
+// applyResult is apply, with what the receiver did with op.
+func (v *views) applyResult(op merge.Op) (newTurn bool, res merge.Result) {
 	if op.Turn == v.latest {
-		v.r.Apply(op)
-		return false
+		return false, v.r.Apply(op)
 	}
 	known := slices.Contains(v.r.Turns(), op.Turn)
-	v.r.Apply(op)
+	res = v.r.Apply(op)
 	ts := v.r.Turns()
 	if len(ts) > 0 {
 		v.latest = ts[len(ts)-1]
 	}
-	return !known && slices.Contains(ts, op.Turn)
+	return !known && slices.Contains(ts, op.Turn), res
 }
 
 // snapshot returns ops that rebuild the task's view: every retained turn,
@@ -49,7 +54,11 @@ func (v *views) snapshot() []merge.Op {
 // latest turn for the relay: its result. An incomplete result is forwarded
 // but settles nothing: this relay could not follow the turn to its end, and
 // the next subscriber's follow may.
-func settles(t *task, op merge.Op) bool {
+func settles(t *task, op merge.Op) bool { return t.views.settles(op) }
+
+// settles reports whether op, just applied, settles the latest turn (see
+// the function settles).
+func (v *views) settles(op merge.Op) bool {
 	return op.Type == merge.OpResult && op.Result != nil && op.Result.Verdict != merge.VerdictIncomplete &&
-		op.Turn == t.views.latest
+		op.Turn == v.latest
 }

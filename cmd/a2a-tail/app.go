@@ -43,6 +43,7 @@ type app struct {
 	allowHosts  []string
 	maxBlocks   int
 	maxKeys     int
+	redis       string // web --redis: the shared store's URL
 	// capNotice is set once the notice that a cap drops blocks is out.
 	capNotice bool
 	applied   int64 // blocks applied so far, to name the cap that bites

@@ -43,7 +43,7 @@ func TestHelpListsOnlyFlagsThatApply(t *testing.T) {
 		{"demo", []string{"demo"}, join(output, []string{"fast-path", "idle-timeout", "max-retries", "pace", "protocol", "retry-for", "transport", "web"})},
 		{"follow verb", []string{"follow"}, join(output, agent)},
 		{"cancel", []string{"cancel"}, join([]string{"allow-host", "auth", "grpc-plaintext", "idle-timeout", "protocol", "svc-param", "tenant", "transport"})},
-		{"web", []string{"web"}, join(agent, []string{"allow-remote", "any-task", "listen", "task", "token", "verbose", "web-host"})},
+		{"web", []string{"web"}, join(agent, []string{"allow-remote", "any-task", "listen", "redis", "task", "token", "verbose", "web-host"})},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -17,9 +18,12 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
 
+	"github.com/tfrs/a2a-progress/internal/redirect"
 	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/relay/redisstore"
 	"github.com/tfrs/a2a-progress/relay/web"
 )
 
@@ -81,11 +85,21 @@ named with --task; --any-task lets it read any task the agent lets you read.
 --listen on another address needs --allow-remote, and then an access token: the
 one in $` + webTokenEnv + ` or --token, or a new one; the URL it prints carries it.
 
+With --redis redis://[user:password@]host:port/db (rediss:// for TLS) the page's
+relay is one replica of several: the op logs, the chat map and the follow leases
+live in Redis (Streams), so any replica serves any task — also turns that an
+orchestrator worker publishes with the SDK's relay.Attach — and one replica per
+task follows it upstream. A replica cannot know which tasks the others sent, so
+--redis needs --any-task (the relay reads any task the agent lets you read).
+
 ` + exitCodesHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := checkListen(f.listen, f.allowRemote); err != nil {
 				return err // before the agent is asked anything
+			}
+			if a.redis != "" && !f.anyTask {
+				return usageError{errors.New("--redis needs --any-task: a replica cannot know which tasks the other replicas sent, so it cannot limit a browser to them")}
 			}
 			for _, id := range f.tasks {
 				if err := relay.ValidateTaskID(id); err != nil {
@@ -116,6 +130,7 @@ one in $` + webTokenEnv + ` or --token, or a new one; the URL it prints carries 
 	cmd.Flags().StringVar(&f.token, "token", "", "the access token of --allow-remote (default: $"+webTokenEnv+", else a new random one)")
 	cmd.Flags().StringArrayVar(&f.tasks, "task", nil, "a task created elsewhere that the page may watch (repeatable)")
 	cmd.Flags().BoolVar(&f.anyTask, "any-task", false, "let the page watch any task the agent lets you read, not only those sent through it or named with --task")
+	cmd.Flags().StringVar(&a.redis, "redis", "", "share the relay's op logs through this Redis (redis:// or rediss:// URL): run several replicas (with --any-task)")
 	return cmd
 }
 
@@ -138,7 +153,17 @@ func (a *app) serveWeb(ctx context.Context, agent *lazyAgent, f webFlags, path s
 	if !loopback {
 		fmt.Fprintf(a.stderr, "a2a-tail: serving %s beyond loopback: anyone with the token in the URL below can read the agent's progress and send it messages as you\n", printable(f.listen))
 	}
-	w := newWebServer(ctx, agent, p, relay.WithLogger(a.logger()))
+	opts := []relay.Option{relay.WithLogger(a.logger())}
+	if a.redis != "" {
+		st, err := a.redisStore(ctx)
+		if err != nil {
+			_ = ln.Close()
+			return err
+		}
+		defer st.Close() // after the relay, which the returns below close first
+		opts = append(opts, relay.WithStore(st))
+	}
+	w := newWebServer(ctx, agent, p, opts...)
 	srv := newWebHTTPServer(w, newConnCap(webMaxConns))
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
@@ -459,4 +484,34 @@ func jsonError(rw http.ResponseWriter, status int, msg string) {
 	_ = json.NewEncoder(rw).Encode(struct {
 		Error string `json:"error"`
 	}{msg})
+}
+
+// redisStore connects to --redis. A Redis that does not answer yet is said
+// on stderr, not fatal: the relay answers 503 until it does (see package
+// redisstore), as it does when Redis goes away later.
+func (a *app) redisStore(ctx context.Context) (*redisstore.Store, error) {
+	// go-redis logs its pool's dial failures to the process's stderr by
+	// itself; the relay already says that Redis is down, so they go to -vv.
+	// The setting is global to the process: the first app's logger.
+	redisLogOnce.Do(func() { redis.SetLogger(redisLog{a.logger()}) })
+	st, err := redisstore.New(a.redis)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--redis %s: %w", printable(redirect.Redact(a.redis)), err)}
+	}
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := st.Ping(pctx); err != nil {
+		fmt.Fprintf(a.stderr, "a2a-tail: WARNING: Redis at %s does not answer (%v): readers get 503 until it does\n",
+			printable(redirect.Redact(a.redis)), err)
+	}
+	return st, nil
+}
+
+var redisLogOnce sync.Once
+
+// redisLog sends go-redis's own log lines to the app's logger, at debug.
+type redisLog struct{ l *slog.Logger }
+
+func (r redisLog) Printf(ctx context.Context, format string, v ...any) {
+	r.l.DebugContext(ctx, "redis: "+fmt.Sprintf(format, v...))
 }

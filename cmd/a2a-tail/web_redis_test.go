@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfrs/a2a-progress/client/agenttest"
+	"github.com/tfrs/a2a-progress/internal/redistest"
+	"github.com/tfrs/a2a-progress/internal/sseframe"
+	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/relay/redisstore"
+)
+
+// Two `a2a-tail web --redis` replicas share one Redis: a task sent through
+// one is watched through the other, with Redis stream ids as the event ids.
+func TestWebRedisReplicas(t *testing.T) {
+	r := redistest.Start(t)
+	agent, err := agenttest.New(agenttest.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { agent.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	redisURL := "redis://127.0.0.1:" + itoa(r.Port) + "/0"
+
+	var urls []string
+	done := make(chan int, 2)
+	for range 2 {
+		pr, pw := io.Pipe()
+		go func() {
+			done <- run(ctx, []string{"web", "--redis", redisURL, "--any-task", "--listen", "127.0.0.1:0", agent.CardURL(agenttest.V1)}, nil, pw, &lockedBuffer{})
+			pw.Close()
+		}()
+		line, err := bufio.NewReader(pr).ReadString('\n') // the URL, once it serves
+		if err != nil {
+			t.Fatalf("a2a-tail web printed no URL: %v", err)
+		}
+		go func() { _, _ = io.Copy(io.Discard, pr) }()
+		urls = append(urls, strings.TrimSuffix(strings.TrimSpace(line), "/"))
+	}
+
+	resp, err := http.Post(urls[0]+"/tasks", "application/json", strings.NewReader(`{"text":"realistic"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent struct{ Task string }
+	err = json.NewDecoder(resp.Body).Decode(&sent)
+	resp.Body.Close()
+	if err != nil || sent.Task == "" {
+		t.Fatalf("POST /tasks: %v %+v", err, sent)
+	}
+
+	resp, err = http.Get(urls[1] + "/tasks/" + sent.Task + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET events on the other replica: %d", resp.StatusCode)
+	}
+	rd := sseframe.NewReader(bufio.NewReader(resp.Body), sseframe.DefaultMaxEventBytes)
+	redisID := regexp.MustCompile(`^\d+-\d+$`)
+	var last merge.Op
+	for {
+		ev, err := rd.Next()
+		if err != nil {
+			break
+		}
+		if !ev.HasData {
+			continue
+		}
+		if ev.ID != "" && !redisID.MatchString(ev.ID) {
+			t.Errorf("event id %q is not a Redis stream id", ev.ID)
+		}
+		if err := json.Unmarshal(ev.Data, &last); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if last.Type != merge.OpResult || last.Result.Verdict != merge.VerdictCompleted {
+		t.Fatalf("last op %+v, want the completed result", last)
+	}
+	// The log is in Redis, under the store's default prefix.
+	st, err := redisstore.New(redisURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	recs, err := st.Read(ctx, sent.Task, "", 0)
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("Redis holds %d records of the task (%v)", len(recs), err)
+	}
+	var stored merge.Op
+	if err := json.Unmarshal(recs[len(recs)-1].Op, &stored); err != nil || stored.Result == nil {
+		t.Fatalf("Redis's last record is not a result: %s (%v)", recs[len(recs)-1].Op, err)
+	}
+	if d := cmp.Diff(last.Result.Reply, stored.Result.Reply); d != "" {
+		t.Errorf("reply in Redis (-served +stored):\n%s", d)
+	}
+	cancel()
+	for range 2 {
+		if code := <-done; code != 0 {
+			t.Errorf("a2a-tail web exited %d", code)
+		}
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// A Redis that does not answer at start is a warning, and readers get 503
+// with Retry-After until it does.
+func TestWebRedisDown(t *testing.T) {
+	r := redistest.Start(t)
+	r.Kill() // a port where nothing listens now
+	agent, err := agenttest.New(agenttest.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { agent.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pr, pw := io.Pipe()
+	stderr := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"web", "--redis", "redis://u:secret@127.0.0.1:" + strconv.Itoa(r.Port) + "/0", "--any-task", "--listen", "127.0.0.1:0",
+			agent.CardURL(agenttest.V1)}, nil, pw, stderr)
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("a2a-tail web printed no URL: %v", err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	resp, err := http.Get(strings.TrimSpace(line) + "tasks/some-task/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	got := []string{strconv.Itoa(resp.StatusCode), resp.Header.Get("Retry-After")}
+	if d := cmp.Diff([]string{"503", "2"}, got); d != "" {
+		t.Errorf("status, Retry-After (-want +got):\n%s", d)
+	}
+	cancel()
+	<-done
+	if s := stderr.String(); !strings.Contains(s, "WARNING: Redis at redis://u:***@127.0.0.1") || strings.Contains(s, "secret") {
+		t.Errorf("stderr %q: want the warning, without the password", s)
+	}
+}
