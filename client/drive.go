@@ -82,10 +82,21 @@ func (s *Stream) resume(cause error, emit emitFunc) error {
 			attempt++
 			s.attempts++
 			if attempt > cfg.maxAttempts {
-				return s.lastResort(cause, emit)
+				if attempt == 1 {
+					return s.lastResort(cause, emit) // no resubscription allowed
+				}
+				return s.lastResort(fmt.Errorf("%w in %d resubscription(s) in a row (a replay of what the turn has is not progress); last cut: %w",
+					ErrNoProgress, attempt-1, cause), emit)
 			}
 			if err := s.reconnect(attempt, cause, emit); err != nil {
 				return err
+			}
+			// Every resubscription counts against the turn's bounds,
+			// whatever the peer brought.
+			if done, err := s.rateResubscribe(cause); done {
+				return err
+			} else if err != nil {
+				return s.lastResort(err, emit)
 			}
 		}
 		gainedBefore := s.gained
@@ -112,6 +123,29 @@ func (s *Stream) resume(cause error, emit emitFunc) error {
 			cause = errCleanClose
 		}
 	}
+}
+
+// rateResubscribe holds a resubscription to the turn's bounds
+// (WithResubscribeLimit): it waits while the last minute already saw
+// the per-minute number, and refuses one past the per-turn number.
+//
+// A done result ends the stream with err (its context ended); a non-nil
+// err alone is the refusal, for lastResort.
+//
+//go:noinline
+func (s *Stream) rateResubscribe(cause error) (done bool, err error) {
+	cfg := &s.c.cfg
+	d, ok := s.resub.wait(time.Now(), cfg.maxResubscribes, cfg.resubscribesPerMinute)
+	if !ok {
+		return false, fmt.Errorf("%w: %d resubscriptions this turn; last cut: %w", ErrResubscribeLimit, s.resub.total, cause)
+	}
+	if d > 0 {
+		if err := s.sleep(d); err != nil {
+			return true, err
+		}
+	}
+	s.resub.record(time.Now(), cfg.resubscribesPerMinute)
+	return false, nil
 }
 
 // The functions below are resume's cold paths, kept out of its frame: a

@@ -47,7 +47,9 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 	base := Update{TaskID: s.taskID, ContextID: s.contextID, Timestamp: statusTime(ev), State: obs.State, Event: ev}
 
 	if obs.State != prev {
-		s.gained++
+		if s.news.state(obs.State) {
+			s.gained++
+		}
 		if !obs.Settled {
 			u := base
 			u.Type = UpdateState
@@ -76,7 +78,9 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 		}
 	case *a2a.TaskArtifactUpdateEvent:
 		if !obs.Progress {
-			s.gained++
+			if s.news.artifact(e) {
+				s.gained++
+			}
 			u := base
 			u.Type = UpdateArtifact
 			if !emit(u) {
@@ -140,7 +144,7 @@ func (s *Stream) progress(base Update, r envelope.Reading, backfill bool, emit e
 	s.mu.Lock()
 	ch := s.turnLocked().ApplyAt(r, base.Timestamp)
 	s.mu.Unlock()
-	if ch.Result == merge.Applied || ch.Result == merge.DroppedCap {
+	if s.news.reading(r, ch) {
 		s.gained++
 	}
 	if backfill && ch.Result == merge.Duplicate {

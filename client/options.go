@@ -29,6 +29,12 @@ const (
 	DefaultBaseBackoff = 100 * time.Millisecond
 	// DefaultMaxBackoff caps the wait between resume attempts.
 	DefaultMaxBackoff = 5 * time.Second
+	// DefaultMaxResubscribes bounds the resubscriptions of one turn in
+	// all, news or not (see [WithResubscribeLimit]).
+	DefaultMaxResubscribes = 1000
+	// DefaultResubscribesPerMinute bounds the resubscriptions of one turn
+	// within any minute: one past it waits (see [WithResubscribeLimit]).
+	DefaultResubscribesPerMinute = 30
 	// DefaultCardTimeout bounds the agent card request of [New].
 	DefaultCardTimeout = 30 * time.Second
 )
@@ -37,39 +43,45 @@ const (
 type Option func(*config)
 
 type config struct {
-	transport     a2a.TransportProtocol // forced transport, "" = from the card
-	version       a2a.ProtocolVersion   // with transport: the endpoint's version
-	httpClient    *http.Client
-	grpcOpts      []grpc.DialOption
-	noFast        bool // WithFastPath(false): a2a-go reads the streams
-	params        a2aclient.ServiceParams
-	tenant        string
-	logger        *slog.Logger
-	caps          merge.Caps
-	capsSet       bool
-	idle          time.Duration
-	maxAttempts   int
-	baseBackoff   time.Duration
-	maxBackoff    time.Duration
-	historyLength *int
-	artifact      func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)
-	noCompat      bool       // WithCompat(false): no projection recognition (PROTOCOL.md §5.1)
-	replayTask    a2a.TaskID // WithTurn, for Replay
-	replayTurn    string
-	factoryOpts   []a2aclient.FactoryOption
-	allowedHosts  []string // WithAllowedHosts
-	bounds        bounds   // what a peer's answer may cost (limits.go)
+	transport   a2a.TransportProtocol // forced transport, "" = from the card
+	version     a2a.ProtocolVersion   // with transport: the endpoint's version
+	httpClient  *http.Client
+	grpcOpts    []grpc.DialOption
+	noFast      bool // WithFastPath(false): a2a-go reads the streams
+	params      a2aclient.ServiceParams
+	tenant      string
+	logger      *slog.Logger
+	caps        merge.Caps
+	capsSet     bool
+	idle        time.Duration
+	maxAttempts int
+	// maxResubscribes and resubscribesPerMinute bound a turn's
+	// resubscriptions (WithResubscribeLimit).
+	maxResubscribes       int
+	resubscribesPerMinute int
+	baseBackoff           time.Duration
+	maxBackoff            time.Duration
+	historyLength         *int
+	artifact              func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)
+	noCompat              bool       // WithCompat(false): no projection recognition (PROTOCOL.md §5.1)
+	replayTask            a2a.TaskID // WithTurn, for Replay
+	replayTurn            string
+	factoryOpts           []a2aclient.FactoryOption
+	allowedHosts          []string // WithAllowedHosts
+	bounds                bounds   // what a peer's answer may cost (limits.go)
 }
 
 func defaultConfig() config {
 	return config{
-		idle:        DefaultIdleTimeout,
-		bounds:      defaultBounds,
-		maxAttempts: DefaultMaxAttempts,
-		baseBackoff: DefaultBaseBackoff,
-		maxBackoff:  DefaultMaxBackoff,
-		logger:      slog.New(slog.DiscardHandler),
-		noFast:      fastPathOff(),
+		idle:                  DefaultIdleTimeout,
+		bounds:                defaultBounds,
+		maxAttempts:           DefaultMaxAttempts,
+		maxResubscribes:       DefaultMaxResubscribes,
+		resubscribesPerMinute: DefaultResubscribesPerMinute,
+		baseBackoff:           DefaultBaseBackoff,
+		maxBackoff:            DefaultMaxBackoff,
+		logger:                slog.New(slog.DiscardHandler),
+		noFast:                fastPathOff(),
 	}
 }
 
@@ -182,7 +194,10 @@ func WithIdleTimeout(d time.Duration) Option {
 // subscriptions (each followed, when refused, by a GetTask), waiting
 // baseBackoff before the first and doubling up to maxBackoff, with jitter.
 // An attempt that brings news — a block, a state or an output artifact the
-// turn did not have, not a replay of what it has — resets the count. maxAttempts 0 means
+// turn did not have, not a replay of what it has (a state reached again, a
+// message repeated under a fresh id) — resets the count; a turn that
+// runs out of attempts ends incomplete with [ErrNoProgress] in its cause.
+// [WithResubscribeLimit] bounds the total. maxAttempts 0 means
 // no resubscription: a cut is resolved by one GetTask or ends incomplete.
 // A negative maxAttempts, and durations ≤ 0, keep the defaults.
 func WithRetry(maxAttempts int, baseBackoff, maxBackoff time.Duration) Option {
@@ -195,6 +210,25 @@ func WithRetry(maxAttempts int, baseBackoff, maxBackoff time.Duration) Option {
 		}
 		if maxBackoff > 0 {
 			c.maxBackoff = maxBackoff
+		}
+	}
+}
+
+// WithResubscribeLimit bounds the resubscriptions of one turn whatever
+// the peer sends, on top of [WithRetry] (which counts attempts in a row
+// without news): at most perTurn in all (default
+// [DefaultMaxResubscribes]), and at most perMinute within any minute
+// (default [DefaultResubscribesPerMinute]; one past it waits until the
+// oldest of the minute ages out). A turn past perTurn is resolved by one
+// GetTask, then ends incomplete with [ErrResubscribeLimit] in its cause.
+// Values ≤ 0 keep the defaults.
+func WithResubscribeLimit(perTurn, perMinute int) Option {
+	return func(c *config) {
+		if perTurn > 0 {
+			c.maxResubscribes = perTurn
+		}
+		if perMinute > 0 {
+			c.resubscribesPerMinute = perMinute
 		}
 	}
 }

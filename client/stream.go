@@ -170,10 +170,14 @@ type Stream struct {
 	state    a2a.TaskState // last state, canonical
 	settled  bool
 	attempts int
-	// gained counts what the peer brought that the turn did not have: a
-	// block the merge took (applied, or refused by a cap), a new state, an
-	// output artifact. A resume attempt that moves it starts a fresh count.
+	// gained counts what the peer brought that the turn did not have (see
+	// news): a block, a state the turn had not reached, an output
+	// artifact not seen before. A resume attempt that moves it starts a
+	// fresh count.
 	gained int
+	news   news
+	// resub bounds the resubscriptions of the turn in all and per minute.
+	resub resubscribes
 	// history shrinks what GetTask asks for after an oversize answer.
 	history historyBound
 	used    atomic.Bool

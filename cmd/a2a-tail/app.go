@@ -43,6 +43,8 @@ type app struct {
 	// capNotice is set once the notice that a cap drops blocks is out.
 	capNotice bool
 	applied   int64 // blocks applied so far, to name the cap that bites
+	// notices rate-limits the reconnect notices (commands.go).
+	notices noticeLimit
 	// isTTY overrides terminal detection (tests).
 	isTTY func(w io.Writer) bool
 	// now is the clock of the live view (tests).

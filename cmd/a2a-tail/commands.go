@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
@@ -166,7 +167,13 @@ func (a *app) consume(ctx context.Context, st *client.Stream) error {
 func (a *app) diagnose(u client.Update) {
 	switch u.Type {
 	case client.UpdateReconnect:
-		a.warnf("a2a-tail: stream cut (%v); resuming, attempt %d\n", u.Err, u.Attempt)
+		if n, ok := a.notices.allow(a.now()); ok {
+			more := ""
+			if n > 0 {
+				more = fmt.Sprintf(" (%d more cuts since the last notice)", n)
+			}
+			a.warnf("a2a-tail: stream cut (%v); resuming, attempt %d%s\n", u.Err, u.Attempt, more)
+		}
 	case client.UpdateIgnored:
 		if a.verbose > 0 {
 			a.warnf("a2a-tail: ignored event: %v\n", u.Err)
@@ -186,6 +193,29 @@ func (a *app) diagnose(u client.Update) {
 			a.warnf("a2a-tail: %s envelope %s/%d\n", u.Change.Result, r.Envelope.StreamKey, r.Envelope.Seq)
 		}
 	}
+}
+
+// noticeLimit lets a reconnect notice through at most once per
+// noticeEvery (the first at once), so that a peer cutting its stream in a
+// loop cannot flood stderr; the notice after a silence says how many it
+// stood for.
+type noticeLimit struct {
+	last       time.Time
+	suppressed int
+}
+
+// noticeEvery is the shortest interval between two reconnect notices.
+const noticeEvery = 10 * time.Second
+
+// allow reports whether a notice may be written at now, and how many were
+// held back since the last one written.
+func (l *noticeLimit) allow(now time.Time) (held int, ok bool) {
+	if !l.last.IsZero() && now.Sub(l.last) < noticeEvery {
+		l.suppressed++
+		return 0, false
+	}
+	held, l.suppressed, l.last = l.suppressed, 0, now
+	return held, true
 }
 
 // warnf writes one diagnostic line to stderr through peerText: the
