@@ -1,19 +1,19 @@
 package main
 
 import (
-	"fmt"
 	"log/slog"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/terminal"
 )
 
 // maxPeerMessage is the longest message from the peer the CLI writes to
-// stderr or puts in a result's "error": an error message, a diagnostic, an
-// id. Longer ones are cut, and say how long they were. The reply and the
-// agent's progress text are not peer messages: they are the output, bounded
-// by the merge caps.
+// stderr or stdout or puts in a result's "error": an error message, a
+// diagnostic, an id, a failure reason, an interrupt's question, an
+// artifact's name. Longer ones are cut, and say how long they were. The
+// reply and the agent's progress are not peer messages: they are the
+// output, bounded by terminal.MaxReplyBytes and the merge caps.
 const maxPeerMessage = 1024
 
 // peerText is the one form in which text from a peer (or holding a peer's
@@ -32,16 +32,7 @@ func peerData(s string) string { return cutPeer(redactURLs(s)) }
 
 // cutPeer cuts s at maxPeerMessage bytes (on a rune boundary) and says how
 // many bytes there were.
-func cutPeer(s string) string {
-	if len(s) <= maxPeerMessage {
-		return s
-	}
-	n := maxPeerMessage
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return fmt.Sprintf("%s… [cut: %d bytes in all, %d shown]", s[:n], len(s), n)
-}
+func cutPeer(s string) string { return terminal.Cut(s, maxPeerMessage) }
 
 // redactURLs replaces the password of every URL in s ("scheme://user:pw@")
 // with ***: a URL the user typed may carry one, and error messages quote it.

@@ -142,19 +142,20 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 		if out.State == a2a.TaskStateAuthRequired {
 			label = "auth required"
 		}
-		s := paint(color, yellow, "? "+label) + ": " + printable(q) + "\n"
+		s := paint(color, yellow, "? "+label) + ": " + peerText(q) + "\n"
 		for _, it := range out.Interrupt.Items {
-			s += fmt.Sprintf("  - %s (%s): %s\n", printable(it.ToolName), printable(it.ToolCallID), printable(it.Message))
+			s += fmt.Sprintf("  - %s (%s): %s\n", peerText(it.ToolName), peerText(it.ToolCallID), peerText(it.Message))
 		}
-		return s + fmt.Sprintf("  answer on task %s\n", printable(string(out.TaskID)))
+		return s + fmt.Sprintf("  answer on task %s\n", peerText(string(out.TaskID)))
 	case err == nil:
 		s := paint(color, green, "✓ completed")
 		if out.Text != "" {
-			s += ": " + printable(out.Text)
+			// The reply is the answer: cut far later than a message.
+			s += ": " + printable(terminal.Cut(out.Text, terminal.MaxReplyBytes))
 		}
 		s += "\n"
 		for _, art := range out.Artifacts {
-			s += fmt.Sprintf("  artifact %s: %s\n", printable(artifactName(art)), oneLine(artifactText(art), 200))
+			s += fmt.Sprintf("  artifact %s: %s\n", peerText(artifactName(art)), oneLine(artifactText(art), 200))
 		}
 		return s
 	case errors.As(err, new(*client.IncompleteError)):
@@ -176,7 +177,7 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 	if reason == "" {
 		reason = "(no reason given)"
 	}
-	return paint(color, red, "✗ "+label) + ": " + printable(reason) + "\n"
+	return paint(color, red, "✗ "+label) + ": " + peerText(reason) + "\n"
 }
 
 func artifactName(a *a2a.Artifact) string {
