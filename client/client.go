@@ -12,6 +12,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 
 	"github.com/tfrs/a2a-progress/internal/redirect"
+	"github.com/tfrs/a2a-progress/merge"
 )
 
 // Client calls one A2A agent and turns its progress into [Stream]s. It is
@@ -23,6 +24,9 @@ type Client struct {
 	// callTimeout bounds non-streaming calls: the whole-request Timeout
 	// removed from a caller's http.Client, or 0.
 	callTimeout time.Duration
+	// budget is the byte budget the client's turns share
+	// (WithClientBudget); each turn's own is under it.
+	budget *merge.Budget
 }
 
 // ErrNoTask is returned by [Client.Dispatch] when the agent answered with
@@ -112,7 +116,7 @@ func Wrap(c *a2aclient.Client, opts ...Option) *Client {
 }
 
 func newClient(ac *a2aclient.Client, cfg config) *Client {
-	return &Client{a2a: ac, cfg: cfg}
+	return &Client{a2a: ac, cfg: cfg, budget: merge.NewBudget(cfg.clientBytes, nil)}
 }
 
 // A2A returns the underlying a2a-go client, for the calls this package

@@ -35,6 +35,10 @@ const (
 	// DefaultResubscribesPerMinute bounds the resubscriptions of one turn
 	// within any minute: one past it waits (see [WithResubscribeLimit]).
 	DefaultResubscribesPerMinute = 30
+	// DefaultClientBudget is the byte budget shared by the turns of one
+	// [Client] (see [WithClientBudget]): 512 MiB, sixteen turns at their
+	// full default budget (merge.DefaultMaxTurnBytes).
+	DefaultClientBudget = 512 << 20
 	// DefaultCardTimeout bounds the agent card request of [New].
 	DefaultCardTimeout = 30 * time.Second
 )
@@ -53,6 +57,8 @@ type config struct {
 	logger      *slog.Logger
 	caps        merge.Caps
 	capsSet     bool
+	turnBytes   int64 // WithTurnBudget; 0: the caps' MaxTurnBytes
+	clientBytes int64 // WithClientBudget
 	idle        time.Duration
 	maxAttempts int
 	// maxResubscribes and resubscribesPerMinute bound a turn's
@@ -76,6 +82,7 @@ func defaultConfig() config {
 		idle:                  DefaultIdleTimeout,
 		bounds:                defaultBounds,
 		maxAttempts:           DefaultMaxAttempts,
+		clientBytes:           DefaultClientBudget,
 		maxResubscribes:       DefaultMaxResubscribes,
 		resubscribesPerMinute: DefaultResubscribesPerMinute,
 		baseBackoff:           DefaultBaseBackoff,
@@ -180,6 +187,37 @@ func WithLogger(l *slog.Logger) Option {
 // merge.DefaultCaps()).
 func WithCaps(caps merge.Caps) Option {
 	return func(c *config) { c.caps, c.capsSet = caps, true }
+}
+
+// WithTurnBudget sets the byte budget of each turn (default
+// merge.DefaultMaxTurnBytes, 32 MiB; it overrides the MaxTurnBytes of
+// [WithCaps]): one accounting of everything a [Stream] keeps of its turn —
+// the merge's block texts, tool outputs and out-of-order blocks, the
+// blocks a resubscription's snapshot or a GetTask's history backfills, and
+// the output artifacts the verdict will carry. Past it the newest is
+// dropped and counted: a block in Counters.DroppedByCap (its Change names
+// merge.CapBytes), an artifact part in the tracker's counters, with
+// Outcome.Truncated set. The verdict is never affected. n ≤ 0 keeps the
+// default.
+func WithTurnBudget(n int64) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.turnBytes = n
+		}
+	}
+}
+
+// WithClientBudget sets the byte budget shared by every turn of the
+// client (default [DefaultClientBudget]): each turn's charges count
+// against its own budget ([WithTurnBudget]) and this one, so that many
+// concurrent turns together stay under it. A turn gives its charge back
+// when its [Stream] is garbage collected. n ≤ 0 keeps the default.
+func WithClientBudget(n int64) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.clientBytes = n
+		}
+	}
 }
 
 // WithIdleTimeout sets how long a stream may stay silent before it is

@@ -1,9 +1,11 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"iter"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -192,13 +194,30 @@ func (c *Client) newStream(ctx context.Context, m mode, taskID a2a.TaskID, req *
 	if c.cfg.capsSet {
 		s.caps = c.cfg.caps
 	}
+	// One byte budget for everything the turn keeps — the merge and the
+	// artifacts — under the client's: given back when the stream is
+	// collected (the budget does not reference the stream).
+	if s.caps.Budget == nil {
+		perTurn := s.caps.MaxTurnBytes
+		if c.cfg.turnBytes > 0 || perTurn <= 0 {
+			perTurn = cmp.Or(c.cfg.turnBytes, merge.DefaultMaxTurnBytes)
+		}
+		s.caps.Budget = merge.NewBudget(perTurn, c.budget)
+		runtime.AddCleanup(s, (*merge.Budget).ReleaseAll, s.caps.Budget)
+	}
 	// The one place where an artifact update is classified: the tracker
 	// asks for every update and every snapshot artifact, keeps those that
 	// are progress out of the outcome and hands them back in the
 	// Observation (handle merges them).
-	s.tracker = terminal.NewTracker(terminal.WithProgressArtifact(c.cfg.artifactHook()))
+	s.tracker = terminal.NewTracker(terminal.WithProgressArtifact(c.cfg.artifactHook()),
+		terminal.WithLimits(terminal.Limits{Budget: s.caps.Budget}))
 	return s
 }
+
+// Budget returns the byte budget of the stream's turn (see
+// [WithTurnBudget]): what its merge and its artifacts hold now, and its
+// limit.
+func (s *Stream) Budget() *merge.Budget { return s.caps.Budget }
 
 // TaskID returns the task of the stream: the one followed or polled, or
 // for [Client.Send] the one the first event named — known when Send

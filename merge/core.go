@@ -57,6 +57,10 @@ type core struct {
 	lastStream      *stream          // the envelope stream of the latest lookup: floods hit it
 
 	counters Counters
+
+	// budget is charged for what the turn keeps (Caps.MaxTurnBytes, or
+	// the shared Caps.Budget).
+	budget *Budget
 }
 
 // seqKey is an envelope's identity (seq, streamKey).
@@ -131,10 +135,16 @@ func placedRef(i int) int32 { return ^int32(i) }
 func (c *core) placedAt(ref int32) *Block { return &c.placed[^ref] }
 
 func newCore(task, turn string, caps Caps) core {
+	caps = caps.withDefaults()
+	budget := caps.Budget
+	if budget == nil {
+		budget = NewBudget(caps.MaxTurnBytes, nil)
+	}
 	return core{
 		task:   task,
 		turn:   turn,
-		caps:   caps.withDefaults(),
+		caps:   caps,
+		budget: budget,
 		others: make(map[seqKey]int32),
 		byID:   make(map[string]int32),
 		byKey:  make(map[string]int32),
@@ -165,15 +175,22 @@ func (c *core) apply(b *Block, place bool) Change {
 			return c.duplicate(r.same(b))
 		}
 	}
-	if c.envelopes.n+len(c.placed) >= c.caps.MaxBlocks || b.identTooLong() {
-		c.counters.DroppedByCap++
-		return Change{Result: DroppedCap}
+	if c.envelopes.n+len(c.placed) >= c.caps.MaxBlocks {
+		return c.dropped(CapBlocks)
+	}
+	if b.identTooLong() {
+		return c.dropped(CapIdent)
+	}
+	cost := b.cost()
+	if !c.budget.Reserve(cost) {
+		return c.dropped(CapBytes)
 	}
 	var st *stream
 	if b.touchesTool() {
-		if st = c.stream(b.ToolKey(), b.Source == SourceProjection); st == nil {
-			c.counters.DroppedByCap++
-			return Change{Result: DroppedCap}
+		var refused Cap
+		if st, refused = c.stream(b.ToolKey(), b.Source == SourceProjection); st == nil {
+			c.budget.Release(cost)
+			return c.dropped(refused)
 		}
 	}
 
@@ -250,6 +267,12 @@ func (c *core) apply(b *Block, place bool) Change {
 		}
 	}
 	return ch
+}
+
+// dropped counts a block refused by cap.
+func (c *core) dropped(cap Cap) Change {
+	c.counters.DroppedByCap++
+	return Change{Result: DroppedCap, Cap: cap}
 }
 
 // lookup returns the applied envelope (seq, key), or nil.
@@ -352,14 +375,14 @@ func (c *core) compareRefs(i, j int32) int {
 
 // stream returns the tool state of key — in the projections' key space
 // when proj is true — creating it unless that would go over
-// Caps.MaxStreamKeys (then nil).
-func (c *core) stream(key string, proj bool) *stream {
+// Caps.MaxStreamKeys or the budget (then nil, and the cap that refused).
+func (c *core) stream(key string, proj bool) (*stream, Cap) {
 	if proj {
 		if i, ok := c.byProjectionKey[key]; ok {
-			return c.streams[i]
+			return c.streams[i], ""
 		}
-		if len(c.streams) >= c.caps.MaxStreamKeys {
-			return nil
+		if refused := c.newStream(key); refused != "" {
+			return nil, refused
 		}
 		if c.byProjectionKey == nil {
 			c.byProjectionKey = make(map[string]int32)
@@ -367,22 +390,33 @@ func (c *core) stream(key string, proj bool) *stream {
 		st := &stream{key: key, proj: true}
 		c.byProjectionKey[key] = int32(len(c.streams))
 		c.streams = append(c.streams, st)
-		return st
+		return st, ""
 	}
 	if c.lastStream != nil && c.lastStream.key == key {
-		return c.lastStream
+		return c.lastStream, ""
 	}
 	if i, ok := c.byKey[key]; ok {
 		c.lastStream = c.streams[i]
-		return c.lastStream
+		return c.lastStream, ""
 	}
-	if len(c.streams) >= c.caps.MaxStreamKeys {
-		return nil
+	if refused := c.newStream(key); refused != "" {
+		return nil, refused
 	}
 	st := &stream{key: key}
 	c.byKey[key] = int32(len(c.streams))
 	c.streams = append(c.streams, st)
-	return st
+	return st, ""
+}
+
+// newStream checks that one more stream of key fits, and charges it.
+func (c *core) newStream(key string) Cap {
+	if len(c.streams) >= c.caps.MaxStreamKeys {
+		return CapStreamKeys
+	}
+	if !c.budget.Reserve(streamOverhead + int64(len(key))) {
+		return CapBytes
+	}
+	return ""
 }
 
 // view builds the snapshot. It sorts the internal indexes in place if an

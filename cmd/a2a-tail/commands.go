@@ -188,7 +188,7 @@ func (a *app) diagnose(u client.Update) {
 				a.warnf("a2a-tail: part %d: envelope ignored (%s): %v\n", ig.Part, ig.Reason, ig.Err)
 			}
 		}
-		a.noticeCap(u.Change.Result)
+		a.noticeCap(u.Change)
 		if a.verbose > 0 && u.Change.Result != merge.Applied {
 			a.warnf("a2a-tail: %s envelope %s/%d\n", u.Change.Result, r.Envelope.StreamKey, r.Envelope.Seq)
 		}
