@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -317,15 +318,83 @@ func (s *jsonSink) finish(v merge.View, out terminal.Outcome, err error) error {
 	if rerr != nil {
 		return rerr
 	}
-	doc := struct {
-		View    merge.View      `json:"view"`
-		Outcome json.RawMessage `json:"outcome"`
-	}{View: v, Outcome: res}
+	// The document is written a piece at a time — each block, each tool
+	// call — in the form json.Encoder with a two-space indent gives it,
+	// never whole: a turn's view is up to its byte budget, and encoding
+	// it in one piece held it several times over (compact, indented, the
+	// writer's copy).
 	bw := bufio.NewWriter(s.w)
-	enc := json.NewEncoder(bw)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
+	d := docWriter{w: bw}
+	d.raw("{\n  \"view\": {\n")
+	d.field("    ", "task", v.Task, false)
+	d.field("    ", "turn", v.Turn, false)
+	writeArray(&d, "    ", "blocks", v.Blocks)
+	writeArray(&d, "    ", "toolCalls", v.ToolCalls)
+	d.field("    ", "counters", v.Counters, false)
+	d.field("    ", "sealed", v.Sealed, true)
+	d.raw("  },\n")
+	d.field("  ", "outcome", json.RawMessage(res), true)
+	d.raw("}\n")
+	if d.err != nil {
+		return d.err
 	}
 	return bw.Flush()
+}
+
+// docWriter writes a JSON document in pieces, keeping the first error.
+type docWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (d *docWriter) raw(s string) {
+	if d.err == nil {
+		_, d.err = io.WriteString(d.w, s)
+	}
+}
+
+// value writes v indented as at indent.
+func (d *docWriter) value(indent string, v any) {
+	if d.err != nil {
+		return
+	}
+	b, err := json.MarshalIndent(v, indent, "  ")
+	if err != nil {
+		d.err = err
+		return
+	}
+	_, d.err = d.w.Write(b)
+}
+
+// field writes one member of an object at indent.
+func (d *docWriter) field(indent, name string, v any, last bool) {
+	d.raw(indent + strconv.Quote(name) + ": ")
+	d.value(indent, v)
+	if !last {
+		d.raw(",")
+	}
+	d.raw("\n")
+}
+
+// writeArray writes a member whose value is a slice, an element at a time
+// (null for a nil slice, as encoding/json writes it).
+func writeArray[T any](d *docWriter, indent, name string, xs []T) {
+	switch {
+	case xs == nil:
+		d.raw(indent + strconv.Quote(name) + ": null,\n")
+		return
+	case len(xs) == 0:
+		d.raw(indent + strconv.Quote(name) + ": [],\n")
+		return
+	}
+	d.raw(indent + strconv.Quote(name) + ": [\n")
+	for i := range xs {
+		d.raw(indent + "  ")
+		d.value(indent+"  ", xs[i])
+		if i < len(xs)-1 {
+			d.raw(",")
+		}
+		d.raw("\n")
+	}
+	d.raw(indent + "],\n")
 }
