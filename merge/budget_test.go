@@ -111,3 +111,24 @@ func TestBudgetParent(t *testing.T) {
 		t.Errorf("steps (-want +got):\n%s", diff)
 	}
 }
+
+// A Receiver that evicts a turn gives its charge back to a shared budget:
+// 17 turns of one block each leave 16 charged.
+func TestReceiverEvictionReleasesSharedBudget(t *testing.T) {
+	b := NewBudget(0, nil)
+	r := NewReceiver("t1", Caps{Budget: b})
+	per := int64(-1)
+	for i := range MaxReceiverTurns + 1 {
+		tr := NewTurn("t1", fmt.Sprintf("m%d", i), Caps{})
+		ch := tr.Apply(run("", 1, text("hello")))
+		if got := r.Apply(ch.Op); got != Applied {
+			t.Fatalf("turn %d: %v", i, got)
+		}
+		if per < 0 {
+			per = b.Used()
+		}
+	}
+	if got, want := b.Used(), per*MaxReceiverTurns; got != want {
+		t.Errorf("used %d, want %d (16 turns of %d)", got, want, per)
+	}
+}

@@ -59,8 +59,25 @@ type core struct {
 	counters Counters
 
 	// budget is charged for what the turn keeps (Caps.MaxTurnBytes, or
-	// the shared Caps.Budget).
-	budget *Budget
+	// the shared Caps.Budget); charged is this turn's part of it, which
+	// a Receiver gives back when it evicts the turn.
+	budget  *Budget
+	charged int64
+}
+
+// reserve charges n bytes to the turn's budget; false when they do not fit.
+func (c *core) reserve(n int64) bool {
+	if !c.budget.Reserve(n) {
+		return false
+	}
+	c.charged += n
+	return true
+}
+
+// release gives n bytes of the turn's charge back.
+func (c *core) release(n int64) {
+	c.budget.Release(n)
+	c.charged -= n
 }
 
 // seqKey is an envelope's identity (seq, streamKey).
@@ -182,14 +199,14 @@ func (c *core) apply(b *Block, place bool) Change {
 		return c.dropped(CapIdent)
 	}
 	cost := b.cost()
-	if !c.budget.Reserve(cost) {
+	if !c.reserve(cost) {
 		return c.dropped(CapBytes)
 	}
 	var st *stream
 	if b.touchesTool() {
 		var refused Cap
 		if st, refused = c.stream(b.ToolKey(), b.Source == SourceProjection); st == nil {
-			c.budget.Release(cost)
+			c.release(cost)
 			return c.dropped(refused)
 		}
 	}
@@ -413,7 +430,7 @@ func (c *core) newStream(key string) Cap {
 	if len(c.streams) >= c.caps.MaxStreamKeys {
 		return CapStreamKeys
 	}
-	if !c.budget.Reserve(streamOverhead + int64(len(key))) {
+	if !c.reserve(streamOverhead + int64(len(key))) {
 		return CapBytes
 	}
 	return ""
