@@ -1,8 +1,11 @@
 package client
 
 import (
+	"bytes"
+	"log/slog"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -89,4 +92,29 @@ func TestClientBudgetIsShared(t *testing.T) {
 		t.Errorf("applied/dropped of turn 1 and 2 (-want +got):\n%s", diff)
 	}
 	runtime.KeepAlive(first) // its charge lives as long as it does
+}
+
+// The first block a cap drops is logged once per turn, naming the cap.
+func TestCapIsSaidOnce(t *testing.T) {
+	t.Parallel()
+	a := newRawAgent(t, func(w *sseWriter) {
+		w.event(taskEv(a2a.TaskStateSubmitted, userMsg()))
+		for i := range 10 {
+			w.event(working(int64(i+1), strings.Repeat("t", 8<<10)))
+		}
+		w.event(completed("done"))
+	})
+	var logs bytes.Buffer
+	var mu sync.Mutex
+	h := slog.NewTextHandler(&lockedWriter{w: &logs, mu: &mu}, &slog.HandlerOptions{Level: slog.LevelInfo})
+	cl := a.client(t, WithTurnBudget(20<<10), WithLogger(slog.New(h)))
+	st, _ := cl.SendText(testCtx(t), "go")
+	if r := collect(t, st); r.err != nil || r.view.Counters.DroppedByCap == 0 {
+		t.Fatalf("stream %v, dropped %d", r.err, r.view.Counters.DroppedByCap)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if n := strings.Count(logs.String(), "turn cap reached"); n != 1 || !strings.Contains(logs.String(), "cap=bytes") {
+		t.Errorf("%d cap lines, want 1 naming the byte budget:\n%s", n, logs.String())
+	}
 }

@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -147,6 +148,9 @@ func (s *Stream) progress(base Update, r envelope.Reading, backfill bool, emit e
 	if s.news.reading(r, ch) {
 		s.gained++
 	}
+	if ch.Result == merge.DroppedCap && !s.capSaid {
+		s.sayCap(ch.Cap)
+	}
 	if backfill && ch.Result == merge.Duplicate {
 		return true
 	}
@@ -156,6 +160,20 @@ func (s *Stream) progress(base Update, r envelope.Reading, backfill bool, emit e
 	u.Change = ch
 	u.Backfill = backfill
 	return emit(u)
+}
+
+// sayCap logs (at info level: a caller that shows it, like a2a-tail,
+// words its own notice), once per turn, that a cap started dropping
+// blocks: which one; the view's counters (DroppedByCap) say how many in
+// the end.
+//
+//go:noinline
+func (s *Stream) sayCap(c merge.Cap) {
+	s.capSaid = true
+	b := s.caps.Budget
+	s.c.cfg.logger.LogAttrs(s.ctx, slog.LevelInfo, "a2a turn cap reached: newer blocks are dropped and counted (droppedByCap)",
+		slog.String("task", string(s.TaskID())), slog.String("cap", string(c)),
+		slog.Int64("budgetUsed", b.Used()), slog.Int64("budgetLimit", b.Limit()))
 }
 
 // backfill scans a Task — a resubscription's snapshot, a GetTask result —

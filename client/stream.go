@@ -180,6 +180,8 @@ type Stream struct {
 	news   news
 	// resub bounds the resubscriptions of the turn in all and per minute.
 	resub resubscribes
+	// capSaid: the once-per-turn log line that a cap drops blocks is out.
+	capSaid bool
 	// history shrinks what GetTask asks for after an oversize answer.
 	history historyBound
 	used    atomic.Bool
