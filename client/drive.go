@@ -171,7 +171,7 @@ func (s *Stream) reconnect(attempt int, cause error, emit emitFunc) error {
 	cfg := &s.c.cfg
 	cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a stream cut, resubscribing",
 		slog.String("task", string(s.TaskID())), slog.String("state", s.state.String()),
-		slog.Int("attempt", attempt), slog.String("cause", cause.Error()))
+		slog.Int("attempt", attempt), slog.String("cause", logText(cause)))
 	if !emit(Update{Type: UpdateReconnect, TaskID: s.TaskID(), ContextID: s.contextID, Timestamp: time.Now(),
 		State: s.state, Attempt: attempt, Err: cause}) {
 		return errStopped
@@ -193,7 +193,7 @@ func (s *Stream) refusedSubscription(emit emitFunc) (done bool, final error) {
 	}
 	if gerr != nil {
 		s.c.cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a GetTask after a refused subscription failed",
-			slog.String("task", string(s.TaskID())), slog.String("error", gerr.Error()))
+			slog.String("task", string(s.TaskID())), slog.String("error", logText(gerr)))
 	}
 	return false, nil
 }
@@ -320,7 +320,7 @@ func (s *Stream) poll(emit emitFunc) error {
 				return &IncompleteError{TaskID: s.TaskID(), State: s.state, Attempts: s.attempts, Err: err}
 			}
 			cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a poll failed, retrying",
-				slog.String("task", string(s.TaskID())), slog.Int("attempt", fails), slog.String("error", err.Error()))
+				slog.String("task", string(s.TaskID())), slog.Int("attempt", fails), slog.String("error", logText(err)))
 			if !emit(Update{Type: UpdateReconnect, TaskID: s.TaskID(), ContextID: s.contextID, Timestamp: time.Now(),
 				State: s.state, Attempt: fails, Err: err}) {
 				return errStopped

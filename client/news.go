@@ -9,6 +9,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/terminal"
 )
 
 // The reasons a turn's retries end without a verdict, in the cause of its
@@ -177,3 +178,7 @@ func (r *resubscribes) record(now time.Time, perMinute int) {
 }
 
 func max0(d time.Duration) time.Duration { return max(d, 0) }
+
+// logText is an error's message as the client logs it: a peer's words
+// may be any size, so it is cut at terminal.MaxMessageBytes, saying so.
+func logText(err error) string { return terminal.Cut(err.Error(), terminal.MaxMessageBytes) }
