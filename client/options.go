@@ -47,49 +47,49 @@ const (
 type Option func(*config)
 
 type config struct {
-	transport   a2a.TransportProtocol // forced transport, "" = from the card
-	version     a2a.ProtocolVersion   // with transport: the endpoint's version
-	httpClient  *http.Client
-	grpcOpts    []grpc.DialOption
-	noFast      bool // WithFastPath(false): a2a-go reads the streams
-	params      a2aclient.ServiceParams
-	tenant      string
-	logger      *slog.Logger
-	caps        merge.Caps
-	capsSet     bool
-	turnBytes   int64 // WithTurnBudget; 0: the caps' MaxTurnBytes
-	clientBytes int64 // WithClientBudget
-	idle        time.Duration
-	maxAttempts int
-	// maxResubscribes and resubscribesPerMinute bound a turn's
-	// resubscriptions (WithResubscribeLimit).
-	maxResubscribes       int
+	transport     a2a.TransportProtocol // forced transport, "" = from the card
+	version       a2a.ProtocolVersion   // with transport: the endpoint's version
+	httpClient    *http.Client
+	grpcOpts      []grpc.DialOption
+	noFast        bool // WithFastPath(false): a2a-go reads the streams
+	params        a2aclient.ServiceParams
+	tenant        string
+	logger        *slog.Logger
+	caps          merge.Caps
+	capsSet       bool
+	idle          time.Duration
+	maxAttempts   int
+	baseBackoff   time.Duration
+	maxBackoff    time.Duration
+	historyLength *int
+	artifact      func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)
+	noCompat      bool       // WithCompat(false): no projection recognition (PROTOCOL.md §5.1)
+	replayTask    a2a.TaskID // WithTurn, for Replay
+	replayTurn    string
+	factoryOpts   []a2aclient.FactoryOption
+	allowedHosts  []string // WithAllowedHosts
+	bounds        bounds   // what a peer's answer may cost (limits.go)
+
+	// What a turn may keep and how often it may resubscribe.
+	turnBytes             int64 // WithTurnBudget; 0: the caps' MaxTurnBytes
+	clientBytes           int64 // WithClientBudget
+	maxResubscribes       int   // WithResubscribeLimit
 	resubscribesPerMinute int
-	baseBackoff           time.Duration
-	maxBackoff            time.Duration
-	historyLength         *int
-	artifact              func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)
-	noCompat              bool       // WithCompat(false): no projection recognition (PROTOCOL.md §5.1)
-	replayTask            a2a.TaskID // WithTurn, for Replay
-	replayTurn            string
-	factoryOpts           []a2aclient.FactoryOption
-	allowedHosts          []string // WithAllowedHosts
-	bounds                bounds   // what a peer's answer may cost (limits.go)
 }
 
 func defaultConfig() config {
-	return config{
-		idle:                  DefaultIdleTimeout,
-		bounds:                defaultBounds,
-		maxAttempts:           DefaultMaxAttempts,
-		clientBytes:           DefaultClientBudget,
-		maxResubscribes:       DefaultMaxResubscribes,
-		resubscribesPerMinute: DefaultResubscribesPerMinute,
-		baseBackoff:           DefaultBaseBackoff,
-		maxBackoff:            DefaultMaxBackoff,
-		logger:                slog.New(slog.DiscardHandler),
-		noFast:                fastPathOff(),
+	c := config{
+		idle:        DefaultIdleTimeout,
+		bounds:      defaultBounds,
+		maxAttempts: DefaultMaxAttempts,
+		baseBackoff: DefaultBaseBackoff,
+		maxBackoff:  DefaultMaxBackoff,
+		logger:      slog.New(slog.DiscardHandler),
+		noFast:      fastPathOff(),
 	}
+	c.clientBytes = DefaultClientBudget
+	c.maxResubscribes, c.resubscribesPerMinute = DefaultMaxResubscribes, DefaultResubscribesPerMinute
+	return c
 }
 
 // WithTransport forces one transport (JSON-RPC, HTTP+JSON or gRPC): [New]

@@ -23,23 +23,24 @@ type app struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 
-	transport    string
-	protocol     string
-	auth         string
-	svcParams    []string
-	tenant       string
-	output       string
-	color        string
-	idleTimeout  time.Duration
-	fastPath     bool
-	fastSet      bool // --fast-path was given: passed on only then, so A2A_PROGRESS_FASTPATH still applies
-	maxRetries   int
-	timestamps   bool
-	verbose      int
-	plaintext    bool
-	allowHosts   []string
-	maxBlocks    int
-	maxKeys      int
+	transport   string
+	protocol    string
+	auth        string
+	svcParams   []string
+	tenant      string
+	output      string
+	color       string
+	idleTimeout time.Duration
+	fastPath    bool
+	fastSet     bool // --fast-path was given: passed on only then, so A2A_PROGRESS_FASTPATH still applies
+	maxRetries  int
+	timestamps  bool
+	verbose     int
+	plaintext   bool
+	allowHosts  []string
+	maxBlocks   int
+	maxKeys     int
+	// maxTurnBytes is --max-turn-bytes (0: the default).
 	maxTurnBytes int64
 	// capNotice is set once the notice that a cap drops blocks is out.
 	capNotice bool
