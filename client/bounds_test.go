@@ -1,11 +1,18 @@
 package client
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
 )
@@ -74,5 +81,54 @@ func TestGRPCLongHistoryResolves(t *testing.T) {
 				t.Fatalf("follow: %s %q %v, %d blocks; want completed with 6 blocks", r.out.State, r.out.Text, r.err, len(r.view.Blocks))
 			}
 		})
+	}
+}
+
+// A GetTask answer over the bound on gRPC shrinks the history of the next
+// one, as on HTTP: all, 32, 4, 0 — and the settled task resolves with
+// what fits. The lengths asked are read off the calls by an interceptor.
+func TestGRPCOversizeGetTaskShrinksHistory(t *testing.T) {
+	t.Parallel()
+	s := startCallee(t)
+	sc := agenttest.Script{Name: "oversize-history", Final: a2a.TaskStateCompleted, FinalText: "ok"}
+	for range 6 { // 6 × 400 KiB: over the 1 MiB bound below at 4 messages too
+		sc.Steps = append(sc.Steps, agenttest.Step{Text: strings.Repeat("y", 400<<10)})
+	}
+	s.Register(sc)
+	c := combo{a2a.TransportProtocolGRPC, a2a.Version}
+	var (
+		mu    sync.Mutex
+		asked []string
+	)
+	record := grpc.WithChainUnaryInterceptor(func(ctx context.Context, method string, req, reply any, cc *grpc.ClientConn, invoker grpc.UnaryInvoker, opts ...grpc.CallOption) error {
+		if strings.HasSuffix(method, "/GetTask") {
+			m := req.(proto.Message).ProtoReflect()
+			fd := m.Descriptor().Fields().ByName("history_length")
+			mu.Lock()
+			if m.Has(fd) {
+				asked = append(asked, fmt.Sprint(m.Get(fd).Int()))
+			} else {
+				asked = append(asked, "all")
+			}
+			mu.Unlock()
+		}
+		return invoker(ctx, method, req, reply, cc, opts...)
+	})
+	send := newForced(t, s, c, fastRetry)
+	st, _ := send.SendText(testCtx(t), "oversize-history")
+	if r := collect(t, st); r.err != nil {
+		t.Fatalf("send: %v", r.err)
+	}
+	cl := newForced(t, s, c, WithRetry(4, time.Millisecond, time.Millisecond), WithGRPCDialOptions(record),
+		withBounds(bounds{response: 1 << 20, event: defaultBounds.event}))
+	f, _ := cl.Follow(testCtx(t), st.TaskID())
+	r := collect(t, f)
+	if r.err != nil || r.out.Text != "ok" {
+		t.Fatalf("follow: %s %q %v; want completed", r.out.State, r.out.Text, r.err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff([]string{"all", "32", "4", "0"}, asked); diff != "" {
+		t.Errorf("GetTask history lengths (-want +got):\n%s", diff)
 	}
 }

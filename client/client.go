@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -12,6 +13,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 
 	"github.com/tfrs/a2a-progress/internal/redirect"
+	"github.com/tfrs/a2a-progress/merge"
 )
 
 // Client calls one A2A agent and turns its progress into [Stream]s. It is
@@ -23,6 +25,31 @@ type Client struct {
 	// callTimeout bounds non-streaming calls: the whole-request Timeout
 	// removed from a caller's http.Client, or 0.
 	callTimeout time.Duration
+	// budget is the byte budget the client's turns share
+	// (WithClientBudget); each turn's own is under it.
+	budget *merge.Budget
+
+	// idle holds the calls that Send opened and no iteration has taken
+	// yet, for Close to release (its size: the streams sent and not yet
+	// iterated, each a connection the caller holds open anyway).
+	mu   sync.Mutex
+	idle map[*sendCall]struct{}
+}
+
+// track adds an idle call to the set Close releases, and returns the
+// function that removes it.
+func (c *Client) track(call *sendCall) (untrack func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.idle == nil {
+		c.idle = make(map[*sendCall]struct{})
+	}
+	c.idle[call] = struct{}{}
+	return func() {
+		c.mu.Lock()
+		delete(c.idle, call)
+		c.mu.Unlock()
+	}
 }
 
 // ErrNoTask is returned by [Client.Dispatch] when the agent answered with
@@ -112,7 +139,7 @@ func Wrap(c *a2aclient.Client, opts ...Option) *Client {
 }
 
 func newClient(ac *a2aclient.Client, cfg config) *Client {
-	return &Client{a2a: ac, cfg: cfg}
+	return &Client{a2a: ac, cfg: cfg, budget: merge.NewBudget(cfg.clientBytes, nil)}
 }
 
 // A2A returns the underlying a2a-go client, for the calls this package
@@ -120,8 +147,19 @@ func newClient(ac *a2aclient.Client, cfg config) *Client {
 func (c *Client) A2A() *a2aclient.Client { return c.a2a }
 
 // Close releases the connections of a client built by [New]; for a client
-// from [Wrap] it does nothing. Streams in flight fail.
+// from [Wrap] it does nothing to the a2a-go client. Streams in flight
+// fail. Either way the calls of streams that [Client.Send] returned and
+// nobody iterated yet are closed: such a stream then ends at once.
 func (c *Client) Close() error {
+	c.mu.Lock()
+	idle := make([]*sendCall, 0, len(c.idle))
+	for call := range c.idle {
+		idle = append(idle, call)
+	}
+	c.mu.Unlock()
+	for _, call := range idle {
+		call.closeIdle()
+	}
 	if !c.owned {
 		return nil
 	}

@@ -101,6 +101,16 @@
 // turn, the stream ends with an [*IncompleteError] that carries the last
 // known state: never a fake success.
 //
+// Retries end whatever the peer does. A resubscription counts as progress
+// only when it brings something the turn did not have — a block, a state
+// not reached before, an output artifact not seen before; a peer that
+// replays its turn on every subscription (back at submitted, then working;
+// its messages under fresh ids) runs out of [WithRetry]'s attempts and the
+// turn ends incomplete with [ErrNoProgress] in its cause. On top of that a
+// turn resubscribes at most [DefaultMaxResubscribes] times in all and
+// [DefaultResubscribesPerMinute] times a minute ([WithResubscribeLimit],
+// [ErrResubscribeLimit]).
+//
 // # Transports and versions
 //
 // [New] reads the agent card (v1.0 and v0.3 formats) and registers
@@ -125,7 +135,8 @@
 // event; [Stream.View] may be called from any goroutine. Breaking out of
 // the iteration, or canceling its context, closes the connection promptly
 // and leaves nothing running; a stream from Send that will not be
-// iterated is released with [Stream.Close].
+// iterated is released with [Stream.Close] — or, dropped without it, when
+// its context ends, at [Client.Close], or when it is garbage collected.
 //
 // # Limits
 //
@@ -145,8 +156,12 @@
 // covers every call, from the request to the end of the answer: a line of
 // a stream (a keep-alive comment too) or 16 KiB of any answer counts as
 // activity, a peer trickling bytes does not. What a turn keeps in memory is
-// bounded by the merge caps ([WithCaps]); what they drop is counted in the
-// view's counters.
+// bounded in bytes: one budget per turn ([WithTurnBudget], 32 MiB) for its
+// merged blocks, tool outputs and artifacts, under one budget shared by
+// the client's turns ([WithClientBudget], 512 MiB); the merge's count caps
+// ([WithCaps]) are a second line. What they drop is counted in the view's
+// counters (droppedByCap) and the outcome's (Truncated); the verdict is
+// never touched.
 //
 // # Credentials
 //

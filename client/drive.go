@@ -7,6 +7,7 @@ import (
 	"iter"
 	"log/slog"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -82,10 +83,21 @@ func (s *Stream) resume(cause error, emit emitFunc) error {
 			attempt++
 			s.attempts++
 			if attempt > cfg.maxAttempts {
-				return s.lastResort(cause, emit)
+				if attempt == 1 {
+					return s.lastResort(cause, emit) // no resubscription allowed
+				}
+				return s.lastResort(fmt.Errorf("%w in %d resubscription(s) in a row (a replay of what the turn has is not progress); last cut: %w",
+					ErrNoProgress, attempt-1, cause), emit)
 			}
 			if err := s.reconnect(attempt, cause, emit); err != nil {
 				return err
+			}
+			// Every resubscription counts against the turn's bounds,
+			// whatever the peer brought.
+			if done, err := s.rateResubscribe(cause); done {
+				return err
+			} else if err != nil {
+				return s.lastResort(err, emit)
 			}
 		}
 		gainedBefore := s.gained
@@ -114,6 +126,29 @@ func (s *Stream) resume(cause error, emit emitFunc) error {
 	}
 }
 
+// rateResubscribe holds a resubscription to the turn's bounds
+// (WithResubscribeLimit): it waits while the last minute already saw
+// the per-minute number, and refuses one past the per-turn number.
+//
+// A done result ends the stream with err (its context ended); a non-nil
+// err alone is the refusal, for lastResort.
+//
+//go:noinline
+func (s *Stream) rateResubscribe(cause error) (done bool, err error) {
+	cfg := &s.c.cfg
+	d, ok := s.resub.wait(time.Now(), cfg.maxResubscribes, cfg.resubscribesPerMinute)
+	if !ok {
+		return false, fmt.Errorf("%w: %d resubscriptions this turn; last cut: %w", ErrResubscribeLimit, s.resub.total, cause)
+	}
+	if d > 0 {
+		if err := s.sleep(d); err != nil {
+			return true, err
+		}
+	}
+	s.resub.record(time.Now(), cfg.resubscribesPerMinute)
+	return false, nil
+}
+
 // The functions below are resume's cold paths, kept out of its frame: a
 // Follow's goroutine spends its life blocked under resume, and what resume
 // keeps in its frame (an Update for emit, slog attributes) is held on the
@@ -136,7 +171,7 @@ func (s *Stream) reconnect(attempt int, cause error, emit emitFunc) error {
 	cfg := &s.c.cfg
 	cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a stream cut, resubscribing",
 		slog.String("task", string(s.TaskID())), slog.String("state", s.state.String()),
-		slog.Int("attempt", attempt), slog.String("cause", cause.Error()))
+		slog.Int("attempt", attempt), slog.String("cause", logText(cause)))
 	if !emit(Update{Type: UpdateReconnect, TaskID: s.TaskID(), ContextID: s.contextID, Timestamp: time.Now(),
 		State: s.state, Attempt: attempt, Err: cause}) {
 		return errStopped
@@ -158,7 +193,7 @@ func (s *Stream) refusedSubscription(emit emitFunc) (done bool, final error) {
 	}
 	if gerr != nil {
 		s.c.cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a GetTask after a refused subscription failed",
-			slog.String("task", string(s.TaskID())), slog.String("error", gerr.Error()))
+			slog.String("task", string(s.TaskID())), slog.String("error", logText(gerr)))
 	}
 	return false, nil
 }
@@ -204,7 +239,19 @@ func (s *Stream) getTask() (*a2a.Task, error) {
 	defer cancel()
 	ctx, slot := withStatus(ctx)
 	task, err := s.c.a2a.GetTask(ctx, &a2a.GetTaskRequest{ID: s.TaskID(), HistoryLength: hl, Tenant: s.c.cfg.tenant})
-	return task, taskCallErr(s.history.observe(idleCause(ctx, err)), slot)
+	return task, taskCallErr(s.history.observe(grpcTooLarge(idleCause(ctx, err))), slot)
+}
+
+// grpcTooLarge makes gRPC's refusal of an oversize answer match
+// ErrResponseTooLarge, as the HTTP transports' does, so that GetTask
+// shrinks its history on gRPC too. a2a-go turns the gRPC status into an
+// a2a error and keeps only its message, which gRPC words "grpc: received
+// message larger than max (N vs. M)" for the receiving side's bound.
+func grpcTooLarge(err error) error {
+	if err == nil || errors.Is(err, ErrResponseTooLarge) || !strings.Contains(err.Error(), "received message larger than max") {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrResponseTooLarge, err)
 }
 
 // attempt pulls one event stream until it settles the turn, ends, fails,
@@ -273,7 +320,7 @@ func (s *Stream) poll(emit emitFunc) error {
 				return &IncompleteError{TaskID: s.TaskID(), State: s.state, Attempts: s.attempts, Err: err}
 			}
 			cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a poll failed, retrying",
-				slog.String("task", string(s.TaskID())), slog.Int("attempt", fails), slog.String("error", err.Error()))
+				slog.String("task", string(s.TaskID())), slog.Int("attempt", fails), slog.String("error", logText(err)))
 			if !emit(Update{Type: UpdateReconnect, TaskID: s.TaskID(), ContextID: s.contextID, Timestamp: time.Now(),
 				State: s.state, Attempt: fails, Err: err}) {
 				return errStopped

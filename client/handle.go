@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -47,7 +48,9 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 	base := Update{TaskID: s.taskID, ContextID: s.contextID, Timestamp: statusTime(ev), State: obs.State, Event: ev}
 
 	if obs.State != prev {
-		s.gained++
+		if s.news.state(obs.State) {
+			s.gained++
+		}
 		if !obs.Settled {
 			u := base
 			u.Type = UpdateState
@@ -76,7 +79,9 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 		}
 	case *a2a.TaskArtifactUpdateEvent:
 		if !obs.Progress {
-			s.gained++
+			if s.news.artifact(e) {
+				s.gained++
+			}
 			u := base
 			u.Type = UpdateArtifact
 			if !emit(u) {
@@ -140,8 +145,11 @@ func (s *Stream) progress(base Update, r envelope.Reading, backfill bool, emit e
 	s.mu.Lock()
 	ch := s.turnLocked().ApplyAt(r, base.Timestamp)
 	s.mu.Unlock()
-	if ch.Result == merge.Applied || ch.Result == merge.DroppedCap {
+	if s.news.reading(r, ch) {
 		s.gained++
+	}
+	if ch.Result == merge.DroppedCap && !s.capSaid {
+		s.sayCap(ch.Cap)
 	}
 	if backfill && ch.Result == merge.Duplicate {
 		return true
@@ -152,6 +160,20 @@ func (s *Stream) progress(base Update, r envelope.Reading, backfill bool, emit e
 	u.Change = ch
 	u.Backfill = backfill
 	return emit(u)
+}
+
+// sayCap logs (at info level: a caller that shows it, like a2a-tail,
+// words its own notice), once per turn, that a cap started dropping
+// blocks: which one; the view's counters (DroppedByCap) say how many in
+// the end.
+//
+//go:noinline
+func (s *Stream) sayCap(c merge.Cap) {
+	s.capSaid = true
+	b := s.caps.Budget
+	s.c.cfg.logger.LogAttrs(s.ctx, slog.LevelInfo, "a2a turn cap reached: newer blocks are dropped and counted (droppedByCap)",
+		slog.String("task", string(s.TaskID())), slog.String("cap", string(c)),
+		slog.Int64("budgetUsed", b.Used()), slog.Int64("budgetLimit", b.Limit()))
 }
 
 // backfill scans a Task — a resubscription's snapshot, a GetTask result —

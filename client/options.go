@@ -29,6 +29,16 @@ const (
 	DefaultBaseBackoff = 100 * time.Millisecond
 	// DefaultMaxBackoff caps the wait between resume attempts.
 	DefaultMaxBackoff = 5 * time.Second
+	// DefaultMaxResubscribes bounds the resubscriptions of one turn in
+	// all, news or not (see [WithResubscribeLimit]).
+	DefaultMaxResubscribes = 1000
+	// DefaultResubscribesPerMinute bounds the resubscriptions of one turn
+	// within any minute: one past it waits (see [WithResubscribeLimit]).
+	DefaultResubscribesPerMinute = 30
+	// DefaultClientBudget is the byte budget shared by the turns of one
+	// [Client] (see [WithClientBudget]): 512 MiB, sixteen turns at their
+	// full default budget (merge.DefaultMaxTurnBytes).
+	DefaultClientBudget = 512 << 20
 	// DefaultCardTimeout bounds the agent card request of [New].
 	DefaultCardTimeout = 30 * time.Second
 )
@@ -59,10 +69,16 @@ type config struct {
 	factoryOpts   []a2aclient.FactoryOption
 	allowedHosts  []string // WithAllowedHosts
 	bounds        bounds   // what a peer's answer may cost (limits.go)
+
+	// What a turn may keep and how often it may resubscribe.
+	turnBytes             int64 // WithTurnBudget; 0: the caps' MaxTurnBytes
+	clientBytes           int64 // WithClientBudget
+	maxResubscribes       int   // WithResubscribeLimit
+	resubscribesPerMinute int
 }
 
 func defaultConfig() config {
-	return config{
+	c := config{
 		idle:        DefaultIdleTimeout,
 		bounds:      defaultBounds,
 		maxAttempts: DefaultMaxAttempts,
@@ -71,6 +87,9 @@ func defaultConfig() config {
 		logger:      slog.New(slog.DiscardHandler),
 		noFast:      fastPathOff(),
 	}
+	c.clientBytes = DefaultClientBudget
+	c.maxResubscribes, c.resubscribesPerMinute = DefaultMaxResubscribes, DefaultResubscribesPerMinute
+	return c
 }
 
 // WithTransport forces one transport (JSON-RPC, HTTP+JSON or gRPC): [New]
@@ -170,6 +189,37 @@ func WithCaps(caps merge.Caps) Option {
 	return func(c *config) { c.caps, c.capsSet = caps, true }
 }
 
+// WithTurnBudget sets the byte budget of each turn (default
+// merge.DefaultMaxTurnBytes, 32 MiB; it overrides the MaxTurnBytes of
+// [WithCaps]): one accounting of everything a [Stream] keeps of its turn —
+// the merge's block texts, tool outputs and out-of-order blocks, the
+// blocks a resubscription's snapshot or a GetTask's history backfills, and
+// the output artifacts the verdict will carry. Past it the newest is
+// dropped and counted: a block in Counters.DroppedByCap (its Change names
+// merge.CapBytes), an artifact part in the tracker's counters, with
+// Outcome.Truncated set. The verdict is never affected. n ≤ 0 keeps the
+// default.
+func WithTurnBudget(n int64) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.turnBytes = n
+		}
+	}
+}
+
+// WithClientBudget sets the byte budget shared by every turn of the
+// client (default [DefaultClientBudget]): each turn's charges count
+// against its own budget ([WithTurnBudget]) and this one, so that many
+// concurrent turns together stay under it. A turn gives its charge back
+// when its [Stream] is garbage collected. n ≤ 0 keeps the default.
+func WithClientBudget(n int64) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.clientBytes = n
+		}
+	}
+}
+
 // WithIdleTimeout sets how long a stream may stay silent before it is
 // treated as cut (default [DefaultIdleTimeout]). On the HTTP transports
 // built by [New] any byte counts, SSE keep-alive comments included; on gRPC
@@ -182,7 +232,10 @@ func WithIdleTimeout(d time.Duration) Option {
 // subscriptions (each followed, when refused, by a GetTask), waiting
 // baseBackoff before the first and doubling up to maxBackoff, with jitter.
 // An attempt that brings news — a block, a state or an output artifact the
-// turn did not have, not a replay of what it has — resets the count. maxAttempts 0 means
+// turn did not have, not a replay of what it has (a state reached again, a
+// message repeated under a fresh id) — resets the count; a turn that
+// runs out of attempts ends incomplete with [ErrNoProgress] in its cause.
+// [WithResubscribeLimit] bounds the total. maxAttempts 0 means
 // no resubscription: a cut is resolved by one GetTask or ends incomplete.
 // A negative maxAttempts, and durations ≤ 0, keep the defaults.
 func WithRetry(maxAttempts int, baseBackoff, maxBackoff time.Duration) Option {
@@ -195,6 +248,25 @@ func WithRetry(maxAttempts int, baseBackoff, maxBackoff time.Duration) Option {
 		}
 		if maxBackoff > 0 {
 			c.maxBackoff = maxBackoff
+		}
+	}
+}
+
+// WithResubscribeLimit bounds the resubscriptions of one turn whatever
+// the peer sends, on top of [WithRetry] (which counts attempts in a row
+// without news): at most perTurn in all (default
+// [DefaultMaxResubscribes]), and at most perMinute within any minute
+// (default [DefaultResubscribesPerMinute]; one past it waits until the
+// oldest of the minute ages out). A turn past perTurn is resolved by one
+// GetTask, then ends incomplete with [ErrResubscribeLimit] in its cause.
+// Values ≤ 0 keep the defaults.
+func WithResubscribeLimit(perTurn, perMinute int) Option {
+	return func(c *config) {
+		if perTurn > 0 {
+			c.maxResubscribes = perTurn
+		}
+		if perMinute > 0 {
+			c.resubscribesPerMinute = perMinute
 		}
 	}
 }

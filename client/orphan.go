@@ -29,7 +29,7 @@ func (s *Stream) orphan(cause error, emit emitFunc) error {
 	task, err := s.findOrphan(m)
 	if err != nil {
 		s.c.cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a send cut before its first event; its task was not found",
-			slog.String("message", m.ID), slog.String("context", m.ContextID), slog.String("error", err.Error()))
+			slog.String("message", m.ID), slog.String("context", m.ContextID), slog.String("error", logText(err)))
 		return &IncompleteError{MessageID: m.ID, ContextID: m.ContextID, Err: cause, lookup: err}
 	}
 	s.mu.Lock()

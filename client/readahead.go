@@ -2,7 +2,10 @@ package client
 
 import (
 	"context"
+	"errors"
 	"iter"
+	"runtime"
+	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
@@ -11,6 +14,12 @@ import (
 // pulled up to its first event, so that the task id is known when Send
 // returns. The iteration takes it over: its first attempt goes on with the
 // same call, from the same event — the message is still sent once.
+//
+// Until the iteration takes it, the call is idle, and released — its
+// connection closed, its pulled iterator's goroutine ended — by whichever
+// comes first: [Stream.Close], the end of the stream's context,
+// [Client.Close], or the garbage collection of a Stream dropped without
+// either. So the call references nothing of its Stream.
 type sendCall struct {
 	w      *watchdog
 	cancel context.CancelFunc
@@ -21,6 +30,14 @@ type sendCall struct {
 	first    a2a.Event
 	firstErr error
 	ok       bool
+
+	// mu guards taken and closed: the idle releases race with the take.
+	mu     sync.Mutex
+	taken  bool
+	closed bool
+	// unhook undoes what watches the idle call (the context's AfterFunc,
+	// the client's set of idle calls).
+	unhook func()
 }
 
 // readAhead opens the send call and pulls its first event. The first
@@ -34,7 +51,14 @@ func (s *Stream) readAhead() {
 	// From here until the caller iterates, the wait is the caller's, not
 	// the peer's silence.
 	w.pause()
-	s.call = &sendCall{w: w, cancel: cancel, next: next, stop: stop, first: ev, firstErr: err, ok: ok}
+	call := &sendCall{w: w, cancel: cancel, next: next, stop: stop, first: ev, firstErr: err, ok: ok}
+	s.call = call
+	// The idle call's releases: none of them references s, so that a
+	// dropped Stream can be collected (and its cleanup release the call).
+	untrack := s.c.track(call)
+	stopAfter := context.AfterFunc(s.ctx, call.closeIdle)
+	call.unhook = func() { stopAfter(); untrack() }
+	runtime.AddCleanup(s, (*sendCall).closeIdle, call)
 	if ok && err == nil {
 		if id := ev.TaskInfo().TaskID; id != "" {
 			s.mu.Lock()
@@ -50,6 +74,14 @@ func (s *Stream) readAhead() {
 // from its first event on.
 func (s *Stream) sendAttempt(emit emitFunc) attemptResult {
 	call := s.takeCall()
+	if call == nil {
+		// Released while idle: the context ended, or the client closed.
+		final := errClientClosed
+		if s.ctx.Err() != nil {
+			final = s.ctxErr()
+		}
+		return attemptResult{done: true, final: final}
+	}
 	defer call.close()
 	call.w.resume()
 	return s.pull(call.events(), call.w, emit)
@@ -57,12 +89,41 @@ func (s *Stream) sendAttempt(emit emitFunc) attemptResult {
 
 // takeCall hands the open call over to its one user: the iteration or
 // [Stream.Close].
+// It returns nil when there is none, or when an idle release closed it.
 func (s *Stream) takeCall() *sendCall {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	call := s.call
 	s.call = nil
+	s.mu.Unlock()
+	if call == nil || !call.take() {
+		return nil
+	}
 	return call
+}
+
+// take makes the call its taker's, unless an idle release closed it.
+func (c *sendCall) take() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	c.taken = true
+	return true
+}
+
+// closeIdle releases the call unless it was taken: the taker closes it
+// (it may be pulling, and a pulled iterator must not be stopped from
+// another goroutine meanwhile).
+func (c *sendCall) closeIdle() {
+	c.mu.Lock()
+	if c.taken || c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	c.mu.Unlock()
+	c.release()
 }
 
 // events replays the pulled first event, then pulls the rest.
@@ -84,9 +145,21 @@ func (c *sendCall) close() {
 	if c == nil {
 		return
 	}
+	c.release()
+}
+
+// release ends the call: the pulled iterator returns, which closes the
+// connection, the watchdog stops, and nothing watches the call any more.
+func (c *sendCall) release() {
 	c.stop()
 	c.cancel()
+	if c.unhook != nil {
+		c.unhook()
+	}
 }
+
+// errClientClosed ends a stream whose idle call [Client.Close] released.
+var errClientClosed = errors.New("client: closed before the stream was iterated")
 
 // Close releases a stream that will not be iterated to its end. A stream
 // from [Client.Send] holds its call open from Send on, waiting for the

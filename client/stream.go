@@ -1,9 +1,11 @@
 package client
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"iter"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -170,10 +172,16 @@ type Stream struct {
 	state    a2a.TaskState // last state, canonical
 	settled  bool
 	attempts int
-	// gained counts what the peer brought that the turn did not have: a
-	// block the merge took (applied, or refused by a cap), a new state, an
-	// output artifact. A resume attempt that moves it starts a fresh count.
+	// gained counts what the peer brought that the turn did not have (see
+	// news): a block, a state the turn had not reached, an output
+	// artifact not seen before. A resume attempt that moves it starts a
+	// fresh count.
 	gained int
+	news   news
+	// resub bounds the resubscriptions of the turn in all and per minute.
+	resub resubscribes
+	// capSaid: the once-per-turn log line that a cap drops blocks is out.
+	capSaid bool
 	// history shrinks what GetTask asks for after an oversize answer.
 	history historyBound
 	used    atomic.Bool
@@ -188,13 +196,30 @@ func (c *Client) newStream(ctx context.Context, m mode, taskID a2a.TaskID, req *
 	if c.cfg.capsSet {
 		s.caps = c.cfg.caps
 	}
+	// One byte budget for everything the turn keeps — the merge and the
+	// artifacts — under the client's: given back when the stream is
+	// collected (the budget does not reference the stream).
+	if s.caps.Budget == nil {
+		perTurn := s.caps.MaxTurnBytes
+		if c.cfg.turnBytes > 0 || perTurn <= 0 {
+			perTurn = cmp.Or(c.cfg.turnBytes, merge.DefaultMaxTurnBytes)
+		}
+		s.caps.Budget = merge.NewBudget(perTurn, c.budget)
+		runtime.AddCleanup(s, (*merge.Budget).ReleaseAll, s.caps.Budget)
+	}
 	// The one place where an artifact update is classified: the tracker
 	// asks for every update and every snapshot artifact, keeps those that
 	// are progress out of the outcome and hands them back in the
 	// Observation (handle merges them).
-	s.tracker = terminal.NewTracker(terminal.WithProgressArtifact(c.cfg.artifactHook()))
+	s.tracker = terminal.NewTracker(terminal.WithProgressArtifact(c.cfg.artifactHook()),
+		terminal.WithLimits(terminal.Limits{Budget: s.caps.Budget}))
 	return s
 }
+
+// Budget returns the byte budget of the stream's turn (see
+// [WithTurnBudget]): what its merge and its artifacts hold now, and its
+// limit.
+func (s *Stream) Budget() *merge.Budget { return s.caps.Budget }
 
 // TaskID returns the task of the stream: the one followed or polled, or
 // for [Client.Send] the one the first event named — known when Send

@@ -6,17 +6,35 @@ import "math"
 // hostile or buggy peer sends. A zero field means its default
 // ([DefaultCaps]); a negative field too.
 //
-// Every cap is counted when it bites: a block refused by MaxBlocks or
-// MaxStreamKeys (or by [MaxIdentBytes]) adds one to Counters.DroppedByCap;
+// The first bound is in bytes: MaxTurnBytes, one budget for everything the
+// turn keeps — block texts, tool names and ids, tool outputs, out-of-order
+// blocks, each block's bookkeeping ([BlockOverhead]) — charged before a
+// block is kept and given back when the output window evicts a chunk. A
+// block that does not fit is dropped: past the budget the newest blocks
+// go, and the view no longer is independent of arrival order (within it,
+// it is). The counts (MaxBlocks, MaxStreamKeys) are a second line, far
+// above what the budget lets a real turn reach.
+//
+// Every cap is counted when it bites: a block refused by the budget,
+// MaxBlocks or MaxStreamKeys (or by [MaxIdentBytes]) adds one to
+// Counters.DroppedByCap, and its Change names the cap ([Change].Cap);
 // output cut by MaxOutputBytes shows in ToolCall.Truncated; text cut by
 // MaxTextBytes shows in Block.Truncated.
 //
-// A turn holds at most about MaxBlocks × (MaxTextBytes + 3 × MaxIdentBytes +
-// 200 B) + MaxStreamKeys × (MaxOutputBytes + 64 KiB) (64 KiB: the hard
-// chunk limit, by which the output window may overshoot before its cut).
-// With the defaults that is roughly 110 MiB + 80 MiB in the worst case;
-// a real turn of 10000 blocks holds about 1.3 MiB (BenchmarkApply1M).
+// So a turn holds about MaxTurnBytes at most (a charge is taken before
+// its block is kept: it never overshoots), plus Go's own allocation
+// overhead; a real turn of 10000 blocks holds about 1.3 MiB
+// (BenchmarkApply1M).
 type Caps struct {
+	// MaxTurnBytes is the turn's budget in bytes (default
+	// [DefaultMaxTurnBytes], 32 MiB). Ignored when Budget is set.
+	MaxTurnBytes int64
+	// Budget, when set, is charged instead of a budget of MaxTurnBytes of
+	// the turn's own: a caller shares one budget between a turn and what
+	// it keeps beside it (the client charges a turn's artifacts to the
+	// same budget) or bounds many turns together. Every turn given these
+	// Caps charges the same Budget.
+	Budget *Budget
 	// MaxBlocks caps the blocks applied per turn, of every kind, envelopes
 	// and fallbacks alike (default 10000). The identity set used to detect
 	// duplicates holds exactly the applied blocks, so it is bounded by this
@@ -25,7 +43,9 @@ type Caps struct {
 	MaxBlocks int
 	// MaxStreamKeys caps the stream keys per turn that hold tool state:
 	// keys with a tool_call or tool_output_append block, or a done/aborted
-	// block (default 256). A block that would add one more is dropped.
+	// block (default 10000, as many as blocks: a coding agent's turn may
+	// have thousands of tool calls; the byte budget bounds their output).
+	// A block that would add one more is dropped.
 	MaxStreamKeys int
 	// MaxOutputBytes caps the output retained per tool call (default
 	// 256 KiB). The newest bytes are kept; ToolCall.Truncated counts the
@@ -46,14 +66,19 @@ const MaxIdentBytes = identCap
 // The default caps.
 const (
 	DefaultMaxBlocks      = 10000
-	DefaultMaxStreamKeys  = 256
+	DefaultMaxStreamKeys  = 10000
 	DefaultMaxOutputBytes = 256 << 10
 	DefaultMaxTextBytes   = 8 << 10
+	// DefaultMaxTurnBytes is the default byte budget of a turn: 32 MiB,
+	// 25 000 times a real turn of a thousand blocks, an eighth of what
+	// 128 tool calls with full output windows would hold.
+	DefaultMaxTurnBytes = 32 << 20
 )
 
 // DefaultCaps returns the default caps.
 func DefaultCaps() Caps {
 	return Caps{
+		MaxTurnBytes:   DefaultMaxTurnBytes,
 		MaxBlocks:      DefaultMaxBlocks,
 		MaxStreamKeys:  DefaultMaxStreamKeys,
 		MaxOutputBytes: DefaultMaxOutputBytes,
@@ -64,6 +89,9 @@ func DefaultCaps() Caps {
 // withDefaults replaces zero and negative fields by their defaults.
 func (c Caps) withDefaults() Caps {
 	d := DefaultCaps()
+	if c.MaxTurnBytes <= 0 {
+		c.MaxTurnBytes = d.MaxTurnBytes
+	}
 	if c.MaxBlocks <= 0 {
 		c.MaxBlocks = d.MaxBlocks
 	}

@@ -13,12 +13,12 @@ import (
 )
 
 func TestCapsDefaults(t *testing.T) {
-	for _, caps := range []Caps{{}, {MaxBlocks: -1, MaxStreamKeys: -1, MaxOutputBytes: -1, MaxTextBytes: -1}} {
+	for _, caps := range []Caps{{}, {MaxTurnBytes: -1, MaxBlocks: -1, MaxStreamKeys: -1, MaxOutputBytes: -1, MaxTextBytes: -1}} {
 		if d := cmp.Diff(DefaultCaps(), caps.withDefaults()); d != "" {
 			t.Errorf("%+v.withDefaults() (-want +got):\n%s", caps, d)
 		}
 	}
-	if d := cmp.Diff(Caps{MaxBlocks: 5, MaxStreamKeys: 256, MaxOutputBytes: 262144, MaxTextBytes: 8192}, (Caps{MaxBlocks: 5}).withDefaults()); d != "" {
+	if d := cmp.Diff(Caps{MaxTurnBytes: 32 << 20, MaxBlocks: 5, MaxStreamKeys: 10000, MaxOutputBytes: 262144, MaxTextBytes: 8192}, (Caps{MaxBlocks: 5}).withDefaults()); d != "" {
 		t.Errorf("one field set (-want +got):\n%s", d)
 	}
 }

@@ -61,6 +61,27 @@ type core struct {
 	// parents holds Block.Parent of the applied envelopes that have one
 	// (nest.go), so that a turn without nesting pays nothing for it.
 	parents map[seqKey]string
+
+	// budget is charged for what the turn keeps (Caps.MaxTurnBytes, or
+	// the shared Caps.Budget); charged is this turn's part of it, which
+	// a Receiver gives back when it evicts the turn.
+	budget  *Budget
+	charged int64
+}
+
+// reserve charges n bytes to the turn's budget; false when they do not fit.
+func (c *core) reserve(n int64) bool {
+	if !c.budget.Reserve(n) {
+		return false
+	}
+	c.charged += n
+	return true
+}
+
+// release gives n bytes of the turn's charge back.
+func (c *core) release(n int64) {
+	c.budget.Release(n)
+	c.charged -= n
 }
 
 // seqKey is an envelope's identity (seq, streamKey).
@@ -135,10 +156,16 @@ func placedRef(i int) int32 { return ^int32(i) }
 func (c *core) placedAt(ref int32) *Block { return &c.placed[^ref] }
 
 func newCore(task, turn string, caps Caps) core {
+	caps = caps.withDefaults()
+	budget := caps.Budget
+	if budget == nil {
+		budget = NewBudget(caps.MaxTurnBytes, nil)
+	}
 	return core{
 		task:   task,
 		turn:   turn,
-		caps:   caps.withDefaults(),
+		caps:   caps,
+		budget: budget,
 		others: make(map[seqKey]int32),
 		byID:   make(map[string]int32),
 		byKey:  make(map[string]int32),
@@ -169,15 +196,22 @@ func (c *core) apply(b *Block, place bool) Change {
 			return c.duplicate(r.same(b) && c.parentOf(r) == b.Parent)
 		}
 	}
-	if c.envelopes.n+len(c.placed) >= c.caps.MaxBlocks || b.identTooLong() {
-		c.counters.DroppedByCap++
-		return Change{Result: DroppedCap}
+	if c.envelopes.n+len(c.placed) >= c.caps.MaxBlocks {
+		return c.dropped(CapBlocks)
+	}
+	if b.identTooLong() {
+		return c.dropped(CapIdent)
+	}
+	cost := b.cost()
+	if !c.reserve(cost) {
+		return c.dropped(CapBytes)
 	}
 	var st *stream
 	if b.touchesTool() {
-		if st = c.stream(b.ToolKey(), b.Source == SourceProjection); st == nil {
-			c.counters.DroppedByCap++
-			return Change{Result: DroppedCap}
+		var refused Cap
+		if st, refused = c.stream(b.ToolKey(), b.Source == SourceProjection); st == nil {
+			c.release(cost)
+			return c.dropped(refused)
 		}
 	}
 
@@ -255,6 +289,12 @@ func (c *core) apply(b *Block, place bool) Change {
 		}
 	}
 	return ch
+}
+
+// dropped counts a block refused by cap.
+func (c *core) dropped(cap Cap) Change {
+	c.counters.DroppedByCap++
+	return Change{Result: DroppedCap, Cap: cap}
 }
 
 // lookup returns the applied envelope (seq, key), or nil.
@@ -357,14 +397,14 @@ func (c *core) compareRefs(i, j int32) int {
 
 // stream returns the tool state of key — in the projections' key space
 // when proj is true — creating it unless that would go over
-// Caps.MaxStreamKeys (then nil).
-func (c *core) stream(key string, proj bool) *stream {
+// Caps.MaxStreamKeys or the budget (then nil, and the cap that refused).
+func (c *core) stream(key string, proj bool) (*stream, Cap) {
 	if proj {
 		if i, ok := c.byProjectionKey[key]; ok {
-			return c.streams[i]
+			return c.streams[i], ""
 		}
-		if len(c.streams) >= c.caps.MaxStreamKeys {
-			return nil
+		if refused := c.newStream(key); refused != "" {
+			return nil, refused
 		}
 		if c.byProjectionKey == nil {
 			c.byProjectionKey = make(map[string]int32)
@@ -372,22 +412,33 @@ func (c *core) stream(key string, proj bool) *stream {
 		st := &stream{key: key, proj: true}
 		c.byProjectionKey[key] = int32(len(c.streams))
 		c.streams = append(c.streams, st)
-		return st
+		return st, ""
 	}
 	if c.lastStream != nil && c.lastStream.key == key {
-		return c.lastStream
+		return c.lastStream, ""
 	}
 	if i, ok := c.byKey[key]; ok {
 		c.lastStream = c.streams[i]
-		return c.lastStream
+		return c.lastStream, ""
 	}
-	if len(c.streams) >= c.caps.MaxStreamKeys {
-		return nil
+	if refused := c.newStream(key); refused != "" {
+		return nil, refused
 	}
 	st := &stream{key: key}
 	c.byKey[key] = int32(len(c.streams))
 	c.streams = append(c.streams, st)
-	return st
+	return st, ""
+}
+
+// newStream checks that one more stream of key fits, and charges it.
+func (c *core) newStream(key string) Cap {
+	if len(c.streams) >= c.caps.MaxStreamKeys {
+		return CapStreamKeys
+	}
+	if !c.reserve(streamOverhead + int64(len(key))) {
+		return CapBytes
+	}
+	return ""
 }
 
 // view builds the snapshot. It sorts the internal indexes in place if an

@@ -80,12 +80,18 @@
 // # Bounds
 //
 // A peer may be hostile or broken, so memory is bounded whatever it sends
-// ([Caps]): blocks per turn (which also bounds the identity set), stream
-// keys holding tool state, output bytes per tool call (the newest are kept;
+// ([Caps]). First in bytes: a turn's [Budget] (Caps.MaxTurnBytes, 32 MiB,
+// or one shared through Caps.Budget) is charged for every block the turn
+// keeps and given back when a tool call's output window drops a chunk's
+// text; past it the newest blocks are refused. Then in counts and sizes:
+// blocks per turn (which also bounds the identity set), stream keys
+// holding tool state, output bytes per tool call (the newest are kept;
 // ToolCall.Truncated counts the rest), text bytes per block, identifier
-// length, turns per Receiver ([MaxReceiverTurns]). A cap refuses or cuts, and counts what it did. Within the block
-// and stream-key caps the view stays independent of arrival order; the
-// output cap too, since it keeps the newest chunks by seq.
+// length, turns per Receiver ([MaxReceiverTurns]). A cap refuses or cuts,
+// and counts what it did; a refused block's Change names the cap
+// ([Change].Cap). Within the budget and the block and stream-key caps the
+// view stays independent of arrival order; the output cap too, since it
+// keeps the newest chunks by seq.
 //
 // # Ops, results and receivers
 //

@@ -133,6 +133,7 @@ func (r *Receiver) turn(id string) *recvTurn {
 		old := r.turns[0]
 		r.turns = slices.Delete(r.turns, 0, 1)
 		delete(r.byID, old.turn)
+		old.release(old.charged) // a shared budget (Caps.Budget) gets the turn's bytes back
 		r.remember(old.turn)
 	}
 	t := &recvTurn{core: newCore(r.task, id, r.caps)}

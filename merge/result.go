@@ -62,4 +62,21 @@ type Change struct {
 	// ToolStatusChanged is true when the block made Tool appear or changed
 	// its Status.
 	ToolStatusChanged bool
+	// Cap names the cap that refused the block when Result is DroppedCap.
+	Cap Cap
 }
+
+// Cap names one of the caps of [Caps].
+type Cap string
+
+// The caps that may refuse a block.
+const (
+	// CapBlocks: Caps.MaxBlocks.
+	CapBlocks Cap = "blocks"
+	// CapStreamKeys: Caps.MaxStreamKeys.
+	CapStreamKeys Cap = "streamKeys"
+	// CapIdent: an identifier over MaxIdentBytes.
+	CapIdent Cap = "ident"
+	// CapBytes: the turn's byte budget (Caps.MaxTurnBytes, Caps.Budget).
+	CapBytes Cap = "bytes"
+)

@@ -183,6 +183,7 @@ func (st *stream) evict(c *core) {
 		st.retained -= int64(top.n)
 		st.evicted += int64(top.n)
 		top.payload = st.stubOf(top.payload.(envelope.ToolOutputAppend))
+		c.release(int64(top.n)) // the text is gone; the names stay in the shared stub
 	}
 }
 

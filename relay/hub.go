@@ -14,6 +14,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/terminal"
 )
 
 // A Follower starts a Stream that follows a task: [client.Client] is one.
@@ -363,7 +364,7 @@ func (h *Handler) startFollowLocked(t *task) {
 		settled := t.settled
 		t.mu.Unlock()
 		if err != nil && !errors.Is(err, context.Canceled) {
-			h.cfg.logger.Info("relay: follow ended", "task", t.id, "err", err)
+			h.cfg.logger.Info("relay: follow ended", "task", t.id, "err", terminal.Cut(err.Error(), terminal.MaxMessageBytes)) // a peer's words: cut
 		}
 		if t.follow != nil {
 			t.follow = nil

@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tfrs/a2a-progress/merge"
 )
 
 // Limits bound the memory a [Tracker] spends on assembled artifacts, so
@@ -26,6 +28,11 @@ type Limits struct {
 	// metadata values) and of their own id, name, description, extensions
 	// and metadata. Default [DefaultMaxBytes].
 	MaxBytes int
+	// Budget, when set, is charged the same bytes as MaxBytes counts: a
+	// turn's one byte budget, shared with its merge (merge.Caps.Budget),
+	// so that artifacts and progress together stay under it. What does
+	// not fit is dropped and counted like what is over MaxBytes.
+	Budget *merge.Budget
 }
 
 // Default limits.
@@ -77,7 +84,18 @@ type applyResult struct {
 }
 
 func (s *artifactSet) reset() {
+	s.limits.Budget.Release(int64(s.bytes))
 	s.list, s.index, s.parts, s.bytes, s.full = nil, nil, 0, 0, false
+}
+
+// charge takes delta bytes (given back when negative) from the budget, if
+// any, and reports whether they fitted.
+func (s *artifactSet) charge(delta int) bool {
+	if delta < 0 {
+		s.limits.Budget.Release(int64(-delta))
+		return true
+	}
+	return s.limits.Budget.Reserve(int64(delta))
 }
 
 // apply folds one artifact update in, as a2a-go's own task store does:
@@ -112,7 +130,7 @@ func (s *artifactSet) apply(ev *a2a.TaskArtifactUpdateEvent) applyResult {
 				break
 			}
 		}
-		if s.bytes+delta > s.limits.MaxBytes {
+		if s.bytes+delta > s.limits.MaxBytes || !s.charge(delta) {
 			s.full = true
 			r.droppedMetadata = true
 		} else {
@@ -148,7 +166,7 @@ func (s *artifactSet) put(ev *a2a.TaskArtifactUpdateEvent, i int, known bool) ap
 	}
 	room := s.limits.MaxBytes - (s.bytes - old.bytes)
 	h := headerSize(in, room)
-	if h > room {
+	if h > room || !s.charge(h-old.bytes) {
 		s.full = true
 		r.droppedArtifact = true
 		return r
@@ -203,7 +221,7 @@ func (s *artifactSet) add(sl *slot, parts []*a2a.Part) (dropped int) {
 			continue
 		}
 		n := partSize(p, s.limits.MaxBytes-s.bytes)
-		if s.bytes+n > s.limits.MaxBytes {
+		if s.bytes+n > s.limits.MaxBytes || !s.charge(n) {
 			s.full = true
 			dropped++
 			continue

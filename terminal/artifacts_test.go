@@ -224,9 +224,9 @@ func TestLimitsDefaults(t *testing.T) {
 		in   Limits
 		want Limits
 	}{
-		{"zero", Limits{}, Limits{DefaultMaxArtifacts, DefaultMaxParts, DefaultMaxBytes}},
-		{"negative", Limits{-1, -1, -1}, Limits{DefaultMaxArtifacts, DefaultMaxParts, DefaultMaxBytes}},
-		{"set", Limits{1, 2, 3}, Limits{1, 2, 3}},
+		{"zero", Limits{}, Limits{DefaultMaxArtifacts, DefaultMaxParts, DefaultMaxBytes, nil}},
+		{"negative", Limits{-1, -1, -1, nil}, Limits{DefaultMaxArtifacts, DefaultMaxParts, DefaultMaxBytes, nil}},
+		{"set", Limits{1, 2, 3, nil}, Limits{1, 2, 3, nil}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,7 +2,8 @@ package terminal
 
 import (
 	"errors"
-	"slices"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -25,31 +26,39 @@ import (
 //     turn could not be ended), State the last state observed.
 //
 // Artifacts are given whenever the turn settled (a failed task may have
-// produced some). Counters are left zero: they are the merge's, which
+// produced some).
+//
+// Every string of the peer is cut, so that a result op stays small
+// whatever the peer sent (see [Cut]): the reason, the question and each
+// item's message at [MaxMessageBytes]; artifact ids and names, tool
+// names and call ids at [MaxNameBytes]; the reply at [MaxReplyBytes]. An
+// artifact's text is bounded by the artifact limits ([Limits]). The
+// Outcome itself keeps what it was given. Counters are left zero: they are the merge's, which
 // merge.Turn.ResultOp fills in.
 func (o Outcome) Result() merge.TurnResult {
-	r := merge.TurnResult{State: string(o.State), Verdict: merge.VerdictOf(string(o.State)), Context: o.ContextID}
+	r := merge.TurnResult{State: string(o.State), Verdict: merge.VerdictOf(string(o.State)), Context: Cut(o.ContextID, MaxNameBytes)}
 	if r.Verdict == merge.VerdictIncomplete {
 		if o.Err != nil {
-			r.Error = o.Err.Error()
+			r.Error = Cut(o.Err.Error(), MaxMessageBytes)
 		}
 		return r
 	}
 	for _, a := range o.Artifacts {
 		if a != nil {
-			r.Artifacts = append(r.Artifacts, merge.Artifact{ID: string(a.ID), Name: a.Name, Text: partsText(a.Parts)})
+			r.Artifacts = append(r.Artifacts, merge.Artifact{ID: Cut(string(a.ID), MaxNameBytes), Name: Cut(a.Name, MaxNameBytes),
+				Text: partsText(a.Parts)})
 		}
 	}
 	r.ArtifactsTruncated = o.Truncated
 	switch r.Verdict {
 	case merge.VerdictCompleted:
-		r.Reply = o.Text
+		r.Reply = Cut(o.Text, MaxReplyBytes)
 	case merge.VerdictFailed, merge.VerdictRejected, merge.VerdictCanceled:
 		var ve *VerdictError
 		if errors.As(o.Err, &ve) {
-			r.Error = ve.Reason
+			r.Error = Cut(ve.Reason, MaxMessageBytes)
 		} else {
-			r.Error = o.Text
+			r.Error = Cut(o.Text, MaxMessageBytes)
 		}
 	case merge.VerdictInputRequired, merge.VerdictAuthRequired:
 		in := &merge.Interrupt{Question: o.Text}
@@ -57,11 +66,49 @@ func (o Outcome) Result() merge.TurnResult {
 			if o.Interrupt.Question != "" {
 				in.Question = o.Interrupt.Question
 			}
-			in.Items = slices.Clone(o.Interrupt.Items)
+			for _, it := range o.Interrupt.Items {
+				in.Items = append(in.Items, merge.InterruptItem{ToolCallID: Cut(it.ToolCallID, MaxNameBytes),
+					ToolName: Cut(it.ToolName, MaxNameBytes), Message: Cut(it.Message, MaxMessageBytes)})
+			}
 		}
+		in.Question = Cut(in.Question, MaxMessageBytes)
 		r.Interrupt = in
 	}
 	return r
+}
+
+// The sizes at which [Outcome.Result] cuts a peer's strings, in bytes.
+const (
+	// MaxMessageBytes bounds a failure reason, an interrupt's question
+	// and each of its items' messages, and an incomplete turn's error
+	// (8 KiB: envelope.SoftChunkLimit, the text a block keeps).
+	MaxMessageBytes = envelope.SoftChunkLimit
+	// MaxNameBytes bounds an id or a name: an artifact's id and name, an
+	// interrupt item's tool name and call id, the context id
+	// (merge.MaxIdentBytes).
+	MaxNameBytes = merge.MaxIdentBytes
+	// MaxReplyBytes bounds the reply of a completed turn (1 MiB). A reply
+	// is the answer, not a message about it: it is cut far later than a
+	// reason, and says so.
+	MaxReplyBytes = 1 << 20
+)
+
+// Cut returns s when it is at most max bytes; otherwise its head, cut on a
+// rune boundary to at most max bytes, followed by a marker that gives the
+// byte counts: "… [cut: 9437184 bytes in all, 1024 shown]". The one
+// implementation of that cut: package terminal's result and the a2a-tail
+// command use it for every peer string they show.
+//
+// The result is a new string: it does not keep the whole of s in memory.
+func Cut(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	n := max(limit, 0)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "… [cut: " + strconv.Itoa(len(s)) + " bytes in all, " + strconv.Itoa(n) + " shown]"
 }
 
 // partsText joins the text parts of an artifact with "\n", as

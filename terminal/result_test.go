@@ -1,6 +1,8 @@
 package terminal
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -76,5 +78,44 @@ func TestOutcomeResult(t *testing.T) {
 				t.Errorf("Validate: %v", err)
 			}
 		})
+	}
+}
+
+// Cut keeps a short string whole, cuts a long one on a rune boundary and
+// says how many bytes there were.
+func TestCut(t *testing.T) {
+	for _, tc := range []struct {
+		s     string
+		limit int
+		want  string
+	}{
+		{"short", 8, "short"},
+		{"exactly8", 8, "exactly8"},
+		{"ééééé", 5, "éé… [cut: 10 bytes in all, 4 shown]"},
+		{"abc", 0, "… [cut: 3 bytes in all, 0 shown]"},
+	} {
+		if diff := cmp.Diff(tc.want, Cut(tc.s, tc.limit)); diff != "" {
+			t.Errorf("Cut(%q, %d) (-want +got):\n%s", tc.s, tc.limit, diff)
+		}
+	}
+}
+
+// A result op stays small whatever the peer sent: its reason, question,
+// items and names are cut.
+func TestResultCutsPeerStrings(t *testing.T) {
+	huge := strings.Repeat("x", 9<<20)
+	o := Outcome{State: a2a.TaskStateInputRequired, Text: huge,
+		Interrupt: &Interrupt{Items: []merge.InterruptItem{{ToolCallID: huge, ToolName: huge, Message: huge}}},
+		Artifacts: []*a2a.Artifact{{ID: a2a.ArtifactID(huge), Name: huge}}}
+	r := o.Result()
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > 4*MaxMessageBytes {
+		t.Errorf("the result is %d bytes, want at most %d", len(b), 4*MaxMessageBytes)
+	}
+	if want := Cut(huge, MaxMessageBytes); r.Interrupt.Question != want {
+		t.Errorf("question %q…, want %q…", r.Interrupt.Question[:20], want[:20])
 	}
 }

@@ -44,9 +44,12 @@ type app struct {
 	maxBlocks   int
 	maxKeys     int
 	redis       string // web --redis: the shared store's URL
+	// maxTurnBytes is --max-turn-bytes (0: the default).
+	maxTurnBytes int64
 	// capNotice is set once the notice that a cap drops blocks is out.
 	capNotice bool
-	applied   int64 // blocks applied so far, to name the cap that bites
+	// notices rate-limits the reconnect notices (commands.go).
+	notices noticeLimit
 	// isTTY overrides terminal detection (tests).
 	isTTY func(w io.Writer) bool
 	// now is the clock of the live view (tests).
@@ -185,8 +188,9 @@ func (a *app) outputFlags(cmd *cobra.Command) {
 	f.BoolVar(&a.timestamps, "timestamps", false, "prefix every line of the append-only text output with the update's timestamp (-o ndjson blocks always carry at)")
 	f.CountVarP(&a.verbose, "verbose", "v", "more diagnostics on stderr (repeat for debug logs)")
 	f.IntVar(&a.maxBlocks, "max-blocks", 0, "blocks kept per turn before new ones are dropped (0: the default, 10000)")
-	f.IntVar(&a.maxKeys, "max-stream-keys", 0, "tool-call stream keys kept per turn before new ones are dropped (0: the default, 256)")
+	f.IntVar(&a.maxKeys, "max-stream-keys", 0, "tool-call stream keys kept per turn before new ones are dropped (0: the default, 10000)")
 	f.IntVar(&a.tailLines, "lines", defaultTailLines, "lines of each tool call's output (and of each text) the live terminal view shows")
+	f.Int64Var(&a.maxTurnBytes, "max-turn-bytes", 0, "bytes a turn may keep — block texts, tool outputs, artifacts — before the newest are dropped (0: the default, 32 MiB)")
 }
 
 // callFlags: what every call to a remote endpoint carries, and how long
@@ -261,8 +265,8 @@ func (a *app) validate() error {
 	if a.idleTimeout < 0 {
 		return usageError{fmt.Errorf("--idle-timeout %v: must not be negative", a.idleTimeout)}
 	}
-	if a.maxBlocks < 0 || a.maxKeys < 0 {
-		return usageError{fmt.Errorf("--max-blocks %d, --max-stream-keys %d: must not be negative", a.maxBlocks, a.maxKeys)}
+	if a.maxBlocks < 0 || a.maxKeys < 0 || a.maxTurnBytes < 0 {
+		return usageError{fmt.Errorf("--max-blocks %d, --max-stream-keys %d, --max-turn-bytes %d: must not be negative", a.maxBlocks, a.maxKeys, a.maxTurnBytes)}
 	}
 	if a.tailLines < 1 || a.tailLines > 1000 {
 		return usageError{fmt.Errorf("--lines %d: want 1 to 1000", a.tailLines)}
@@ -309,6 +313,9 @@ func (a *app) streamOptions() []client.Option {
 	opts := []client.Option{client.WithLogger(a.logger())}
 	if a.maxBlocks > 0 || a.maxKeys > 0 {
 		opts = append(opts, client.WithCaps(a.caps()))
+	}
+	if a.maxTurnBytes > 0 {
+		opts = append(opts, client.WithTurnBudget(a.maxTurnBytes))
 	}
 	return opts
 }

@@ -231,9 +231,17 @@ func (a *app) diagnose(u client.Update) {
 	switch u.Type {
 	case client.UpdateReconnect:
 		// One line per group of attempts (the count restarts when an
-		// attempt brings news), not one per try; -v shows every try.
+		// attempt brings news), not one per try; -v shows every try. A
+		// peer that cuts again and again is said at most once per notice
+		// interval, with the count of cuts held back.
 		if u.Attempt <= 1 || a.verbose > 0 {
-			a.warnf("a2a-tail: stream cut (%v); resuming%s\n", u.Err, a.retryWindow(u.Attempt))
+			if n, ok := a.notices.allow(a.now()); ok {
+				more := ""
+				if n > 0 {
+					more = fmt.Sprintf(" (%d more cuts since the last notice)", n)
+				}
+				a.warnf("a2a-tail: stream cut (%v); resuming%s%s\n", u.Err, a.retryWindow(u.Attempt), more)
+			}
 		}
 	case client.UpdateIgnored:
 		if a.verbose > 0 {
@@ -249,11 +257,34 @@ func (a *app) diagnose(u client.Update) {
 				a.warnf("a2a-tail: part %d: envelope ignored (%s): %v\n", ig.Part, ig.Reason, ig.Err)
 			}
 		}
-		a.noticeCap(u.Change.Result)
+		a.noticeCap(u.Change)
 		if a.verbose > 0 && u.Change.Result != merge.Applied {
 			a.warnf("a2a-tail: %s envelope %s/%d\n", u.Change.Result, r.Envelope.StreamKey, r.Envelope.Seq)
 		}
 	}
+}
+
+// noticeLimit lets a reconnect notice through at most once per
+// noticeEvery (the first at once), so that a peer cutting its stream in a
+// loop cannot flood stderr; the notice after a silence says how many it
+// stood for.
+type noticeLimit struct {
+	last       time.Time
+	suppressed int
+}
+
+// noticeEvery is the shortest interval between two reconnect notices.
+const noticeEvery = 10 * time.Second
+
+// allow reports whether a notice may be written at now, and how many were
+// held back since the last one written.
+func (l *noticeLimit) allow(now time.Time) (held int, ok bool) {
+	if !l.last.IsZero() && now.Sub(l.last) < noticeEvery {
+		l.suppressed++
+		return 0, false
+	}
+	held, l.suppressed, l.last = l.suppressed, 0, now
+	return held, true
 }
 
 // warnf writes one diagnostic line to stderr through peerText: the

@@ -29,7 +29,7 @@ func helpFlags(t *testing.T, args ...string) []string {
 
 // Each command's --help lists the flags that apply to it, and only those.
 func TestHelpListsOnlyFlagsThatApply(t *testing.T) {
-	output := []string{"color", "lines", "max-blocks", "max-stream-keys", "output", "timestamps", "verbose"}
+	output := []string{"color", "lines", "max-blocks", "max-stream-keys", "max-turn-bytes", "output", "timestamps", "verbose"}
 	agent := []string{"allow-host", "auth", "fast-path", "grpc-plaintext", "idle-timeout", "max-retries", "protocol", "retry-for", "svc-param", "tenant", "transport"}
 	tests := []struct {
 		name string

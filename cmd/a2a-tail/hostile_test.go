@@ -73,8 +73,14 @@ type childResult struct {
 
 func runA2ATail(t *testing.T, env []string, args ...string) childResult {
 	t.Helper()
+	return runA2ATailFor(t, 3*time.Minute, env, args...)
+}
+
+// runA2ATailFor is runA2ATail with the child's time limit.
+func runA2ATailFor(t *testing.T, limit time.Duration, env []string, args ...string) childResult {
+	t.Helper()
 	raw, _ := json.Marshal(args)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
 	rssFile := filepath.Join(t.TempDir(), "rss")

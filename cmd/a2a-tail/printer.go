@@ -1,19 +1,19 @@
 package main
 
 import (
-	"fmt"
 	"log/slog"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/terminal"
 )
 
 // maxPeerMessage is the longest message from the peer the CLI writes to
-// stderr or puts in a result's "error": an error message, a diagnostic, an
-// id. Longer ones are cut, and say how long they were. The reply and the
-// agent's progress text are not peer messages: they are the output, bounded
-// by the merge caps.
+// stderr or stdout or puts in a result's "error": an error message, a
+// diagnostic, an id, a failure reason, an interrupt's question, an
+// artifact's name. Longer ones are cut, and say how long they were. The
+// reply and the agent's progress are not peer messages: they are the
+// output, bounded by terminal.MaxReplyBytes and the merge caps.
 const maxPeerMessage = 1024
 
 // peerText is the one form in which text from a peer (or holding a peer's
@@ -32,16 +32,7 @@ func peerData(s string) string { return cutPeer(redactURLs(s)) }
 
 // cutPeer cuts s at maxPeerMessage bytes (on a rune boundary) and says how
 // many bytes there were.
-func cutPeer(s string) string {
-	if len(s) <= maxPeerMessage {
-		return s
-	}
-	n := maxPeerMessage
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return fmt.Sprintf("%s… [cut: %d bytes in all, %d shown]", s[:n], len(s), n)
-}
+func cutPeer(s string) string { return terminal.Cut(s, maxPeerMessage) }
 
 // redactURLs replaces the password of every URL in s ("scheme://user:pw@")
 // with ***: a URL the user typed may carry one, and error messages quote it.
@@ -95,6 +86,7 @@ func logAttr(_ []string, a slog.Attr) slog.Attr {
 // caps are the merge caps of the flags (defaults where a flag is 0).
 func (a *app) caps() merge.Caps {
 	c := merge.DefaultCaps()
+	c.MaxTurnBytes = a.turnBytes()
 	if a.maxBlocks > 0 {
 		c.MaxBlocks = a.maxBlocks
 	}
@@ -105,25 +97,30 @@ func (a *app) caps() merge.Caps {
 }
 
 // noticeCap tells the user, once per run, that a cap started dropping
-// blocks: which one, and the flag that raises it. The result's counters
-// (droppedByCap) say how many in the end.
-func (a *app) noticeCap(r merge.Result) {
-	switch r {
-	case merge.Applied:
-		a.applied++
-		return
-	case merge.DroppedCap:
-	default:
-		return
-	}
-	if a.capNotice {
+// blocks: which one (the Change names it), and the flag that raises it.
+// The result's counters (droppedByCap) say how many in the end.
+func (a *app) noticeCap(ch merge.Change) {
+	if ch.Result != merge.DroppedCap || a.capNotice {
 		return
 	}
 	a.capNotice = true
 	c := a.caps()
-	if a.applied >= int64(c.MaxBlocks) {
+	switch ch.Cap {
+	case merge.CapBlocks:
 		a.warnf("a2a-tail: cap reached: %d blocks per turn (max blocks); newer blocks are dropped and counted (droppedByCap); raise it with --max-blocks\n", c.MaxBlocks)
-		return
+	case merge.CapStreamKeys:
+		a.warnf("a2a-tail: cap reached: %d tool-call stream keys per turn (max stream keys); newer tool calls are dropped and counted (droppedByCap); raise it with --max-stream-keys\n", c.MaxStreamKeys)
+	case merge.CapBytes:
+		a.warnf("a2a-tail: cap reached: the turn keeps %d bytes at most (max turn bytes); newer blocks are dropped and counted (droppedByCap); raise it with --max-turn-bytes\n", a.turnBytes())
+	default:
+		a.warnf("a2a-tail: a block with an identifier over %d bytes was dropped and counted (droppedByCap)\n", merge.MaxIdentBytes)
 	}
-	a.warnf("a2a-tail: cap reached: %d tool-call stream keys per turn (max stream keys) or an identifier over its size; such blocks are dropped and counted (droppedByCap); raise the first with --max-stream-keys\n", c.MaxStreamKeys)
+}
+
+// turnBytes is the turn's byte budget of the flags.
+func (a *app) turnBytes() int64 {
+	if a.maxTurnBytes > 0 {
+		return a.maxTurnBytes
+	}
+	return merge.DefaultMaxTurnBytes
 }

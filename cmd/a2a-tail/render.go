@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -167,19 +168,20 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 		if out.State == a2a.TaskStateAuthRequired {
 			label = "auth required"
 		}
-		s := paint(color, yellow, "? "+label) + ": " + printable(q) + "\n"
+		s := paint(color, yellow, "? "+label) + ": " + peerText(q) + "\n"
 		for _, it := range out.Interrupt.Items {
-			s += fmt.Sprintf("  - %s (%s): %s\n", printable(it.ToolName), printable(it.ToolCallID), printable(it.Message))
+			s += fmt.Sprintf("  - %s (%s): %s\n", peerText(it.ToolName), peerText(it.ToolCallID), peerText(it.Message))
 		}
-		return s + fmt.Sprintf("  answer on task %s\n", printable(string(out.TaskID)))
+		return s + fmt.Sprintf("  answer on task %s\n", peerText(string(out.TaskID)))
 	case err == nil:
 		s := paint(color, green, "✓ completed")
 		if out.Text != "" {
-			s += ": " + printable(out.Text)
+			// The reply is the answer: cut far later than a message.
+			s += ": " + printable(terminal.Cut(out.Text, terminal.MaxReplyBytes))
 		}
 		s += "\n"
 		for _, art := range out.Artifacts {
-			s += fmt.Sprintf("  artifact %s: %s\n", printable(artifactName(art)), oneLine(artifactText(art), 200))
+			s += fmt.Sprintf("  artifact %s: %s\n", peerText(artifactName(art)), oneLine(artifactText(art), 200))
 		}
 		return s
 	case errors.As(err, new(*client.IncompleteError)):
@@ -201,7 +203,7 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 	if reason == "" {
 		reason = "(no reason given)"
 	}
-	return paint(color, red, "✗ "+label) + ": " + printable(reason) + "\n"
+	return paint(color, red, "✗ "+label) + ": " + peerText(reason) + "\n"
 }
 
 func artifactName(a *a2a.Artifact) string {
@@ -357,15 +359,83 @@ func (s *jsonSink) finish(v merge.View, out terminal.Outcome, err error) error {
 	if rerr != nil {
 		return rerr
 	}
-	doc := struct {
-		View    merge.View      `json:"view"`
-		Outcome json.RawMessage `json:"outcome"`
-	}{View: v, Outcome: res}
+	// The document is written a piece at a time — each block, each tool
+	// call — in the form json.Encoder with a two-space indent gives it,
+	// never whole: a turn's view is up to its byte budget, and encoding
+	// it in one piece held it several times over (compact, indented, the
+	// writer's copy).
 	bw := bufio.NewWriter(s.w)
-	enc := json.NewEncoder(bw)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(doc); err != nil {
-		return err
+	d := docWriter{w: bw}
+	d.raw("{\n  \"view\": {\n")
+	d.field("    ", "task", v.Task, false)
+	d.field("    ", "turn", v.Turn, false)
+	writeArray(&d, "    ", "blocks", v.Blocks)
+	writeArray(&d, "    ", "toolCalls", v.ToolCalls)
+	d.field("    ", "counters", v.Counters, false)
+	d.field("    ", "sealed", v.Sealed, true)
+	d.raw("  },\n")
+	d.field("  ", "outcome", json.RawMessage(res), true)
+	d.raw("}\n")
+	if d.err != nil {
+		return d.err
 	}
 	return bw.Flush()
+}
+
+// docWriter writes a JSON document in pieces, keeping the first error.
+type docWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (d *docWriter) raw(s string) {
+	if d.err == nil {
+		_, d.err = io.WriteString(d.w, s)
+	}
+}
+
+// value writes v indented as at indent.
+func (d *docWriter) value(indent string, v any) {
+	if d.err != nil {
+		return
+	}
+	b, err := json.MarshalIndent(v, indent, "  ")
+	if err != nil {
+		d.err = err
+		return
+	}
+	_, d.err = d.w.Write(b)
+}
+
+// field writes one member of an object at indent.
+func (d *docWriter) field(indent, name string, v any, last bool) {
+	d.raw(indent + strconv.Quote(name) + ": ")
+	d.value(indent, v)
+	if !last {
+		d.raw(",")
+	}
+	d.raw("\n")
+}
+
+// writeArray writes a member whose value is a slice, an element at a time
+// (null for a nil slice, as encoding/json writes it).
+func writeArray[T any](d *docWriter, indent, name string, xs []T) {
+	switch {
+	case xs == nil:
+		d.raw(indent + strconv.Quote(name) + ": null,\n")
+		return
+	case len(xs) == 0:
+		d.raw(indent + strconv.Quote(name) + ": [],\n")
+		return
+	}
+	d.raw(indent + strconv.Quote(name) + ": [\n")
+	for i := range xs {
+		d.raw(indent + "  ")
+		d.value(indent+"  ", xs[i])
+		if i < len(xs)-1 {
+			d.raw(",")
+		}
+		d.raw("\n")
+	}
+	d.raw(indent + "],\n")
 }

@@ -191,7 +191,7 @@ func TestExitCodes(t *testing.T) {
 		{name: "input required", args: []string{"send", url, "input"}, code: 4, verdict: "  answer on task <id>"},
 		{name: "auth required", args: []string{"send", url, "auth"}, code: 4, verdict: "  answer on task <id>"},
 		{name: "silent end is incomplete", args: []string{"send", "--max-retries", "1", url, "silent"}, code: 1,
-			verdict: `✗ incomplete: client: turn incomplete (task "<id>", last state TASK_STATE_WORKING, 2 attempts): stream closed before a terminal or interrupted state`},
+			verdict: `✗ incomplete: client: turn incomplete (task "<id>", last state TASK_STATE_WORKING, 2 attempts): no progress in 1 resubscription(s) in a row (a replay of what the turn has is not progress); last cut: stream closed before a terminal or interrupted state`},
 		{name: "no reconnect with --max-retries 0", args: []string{"send", "--max-retries", "0", url, "silent"}, code: 1,
 			verdict: `✗ incomplete: client: turn incomplete (task "<id>", last state TASK_STATE_WORKING, 1 attempt): stream closed before a terminal or interrupted state`,
 		},

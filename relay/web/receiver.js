@@ -45,7 +45,7 @@
 /** The caps a Receiver applies when none are given (Go merge.DefaultCaps; PROTOCOL.md §6.7). */
 export const DEFAULT_CAPS = Object.freeze({
   maxBlocks: 10000,
-  maxStreamKeys: 256,
+  maxStreamKeys: 10000,
   maxOutputBytes: 256 << 10,
   maxTextBytes: 8 << 10,
 });

@@ -90,7 +90,7 @@ test("the results of apply", () => {
 
 test("defaults and helpers", () => {
   assert.deepEqual({ ...DEFAULT_CAPS },
-    { maxBlocks: 10000, maxStreamKeys: 256, maxOutputBytes: 262144, maxTextBytes: 8192 });
+    { maxBlocks: 10000, maxStreamKeys: 10000, maxOutputBytes: 262144, maxTextBytes: 8192 });
   assert.equal(gapMarker(1), "[gap: 1 seq missing]\n");
   assert.equal(gapMarker(3n), "[gap: 3 seqs missing]\n");
   assert.equal(new Receiver("t1").viewJSON(),
