@@ -48,14 +48,15 @@ var rpcCodes = map[int]error{
 	-31403: a2a.ErrUnauthorized,
 }
 
-// rpcError is a JSON-RPC error object.
-type rpcError struct {
+// Error is a JSON-RPC error object, under the name of a2a-go's type for
+// it (a JSON type error names it).
+type Error struct {
 	Code    int                   `json:"code"`
 	Message string                `json:"message"`
 	Data    []*errordetails.Typed `json:"data,omitempty"`
 }
 
-func (e *rpcError) err() error {
+func (e *Error) err() error {
 	base, ok := rpcCodes[e.Code]
 	if !ok {
 		base = a2a.ErrInternalError
@@ -107,9 +108,9 @@ func stringMap(v any) (map[string]string, bool) {
 	return nil, false
 }
 
-// statusBody is a google.rpc.Status error body, the error of A2A's
-// HTTP+JSON binding.
-type statusBody struct {
+// ErrorBodyJSON is a google.rpc.Status error body, the error of A2A's
+// HTTP+JSON binding, under the name of a2a-go's type for it.
+type ErrorBodyJSON struct {
 	Code    int               `json:"code"`
 	Status  string            `json:"status"`
 	Message string            `json:"message"`
@@ -125,7 +126,7 @@ var sentinels = []error{
 	a2a.ErrVersionNotSupported, a2a.ErrUnauthenticated, a2a.ErrUnauthorized,
 }
 
-func (b *statusBody) err() error {
+func (b *ErrorBodyJSON) err() error {
 	var reason string
 	var typed []*errordetails.Typed
 	meta := map[string]string{}
@@ -188,12 +189,32 @@ func HTTPError(rpc bool, status, contentType string, body io.Reader) error {
 		return a2a.ErrServerError
 	}
 	var w struct {
-		Error statusBody `json:"error"`
+		Error ErrorBodyJSON `json:"error"`
 	}
 	if err := json.NewDecoder(body).Decode(&w); err != nil {
 		return fmt.Errorf("failed to decode error response: %w: %w", err, a2a.ErrParseError)
 	}
 	return w.Error.err()
+}
+
+// ClientResponse is the JSON-RPC response as a2a-go's transports decode it
+// when they fail on a frame: the same name, fields and types as its
+// internal one, so that a decoding error reads the same.
+type ClientResponse struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      string          `json:"id"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+}
+
+// streamResponse is the HTTP+JSON stream frame as a2a-go's 1.0 transport
+// decodes it, under the same name, fields and types.
+type streamResponse struct {
+	Message        *a2a.Message                 `json:"message,omitempty"`
+	Task           *a2a.Task                    `json:"task,omitempty"`
+	StatusUpdate   *a2a.TaskStatusUpdateEvent   `json:"statusUpdate,omitempty"`
+	ArtifactUpdate *a2a.TaskArtifactUpdateEvent `json:"artifactUpdate,omitempty"`
+	Error          *ErrorBodyJSON               `json:"error,omitempty"`
 }
 
 // errNoEvent: a frame that every decoder declined and in which no error
@@ -206,10 +227,7 @@ var errNoEvent = errors.New("fastframe: no event in SSE frame")
 // or the decoding error a2a-go's types give. It is never nil.
 func FrameError(v1, rpc bool, data []byte) error {
 	if rpc {
-		var resp struct {
-			Result json.RawMessage `json:"result,omitempty"`
-			Error  *rpcError       `json:"error,omitempty"`
-		}
+		var resp ClientResponse
 		if err := json.Unmarshal(data, &resp); err != nil {
 			return fmt.Errorf("failed to parse SSE data: %w", err)
 		}
@@ -233,10 +251,7 @@ func FrameError(v1, rpc bool, data []byte) error {
 		return errNoEvent
 	}
 	if v1 {
-		var w struct {
-			restResponse
-			Error *statusBody `json:"error,omitempty"`
-		}
+		var w streamResponse
 		if err := json.Unmarshal(data, &w); err != nil {
 			return fmt.Errorf("failed to unmarshal stream response: %w", err)
 		}
@@ -259,7 +274,7 @@ func FrameError(v1, rpc bool, data []byte) error {
 	var raw map[string]json.RawMessage
 	if json.Unmarshal(data, &raw) == nil {
 		if e, ok := raw["error"]; ok && !bytes.Equal(e, []byte("null")) {
-			var b statusBody
+			var b ErrorBodyJSON
 			if json.Unmarshal(e, &b) != nil {
 				return a2a.ErrInternalError
 			}
