@@ -84,11 +84,15 @@ func fastFactoryOptions(hc *http.Client) []a2aclient.FactoryOption {
 			if err != nil {
 				return nil, err
 			}
-			u, err := url.Parse(iface.URL)
-			if err != nil {
-				return nil, fmt.Errorf("failed to parse endpoint URL: %w", err)
+			ft := &fastTransport{Transport: t, hc: hc, endpoint: iface.URL, v1: v1, rpc: rpc}
+			if !rpc {
+				// a2a-go's HTTP+JSON factories parse it too, and have
+				// already refused it when it does not parse.
+				if ft.base, err = url.Parse(iface.URL); err != nil {
+					return nil, fmt.Errorf("failed to parse endpoint URL: %w", err)
+				}
 			}
-			return &fastTransport{Transport: t, hc: hc, endpoint: iface.URL, base: u, v1: v1, rpc: rpc}, nil
+			return ft, nil
 		})
 	}
 	jsonrpc := a2aclient.TransportFactoryFn(func(ctx context.Context, card *a2a.AgentCard, iface *a2a.AgentInterface) (a2aclient.Transport, error) {
@@ -117,7 +121,7 @@ type fastTransport struct {
 	a2aclient.Transport
 	hc       *http.Client
 	endpoint string   // the interface's URL, as the card gives it (JSON-RPC)
-	base     *url.URL // the same, parsed (HTTP+JSON paths join onto it)
+	base     *url.URL // the same, parsed (HTTP+JSON: paths join onto it)
 	v1       bool     // A2A 1.0: the one-pass decoder applies; 0.3: fastframe.DecodeV03
 	rpc      bool     // JSON-RPC: frames are JSON-RPC responses
 }
