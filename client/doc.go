@@ -120,13 +120,16 @@
 // streams; deadlines come from the context, stalls from the idle timeout.
 // [Wrap] adopts an a2aclient.Client built elsewhere.
 //
-// On JSON-RPC and HTTP+JSON, a2a-go makes the streaming calls but the
-// client reads their event streams ([WithFastPath], on by default): each
-// event is bounded over all its lines ([MaxEventBytes]), and the status
-// updates that make up nearly all of a stream are decoded in one pass —
-// several times less CPU per event than a2a-go's nested decoding
-// (BENCHMARKS.md). Any other frame is decoded by a2a-go itself, so an
-// event means the same either way.
+// On JSON-RPC and HTTP+JSON the client registers, through a2a-go's
+// transport factories, a transport of its own ([WithFastPath], on by
+// default): unary calls are a2a-go's transport's; the two streaming calls
+// are sent as a2a-go sends them and their event streams are read by the
+// client: each event is bounded over all its lines ([MaxEventBytes]), and
+// the status updates that make up nearly all of a stream are decoded in
+// one pass — several times less CPU per event than a2a-go's nested
+// decoding (BENCHMARKS.md). Any other frame is decoded with a2a-go's
+// exported types, and errors take a2a-go's error values, so an event or a
+// refusal means the same either way.
 //
 // # Concurrency and resources
 //

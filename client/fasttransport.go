@@ -3,18 +3,19 @@ package client
 import (
 	"bytes"
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"io"
 	"iter"
 	"net/http"
 	"net/url"
 	"os"
-	"sync"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"github.com/a2aproject/a2a-go/v2/a2apb/v0/pbjson"
+	"github.com/google/uuid"
 
 	"github.com/tfrs/a2a-progress/internal/fastframe"
 	"github.com/tfrs/a2a-progress/internal/ssewire"
@@ -23,21 +24,27 @@ import (
 // WithFastPath switches the fast wire path of the HTTP transports on or
 // off; it is on by default.
 //
-// With it on, the streaming calls of JSON-RPC and HTTP+JSON (REST), A2A 1.0
-// and 0.3 — SendStreamingMessage and SubscribeToTask — are still made by
-// a2a-go's own transport (its request types, marshalling and headers, the
-// client's interceptors), but the SSE body of a successful response is read
-// by the client: events bounded in size (MaxEventBytes, 10 MiB per event
-// over all its lines, where a2a-go bounds each line but not the event), a
-// buffer that grows only as far as a line needs, and a one-pass decoder for
-// A2A 1.0 status updates, the frames that make up nearly all of a progress
+// With it on, the four HTTP transports (JSON-RPC and HTTP+JSON, A2A 1.0 and
+// 0.3) are registered through a2a-go's public transport factories
+// (a2aclient.WithTransport, WithCompatTransport) as a transport of the
+// client's own: every unary call (SendMessage, GetTask, CancelTask, the
+// card, push configs) is a2a-go's own transport's, unchanged; the two
+// streaming calls — SendStreamingMessage and SubscribeToTask — are made by
+// the client itself, with the request a2a-go would send (method, path,
+// body from a2a-go's exported request types and 0.3 conversions, headers
+// and service parameters; a2a-go's client applies interceptors and auth
+// around the transport, as for any transport). The SSE body is read with
+// events bounded in size (MaxEventBytes, 10 MiB per event over all its
+// lines, where a2a-go bounds each line but not the event), a buffer that
+// grows only as far as a line needs, and a one-pass decoder for A2A 1.0
+// status updates, the frames that make up nearly all of a progress
 // stream. Every other frame — snapshots, artifact updates, messages,
 // anything the one-pass decoder does not recognise exactly, and every 0.3
-// frame — is decoded with a2a-go's own types and unmarshalling, in the
-// order its transports apply them; a frame on which that fails (an error
-// frame, a malformed one) is handed to a2a-go's transport itself, for its
-// own error. So an event always means what a2a-go says it means.
-// gRPC, non-streaming calls and clients from [Wrap] are never affected.
+// frame — is decoded with a2a-go's exported types and unmarshalling, in
+// the order its transports apply them; a frame on which that fails (an
+// error frame, a malformed one) and a refused call give the error values
+// a2a-go's transports give. So an event always means what a2a-go says it
+// means. gRPC and clients from [Wrap] are never affected.
 func WithFastPath(on bool) Option {
 	return func(c *config) { c.noFast = !on }
 }
@@ -68,20 +75,24 @@ func withFastPath(fopts []a2aclient.FactoryOption, user int, hc *http.Client) []
 }
 
 // fastFactoryOptions registers the four HTTP transports again (same keys,
-// so they replace those of factoryOptions), each wrapped in a
-// fastTransport. The a2a-go transports inside run on a copy of hc whose
-// RoundTripper can hand a streaming response's body over (handover).
+// so they replace those of factoryOptions): each a fastTransport around
+// a2a-go's own transport on the same HTTP client.
 func fastFactoryOptions(hc *http.Client) []a2aclient.FactoryOption {
-	c := *hc
-	c.Transport = &handoverTransport{base: hc.Transport}
-	hc = &c
 	wrap := func(v1, rpc bool, f a2aclient.TransportFactory) a2aclient.TransportFactory {
 		return a2aclient.TransportFactoryFn(func(ctx context.Context, card *a2a.AgentCard, iface *a2a.AgentInterface) (a2aclient.Transport, error) {
 			t, err := f.Create(ctx, card, iface)
 			if err != nil {
 				return nil, err
 			}
-			return &fastTransport{Transport: t, v1: v1, rpc: rpc}, nil
+			ft := &fastTransport{Transport: t, hc: hc, endpoint: iface.URL, v1: v1, rpc: rpc}
+			if !rpc {
+				// a2a-go's HTTP+JSON factories parse it too, and have
+				// already refused it when it does not parse.
+				if ft.base, err = url.Parse(iface.URL); err != nil {
+					return nil, fmt.Errorf("failed to parse endpoint URL: %w", err)
+				}
+			}
+			return ft, nil
 		})
 	}
 	jsonrpc := a2aclient.TransportFactoryFn(func(ctx context.Context, card *a2a.AgentCard, iface *a2a.AgentInterface) (a2aclient.Transport, error) {
@@ -104,51 +115,170 @@ func fastFactoryOptions(hc *http.Client) []a2aclient.FactoryOption {
 	}
 }
 
-// fastTransport is a2a-go's transport with the two streaming calls read by
-// the client. Every other call is a2a-go's, unchanged.
+// fastTransport is a2a-go's transport with the two streaming calls made
+// and read by the client. Every other call is a2a-go's, unchanged.
 type fastTransport struct {
 	a2aclient.Transport
-	v1  bool // A2A 1.0: the one-pass decoder applies; 0.3: fastframe.DecodeV03
-	rpc bool // JSON-RPC: frames are JSON-RPC responses
+	hc       *http.Client
+	endpoint string   // the interface's URL, as the card gives it (JSON-RPC)
+	base     *url.URL // the same, parsed (HTTP+JSON: paths join onto it)
+	v1       bool     // A2A 1.0: the one-pass decoder applies; 0.3: fastframe.DecodeV03
+	rpc      bool     // JSON-RPC: frames are JSON-RPC responses
 }
+
+// The JSON-RPC methods of the two streaming calls, A2A 1.0 and 0.3.
+const (
+	rpcStreamV1    = "SendStreamingMessage"
+	rpcSubscribeV1 = "SubscribeToTask"
+	rpcStreamV0    = "message/stream"
+	rpcSubscribeV0 = "tasks/resubscribe"
+)
 
 // SendStreamingMessage implements a2aclient.Transport.
 func (t *fastTransport) SendStreamingMessage(ctx context.Context, params a2aclient.ServiceParams, req *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
-	return t.stream(ctx, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
-		return t.Transport.SendStreamingMessage(ctx, params, req)
+	switch {
+	case t.v1 && t.rpc:
+		return t.stream(ctx, func() (*http.Request, error) { return t.rpcRequest(ctx, rpcStreamV1, params, req) })
+	case t.v1:
+		return t.stream(ctx, func() (*http.Request, error) {
+			body, err := json.Marshal(req)
+			if err != nil {
+				return nil, fmt.Errorf("failed to marshal request: %w: %w", err, a2a.ErrInvalidRequest)
+			}
+			return t.restRequest(ctx, http.MethodPost, req.Tenant, "/message:stream", params, body)
+		})
+	case t.rpc:
+		return t.stream(ctx, func() (*http.Request, error) {
+			return t.rpcRequest(ctx, rpcStreamV0, params, a2av0.FromV1SendMessageRequest(req))
+		})
+	}
+	return t.stream(ctx, func() (*http.Request, error) {
+		body, err := pbjson.ToProtoSendMessageRequest(req)
+		if err != nil {
+			return nil, fmt.Errorf("failed to marshal SendMessageRequest: %w", err)
+		}
+		return t.restRequest(ctx, http.MethodPost, "", a2av0.RESTPathPrefix+"/message:stream", params, body)
 	})
 }
 
 // SubscribeToTask implements a2aclient.Transport.
 func (t *fastTransport) SubscribeToTask(ctx context.Context, params a2aclient.ServiceParams, req *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
-	return t.stream(ctx, func(ctx context.Context) iter.Seq2[a2a.Event, error] {
-		return t.Transport.SubscribeToTask(ctx, params, req)
+	switch {
+	case t.v1 && t.rpc:
+		return t.stream(ctx, func() (*http.Request, error) { return t.rpcRequest(ctx, rpcSubscribeV1, params, req) })
+	case t.v1:
+		return t.stream(ctx, func() (*http.Request, error) {
+			return t.restRequest(ctx, http.MethodPost, req.Tenant, "/tasks/"+string(req.ID)+":subscribe", params, nil)
+		})
+	case t.rpc:
+		return t.stream(ctx, func() (*http.Request, error) {
+			return t.rpcRequest(ctx, rpcSubscribeV0, params, a2av0.FromV1SubscribeToTaskRequest(req))
+		})
+	}
+	return t.stream(ctx, func() (*http.Request, error) {
+		return t.restRequest(ctx, http.MethodGet, "", a2av0.RESTPathPrefix+"/tasks/"+string(req.ID)+":subscribe", params, nil)
 	})
 }
 
-// stream lets a2a-go make the call with a handover in its context: a
-// response with status 200 gives its body to the handover and an empty one
-// to a2a-go, which then ends without an event. Any other outcome — a
-// transport error, another status (a2a-go turns it into its own error) — is
-// a2a-go's and passes through. The body is then read here: the one-pass
-// decoder first (1.0), then a2a-go's types (fastframe.DecodeV1, DecodeV03),
-// and for a frame those fail on, a2a-go's transport itself (replay).
-func (t *fastTransport) stream(ctx context.Context, call func(context.Context) iter.Seq2[a2a.Event, error]) iter.Seq2[a2a.Event, error] {
-	return func(yield func(a2a.Event, error) bool) {
-		h := &handover{}
-		hctx := context.WithValue(ctx, handoverKey{}, h)
-		for ev, err := range call(hctx) {
-			if !yield(ev, err) || err != nil {
-				h.close()
-				return
-			}
+// header adds the service parameters to h as a2a-go's transport of the
+// protocol version does: 1.0 as they are, 0.3 through a2av0's mapping.
+func (t *fastTransport) header(h http.Header, params a2aclient.ServiceParams) {
+	m := map[string][]string(params)
+	if !t.v1 {
+		m = a2av0.FromServiceParams(params)
+	}
+	for k, vals := range m {
+		for _, v := range vals {
+			h.Add(k, v)
 		}
-		body := h.take()
-		if body == nil {
+	}
+}
+
+// rpcRequest is a JSON-RPC 2.0 call of method with payload as params, as
+// a2a-go's JSON-RPC transports send it.
+func (t *fastTransport) rpcRequest(ctx context.Context, method string, params a2aclient.ServiceParams, payload any) (*http.Request, error) {
+	body, err := json.Marshal(struct {
+		JSONRPC string `json:"jsonrpc"`
+		Method  string `json:"method"`
+		Params  any    `json:"params,omitempty"`
+		ID      string `json:"id"`
+	}{"2.0", method, payload, uuid.NewString()})
+	if err != nil {
+		return nil, fmt.Errorf("failed to marshal request: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.endpoint, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("failed to create HTTP request: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	t.header(req.Header, params)
+	return req, nil
+}
+
+// restRequest is an HTTP+JSON call of path under the endpoint (and under
+// tenant, when set), as a2a-go's HTTP+JSON transports send it.
+func (t *fastTransport) restRequest(ctx context.Context, method, tenant, path string, params a2aclient.ServiceParams, body []byte) (*http.Request, error) {
+	rel, err := url.Parse(path)
+	if err != nil {
+		return nil, fmt.Errorf("failed to parse path: %w", err)
+	}
+	var u *url.URL
+	if tenant != "" {
+		u = t.base.JoinPath(tenant, rel.Path)
+	} else {
+		u = t.base.JoinPath(rel.Path)
+	}
+	if t.v1 {
+		u.RawQuery = rel.RawQuery // a2a-go's 1.0 transport sets it; its 0.3 one keeps the endpoint's
+	}
+	var rd io.Reader
+	if len(body) > 0 {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), rd)
+	if err != nil {
+		return nil, fmt.Errorf("failed to create HTTP request: %w", err)
+	}
+	if len(body) > 0 {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	t.header(req.Header, params)
+	return req, nil
+}
+
+// maxErrorBody bounds the error body of a refused streaming call that is
+// read (HTTP+JSON's google.rpc.Status): an error is a few hundred bytes;
+// one over the bound fails to decode, as a truncated body would.
+const maxErrorBody = 64 << 10
+
+// stream makes the call built by build, asking for an event stream, and
+// reads the answer. A status other than 200 ends it with the error
+// a2a-go's transport gives (fastframe.HTTPError). The body is read here:
+// the one-pass decoder first (1.0), then a2a-go's types
+// (fastframe.DecodeV1, DecodeV03); a frame those decline ends the stream
+// with a2a-go's error for it (fastframe.FrameError).
+func (t *fastTransport) stream(ctx context.Context, build func() (*http.Request, error)) iter.Seq2[a2a.Event, error] {
+	return func(yield func(a2a.Event, error) bool) {
+		req, err := build()
+		if err != nil {
+			yield(nil, err)
 			return
 		}
-		defer body.Close()
-		rd := ssewire.NewReader(body, MaxEventBytes)
+		req.Header.Set("Accept", "text/event-stream")
+		resp, err := t.hc.Do(req)
+		if err != nil {
+			yield(nil, fmt.Errorf("failed to send HTTP request: %w", err))
+			return
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			yield(nil, fastframe.HTTPError(t.rpc, resp.Status, resp.Header.Get("Content-Type"), io.LimitReader(resp.Body, maxErrorBody)))
+			return
+		}
+		if b, ok := resp.Body.(*boundedBody); ok {
+			b.handOver()
+		}
+		rd := ssewire.NewReader(resp.Body, MaxEventBytes)
 		dec := fastframe.Decoder{RPC: t.rpc}
 		for {
 			data, err := rd.Next()
@@ -170,115 +300,13 @@ func (t *fastTransport) stream(ctx context.Context, call func(context.Context) i
 			} else {
 				ev, ok = fastframe.DecodeV03(t.rpc, data)
 			}
-			if ok {
-				if !yield(ev, nil) {
-					return
-				}
-				continue
+			if !ok {
+				yield(nil, fastframe.FrameError(t.v1, t.rpc, data))
+				return
 			}
-			ev, err = t.replay(ctx, call, data)
-			if !yield(ev, err) || err != nil {
+			if !yield(ev, nil) {
 				return
 			}
 		}
 	}
-}
-
-// errReplayEmpty: a2a-go yielded nothing for a replayed frame; it cannot
-// happen for a frame with data, and is reported rather than dropped.
-var errReplayEmpty = errors.New("client: a2a-go decoded no event from an SSE frame")
-
-// replay decodes one frame with a2a-go: the same call is made with a
-// context that answers it, without any network, with a 200 response whose
-// body is that one frame. a2a-go's transport parses it exactly as it would
-// have parsed it in the stream — JSON-RPC errors, REST error frames and the
-// v0.3 conversions included.
-func (t *fastTransport) replay(ctx context.Context, call func(context.Context) iter.Seq2[a2a.Event, error], data []byte) (a2a.Event, error) {
-	var body bytes.Buffer
-	body.Grow(len(data) + 16)
-	for line := range bytes.SplitSeq(data, []byte("\n")) {
-		body.WriteString("data: ")
-		body.Write(line)
-		body.WriteByte('\n')
-	}
-	body.WriteByte('\n')
-	rctx := context.WithValue(ctx, handoverKey{}, &handover{replay: body.Bytes()})
-	for ev, err := range call(rctx) {
-		return ev, err
-	}
-	return nil, errReplayEmpty
-}
-
-type handoverKey struct{}
-
-// handover carries a streaming response's body from the RoundTripper to
-// fastTransport.stream, or a frame to replay the other way.
-type handover struct {
-	replay []byte // non-nil: answer the request with this SSE body
-
-	mu     sync.Mutex
-	body   io.ReadCloser
-	closed bool
-}
-
-func (h *handover) put(b io.ReadCloser) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed || h.body != nil {
-		return false
-	}
-	h.body = b
-	return true
-}
-
-func (h *handover) take() io.ReadCloser {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	b := h.body
-	h.body, h.closed = nil, true
-	return b
-}
-
-// close releases a body nobody will read (the consumer stopped early).
-func (h *handover) close() {
-	if b := h.take(); b != nil {
-		b.Close()
-	}
-}
-
-// handoverTransport is the RoundTripper of the a2a-go transports inside a
-// fastTransport. Without a handover in the request's context it is base.
-type handoverTransport struct{ base http.RoundTripper }
-
-func (t *handoverTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	h, _ := req.Context().Value(handoverKey{}).(*handover)
-	if h != nil && h.replay != nil {
-		if req.Body != nil {
-			req.Body.Close()
-		}
-		return &http.Response{
-			Status: "200 OK", StatusCode: http.StatusOK, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
-			Header:  http.Header{"Content-Type": {"text/event-stream"}},
-			Body:    io.NopCloser(bytes.NewReader(h.replay)),
-			Request: req, ContentLength: -1,
-		}, nil
-	}
-	base := t.base
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	resp, err := base.RoundTrip(req)
-	// Only a streaming call asks for an event stream (the same test as
-	// watchTransport's bounds): any other call keeps its body.
-	if err != nil || h == nil || resp.StatusCode != http.StatusOK || !isEventStream(req.Header.Get("Accept")) {
-		return resp, err
-	}
-	if !h.put(resp.Body) {
-		return resp, nil
-	}
-	if b, ok := resp.Body.(*boundedBody); ok {
-		b.handOver()
-	}
-	resp.Body = http.NoBody
-	return resp, nil
 }

@@ -3,7 +3,8 @@
 // client's fast wire path, and declines every other frame, which the
 // client then hands to a2a-go's own decoding: [DecodeV1] and [DecodeV03]
 // apply the types and unmarshalling a2a-go's 1.0 and 0.3 transports apply,
-// and decline what those fail on. [A2A] is a2a-go's transport decoding one
+// and decline what those fail on, for which [FrameError] gives the error
+// a2a-go gives. [A2A] is a2a-go's transport decoding one
 // frame, on its own: the oracle the differential tests and FuzzFastVsA2A
 // compare all three with ([Compare], [CompareV1], [CompareV03]).
 package fastframe

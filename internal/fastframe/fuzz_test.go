@@ -22,6 +22,27 @@ func FuzzFastVsA2A(f *testing.F) {
 		f.Add([]byte(frame(binding, su)), rpc)
 		f.Add([]byte(frame(binding, suMin)), rpc)
 	}
+	// Error frames: FrameError must give a2a-go's error for them, details
+	// and ErrorInfo metadata included.
+	for _, e := range []struct {
+		data string
+		rpc  bool
+	}{
+		{`{"jsonrpc":"2.0","id":"1","error":{"code":-32001,"message":"gone","data":[` +
+			`{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND","domain":"a2a-protocol.org","metadata":{"k":"v"}},` +
+			`{"@type":"type.googleapis.com/google.protobuf.Struct","n":1},{"@type":"type.googleapis.com/x.Y","s":"t"}]}}`, true},
+		{`{"jsonrpc":"2.0","id":"1","error":{"code":-31999,"message":""}}`, true},
+		{`{"jsonrpc":"2.0","id":1,"result":{}}`, true},
+		{`{"error":{"code":404,"status":"NOT_FOUND","message":"gone","details":[` +
+			`{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"TASK_NOT_FOUND","domain":"a2a-protocol.org","metadata":{"k":"v"}},` +
+			`{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"UNAUTHENTICATED","domain":"elsewhere"},` +
+			`{"@type":"type.googleapis.com/google.protobuf.Struct","n":1}]}}`, false},
+		{`{"error":{"code":500,"message":"x"},"statusUpdate":{}}`, false},
+		{`{"error":"not an object"}`, false},
+		{`{}`, false},
+	} {
+		f.Add([]byte(e.data), e.rpc)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, rpc bool) {
 		binding := a2a.TransportProtocolHTTPJSON
 		if rpc {

@@ -8,11 +8,15 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"regexp"
+	"slices"
+	"strings"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // A2A decodes the data of one SSE frame as a2a-go's own streaming
@@ -45,8 +49,12 @@ func A2A(ctx context.Context, binding a2a.TransportProtocol, version a2a.Protoco
 	for ev, err := range t.SendStreamingMessage(ctx, nil, req) {
 		return ev, err
 	}
-	return nil, errors.New("fastframe: a2a-go decoded no event from the frame")
+	return nil, errNoFrame
 }
+
+// errNoFrame: a2a-go's SSE reader saw no event in the data (it holds
+// nothing but line breaks), nor does ssewire's: no stream delivers it.
+var errNoFrame = errors.New("fastframe: a2a-go decoded no event from the frame")
 
 // sseBody renders data as one SSE event, one data: line per line of it.
 func sseBody(data []byte) []byte {
@@ -79,9 +87,10 @@ func (f frameResponse) RoundTrip(req *http.Request) (*http.Response, error) {
 // with a2a-go's 1.0 transport of that binding; like Compare, it reports
 // whether DecodeV1 accepted and how the two differ.
 func CompareV1(ctx context.Context, binding a2a.TransportProtocol, data []byte) (accepted bool, err error) {
-	got, ok := DecodeV1(binding == a2a.TransportProtocolJSONRPC, data)
+	rpc := binding == a2a.TransportProtocolJSONRPC
+	got, ok := DecodeV1(rpc, data)
 	if !ok {
-		return false, nil
+		return false, sameError(ctx, binding, a2a.Version, data)
 	}
 	want, werr := A2A(ctx, binding, a2a.Version, data)
 	if werr != nil {
@@ -97,9 +106,10 @@ func CompareV1(ctx context.Context, binding a2a.TransportProtocol, data []byte) 
 // accepts, with a2a-go's 0.3 transport of that binding; like Compare, it
 // reports whether DecodeV03 accepted and how the two differ.
 func CompareV03(ctx context.Context, binding a2a.TransportProtocol, data []byte) (accepted bool, err error) {
-	got, ok := DecodeV03(binding == a2a.TransportProtocolJSONRPC, data)
+	rpc := binding == a2a.TransportProtocolJSONRPC
+	got, ok := DecodeV03(rpc, data)
 	if !ok {
-		return false, nil
+		return false, sameError(ctx, binding, a2av0.Version, data)
 	}
 	want, werr := A2A(ctx, binding, a2av0.Version, data)
 	if werr != nil {
@@ -109,6 +119,69 @@ func CompareV03(ctx context.Context, binding a2a.TransportProtocol, data []byte)
 		return true, fmt.Errorf("fastframe: 0.3: %q decoded differently (-a2a-go +fast):\n%s", data, diff)
 	}
 	return true, nil
+}
+
+// sameError checks that FrameError gives, for a frame the decoder of
+// that version declined, the error a2a-go's transport gives: the same
+// text, the same A2A error (sentinel, message, details) when it is one.
+func sameError(ctx context.Context, binding a2a.TransportProtocol, version a2a.ProtocolVersion, data []byte) error {
+	if bytes.IndexByte(data, '\r') >= 0 {
+		// No stream delivers it: a CR ends a line for ssewire, and
+		// a2a-go's line scanner would cut it off the line's end.
+		return nil
+	}
+	_, want := A2A(ctx, binding, version, data)
+	if errors.Is(want, errNoFrame) {
+		return nil
+	}
+	got := FrameError(version == a2a.Version, binding == a2a.TransportProtocolJSONRPC, data)
+	if want == nil {
+		return fmt.Errorf("fastframe: %s: declined a frame a2a-go decodes: %q", version, data)
+	}
+	var wa, ga *a2a.Error
+	errors.As(want, &wa)
+	errors.As(got, &ga)
+	if diff := cmp.Diff(normalError(want.Error()), normalError(got.Error())); diff != "" {
+		return fmt.Errorf("fastframe: %s: %q: error differs (-a2a-go +FrameError):\n%s", version, data, diff)
+	}
+	if (wa == nil) != (ga == nil) {
+		return fmt.Errorf("fastframe: %s: %q: a2a-go's error is an A2A error: %v, FrameError's: %v", version, data, wa != nil, ga != nil)
+	}
+	if wa == nil {
+		return nil
+	}
+	if diff := cmp.Diff(*wa, *ga, cmpopts.EquateErrors()); diff != "" {
+		return fmt.Errorf("fastframe: %s: %q: A2A error differs (-a2a-go +FrameError):\n%s", version, data, diff)
+	}
+	return nil
+}
+
+// goPackage is the package of a Go type a JSON type error names: a2a-go's
+// internal jsonrpc or rest, or fastframe for FrameError's copy of the type.
+var goPackage = regexp.MustCompile(`of type (jsonrpc|rest|fastframe)\.`)
+
+// normalError is an error text with the two things that may differ
+// between a2a-go's error and FrameError's for the same frame without the
+// error meaning anything else: the order of keysSorted, and the package
+// of the type a JSON type error names ("Go value of type
+// jsonrpc.ClientResponse"); the type's name and the field's are the same.
+func normalError(msg string) string {
+	return goPackage.ReplaceAllString(keysSorted(msg), "of type <pkg>.")
+}
+
+// unknownKeys is a2a-go's "unknown event type: [k1 k2]" or "unknown part
+// content type: [k1 k2]", whose keys it prints in map order (a different
+// order on every call).
+var unknownKeys = regexp.MustCompile(`(unknown [a-z ]+: \[)([^\]]*)\]`)
+
+// keysSorted sorts the key lists of unknownKeys.
+func keysSorted(msg string) string {
+	return unknownKeys.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := unknownKeys.FindStringSubmatch(m)
+		keys := strings.Split(sub[2], " ")
+		slices.Sort(keys)
+		return sub[1] + strings.Join(keys, " ") + "]"
+	})
 }
 
 // Compare decodes data with a Decoder (RPC for JSON-RPC) and, when the

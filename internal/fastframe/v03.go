@@ -12,8 +12,8 @@ import (
 
 // rpcResponse is the JSON-RPC response as a2a-go's transports read it
 // (field names and types of its internal jsonrpc.ClientResponse). The error
-// is kept raw: a frame with one is handed to a2a-go whole, for its own
-// error values.
+// is kept raw: a frame with one is declined, and FrameError gives its
+// error.
 type rpcResponse struct {
 	JSONRPC string           `json:"jsonrpc"`
 	ID      string           `json:"id"`
@@ -26,8 +26,8 @@ type rpcResponse struct {
 // then a2a.UnmarshalEventJSON of the 0.3 module and a2av0.ToV1Event; on
 // HTTP+JSON the check for an error member, then pbjson.FromProtoStreamEvent.
 // It declines (ok false) every frame on which a2a-go would return an
-// error — an error frame, a failed decode — so that the caller hands it to
-// a2a-go whole and gets a2a-go's own error. There is no one-pass decoder
+// error — an error frame, a failed decode — and FrameError then gives
+// the error a2a-go would. There is no one-pass decoder
 // for 0.3: what this saves is the transport's per-stream 64 KiB line
 // buffer, not the decoding.
 func DecodeV03(rpc bool, data []byte) (a2a.Event, bool) {

@@ -8,7 +8,8 @@ import (
 
 // restResponse is the REST stream frame as a2a-go's REST transport reads
 // it (field names, tags and types of its internal rest.streamResponse),
-// with the error kept raw: a frame with one is handed to a2a-go whole.
+// with the error kept raw: a frame with one is declined, and FrameError
+// gives its error.
 type restResponse struct {
 	Message        *a2a.Message                 `json:"message,omitempty"`
 	Task           *a2a.Task                    `json:"task,omitempty"`
@@ -23,8 +24,8 @@ type restResponse struct {
 // unmarshal into the four event members. It is the path for the frames
 // the Decoder declines — snapshots, artifact updates, messages, unusual
 // shapes — and itself declines (ok false) every frame on which a2a-go
-// would return an error, error frames first, for the caller to hand to
-// a2a-go whole.
+// would return an error, error frames first; FrameError then gives the
+// error a2a-go would.
 func DecodeV1(rpc bool, data []byte) (a2a.Event, bool) {
 	if rpc {
 		var resp rpcResponse
