@@ -62,10 +62,9 @@
 // or by the Store's dial error the line reports — and sends them to that
 // Store's [WithLogger] at debug level, or nowhere by default: the relay
 // already reports a failing store in its log (relay.WithLogger) and its
-// Stats. Every other line
-// (the program's own go-redis clients, and the few lines go-redis writes
-// about no call in particular) is written as go-redis's default writes
-// it: to stderr, prefixed "redis: ". So a program that uses go-redis
+// Stats. Every other line (the program's own go-redis clients, and the few
+// lines go-redis writes about no call in particular) is written as
+// go-redis's default writes it: to stderr, prefixed "redis: ". So a program that uses go-redis
 // elsewhere sees no change, unless it had set its own go-redis logger
 // before the first New: redis.SetLogger is global, so set yours after the
 // first New, and it gets every line, the Stores' included.
