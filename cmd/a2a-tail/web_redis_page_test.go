@@ -1,12 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"io"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
@@ -36,21 +32,7 @@ func TestWebPageRedisDownThenUp(t *testing.T) {
 	}
 	t.Cleanup(func() { agent.Close() })
 	wctx, cancel := context.WithCancel(ctx)
-	done := make(chan int, 2)
-	var urls []string
-	for range 2 {
-		pr, pw := io.Pipe()
-		go func() {
-			done <- run(wctx, []string{"web", "--redis", r.URL(), "--any-task", "--listen", "127.0.0.1:0", agent.CardURL(agenttest.V1)}, nil, pw, &lockedBuffer{})
-			pw.Close()
-		}()
-		line, err := bufio.NewReader(pr).ReadString('\n') // the URL, once it serves
-		if err != nil {
-			t.Fatalf("a2a-tail web printed no URL: %v", err)
-		}
-		go func() { _, _ = io.Copy(io.Discard, pr) }()
-		urls = append(urls, strings.TrimSuffix(strings.TrimSpace(line), "/"))
-	}
+	urls, done := startRedisWebs(t, wctx, 2, r.URL(), agent.CardURL(agenttest.V1))
 	t.Cleanup(func() {
 		cancel()
 		for range 2 {
@@ -59,17 +41,8 @@ func TestWebPageRedisDownThenUp(t *testing.T) {
 	})
 	// Replica 0 sends (and publishes) the turn; the page watches it on
 	// replica 1, which only mirrors it from Redis.
-	resp, err := http.Post(urls[0]+"/tasks", "application/json", strings.NewReader(`{"text":"outage"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sent struct{ Task string }
-	err = json.NewDecoder(resp.Body).Decode(&sent)
-	resp.Body.Close()
-	if err != nil || sent.Task == "" {
-		t.Fatalf("POST /tasks: %v %+v", err, sent)
-	}
-	watch := "/?task=" + url.QueryEscape(sent.Task)
+	task := sendTask(t, urls[0], "outage")
+	watch := "/?task=" + url.QueryEscape(task)
 	do(t, tab,
 		chromedp.Navigate(urls[1]+watch),
 		chromedp.WaitVisible(`#conversation > li:last-child .turn > li:nth-child(3)`),
