@@ -271,6 +271,16 @@ func runLogs() error {
 		if rerr == nil || perr == nil {
 			return fmt.Errorf("store %d: read %v, ping %v: want both to fail", i, rerr, perr)
 		}
+		// The tag leaves the dial's error as it was, in text and type.
+		var op *net.OpError
+		want := "redisstore: read: dial tcp 127.0.0.1:" + ports[i] + ": connect: connection refused"
+		if !errors.As(rerr, &op) || op.Op != "dial" || rerr.Error() != want {
+			return fmt.Errorf("store %d: read's error %q (%T), want %q wrapping the dial's *net.OpError", i, rerr, errors.Unwrap(rerr), want)
+		}
+		var ne net.Error
+		if !errors.As(rerr, &ne) || ne.Timeout() {
+			return fmt.Errorf("store %d: read's error %q is not a net.Error that did not time out", i, rerr)
+		}
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:" + ports[2], MaxRetries: -1})
 	defer rdb.Close()
