@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -18,7 +17,6 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
 
 	"github.com/tfrs/a2a-progress/internal/redirect"
@@ -490,11 +488,9 @@ func jsonError(rw http.ResponseWriter, status int, msg string) {
 // on stderr, not fatal: the relay answers 503 until it does (see package
 // redisstore), as it does when Redis goes away later.
 func (a *app) redisStore(ctx context.Context) (*redisstore.Store, error) {
-	// go-redis logs its pool's dial failures to the process's stderr by
-	// itself; the relay already says that Redis is down, so they go to -vv.
-	// The setting is global to the process: the first app's logger.
-	redisLogOnce.Do(func() { redis.SetLogger(redisLog{a.logger()}) })
-	st, err := redisstore.New(a.redis)
+	// go-redis's own lines about the store's connections (dial failures)
+	// go to -vv: the relay already says that Redis is down.
+	st, err := redisstore.New(a.redis, redisstore.WithLogger(a.logger()))
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--redis %s: %w", printable(redirect.Redact(a.redis)), err)}
 	}
@@ -505,13 +501,4 @@ func (a *app) redisStore(ctx context.Context) (*redisstore.Store, error) {
 			printable(redirect.Redact(a.redis)), err)
 	}
 	return st, nil
-}
-
-var redisLogOnce sync.Once
-
-// redisLog sends go-redis's own log lines to the app's logger, at debug.
-type redisLog struct{ l *slog.Logger }
-
-func (r redisLog) Printf(ctx context.Context, format string, v ...any) {
-	r.l.DebugContext(ctx, "redis: "+fmt.Sprintf(format, v...))
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -35,34 +36,10 @@ func TestWebRedisReplicas(t *testing.T) {
 	defer cancel()
 	redisURL := "redis://127.0.0.1:" + itoa(r.Port) + "/0"
 
-	var urls []string
-	done := make(chan int, 2)
-	for range 2 {
-		pr, pw := io.Pipe()
-		go func() {
-			done <- run(ctx, []string{"web", "--redis", redisURL, "--any-task", "--listen", "127.0.0.1:0", agent.CardURL(agenttest.V1)}, nil, pw, &lockedBuffer{})
-			pw.Close()
-		}()
-		line, err := bufio.NewReader(pr).ReadString('\n') // the URL, once it serves
-		if err != nil {
-			t.Fatalf("a2a-tail web printed no URL: %v", err)
-		}
-		go func() { _, _ = io.Copy(io.Discard, pr) }()
-		urls = append(urls, strings.TrimSuffix(strings.TrimSpace(line), "/"))
-	}
+	urls, done := startRedisWebs(t, ctx, 2, redisURL, agent.CardURL(agenttest.V1))
+	task := sendTask(t, urls[0], "realistic")
 
-	resp, err := http.Post(urls[0]+"/tasks", "application/json", strings.NewReader(`{"text":"realistic"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sent struct{ Task string }
-	err = json.NewDecoder(resp.Body).Decode(&sent)
-	resp.Body.Close()
-	if err != nil || sent.Task == "" {
-		t.Fatalf("POST /tasks: %v %+v", err, sent)
-	}
-
-	resp, err = http.Get(urls[1] + "/tasks/" + sent.Task + "/events")
+	resp, err := http.Get(urls[1] + "/tasks/" + task + "/events")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +74,7 @@ func TestWebRedisReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	recs, err := st.Read(ctx, sent.Task, "", 0)
+	recs, err := st.Read(ctx, task, "", 0)
 	if err != nil || len(recs) == 0 {
 		t.Fatalf("Redis holds %d records of the task (%v)", len(recs), err)
 	}
@@ -117,6 +94,48 @@ func TestWebRedisReplicas(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// startRedisWebs runs n `a2a-tail web --redis redisURL --any-task`
+// replicas of the agent at agentURL until ctx ends; it returns their base
+// URLs (without the final slash) and a channel that yields each one's exit
+// code.
+func startRedisWebs(t *testing.T, ctx context.Context, n int, redisURL, agentURL string) ([]string, <-chan int) {
+	t.Helper()
+	var urls []string
+	done := make(chan int, n)
+	for range n {
+		pr, pw := io.Pipe()
+		go func() {
+			done <- run(ctx, []string{"web", "--redis", redisURL, "--any-task", "--listen", "127.0.0.1:0", agentURL}, nil, pw, &lockedBuffer{})
+			pw.Close()
+		}()
+		line, err := bufio.NewReader(pr).ReadString('\n') // the URL, once it serves
+		if err != nil {
+			t.Fatalf("a2a-tail web printed no URL: %v", err)
+		}
+		go func() { _, _ = io.Copy(io.Discard, pr) }()
+		urls = append(urls, strings.TrimSuffix(strings.TrimSpace(line), "/"))
+	}
+	return urls, done
+}
+
+// sendTask sends text through the web server at base (POST /tasks) and
+// returns the task's id.
+func sendTask(t *testing.T, base, text string) string {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"text": text})
+	resp, err := http.Post(base+"/tasks", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent struct{ Task string }
+	err = json.NewDecoder(resp.Body).Decode(&sent)
+	resp.Body.Close()
+	if err != nil || sent.Task == "" {
+		t.Fatalf("POST /tasks: %d, %v, %+v", resp.StatusCode, err, sent)
+	}
+	return sent.Task
+}
 
 // A Redis that does not answer at start is a warning, and readers get 503
 // with Retry-After until it does.

@@ -31,6 +31,7 @@ import (
 // cluster is what the acceptance tests run: relay replicas, each with its
 // own Store client and HTTP server, behind a round-robin proxy, plus a
 // worker Handler that only publishes (no HTTP server), all on one Redis.
+// (startWorker runs a worker as a process of its own instead.)
 type cluster struct {
 	worker   *relay.Handler
 	replicas []*relay.Handler
@@ -333,23 +334,30 @@ func checkBrowsers(t *testing.T, task string, bs []*browser, want merge.View, wa
 	}
 }
 
-// A worker Attaches its own turn (no HTTP server); three replicas behind a
-// round-robin proxy serve browsers that reconnect after random events with
-// Last-Event-ID, so nearly every reconnect lands on another replica: each
-// gets every block once, the uncut view and the right result.
+// A worker process Attaches its own turn (a relay Handler without an HTTP
+// server, in this test binary run again as a child process); three
+// replicas in the test's process, behind a round-robin proxy, serve
+// browsers that reconnect after random events with Last-Event-ID, so
+// nearly every reconnect lands on another replica: each gets every block
+// once, the worker's uncut view and the right result.
 func TestReplicasServeAnAttachedTurn(t *testing.T) {
 	r := startRedis(t)
 	agent := startAgent(t, agenttest.Trajectory(60, agenttest.Named("long"), agenttest.Reorder(3), agenttest.Duplicate(4),
 		agenttest.PauseEvery(5*time.Millisecond)))
 	cl := newCluster(t, r, 3, nil)
-	task, done := cl.attach(t, newClient(t, agent), "long")
+	task, done := startWorker(t, r, agent, "long")
 	bs := browse(t, testCtx(t), cl.eventsURL(task), 6, 5)
-	s := <-done
-	out, err := s.Outcome()
-	if err != nil {
-		t.Fatal(err)
+	w := <-done
+	if w.Err != "" {
+		t.Fatal(w.Err)
 	}
-	checkBrowsers(t, task, bs, s.View(), verdict{merge.VerdictCompleted, out.Text})
+	if len(w.View.Blocks) < 10 || !w.View.Sealed {
+		t.Fatalf("the worker's view: %d blocks, sealed %v; want the script's turn", len(w.View.Blocks), w.View.Sealed)
+	}
+	if st := w.Stats; st.StoreErrors != 0 || st.StoreDown {
+		t.Errorf("the worker's Stats after its turn: %+v, want no store error", st)
+	}
+	checkBrowsers(t, task, bs, w.View, verdict{merge.VerdictCompleted, w.Reply})
 	conns := 0
 	for _, b := range bs {
 		conns += b.conns
@@ -390,6 +398,6 @@ func TestReplicasServeAnAttachedTurn(t *testing.T) {
 		if err := b.run(testCtx(t), cl.eventsURL(task), rand.New(rand.NewPCG(1, 1)), 1<<30); err != nil {
 			t.Fatal(err)
 		}
-		checkBrowsers(t, task, []*browser{b}, s.View(), verdict{merge.VerdictCompleted, out.Text})
+		checkBrowsers(t, task, []*browser{b}, w.View, verdict{merge.VerdictCompleted, w.Reply})
 	}
 }

@@ -2,6 +2,7 @@ package redisstore_test
 
 import (
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -11,7 +12,12 @@ import (
 	"github.com/tfrs/a2a-progress/relay/redisstore"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	if code, ok := runChild(); ok {
+		os.Exit(code)
+	}
+	goleak.VerifyTestMain(m)
+}
 
 type redisServer = redistest.Server
 

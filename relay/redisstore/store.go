@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strconv"
 	"strings"
@@ -39,6 +40,7 @@ type Store struct {
 	prefix                       string
 	maxOps, maxBytes             int
 	liveTTL, settledTTL, chatTTL time.Duration
+	logger                       *slog.Logger
 }
 
 var _ relay.Store = (*Store)(nil)
@@ -49,6 +51,12 @@ type Option func(*Store)
 // WithPrefix sets the prefix of every key (default [DefaultPrefix]), so
 // that several deployments share one Redis.
 func WithPrefix(p string) Option { return func(s *Store) { s.prefix = p } }
+
+// WithLogger sends go-redis's own log lines about this Store's
+// connections (a dial that failed after its retries, …) to l at debug
+// level. By default they go nowhere: the relay already says, in its log
+// and Stats, that its store fails. See the package doc, "Logs".
+func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.logger = l } }
 
 // WithLogCaps caps each task's stream in entries and in bytes of op JSON
 // (defaults relay.DefaultMaxOps, [DefaultMaxBytes]); the oldest go first.
@@ -107,13 +115,17 @@ func New(rawURL string, opts ...Option) (*Store, error) {
 	return NewClient(redis.NewClient(o), opts...), nil
 }
 
-// NewClient returns a Store on rdb, which it owns: Close closes it.
+// NewClient returns a Store on rdb, which it owns: Close closes it. It
+// adds a hook to rdb that routes go-redis's log lines about rdb's
+// connections to the Store's logger (see the package doc, "Logs").
 func NewClient(rdb *redis.Client, opts ...Option) *Store {
 	s := &Store{rdb: rdb, prefix: DefaultPrefix, maxOps: relay.DefaultMaxOps, maxBytes: DefaultMaxBytes,
 		liveTTL: DefaultLiveTTL, settledTTL: DefaultSettledTTL, chatTTL: DefaultChatTTL}
 	for _, o := range opts {
 		o(s)
 	}
+	routeRedisLogs()
+	rdb.AddHook(tagHook{logTag{s.logger}})
 	return s
 }
 
