@@ -21,7 +21,7 @@ const (
 	// merge.DefaultMaxTurnBytes, every turn it keeps together) and what
 	// each AG-UI or AI SDK subscriber of the task keeps: its own merged
 	// view, charged as it grows, and its encoder's state, reserved whole
-	// when it subscribes (frontStateBytes, about 2.5 MiB). Past it a new
+	// when it subscribes (frontStateBytes, about 3.1 MiB). Past it a new
 	// front-end subscriber of the task gets 503 with Retry-After (counted
 	// in Stats.Refused), and a block that does not fit a subscriber's
 	// view is dropped from it and counted in its result (droppedByCap), as
