@@ -75,8 +75,9 @@ func TestByteBudget(t *testing.T) {
 // Stats; what they charged comes back when they end and when the task
 // leaves.
 func TestTaskBudget(t *testing.T) {
-	// Room for the log, the task's view and one front-end subscriber.
-	s := newSetup(t, gatedScript("tb", 12, "go"), relay.WithTaskBudget(relay.DefaultMaxLogBytes+5<<20))
+	// Room for the log, the task's view (32 MiB) and one front-end
+	// subscriber.
+	s := newSetup(t, gatedScript("tb", 12, "go"), relay.WithTaskBudget(relay.DefaultMaxLogBytes+32<<20+5<<20))
 	first, err := http.Get(s.url + "?format=" + relay.FormatAGUI)
 	if err != nil {
 		t.Fatal(err)

@@ -80,9 +80,10 @@
 // ([DefaultWriteTimeout]), is dropped; its reconnect resumes or snapshots.
 // Readers per task and in total, and tasks are capped; so are bytes, per
 // task and in all. A task's budget ([DefaultMaxTaskBytes], 128 MiB) covers
-// its log (at most [DefaultMaxLogBytes] of it) and, in the rest, its merged
-// view (a merge.Budget of merge.DefaultMaxTurnBytes for every turn it keeps)
-// and each AG-UI or AI SDK reader's own merged view and encoder state; the
+// its log (at most [DefaultMaxLogBytes] of it), its merged view (a
+// merge.Budget of merge.DefaultMaxTurnBytes for every turn it keeps) and, in
+// what those leave, each AG-UI or AI SDK reader's own merged view and
+// encoder state; the
 // tasks share the handler's ([DefaultMaxBytes], 256 MiB). Past them a new
 // task or front-end reader gets 503 with Retry-After, counted in [Stats],
 // and a block that would take a view past a budget is left out of it and

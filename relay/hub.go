@@ -98,7 +98,10 @@ type task struct {
 	views *views
 	// budget is charged for the task's views and front-end subscribers:
 	// maxTaskBytes less the log's byte cap (see DefaultMaxTaskBytes).
-	budget *merge.Budget
+	// fronts, under it, is the front-end subscribers' part: what the views'
+	// own budget (merge.DefaultMaxTurnBytes) leaves, so that they never
+	// crowd out the view that snapshots are made of.
+	budget, fronts *merge.Budget
 	// settled: the latest turn has its result and nothing more comes
 	// until an attached stream starts another turn.
 	settled bool
@@ -208,7 +211,8 @@ func (h *Handler) newTaskLocked(id string) (*task, error) {
 	}
 	h.nextGen++
 	budget := merge.NewBudget(max(int64(h.cfg.maxTaskBytes-h.cfg.maxLogBytes), 1), h.merged)
-	t := &task{id: id, gen: h.nextGen, views: newViews(id, budget), budget: budget, subs: map[*subscriber]struct{}{},
+	fronts := merge.NewBudget(max(budget.Limit()-merge.DefaultMaxTurnBytes, 1), budget)
+	t := &task{id: id, gen: h.nextGen, views: newViews(id, budget), budget: budget, fronts: fronts, subs: map[*subscriber]struct{}{},
 		ready: make(chan struct{}), idleSince: time.Now()}
 	h.tasks[id] = t
 	return t, nil
@@ -220,11 +224,11 @@ func (h *Handler) used() int64 { return h.bytes.Load() + h.merged.Used() }
 
 // reserveFront charges t's budget for the encoder state of a new front-end
 // subscriber (frontStateBytes) and returns the budget its merged view
-// charges (merge.DefaultMaxTurnBytes, under t's budget), or refuses it with
+// charges (merge.DefaultMaxTurnBytes, under t's fronts), or refuses it with
 // 503 when t's budget or the handler's has no room. The subscriber gives
 // it all back with ReleaseAll when it ends.
 func (h *Handler) reserveFront(t *task) (*merge.Budget, error) {
-	b := merge.NewBudget(merge.DefaultMaxTurnBytes+frontStateBytes, t.budget)
+	b := merge.NewBudget(merge.DefaultMaxTurnBytes+frontStateBytes, t.fronts)
 	if h.used()+frontStateBytes > int64(h.cfg.maxBytes) || !b.Reserve(frontStateBytes) {
 		h.refused.Add(1)
 		return nil, errBusy("relay: memory budget of this task reached (its views and front-end subscribers use it all)")

@@ -17,9 +17,10 @@ const (
 	DefaultMaxLogBytes = 8 << 20
 	// DefaultMaxTaskBytes is what one task may cost the relay in all, in
 	// bytes: its op log (at most DefaultMaxLogBytes of it, counted as
-	// above) and, in the rest, its merged view for snapshots (at most
-	// merge.DefaultMaxTurnBytes, every turn it keeps together) and what
-	// each AG-UI or AI SDK subscriber of the task keeps: its own merged
+	// above), its merged view for snapshots (at most
+	// merge.DefaultMaxTurnBytes, every turn it keeps together) and, in what
+	// those two leave (88 MiB by default), what each AG-UI or AI SDK
+	// subscriber of the task keeps: its own merged
 	// view, charged as it grows, and its encoder's state, reserved whole
 	// when it subscribes (frontStateBytes, about 3.1 MiB). Past it a new
 	// front-end subscriber of the task gets 503 with Retry-After (counted
@@ -162,9 +163,11 @@ func WithMaxBytes(n int) Option {
 
 // WithTaskBudget sets what one task may cost in all (default
 // [DefaultMaxTaskBytes]); a value < 1 keeps the default. What is left of it
-// past the op log's byte cap (WithLogCaps) is shared by the task's merged
-// view and its front-end subscribers; a budget smaller than the log's cap
-// leaves them nothing, and every block of their views is dropped.
+// past the op log's byte cap (WithLogCaps) holds the task's merged view (at
+// most merge.DefaultMaxTurnBytes) and, in what that leaves, its front-end
+// subscribers; a budget that leaves them nothing refuses every front-end
+// subscriber (503), and one smaller than the log's cap leaves the view
+// nothing either: every block of it is dropped.
 func WithTaskBudget(n int) Option {
 	return func(c *config) { setPositive(&c.maxTaskBytes, n) }
 }

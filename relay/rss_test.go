@@ -116,7 +116,10 @@ func TestRelayFloodRSS(t *testing.T) {
 	child := startRelayChild(ctx, t, peer.URL)
 	base := child.url + "/tasks/t1/events"
 	start := time.Now()
-	formats := []string{relay.FormatOps, relay.FormatOps, relay.FormatAGUI, relay.FormatAISDK}
+	// Six front-end readers: each would keep a merged view of the turn
+	// (32 MiB) of its own; the task's budget holds them all.
+	formats := []string{relay.FormatOps, relay.FormatOps, relay.FormatAGUI, relay.FormatAGUI, relay.FormatAGUI,
+		relay.FormatAISDK, relay.FormatAISDK, relay.FormatAISDK}
 	ends := make([]string, len(formats))
 	var wg sync.WaitGroup
 	for i, f := range formats {
@@ -133,7 +136,7 @@ func TestRelayFloodRSS(t *testing.T) {
 	bound := baseline + relayRSSFactor*float64(relay.DefaultMaxTaskBytes+merge.DefaultMaxTurnBytes)/(1<<20)
 	t.Logf("peak RSS %.0f MiB (baseline %.0f MiB, bound %.0f MiB), %v; stats %+v", mib, baseline, bound, took.Round(time.Millisecond), rep.Stats)
 
-	want := []string{"result completed", "result completed", "RUN_FINISHED", "finish"}
+	want := []string{"result completed", "result completed", "RUN_FINISHED", "RUN_FINISHED", "RUN_FINISHED", "finish", "finish", "finish"}
 	if d := cmp.Diff(want, ends); d != "" {
 		t.Errorf("how each subscriber's stream ended (-want +got):\n%s", d)
 	}
