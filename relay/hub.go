@@ -229,7 +229,11 @@ func (h *Handler) used() int64 { return h.bytes.Load() + h.merged.Used() }
 // it all back with ReleaseAll when it ends.
 func (h *Handler) reserveFront(t *task) (*merge.Budget, error) {
 	b := merge.NewBudget(merge.DefaultMaxTurnBytes+frontStateBytes, t.fronts)
-	if h.used()+frontStateBytes > int64(h.cfg.maxBytes) || !b.Reserve(frontStateBytes) {
+	if h.used()+frontStateBytes > int64(h.cfg.maxBytes) {
+		h.refused.Add(1)
+		return nil, errBusy("relay: memory budget reached (the tasks held use it all)")
+	}
+	if !b.Reserve(frontStateBytes) {
 		h.refused.Add(1)
 		return nil, errBusy("relay: memory budget of this task reached (its views and front-end subscribers use it all)")
 	}
