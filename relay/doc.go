@@ -78,13 +78,24 @@
 // no goroutine, channel or copy per op or per reader. A reader that falls out
 // of the log, or whose write does not finish within the write timeout
 // ([DefaultWriteTimeout]), is dropped; its reconnect resumes or snapshots.
-// Readers per task and in total, tasks, and the bytes all tasks' logs hold
-// ([DefaultMaxBytes]) are capped (503 with Retry-After past them, counted in
-// [Stats]); a task nobody watches is evicted after a TTL ([DefaultTTL]);
-// Close, or the context given to [New], stops everything. A task's merged
-// view is bounded by merge.Caps, and the Follower's stream holds its own
-// view under its client's caps: what one task costs in all is its log cap
-// plus those two.
+// Readers per task and in total, and tasks are capped; so are bytes, per
+// task and in all. A task's budget ([DefaultMaxTaskBytes], 128 MiB) covers
+// its log (at most [DefaultMaxLogBytes] of it), its merged view (a
+// merge.Budget of merge.DefaultMaxTurnBytes for every turn it keeps) and, in
+// what those leave, each AG-UI or AI SDK reader's own merged view and
+// encoder state; the
+// tasks share the handler's ([DefaultMaxBytes], 256 MiB). Past them a new
+// task or front-end reader gets 503 with Retry-After, counted in [Stats],
+// and a block that would take a view past a budget is left out of it and
+// counted (droppedByCap). Plain ops readers share the log and cost no budget
+// of their own. A task nobody watches is evicted after a TTL ([DefaultTTL]);
+// Close, or the context given to [New], stops everything. The Follower's
+// stream holds its own view under its client's budget
+// (client.WithTurnBudget), outside the relay's count. The Go runtime adds
+// its own overhead: the heap grows to about twice what is live before a
+// collection, so a process holding one task that fills every cap peaks at
+// about three times (task budget + the Follower's turn budget) over its
+// baseline at most (BENCHMARKS.md measures it).
 //
 // # Access
 //

@@ -189,12 +189,28 @@ func (h *Handler) serveEncoder(w http.ResponseWriter, r *http.Request, task stri
 		return
 	}
 	defer h.release(t, sub)
+	if fs, ok := enc.(*frontStream); ok {
+		b, err := h.reserveFront(t)
+		if err != nil {
+			writeError(w, statusOf(err), err.Error())
+			return
+		}
+		defer b.ReleaseAll()
+		fs.budget = b
+	}
 	if err := h.waitReady(r, t); err != nil {
 		writeError(w, statusOf(err), err.Error())
 		return
 	}
 	h.stream(w, r, t, sub, enc)
 }
+
+// frontStateBytes bounds what a front-end encoder keeps besides its
+// Receiver, for the byte budgets: a record and an id per item (about 150
+// bytes; 160 counted) for as many items as a turn has blocks
+// (merge.DefaultMaxBlocks), the tool output it keeps (MaxKeptOutputBytes),
+// and a note per tool key (64 bytes counted, merge.DefaultMaxStreamKeys).
+const frontStateBytes = merge.DefaultMaxBlocks*160 + MaxKeptOutputBytes + merge.DefaultMaxStreamKeys*64
 
 // frontEncoder is what the AG-UI and AI SDK encoders share.
 type frontEncoder interface {
@@ -243,12 +259,16 @@ var errFrontDone = errors.New("relay: the front end's run ended")
 // Late envelopes, fallbacks and projections, the seal and the result render
 // the view: O(blocks) each, bounded by merge.Caps.
 //
-// Its memory is its Receiver's (bounded by merge.Caps and
-// merge.MaxReceiverTurns), the encoder's frontSent and ids (a record and an
-// id per item, about 150 bytes; at most MaxKeptOutputBytes of output) and a
-// note per tool key.
+// Its memory is its Receiver's (bounded by merge.Caps, every turn charging
+// budget when it is set — a relay subscriber's, under its task's — or each
+// its own merge.DefaultMaxTurnBytes), the encoder's frontSent and ids (a
+// record and an id per item, about 150 bytes; at most MaxKeptOutputBytes of
+// output) and a note per tool key: frontStateBytes in all, which a relay
+// subscriber reserves from its task's budget.
 type frontFeed struct {
 	enc frontEncoder
+	// budget, when set, is charged by recv for every turn it keeps.
+	budget *merge.Budget
 	// recv is made by the first op, which names the task.
 	recv   *merge.Receiver
 	inSnap bool
@@ -286,7 +306,7 @@ type keyNote struct {
 // apply merges op and tells the encoder what the client lacks.
 func (s *frontFeed) apply(op *merge.Op, emit func(map[string]any)) {
 	if s.recv == nil {
-		s.recv = merge.NewReceiver(op.Task, merge.Caps{})
+		s.recv = merge.NewReceiver(op.Task, merge.Caps{Budget: s.budget})
 		if s.named != nil {
 			s.named(op.Task)
 		}

@@ -47,6 +47,10 @@ type Handler struct {
 
 	bytes   atomic.Int64  // what the op logs of all tasks hold (entryCost)
 	refused atomic.Uint64 // requests refused with 503 past a cap
+	// merged is charged for what the tasks' merged views and front-end
+	// subscribers keep (each task's budget is under it); its limit is
+	// what maxBytes leaves past the logs, at most maxBytes.
+	merged *merge.Budget
 }
 
 // entry is one op of a task's log, encoded once for every subscriber.
@@ -92,6 +96,12 @@ type task struct {
 	base  uint64
 	bytes int
 	views *views
+	// budget is charged for the task's views and front-end subscribers:
+	// maxTaskBytes less the log's byte cap (see DefaultMaxTaskBytes).
+	// fronts, under it, is the front-end subscribers' part: what the views'
+	// own budget (merge.DefaultMaxTurnBytes) leaves, so that they never
+	// crowd out the view that snapshots are made of.
+	budget, fronts *merge.Budget
 	// settled: the latest turn has its result and nothing more comes
 	// until an attached stream starts another turn.
 	settled bool
@@ -125,7 +135,8 @@ func New(ctx context.Context, src Follower, opts ...Option) *Handler {
 		o(&cfg)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	h := &Handler{cfg: cfg, src: src, epoch: newEpoch(), ctx: ctx, cancel: cancel, tasks: map[string]*task{}}
+	h := &Handler{cfg: cfg, src: src, epoch: newEpoch(), ctx: ctx, cancel: cancel, tasks: map[string]*task{},
+		merged: merge.NewBudget(int64(cfg.maxBytes), nil)}
 	h.mux = http.NewServeMux()
 	h.mux.HandleFunc("GET /tasks/{taskId}/events", func(w http.ResponseWriter, r *http.Request) {
 		h.ServeEvents(w, r, r.PathValue("taskId"))
@@ -171,6 +182,7 @@ func (h *Handler) removeLocked(id string, t *task) {
 	t.mu.Lock()
 	if !t.gone {
 		h.bytes.Add(-int64(t.bytes)) // the log leaves with its last reader
+		t.views.release()            // its front-end subscribers release theirs as they end
 	}
 	t.gone = true
 	t.wakeLocked()
@@ -193,15 +205,39 @@ func (h *Handler) newTaskLocked(id string) (*task, error) {
 		h.refused.Add(1)
 		return nil, errBusy("relay: too many tasks")
 	}
-	if h.bytes.Load() >= int64(h.cfg.maxBytes) {
+	if h.used() >= int64(h.cfg.maxBytes) {
 		h.refused.Add(1)
 		return nil, errBusy("relay: memory budget reached (the tasks held use it all)")
 	}
 	h.nextGen++
-	t := &task{id: id, gen: h.nextGen, views: newViews(id), subs: map[*subscriber]struct{}{},
+	budget := merge.NewBudget(max(int64(h.cfg.maxTaskBytes-h.cfg.maxLogBytes), 1), h.merged)
+	fronts := merge.NewBudget(max(budget.Limit()-merge.DefaultMaxTurnBytes, 1), budget)
+	t := &task{id: id, gen: h.nextGen, views: newViews(id, budget), budget: budget, fronts: fronts, subs: map[*subscriber]struct{}{},
 		ready: make(chan struct{}), idleSince: time.Now()}
 	h.tasks[id] = t
 	return t, nil
+}
+
+// used is what the tasks held cost now: their logs, views and front-end
+// subscribers.
+func (h *Handler) used() int64 { return h.bytes.Load() + h.merged.Used() }
+
+// reserveFront charges t's budget for the encoder state of a new front-end
+// subscriber (frontStateBytes) and returns the budget its merged view
+// charges (merge.DefaultMaxTurnBytes, under t's fronts), or refuses it with
+// 503 when t's budget or the handler's has no room. The subscriber gives
+// it all back with ReleaseAll when it ends.
+func (h *Handler) reserveFront(t *task) (*merge.Budget, error) {
+	b := merge.NewBudget(merge.DefaultMaxTurnBytes+frontStateBytes, t.fronts)
+	if h.used()+frontStateBytes > int64(h.cfg.maxBytes) {
+		h.refused.Add(1)
+		return nil, errBusy("relay: memory budget reached (the tasks held use it all)")
+	}
+	if !b.Reserve(frontStateBytes) {
+		h.refused.Add(1)
+		return nil, errBusy("relay: memory budget of this task reached (its views and front-end subscribers use it all)")
+	}
+	return b, nil
 }
 
 // publishLocked appends op to t's log, trims the log to its caps, updates
@@ -443,10 +479,16 @@ type Stats struct {
 	// Follows is the number of upstream Follows running.
 	Follows int
 	// Bytes is what the op logs of the tasks held hold, as the byte caps
-	// count it ([DefaultMaxLogBytes] per task, [DefaultMaxBytes] in all).
+	// count it ([DefaultMaxLogBytes] per task).
 	Bytes int64
+	// ViewBytes is what the tasks' merged views and their AG-UI and AI SDK
+	// subscribers keep, as merge's budgets count it. Bytes + ViewBytes is
+	// what [DefaultMaxBytes] caps; per task, its log and its part of
+	// ViewBytes are what [DefaultMaxTaskBytes] caps.
+	ViewBytes int64
 	// Refused counts the requests refused with 503 past a cap (tasks,
-	// bytes, subscribers) since the Handler was made.
+	// bytes — the handler's or a task's —, subscribers) since the Handler
+	// was made.
 	Refused uint64
 	// StoreErrors counts the failed calls to the Store (WithStore) since
 	// the Handler started; StoreDown says whether the latest one failed.
@@ -459,7 +501,8 @@ type Stats struct {
 func (h *Handler) Stats() Stats {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	s := Stats{Tasks: len(h.tasks), Subscribers: h.subs, Bytes: h.bytes.Load(), Refused: h.refused.Load()}
+	s := Stats{Tasks: len(h.tasks), Subscribers: h.subs, Bytes: h.bytes.Load(),
+		ViewBytes: h.merged.Used(), Refused: h.refused.Load()}
 	h.shared.fill(&s)
 	for _, t := range h.tasks {
 		if t.follow != nil {

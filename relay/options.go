@@ -15,10 +15,28 @@ const (
 	// encoded op and the decoded one) and 512 bytes of structures.
 	DefaultMaxOps      = 4096
 	DefaultMaxLogBytes = 8 << 20
-	// DefaultMaxBytes caps the op logs of all tasks together (the bytes as
-	// DefaultMaxLogBytes counts them): past it a request for a task the
-	// relay does not hold gets 503 with Retry-After, and is counted in
-	// Stats.Refused. The tasks held go on; eviction frees their bytes.
+	// DefaultMaxTaskBytes is what one task may cost the relay in all, in
+	// bytes: its op log (at most DefaultMaxLogBytes of it, counted as
+	// above), its merged view for snapshots (at most
+	// merge.DefaultMaxTurnBytes, every turn it keeps together) and, in what
+	// those two leave (88 MiB by default), what each AG-UI or AI SDK
+	// subscriber of the task keeps: its own merged
+	// view, charged as it grows, and its encoder's state, reserved whole
+	// when it subscribes (frontStateBytes, about 3.1 MiB). Past it a new
+	// front-end subscriber of the task gets 503 with Retry-After (counted
+	// in Stats.Refused), and a block that does not fit a subscriber's
+	// view is dropped from it and counted in its result (droppedByCap), as
+	// merge's caps do. The Follower's own stream is its client's to bound
+	// (client.WithTurnBudget), outside this figure; the Go runtime's
+	// overhead comes on top (see the package doc).
+	DefaultMaxTaskBytes = 128 << 20
+	// DefaultMaxBytes caps what all tasks cost together, as
+	// DefaultMaxTaskBytes counts it (op logs, merged views, front-end
+	// subscribers): past it a request for a task the relay does not hold,
+	// or a new front-end subscriber, gets 503 with Retry-After, and is
+	// counted in Stats.Refused; a block that would take a view past it is
+	// dropped from that view and counted. The tasks held go on; eviction
+	// frees their bytes.
 	DefaultMaxBytes = 256 << 20
 	// DefaultMaxSubscribersPerTask and DefaultMaxSubscribers cap open event
 	// streams per task and per Handler; past them a request gets 503.
@@ -66,6 +84,7 @@ type config struct {
 	maxOps       int
 	maxLogBytes  int
 	maxBytes     int
+	maxTaskBytes int
 	maxPerTask   int
 	maxSubs      int
 	maxTasks     int
@@ -84,6 +103,7 @@ func defaultConfig() config {
 		maxOps:       DefaultMaxOps,
 		maxLogBytes:  DefaultMaxLogBytes,
 		maxBytes:     DefaultMaxBytes,
+		maxTaskBytes: DefaultMaxTaskBytes,
 		maxPerTask:   DefaultMaxSubscribersPerTask,
 		maxSubs:      DefaultMaxSubscribers,
 		maxTasks:     DefaultMaxTasks,
@@ -135,10 +155,21 @@ func WithLogCaps(maxOps, maxBytes int) Option {
 	}
 }
 
-// WithMaxBytes caps the op logs of all tasks together (default
+// WithMaxBytes caps what all tasks cost together (default
 // [DefaultMaxBytes]); a value < 1 keeps the default.
 func WithMaxBytes(n int) Option {
 	return func(c *config) { setPositive(&c.maxBytes, n) }
+}
+
+// WithTaskBudget sets what one task may cost in all (default
+// [DefaultMaxTaskBytes]); a value < 1 keeps the default. What is left of it
+// past the op log's byte cap (WithLogCaps) holds the task's merged view (at
+// most merge.DefaultMaxTurnBytes) and, in what that leaves, its front-end
+// subscribers; a budget that leaves them nothing refuses every front-end
+// subscriber (503), and one smaller than the log's cap leaves the view
+// nothing either: every block of it is dropped.
+func WithTaskBudget(n int) Option {
+	return func(c *config) { setPositive(&c.maxTaskBytes, n) }
 }
 
 // WithSubscriberCaps sets the caps on open event streams per task and in

@@ -27,7 +27,10 @@ import (
 	"github.com/tfrs/a2a-progress/relay"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	runRelayChild() // in a child of TestRelayFloodRSS: serves the relay, then exits
+	goleak.VerifyTestMain(m)
+}
 
 // gatedScript is a trajectory of n envelopes (with reordering, duplicates
 // and plain-text updates) that waits for gate before its first update, so

@@ -244,6 +244,9 @@ func (h *Handler) mirrorLocked(t *task, rec Record) {
 		h.cfg.logger.Warn("relay: store: op not encodable; skipped", "task", t.id, "id", rec.ID, "err", err)
 		return
 	}
+	if t.gone {
+		return // its views gave their bytes back (removeLocked)
+	}
 	newTurn, res := t.views.applyResult(op)
 	if res == merge.Duplicate {
 		return
@@ -392,7 +395,7 @@ type publisher struct {
 // newPublisher returns a publisher of task; lease: hold the task's lease
 // while it publishes (Attach), so that replicas do not follow it.
 func (h *Handler) newPublisher(ctx context.Context, task string, lease bool) *publisher {
-	p := &publisher{h: h, ctx: ctx, task: task, view: newViews(task), stopLease: func() {}}
+	p := &publisher{h: h, ctx: ctx, task: task, view: newViews(task, nil), stopLease: func() {}}
 	if lease {
 		p.stopLease = h.holdLease(ctx, task)
 	}

@@ -12,13 +12,25 @@ import (
 // a Receiver's is (merge.MaxReceiverTurns turns under the default caps).
 type views struct {
 	r *merge.Receiver
+	// budget is what r charges (under the task's budget); release gives
+	// it back when the task leaves.
+	budget *merge.Budget
 	// latest is the id of the task's latest turn ("" before any op), kept
 	// so that an op of that turn — nearly every publish — costs no copy of
 	// r.Turns().
 	latest string
 }
 
-func newViews(task string) *views { return &views{r: merge.NewReceiver(task, merge.Caps{})} }
+// newViews returns the views of task, charging parent (nil: none) for what
+// they keep.
+func newViews(task string, parent *merge.Budget) *views {
+	b := merge.NewBudget(merge.DefaultMaxTurnBytes, parent)
+	return &views{r: merge.NewReceiver(task, merge.Caps{Budget: b}), budget: b}
+}
+
+// release gives back what the views charged: for a task that left, whose
+// views take no more ops.
+func (v *views) release() { v.budget.ReleaseAll() }
 
 // apply adds op and reports whether it opened a turn the task had not seen.
 func (v *views) apply(op merge.Op) (newTurn bool) {
