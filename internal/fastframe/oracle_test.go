@@ -172,16 +172,21 @@ func normalError(msg string) string {
 // unknownKeys is a2a-go's "unknown event type: [k1 k2]" or "unknown part
 // content type: [k1 k2]", whose keys it prints in map order (a different
 // order on every call).
-var unknownKeys = regexp.MustCompile(`(unknown [a-z ]+: \[)([^\]]*)\]`)
+var unknownKeys = regexp.MustCompile(`unknown [a-z ]+: \[`)
 
-// keysSorted sorts the key lists of unknownKeys.
+// keysSorted makes the key lists of unknownKeys independent of their
+// order. A key may itself hold spaces or "]" (or be empty), so the list
+// cannot be split back into keys: it runs to the message's last "]", and
+// its runes are sorted — the same keys in any order give the same string.
 func keysSorted(msg string) string {
-	return unknownKeys.ReplaceAllStringFunc(msg, func(m string) string {
-		sub := unknownKeys.FindStringSubmatch(m)
-		keys := strings.Split(sub[2], " ")
-		slices.Sort(keys)
-		return sub[1] + strings.Join(keys, " ") + "]"
-	})
+	loc := unknownKeys.FindStringIndex(msg)
+	end := strings.LastIndexByte(msg, ']')
+	if loc == nil || end < loc[1] {
+		return msg
+	}
+	list := []rune(msg[loc[1]:end])
+	slices.Sort(list)
+	return msg[:loc[1]] + string(list) + msg[end:]
 }
 
 // Compare decodes data with a Decoder (RPC for JSON-RPC) and, when the
