@@ -116,7 +116,12 @@ func TestGRPCStreamEventIsBounded(t *testing.T) {
 	s := startCallee(t)
 	s.Register(agenttest.Script{Name: "big-event", Final: a2a.TaskStateCompleted, FinalText: "ok",
 		Steps: []agenttest.Step{{Text: strings.Repeat("y", 2<<20)}}})
-	cl := newForced(t, s, combo{a2a.TransportProtocolGRPC, agenttest.V1}, WithRetry(1, time.Millisecond, time.Millisecond), withBounds(bounds{response: defaultBounds.response, event: 1 << 20}))
+	// Each resubscription while the turn still runs gets the oversize
+	// message again (in the task's snapshot) and is cut again; the turn is
+	// resolved once the agent has completed it. A few attempts with a
+	// backoff let it get there on a loaded machine (with one attempt the
+	// test raced the agent).
+	cl := newForced(t, s, combo{a2a.TransportProtocolGRPC, agenttest.V1}, WithRetry(8, 20*time.Millisecond, 250*time.Millisecond), withBounds(bounds{response: defaultBounds.response, event: 1 << 20}))
 	st, _ := cl.SendText(testCtx(t), "big-event")
 	r := collect(t, st)
 	if r.err != nil || r.out.Text != "ok" || len(r.view.Blocks) != 1 {
