@@ -212,12 +212,6 @@ func WithWriteTimeout(d time.Duration) Option {
 	return func(c *config) { setPositive(&c.writeTimeout, d) }
 }
 
-// WithStartTimeout bounds the wait for a new upstream's first answer
-// (default [DefaultStartTimeout]).
-func WithStartTimeout(d time.Duration) Option {
-	return func(c *config) { setPositive(&c.startTimeout, d) }
-}
-
 // WithFormat serves f for ?format=name, besides the built-in formats
 // (a name given here replaces a built-in one).
 func WithFormat(name string, f Format) Option {

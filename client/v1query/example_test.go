@@ -47,3 +47,32 @@ func ExampleSend() {
 	// tool expense-review: done
 	// conv-1 TASK_STATE_COMPLETED - The expense is approved.
 }
+
+// A runtime behind TLS with a private certificate authority (here the test
+// server's own): WithHTTPClient gives the client that trusts it — or one
+// with a proxy, or client certificates.
+func ExampleWithHTTPClient() {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.WriteString(w, `data: {"content":"Done over TLS."}`+"\n\n")
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+
+	s, err := v1query.Send(ctx, srv.URL, "hello", v1query.WithHTTPClient(srv.Client()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, err := range s.Updates() {
+		if err != nil {
+			log.Fatal(err)
+		}
+	}
+	out, err := s.Outcome()
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(out.State, "-", out.Text)
+	// Output:
+	// TASK_STATE_COMPLETED - Done over TLS.
+}
