@@ -220,12 +220,6 @@ func sse(w http.ResponseWriter, id json.RawMessage) func(result string) {
 	}
 }
 
-func rpcError(w http.ResponseWriter, id json.RawMessage, code int, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	b, _ := json.Marshal(msg)
-	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, id, code, b)
-}
-
 // sseError refuses a streaming call the way a2a-go does: an error frame.
 func sseError(w http.ResponseWriter, id json.RawMessage, code int, msg string) {
 	w.Header().Set("Content-Type", "text/event-stream")
