@@ -1,9 +1,11 @@
 package merge
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/tfrs/a2a-progress/envelope"
@@ -55,9 +57,12 @@ const (
 //
 // The decoder is strict about values (an unknown type, kind, status, source
 // or verdict, a payload that does not fit its kind, a missing turn, an at
-// that is not in canonical form: [ErrBadOp], with the reason) and lenient
-// about names: a field it does not know is ignored, so that a carrier may
-// add its own (a2a-tail adds exitCode to the result line).
+// that is not in canonical form: [ErrBadOp], with the reason) and about
+// names: keys match exactly and once, and a key the op form does not name
+// is an error naming the key ("SEQ", "ſeq", a second "seq", "colour"), so
+// that every reader — Go, JavaScript's JSON.parse, Python — sees one op.
+// The two fields a2a-tail adds to its result line, exitCode and
+// schemaVersion, are known and ignored.
 type Op struct {
 	Type OpType
 	Task string
@@ -230,6 +235,9 @@ func decodePayload(k envelope.Kind, raw json.RawMessage) (envelope.Payload, erro
 // Block holds payload values, as a reader gives them.
 func decodeAs[P envelope.Payload](raw json.RawMessage) (envelope.Payload, error) {
 	var v P
+	if err := checkKeys(raw, payloadKeys[v.Kind()]); err != nil {
+		return nil, err
+	}
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return nil, fmt.Errorf("%w: payload of kind %s: %w", ErrBadOp, v.Kind(), err)
 	}
@@ -246,8 +254,12 @@ func (b Block) MarshalJSON() ([]byte, error) {
 	return json.Marshal(w)
 }
 
-// UnmarshalJSON decodes a block written by MarshalJSON and checks it.
+// UnmarshalJSON decodes a block written by MarshalJSON and checks it, as
+// [Op.UnmarshalJSON] does (keys exact, once each).
 func (b *Block) UnmarshalJSON(data []byte) error {
+	if err := checkKeys(data, blockKeys); err != nil {
+		return err
+	}
 	var w blockJSON
 	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadOp, err)
@@ -288,9 +300,13 @@ func (o Op) MarshalJSON() ([]byte, error) {
 // does not fit its kind, a missing task or turn, an at not in canonical
 // form ([FormatAt]) or outside the years 1678 to 2261, a fallback or
 // projection without its ordinal, a fallback without a fallback reason
-// (PROTOCOL.md §2.6), a result without its counters is an error wrapping
-// [ErrBadOp] that says which. Fields it does not know are ignored.
+// (PROTOCOL.md §2.6), a result without its counters, a key that is not
+// exactly one of the op's (or is given twice), a seq that is not an
+// integer within int64 is an error wrapping [ErrBadOp] that says which.
 func (o *Op) UnmarshalJSON(data []byte) error {
+	if err := checkKeys(data, opKeys); err != nil {
+		return err
+	}
 	var w anyOpJSON
 	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadOp, err)
@@ -358,6 +374,132 @@ func requireCounters(data []byte) error {
 	for _, k := range countersRequired {
 		if _, ok := w.Counters[k]; !ok {
 			return fmt.Errorf("%w: result counters without %q", ErrBadOp, k)
+		}
+	}
+	return nil
+}
+
+// Keys match exactly. encoding/json (v1) matches an object key to a field
+// case-insensitively, with Unicode folding ("SEQ", "ſeq" with U+017F and
+// "Kind" with the Kelvin sign are read as seq and kind), and lets a repeated
+// key silently override the first: a JavaScript or Python reader of the
+// same op would see another op. So before encoding/json decodes an op, a
+// block or a payload, checkKeys walks it with encoding/json's own tokenizer
+// and refuses, wrapping [ErrBadOp] and naming the key, any key that is not
+// exactly one of the object's names and any key given twice — as the
+// envelope parser (envelope.Parse) matches keys exactly. With every key
+// exact and unique, what encoding/json then decodes is what an exact
+// decoder would. Numbers need no such pass: encoding/json reads an int64
+// field from its decimal text (strconv.ParseInt), so a seq is exact over
+// the whole int64 range and 1.0, 1e3 or 2^63 is an error, never rounded.
+
+// keys is the exact key set of one JSON object of the op forms. A member
+// whose value is an object or an array of objects with keys of their own
+// names them in sub; any marks a map, whose keys are free (but unique).
+type keys struct {
+	what  string
+	names map[string]*keys
+	any   bool
+}
+
+// keySet builds a keys for the object what with the given names, every
+// one a scalar (add nested sets to names after).
+func keySet(what string, names ...string) *keys {
+	k := &keys{what: what, names: make(map[string]*keys, len(names))}
+	for _, n := range names {
+		k.names[n] = nil
+	}
+	return k
+}
+
+// The key sets of the op forms (PROTOCOL.md §4), as the json tags of
+// blockJSON, opHeadJSON, TurnResult and the payloads name them.
+var (
+	fallbackKeys = &keys{what: "counters.fallbacks", any: true}
+	counterKeys  = func() *keys {
+		k := keySet("counters", "applied", "duplicates", "conflicts", "late", "gaps", "droppedAfterSeal", "droppedByCap", "invalid")
+		k.names["fallbacks"] = fallbackKeys
+		return k
+	}()
+	blockKeyNames  = []string{"streamKey", "seq", "id", "kind", "status", "payload", "source", "reason", "overSoftLimit", "parent", "truncated", "after", "ordinal", "at"}
+	resultKeyNames = []string{"state", "verdict", "reply", "artifacts", "artifactsTruncated", "interrupt", "error", "context", "counters"}
+	blockKeys      = keySet("block", blockKeyNames...)
+	opKeys         = func() *keys {
+		// exitCode and schemaVersion are a2a-tail's, on its result line
+		// (PROTOCOL.md §4): known, and ignored.
+		k := keySet("op", append(append([]string{"type", "task", "turn", "exitCode", "schemaVersion"}, blockKeyNames...), resultKeyNames...)...)
+		k.names["counters"] = counterKeys
+		k.names["artifacts"] = keySet("artifact", "id", "name", "text")
+		in := keySet("interrupt", "question", "items")
+		in.names["items"] = keySet("interrupt item", "toolCallId", "toolName", "message")
+		k.names["interrupt"] = in
+		return k
+	}()
+	payloadKeys = map[envelope.Kind]*keys{
+		envelope.KindThinking:         keySet("payload", "text"),
+		envelope.KindText:             keySet("payload", "text"),
+		envelope.KindError:            keySet("payload", "message"),
+		envelope.KindToolCall:         keySet("payload", "tool", "tool_call_id"),
+		envelope.KindToolOutputAppend: keySet("payload", "tool", "chunk", "tool_call_id"),
+	}
+)
+
+// checkKeys checks the keys of the JSON object data, and of the objects
+// nested in it that k names, against k. A value that is not an object (or,
+// for a member, not an object or an array of objects) is left to the
+// decoder, which says what type it wanted.
+func checkKeys(data []byte, k *keys) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil // not an object: the decoder's error
+	}
+	seen := make(map[string]bool, len(k.names))
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("%w: %w", ErrBadOp, err)
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return fmt.Errorf("%w: %s: duplicate key %q", ErrBadOp, k.what, key)
+		}
+		seen[key] = true
+		sub, known := k.names[key]
+		if !known && !k.any {
+			for name := range k.names {
+				if strings.EqualFold(name, key) {
+					return fmt.Errorf("%w: %s: unknown key %q (keys match exactly: %q)", ErrBadOp, k.what, key, name)
+				}
+			}
+			return fmt.Errorf("%w: %s: unknown key %q", ErrBadOp, k.what, key)
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return fmt.Errorf("%w: %w", ErrBadOp, err)
+		}
+		if sub == nil {
+			continue
+		}
+		if err := checkMember(raw, sub); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkMember checks a member's value that is an object, or an array of
+// objects, against k.
+func checkMember(raw json.RawMessage, k *keys) error {
+	if len(raw) == 0 || raw[0] != '[' {
+		return checkKeys(raw, k)
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadOp, err)
+	}
+	for _, it := range items {
+		if err := checkKeys(it, k); err != nil {
+			return err
 		}
 	}
 	return nil

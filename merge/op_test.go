@@ -3,6 +3,7 @@ package merge
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -156,17 +157,82 @@ func TestOpJSONErrors(t *testing.T) {
 
 var at0 = time.Date(2026, 12, 1, 10, 0, 0, 250_000_000, time.UTC)
 
-// Fields the decoder does not know are ignored, so that a carrier may add
-// its own (a2a-tail adds exitCode to the result line).
-func TestOpJSONUnknownFields(t *testing.T) {
+// The two fields a2a-tail adds to its result line (exitCode,
+// schemaVersion) are known to the decoder, and ignored.
+func TestOpJSONCarrierFields(t *testing.T) {
 	var op Op
-	in := `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_CANCELED","verdict":"canceled","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0},"exitCode":3}`
+	in := `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_CANCELED","verdict":"canceled","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0},"exitCode":3,"schemaVersion":1}`
 	if err := json.Unmarshal([]byte(in), &op); err != nil {
 		t.Fatal(err)
 	}
 	want := Op{Type: OpResult, Task: "t1", Turn: "m1", Result: &TurnResult{State: "TASK_STATE_CANCELED", Verdict: VerdictCanceled}}
 	if d := cmp.Diff(want, op); d != "" {
 		t.Errorf("op (-want +got):\n%s", d)
+	}
+}
+
+// Keys match exactly, once each, and a key the op form does not name is
+// an error — where encoding/json alone would read "SEQ", "ſeq" (U+017F) or
+// "Kind" (the Kelvin sign) as seq and kind, let a second seq override
+// the first, and ignore the rest.
+func TestOpJSONStrictKeys(t *testing.T) {
+	const counters = `"counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0`
+	block := func(extra string) string {
+		return `{"type":"block","task":"t1","turn":"m1","streamKey":"k","seq":1,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope"` + extra + `}`
+	}
+	tests := []struct{ name, in, want string }{
+		{"upper-case key", block(`,"SEQ":2`), `merge: bad op: op: unknown key "SEQ" (keys match exactly: "seq")`},
+		{"long s key", `{"type":"seal","task":"t1","turn":"m1","ſtatus":"done"}`, `merge: bad op: op: unknown key "ſtatus" (keys match exactly: "status")`},
+		{"Kelvin sign key", `{"type":"seal","task":"t1","turn":"m1","Kind":"text"}`, `merge: bad op: op: unknown key "Kind" (keys match exactly: "kind")`},
+		{"unknown key", block(`,"colour":"red"`), `merge: bad op: op: unknown key "colour"`},
+		{"duplicate key", block(`,"seq":2`), `merge: bad op: op: duplicate key "seq"`},
+		{"duplicate key by escape", block(`,"seq":2`), `merge: bad op: op: duplicate key "seq"`},
+		{"unknown payload key", `{"type":"block","task":"t1","turn":"m1","streamKey":"k","seq":1,"id":"","kind":"text","status":"running","payload":{"text":"a","Text":"b"},"source":"envelope"}`,
+			`merge: bad op: payload: unknown key "Text" (keys match exactly: "text")`},
+		{"duplicate payload key", `{"type":"block","task":"t1","turn":"m1","streamKey":"k","seq":1,"id":"","kind":"tool_call","status":"running","payload":{"tool":"a","tool":"b"},"source":"envelope"}`,
+			`merge: bad op: payload: duplicate key "tool"`},
+		{"unknown counter", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_CANCELED","verdict":"canceled",` + counters + `,"Applied":1}}`,
+			`merge: bad op: counters: unknown key "Applied" (keys match exactly: "applied")`},
+		{"duplicate fallback counter", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_CANCELED","verdict":"canceled",` + counters + `,"fallbacks":{"bad_json":1,"bad_json":2}}}`,
+			`merge: bad op: counters.fallbacks: duplicate key "bad_json"`},
+		{"unknown artifact key", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"completed","artifacts":[{"id":"a","text":"x"},{"id":"b","Name":"n","text":"y"}],` + counters + `}}`,
+			`merge: bad op: artifact: unknown key "Name" (keys match exactly: "name")`},
+		{"unknown interrupt item key", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_INPUT_REQUIRED","verdict":"input-required","interrupt":{"question":"?","items":[{"toolCallID":"c"}]},` + counters + `}}`,
+			`merge: bad op: interrupt item: unknown key "toolCallID" (keys match exactly: "toolCallId")`},
+		{"seq 2^63", block(`,"after":9223372036854775808`), `merge: bad op: json: cannot unmarshal number 9223372036854775808 into Go struct field anyOpJSON.blockJSON.after of type int64`},
+		{"seq 1.0", `{"type":"block","task":"t1","turn":"m1","streamKey":"k","seq":1.0,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope"}`,
+			`merge: bad op: json: cannot unmarshal number 1.0 into Go struct field anyOpJSON.blockJSON.seq of type int64`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var op Op
+			err := json.Unmarshal([]byte(tt.in), &op)
+			if !errors.Is(err, ErrBadOp) {
+				t.Fatalf("Unmarshal(%s) = %v, want an error wrapping ErrBadOp", tt.in, err)
+			}
+			if d := cmp.Diff(tt.want, err.Error()); d != "" {
+				t.Errorf("error (-want +got):\n%s", d)
+			}
+		})
+	}
+	// The same rule for a block alone (a view's blocks).
+	var b Block
+	err := json.Unmarshal([]byte(`{"streamKey":"k","seq":1,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","type":"block"}`), &b)
+	if d := cmp.Diff(`merge: bad op: block: unknown key "type"`, fmt.Sprint(err)); d != "" {
+		t.Errorf("Block error (-want +got):\n%s", d)
+	}
+}
+
+// A seq is exact over the whole int64 range: 2^53+1, which a float64
+// reader rounds to 2^53, stays 2^53+1.
+func TestOpJSONExactSeq(t *testing.T) {
+	var op Op
+	in := `{"type":"block","task":"t1","turn":"m1","streamKey":"k","seq":9007199254740993,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope"}`
+	if err := json.Unmarshal([]byte(in), &op); err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(int64(1<<53+1), op.Block.Key.Seq); d != "" {
+		t.Errorf("seq (-want +got):\n%s", d)
 	}
 }
 
