@@ -444,63 +444,87 @@ var (
 	}
 )
 
-// checkKeys checks the keys of the JSON object data, and of the objects
-// nested in it that k names, against k. A value that is not an object (or,
-// for a member, not an object or an array of objects) is left to the
-// decoder, which says what type it wanted.
+// checkKeys checks the keys of the JSON object data against k, in one
+// pass of encoding/json's tokenizer: keys of k's object and of the objects
+// nested in it that k names exactly and once; in every other object (a
+// map, or a value the op form does not look into, such as a seal's payload
+// or exitCode) any key, but once. Values are left to the decoder, which
+// says what type it wanted; so is data that is not an object.
 func checkKeys(data []byte, k *keys) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil // not an object: the decoder's error
+	// frame is one open object or array. For an object, k is its key set
+	// (nil: any key) and sub the key set of the member being read; for an
+	// array, sub is its elements' key set.
+	type frame struct {
+		k, sub  *keys
+		what    string
+		key     string // the member being read
+		obj     bool
+		wantKey bool
+		seen    map[string]bool
 	}
-	seen := make(map[string]bool, len(k.names))
-	for dec.More() {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var stack []*frame
+	for {
 		tok, err := dec.Token()
 		if err != nil {
 			return fmt.Errorf("%w: %w", ErrBadOp, err)
 		}
-		key, _ := tok.(string)
-		if seen[key] {
-			return fmt.Errorf("%w: %s: duplicate key %q", ErrBadOp, k.what, key)
+		if len(stack) == 0 && tok != json.Delim('{') {
+			return nil // not an object: the decoder's error
 		}
-		seen[key] = true
-		sub, known := k.names[key]
-		if !known && !k.any {
-			for name := range k.names {
-				if strings.EqualFold(name, key) {
-					return fmt.Errorf("%w: %s: unknown key %q (keys match exactly: %q)", ErrBadOp, k.what, key, name)
-				}
+		var f *frame
+		if len(stack) > 0 {
+			f = stack[len(stack)-1]
+		}
+		if key, ok := tok.(string); ok && f != nil && f.obj && f.wantKey {
+			if f.seen[key] {
+				return fmt.Errorf("%w: %s: duplicate key %q", ErrBadOp, f.what, key)
 			}
-			return fmt.Errorf("%w: %s: unknown key %q", ErrBadOp, k.what, key)
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return fmt.Errorf("%w: %w", ErrBadOp, err)
-		}
-		if sub == nil {
+			f.seen[key] = true
+			f.wantKey, f.key, f.sub = false, key, nil
+			if f.k == nil {
+				continue
+			}
+			sub, known := f.k.names[key]
+			if !known && !f.k.any {
+				for name := range f.k.names {
+					if strings.EqualFold(name, key) {
+						return fmt.Errorf("%w: %s: unknown key %q (keys match exactly: %q)", ErrBadOp, f.what, key, name)
+					}
+				}
+				return fmt.Errorf("%w: %s: unknown key %q", ErrBadOp, f.what, key)
+			}
+			f.sub = sub
 			continue
 		}
-		if err := checkMember(raw, sub); err != nil {
-			return err
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			n := &frame{k: k, what: k.what, obj: tok == json.Delim('{'), wantKey: true}
+			if f != nil {
+				n.k, n.what = f.sub, f.what
+				switch {
+				case n.k != nil:
+					n.what = n.k.what
+				case f.obj:
+					n.what = f.what + "." + f.key
+				}
+			}
+			if n.obj {
+				n.seen = make(map[string]bool)
+			} else {
+				n.sub, n.k = n.k, nil
+			}
+			stack = append(stack, n)
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				return nil // what follows the object is the decoder's error
+			}
+		}
+		if f = stack[len(stack)-1]; f.obj {
+			f.wantKey = true
 		}
 	}
-	return nil
-}
-
-// checkMember checks a member's value that is an object, or an array of
-// objects, against k.
-func checkMember(raw json.RawMessage, k *keys) error {
-	if len(raw) == 0 || raw[0] != '[' {
-		return checkKeys(raw, k)
-	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return fmt.Errorf("%w: %w", ErrBadOp, err)
-	}
-	for _, it := range items {
-		if err := checkKeys(it, k); err != nil {
-			return err
-		}
-	}
-	return nil
 }
