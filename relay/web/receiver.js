@@ -179,347 +179,179 @@ function tailFrom(s, cut) {
 }
 
 // ---------------------------------------------------------------------------
-// Strict JSON, as Go's encoding/json reads it: RFC 8259 syntax, nesting up
-// to 10000, a lone surrogate escape read as U+FFFD, numbers kept as their
-// text (so an int64 is exact), objects as their entries in order (a
-// repeated key: the last one wins when decoded).
-
-class JNum {
-  constructor(text) {
-    this.text = text;
-  }
-}
-class JObj {
-  constructor(entries) {
-    this.entries = entries;
-  }
-}
-class SyntaxErr extends Error {}
-
-const NUMBER = /-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?/y;
-
-function parseJSON(text) {
-  let i = 0;
-  const n = text.length;
-  const fail = (what) => {
-    throw new SyntaxErr(what + " at offset " + i);
-  };
-  const ws = () => {
-    while (i < n) {
-      const c = text.charCodeAt(i);
-      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) i++;
-      else break;
-    }
-  };
-  const hex4 = () => {
-    if (i + 4 > n) fail("short \\u escape");
-    const h = text.slice(i, i + 4);
-    if (!/^[0-9a-fA-F]{4}$/.test(h)) fail("bad \\u escape");
-    i += 4;
-    return parseInt(h, 16);
-  };
-  const str = () => {
-    i++; // the opening quote
-    let out = "";
-    let start = i;
-    for (;;) {
-      if (i >= n) fail("unterminated string");
-      const c = text.charCodeAt(i);
-      if (c === 0x22) {
-        out += text.slice(start, i);
-        i++;
-        return wellFormed(out);
-      }
-      if (c < 0x20) fail("control character in string");
-      if (c !== 0x5c) {
-        i++;
-        continue;
-      }
-      out += text.slice(start, i);
-      i++;
-      if (i >= n) fail("unterminated escape");
-      const e = text[i++];
-      switch (e) {
-        case '"': out += '"'; break;
-        case "\\": out += "\\"; break;
-        case "/": out += "/"; break;
-        case "b": out += "\b"; break;
-        case "f": out += "\f"; break;
-        case "n": out += "\n"; break;
-        case "r": out += "\r"; break;
-        case "t": out += "\t"; break;
-        case "u": {
-          let u = hex4();
-          if (u >= 0xd800 && u < 0xdc00 && text.startsWith("\\u", i)) {
-            const save = i;
-            i += 2;
-            const v = hex4();
-            if (v >= 0xdc00 && v <= 0xdfff) {
-              out += String.fromCharCode(u, v);
-              break;
-            }
-            i = save; // not a pair: the next escape stands alone
-          }
-          out += u >= 0xd800 && u <= 0xdfff ? "\ufffd" : String.fromCharCode(u);
-          break;
-        }
-        default:
-          fail("bad escape");
-      }
-      start = i;
-    }
-  };
-  const num = () => {
-    NUMBER.lastIndex = i;
-    const m = NUMBER.exec(text);
-    if (m === null) fail("bad number");
-    i += m[0].length;
-    return new JNum(m[0]);
-  };
-  const key = () => {
-    ws();
-    if (text[i] !== '"') fail("expected a key");
-    const k = str();
-    ws();
-    if (text[i] !== ":") fail("expected ':'");
-    i++;
-    return k;
-  };
-  // Containers are kept on a stack of their own, not on the call stack, so
-  // that the nesting Go allows (10000) never overflows the JS stack.
-  const open = [];
-  let v;
-  for (;;) {
-    ws();
-    if (i >= n) fail("unexpected end");
-    const c = text[i];
-    if (c === "{" || c === "[") {
-      if (open.length >= MAX_JSON_DEPTH) fail("nested too deep");
-      i++;
-      ws();
-      if (c === "{" && text[i] === "}") {
-        i++;
-        v = new JObj([]);
-      } else if (c === "[" && text[i] === "]") {
-        i++;
-        v = [];
-      } else {
-        open.push(c === "{" ? { entries: [], key: key() } : { items: [] });
-        continue;
-      }
-    } else if (c === '"') {
-      v = str();
-    } else if (text.startsWith("true", i)) {
-      i += 4;
-      v = true;
-    } else if (text.startsWith("false", i)) {
-      i += 5;
-      v = false;
-    } else if (text.startsWith("null", i)) {
-      i += 4;
-      v = null;
-    } else if (c === "-" || (c >= "0" && c <= "9")) {
-      v = num();
-    } else {
-      fail("unexpected character");
-    }
-    // v is complete: add it to the open containers, closing those that end.
-    for (;;) {
-      const top = open[open.length - 1];
-      if (top === undefined) {
-        ws();
-        if (i !== n) fail("data after the value");
-        return v;
-      }
-      if (top.entries) top.entries.push([top.key, v]);
-      else top.items.push(v);
-      ws();
-      if (text[i] === ",") {
-        i++;
-        if (top.entries) top.key = key();
-        break;
-      }
-      if (text[i] === (top.entries ? "}" : "]")) {
-        i++;
-        open.pop();
-        v = top.entries ? new JObj(top.entries) : top.items;
-        continue;
-      }
-      fail(top.entries ? "expected ',' or '}'" : "expected ',' or ']'");
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Decoding an op: what Go's Op.UnmarshalJSON accepts, value by value, as
-// encoding/json reads Go's wire struct. Keys match exactly, else
-// case-insensitively under Unicode simple folding ("SEQ" and "ſeq" are
-// seq); unknown keys are ignored; null leaves a string, number, bool or
-// struct as it was and makes a pointer, slice or map nil; a value of the
-// wrong type is an error. A repeated key decodes into what the first left
-// (the last string wins; objects merge field by field, maps key by key,
-// arrays element by element), as encoding/json does.
+// Decoding an op (PROTOCOL.md §4), as Go's Op.UnmarshalJSON: JSON.parse for
+// the syntax, then every key of the op form exactly and once (an unknown
+// or differently-cased key, or a repeated one, makes the op invalid) and
+// every value by its type. null leaves a string, number, bool or object
+// at its zero value and makes after, interrupt, a list or a map absent.
+// JSON.parse keeps numbers as doubles and lets a repeated key override, so
+// when the op is text, scan() reads the text once more for the two things
+// JSON.parse loses: the decimal text of every number (an int64 — seq,
+// after, ordinal, truncated, a counter — is exact over its whole range,
+// held as a BigInt) and repeated keys, at any depth.
 
 class OpError extends Error {}
 
-function foldKey(k) {
-  let out = "";
-  for (const ch of k) {
-    if (ch >= "a" && ch <= "z") out += ch.toUpperCase();
-    else if (ch === "\u017f") out += "S"; // ſ folds to s
-    else if (ch === "\u212a") out += "K"; // the Kelvin sign folds to k
-    else out += ch;
-  }
-  return out;
-}
-
-// entriesOf returns the entries of a decoded or plain object, or null when
-// v is no object.
-function entriesOf(v) {
-  if (v instanceof JObj) return v.entries;
-  if (v !== null && typeof v === "object" && !Array.isArray(v) && !(v instanceof JNum)) {
-    return Object.entries(v).filter(([, x]) => x !== undefined);
-  }
-  return null;
-}
-
-// Schemas of Go types: S a string, B a bool, I an int64, RAW a
-// json.RawMessage, struct(fields), ptr(elem), slice(elem), map(elem).
-const S = { t: "string" };
-const B = { t: "bool" };
-const I = { t: "int64" };
-const RAW = { t: "raw" };
-const struct = (fields) => {
-  const byFold = new Map();
-  for (const name of Object.keys(fields)) byFold.set(foldKey(name), name);
-  return { t: "struct", fields, byFold };
-};
-const ptr = (elem) => ({ t: "ptr", elem });
-const slice = (elem) => ({ t: "slice", elem });
-const map = (elem) => ({ t: "map", elem });
-
-function zero(s) {
-  switch (s.t) {
-    case "string":
-      return "";
-    case "bool":
-      return false;
-    case "int64":
-      return 0n;
-    case "struct": {
-      const o = Object.create(null);
-      for (const [k, f] of Object.entries(s.fields)) o[k] = zero(f);
-      return o;
-    }
-    case "raw":
-      return undefined; // absent: Go's nil RawMessage
-  }
-  return null; // ptr, slice, map
-}
-
-function decode(s, v, cur, what) {
-  if (v === null) {
-    switch (s.t) {
-      case "ptr":
-      case "slice":
-      case "map":
-        return null;
-      case "raw":
-        return null;
-    }
-    return cur;
-  }
-  switch (s.t) {
-    case "raw":
-      return v;
-    case "string":
-      if (typeof v !== "string") throw new OpError(what + ": not a string");
-      return wellFormed(v);
-    case "bool":
-      if (typeof v !== "boolean") throw new OpError(what + ": not a boolean");
-      return v;
-    case "int64":
-      return toInt64(v, what);
-    case "ptr":
-      return decode(s.elem, v, cur ?? zero(s.elem), what);
-    case "struct": {
-      const entries = entriesOf(v);
-      if (entries === null) throw new OpError(what + ": not an object");
-      const out = Object.assign(Object.create(null), cur);
-      for (const [k, x] of entries) {
-        const name = Object.prototype.hasOwnProperty.call(s.fields, k) ? k : s.byFold.get(foldKey(k));
-        if (name !== undefined) out[name] = decode(s.fields[name], x, out[name], what + "." + name);
+// scan returns the decimal text of each number in the valid JSON text, by
+// its path (keys and indices joined by NUL), after checking that no object
+// repeats a key and that nesting stays within Go's 10000.
+const SCALAR = /[^ \t\n\r"{}[\]:,]+/y;
+function scan(text) {
+  const nums = new Map();
+  const open = [];
+  for (let i = 0; i < text.length;) {
+    const c = text[i];
+    const top = open[open.length - 1];
+    if (c === '"') {
+      let j = i;
+      do {
+        j = text.indexOf('"', j + 1);
+        let n = 0;
+        while (text[j - 1 - n] === "\\") n++;
+        if (n % 2 === 0) break;
+      } while (true);
+      if (top?.keys && top.key === null) {
+        const k = wellFormed(JSON.parse(text.slice(i, j + 1)));
+        if (top.keys.has(k)) throw new OpError("duplicate key " + JSON.stringify(k));
+        top.keys.add(k);
+        top.key = k;
       }
-      return out;
-    }
-    case "slice": {
-      if (!Array.isArray(v)) throw new OpError(what + ": not an array");
-      return v.map((x, i) => decode(s.elem, x, cur && i < cur.length ? cur[i] : zero(s.elem), what + "[" + i + "]"));
-    }
-    case "map": {
-      const entries = entriesOf(v);
-      if (entries === null) throw new OpError(what + ": not an object");
-      const m = cur ?? new Map();
-      for (const [k, x] of entries) m.set(k, decode(s.elem, x, zero(s.elem), what + "." + k));
-      return m;
+      i = j + 1;
+    } else if (c === "{" || c === "[") {
+      if (open.length >= MAX_JSON_DEPTH) throw new OpError("nested too deep");
+      open.push(c === "{" ? { keys: new Set(), key: null } : { i: 0 });
+      i++;
+    } else if (c === "}" || c === "]") {
+      open.pop();
+      i++;
+    } else if (c === ",") {
+      if (top.keys) top.key = null;
+      else top.i++;
+      i++;
+    } else if (c === "-" || (c >= "0" && c <= "9")) {
+      SCALAR.lastIndex = i;
+      const t = SCALAR.exec(text)[0];
+      nums.set(open.map((f) => (f.keys ? f.key : f.i)).join("\0"), t);
+      i += t.length;
+    } else {
+      i++; // white space, ':', a letter of true, false or null
     }
   }
-  throw new OpError(what + ": unknown schema");
+  return nums;
 }
 
-function toInt64(v, name) {
-  let b;
-  if (v instanceof JNum) {
-    if (!/^-?(0|[1-9][0-9]*)$/.test(v.text)) throw new OpError(name + ": not an integer: " + v.text);
-    b = BigInt(v.text);
-  } else if (typeof v === "bigint") {
-    b = v;
-  } else if (typeof v === "number") {
-    if (!Number.isSafeInteger(v)) {
-      throw new OpError(name + ": " + v + " is not a safe integer (pass the op's JSON text for exact int64)");
-    }
-    b = BigInt(v);
-  } else {
-    throw new OpError(name + ": not a number");
-  }
-  if (b < INT64_MIN || b > INT64_MAX) throw new OpError(name + ": out of int64 range");
-  return b;
-}
+// Schemas of the op form's values: S a string, B a bool, I an int64, P an
+// int64 or absent (after), ANY a value not looked into; an object schema
+// names its keys; [s] is a list of s; a map names none (any key, values
+// of its schema).
+const S = "string";
+const B = "bool";
+const I = "int64";
+const P = "*int64";
+const ANY = "any";
+const obj = (what, keys, ptr = false) => ({ what, keys: new Map(Object.entries(keys)), ptr });
+const map = (elem) => ({ what: "map", elem });
 
-const COUNTERS = struct({
+const COUNTERS = obj("counters", {
   applied: I, duplicates: I, conflicts: I, late: I, gaps: I, droppedAfterSeal: I, droppedByCap: I, invalid: I,
   fallbacks: map(I),
 });
 
 // The op as Go's decoder reads it: the head, the block's fields and the
-// result's fields, flat.
-const OP = struct({
-  type: S, task: S, turn: S,
-  streamKey: S, seq: I, id: S, kind: S, status: S, payload: RAW, source: S, reason: S, overSoftLimit: B,
-  parent: S, truncated: I, after: ptr(I), ordinal: I, at: S,
-  state: S, verdict: S, reply: S,
-  artifacts: slice(struct({ id: S, name: S, text: S })), artifactsTruncated: B,
-  interrupt: ptr(struct({ question: S, items: slice(struct({ toolCallId: S, toolName: S, message: S })) })),
+// result's fields, flat; exitCode and schemaVersion are a2a-tail's result
+// line's (known, not looked into).
+const OP = obj("op", {
+  type: S, task: S, turn: S, exitCode: ANY, schemaVersion: ANY,
+  streamKey: S, seq: I, id: S, kind: S, status: S, payload: ANY, source: S, reason: S, overSoftLimit: B,
+  parent: S, truncated: I, after: P, ordinal: I, at: S,
+  state: S, verdict: S, reply: S, artifacts: [obj("artifact", { id: S, name: S, text: S })], artifactsTruncated: B,
+  interrupt: obj("interrupt", { question: S, items: [obj("interrupt item", { toolCallId: S, toolName: S, message: S })] }, true),
   error: S, context: S, counters: COUNTERS,
 });
 
-const PAYLOADS = {
-  thinking: struct({ text: S }),
-  text: struct({ text: S }),
-  error: struct({ message: S }),
-  tool_call: struct({ tool: S, tool_call_id: S }),
-  tool_output_append: struct({ tool: S, chunk: S, tool_call_id: S }),
-};
+const PAYLOADS = new Map([
+  ["thinking", obj("payload", { text: S })],
+  ["text", obj("payload", { text: S })],
+  ["error", obj("payload", { message: S })],
+  ["tool_call", obj("payload", { tool: S, tool_call_id: S })],
+  ["tool_output_append", obj("payload", { tool: S, chunk: S, tool_call_id: S })],
+]);
 
-// decodePayload gives the payload of kind, with every field of its Go type
-// (zero when absent).
-function decodePayload(kind, raw) {
-  const s = PAYLOADS[kind];
-  if (s === undefined || !Object.prototype.hasOwnProperty.call(PAYLOADS, kind)) {
-    throw new OpError("kind " + JSON.stringify(kind));
+function zero(s) {
+  switch (s) {
+    case S:
+      return "";
+    case B:
+      return false;
+    case I:
+      return 0n;
+    case ANY:
+      return undefined;
   }
-  if (raw === undefined) throw new OpError("payload: missing");
-  return { kind, ...decode(s, raw, zero(s), "payload") };
+  if (Array.isArray(s) || s.keys === undefined || s.ptr) return null; // P, a list, a map, a pointer
+  const o = Object.create(null);
+  for (const [k, f] of s.keys) o[k] = zero(f);
+  return o;
+}
+
+const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+
+// decode reads v, found at path, by its schema s; nums holds the exact
+// text of the numbers of an op given as text.
+function decode(s, v, path, nums) {
+  if (s === ANY) return v;
+  if (v === null) return zero(s);
+  switch (s) {
+    case S:
+      if (typeof v !== "string") throw new OpError(path + ": not a string");
+      return wellFormed(v);
+    case B:
+      if (typeof v !== "boolean") throw new OpError(path + ": not a boolean");
+      return v;
+    case I:
+    case P:
+      return toInt64(v, path, nums);
+  }
+  if (Array.isArray(s)) {
+    if (!Array.isArray(v)) throw new OpError(path + ": not an array");
+    return v.map((x, i) => decode(s[0], x, path + "\0" + i, nums));
+  }
+  if (!isObject(v)) throw new OpError(path + ": not an object");
+  const out = s.keys ? Object.create(null) : new Map();
+  for (const [k, f] of s.keys ?? []) out[k] = zero(f);
+  for (const [k, x] of Object.entries(v)) {
+    if (x === undefined) continue;
+    const f = s.keys ? s.keys.get(k) : s.elem;
+    if (f === undefined) throw new OpError(s.what + ": unknown key " + JSON.stringify(k));
+    const d = decode(f, x, path + "\0" + k, nums);
+    if (s.keys) out[k] = d;
+    else out.set(k, d);
+  }
+  return out;
+}
+
+// toInt64 reads an int64: from its decimal text when the op was text, else
+// a safe integer or a BigInt (an object from JSON.parse has already lost
+// the digits past 2^53: refused, never rounded).
+function toInt64(v, path, nums) {
+  let b;
+  if (typeof v === "bigint" && nums === null) {
+    b = v;
+  } else if (typeof v === "number") {
+    const t = nums?.get(path.slice(1));
+    if (t !== undefined) {
+      if (!/^-?(0|[1-9][0-9]*)$/.test(t)) throw new OpError(path + ": not an integer: " + t);
+      b = BigInt(t);
+    } else if (Number.isSafeInteger(v)) {
+      b = BigInt(v);
+    } else {
+      throw new OpError(path + ": " + v + " is not a safe integer (pass the op's JSON text for exact int64)");
+    }
+  } else {
+    throw new OpError(path + ": not a number");
+  }
+  if (b < INT64_MIN || b > INT64_MAX) throw new OpError(path + ": out of int64 range");
+  return b;
 }
 
 // An at is canonical or refused (PROTOCOL.md §4.4), so every receiver keeps
@@ -543,11 +375,18 @@ function parseAt(s) {
   return s;
 }
 
-// decodeOp decodes one op given as JSON text or as an object. It throws an
-// OpError (or a SyntaxErr) for what Go's Op.UnmarshalJSON rejects.
+// decodeOp decodes one op given as JSON text or as an object. It throws
+// (an OpError, or JSON.parse's SyntaxError) for what Go's Op.UnmarshalJSON
+// rejects.
 function decodeOp(input) {
-  const v = typeof input === "string" ? parseJSON(input) : input;
-  const w = decode(OP, v, zero(OP), "op");
+  let v = input;
+  let nums = null;
+  if (typeof input === "string") {
+    v = JSON.parse(input);
+    nums = scan(input);
+  }
+  if (!isObject(v)) throw new OpError("not an object");
+  const w = decode(OP, v, "", nums);
   if (w.task === "") throw new OpError(w.type + " op without a task");
   if (w.turn === "") throw new OpError(w.type + " op without a turn");
   const op = { type: w.type, task: w.task, turn: w.turn };
@@ -555,7 +394,11 @@ function decodeOp(input) {
     case "seal":
       return op;
     case "result": {
-      requireCounters(v);
+      const c = v.counters;
+      if (!isObject(c)) throw new OpError("result without counters");
+      for (const k of REQUIRED_COUNTERS) {
+        if (c[k] === undefined) throw new OpError("result counters without " + JSON.stringify(k));
+      }
       const r = { state: w.state, verdict: w.verdict, reply: w.reply, artifacts: w.artifacts,
         artifactsTruncated: w.artifactsTruncated,
         interrupt: w.interrupt, error: w.error, context: w.context, counters: w.counters };
@@ -573,7 +416,10 @@ function decodeOp(input) {
     source: w.source, reason: w.reason, overSoftLimit: w.overSoftLimit, parent: w.parent, truncated: w.truncated,
     anchored: w.after !== null, after: w.after ?? 0n, ordinal: w.ordinal, at: parseAt(w.at),
   };
-  b.payload = decodePayload(b.kind, w.payload);
+  const ps = PAYLOADS.get(b.kind);
+  if (ps === undefined) throw new OpError("kind " + JSON.stringify(b.kind));
+  if (w.payload === undefined) throw new OpError("payload: missing");
+  b.payload = { kind: b.kind, ...decode(ps, w.payload, "\0payload", nums) };
   // envelope.Validate on the block's kind, status and payload.
   if (!STATUSES.has(b.status)) throw new OpError("status " + JSON.stringify(b.status));
   if ((b.kind === "tool_call" || b.kind === "tool_output_append") && b.payload.tool === "") {
@@ -613,29 +459,6 @@ const FALLBACK_REASONS = new Set(["no_envelope", "bad_json", "unsupported_versio
 // REQUIRED_COUNTERS are the counters a result op always carries
 // (PROTOCOL.md §4.3).
 const REQUIRED_COUNTERS = ["applied", "duplicates", "conflicts", "late", "gaps", "droppedAfterSeal", "droppedByCap"];
-
-// requireCounters is Go's requireCounters: the result op v has its
-// counters, each required one by its exact name. Like encoding/json
-// decoding into a map, a repeated counters key adds its keys to the
-// earlier ones, and a null one clears them.
-function requireCounters(v) {
-  let keys = null;
-  for (const [k, x] of entriesOf(v) ?? []) {
-    if (foldKey(k) !== "COUNTERS") continue;
-    if (x === null) {
-      keys = null;
-      continue;
-    }
-    const entries = entriesOf(x);
-    if (entries === null) throw new OpError("result: counters: not an object");
-    keys ??= new Set();
-    for (const [name] of entries) keys.add(name);
-  }
-  if (keys === null) throw new OpError("result without counters");
-  for (const k of REQUIRED_COUNTERS) {
-    if (!keys.has(k)) throw new OpError("result counters without " + JSON.stringify(k));
-  }
-}
 
 // validateResult is Go's TurnResult.Validate.
 function validateResult(r) {
@@ -1411,8 +1234,8 @@ export class Receiver {
     try {
       o = decodeOp(op);
     } catch {
-      // OpError, SyntaxErr, or a RangeError of a nesting too deep for the
-      // stack: bad input is counted, never thrown.
+      // OpError or JSON.parse's SyntaxError: bad input is counted, never
+      // thrown.
       return this.#invalidOp();
     }
     if (o.task !== this.#task || utf8Length(o.turn) > MAX_IDENT_BYTES ||

@@ -12,7 +12,7 @@ import { Receiver, DEFAULT_CAPS, gapMarker } from "./receiver.js";
 // flat, complete turn.
 import { Receiver as ReceiverV1 } from "./testdata/receiver-v1.js";
 
-const dir = fileURLToPath(new URL("../../testdata/ops/", import.meta.url));
+const dir = fileURLToPath(new URL("./testdata/ops/", import.meta.url));
 const names = readdirSync(dir).filter((f) => f.endsWith(".ops.ndjson")).map((f) => f.slice(0, -".ops.ndjson".length));
 
 function lines(file) {

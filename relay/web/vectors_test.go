@@ -31,7 +31,7 @@ var update = flag.Bool("update", false, "rewrite the golden op vectors in testda
 //   - NAME.json: what the vector shows, the receiving task, the caps a
 //     receiver is built with, what Apply says of each op, the turn ids, and
 //     the latest turn's outcome (the result op's TurnResult, or null).
-const vectorDir = "../../testdata/ops"
+const vectorDir = "testdata/ops"
 
 type vectorMeta struct {
 	Description string          `json:"description"`
@@ -419,18 +419,36 @@ func nestedVectors(t testing.TB) []vector {
 // counted as invalid, beside odd lines it accepts.
 func invalidVector(t testing.TB) vector {
 	p := newProducer(t, merge.Caps{}).run("c1", 1, grep).fallback("msg:1", "x", envelope.ReasonNoEnvelope)
-	v := p.vector("invalid", "Lines a receiver rejects (counted as invalid, never thrown), and lines Go's decoder "+
-		"accepts though they look odd: keys in other case or Unicode folding (ſ, K), unknown fields, repeated "+
-		"keys (the last wins), a null payload of a text block, lone surrogates (read as U+FFFD).", merge.Caps{})
+	v := p.vector("invalid", "Lines a receiver rejects (counted as invalid, never thrown) — among them keys in other case or "+
+		"Unicode folding (ſ, K), unknown keys and repeated keys, at any depth — and lines it accepts though they "+
+		"look odd: a null payload of a text block, lone surrogates (read as U+FFFD), white space around the op, "+
+		"a2a-tail's exitCode and schemaVersion beside a result.", merge.Caps{})
 	v.turnView = nil
 	manual := []string{
 		// Accepted:
-		`{"TYPE":"block","Task":"t1","TURN":"msg-1","ſtreamKey":"c1","ſeq":2,"id":"","KIND":"tool_output_append","status":"running","payload":{"TOOL":"grep","chunk":"out\n"},"source":"envelope","extra":{"nested":[1,2,{"x":null}]}}`,
-		`{"type":"block","task":"t1","stream` + "\u212a" + `ey":"c1","seq":3,"seq":4,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"grep","chunk":"more\n"},"payload":{"tool":"grep","chunk":"last payload wins\n"},"source":"envelope"}`,
+		`{"type":"block","task":"t1","streamKey":"c1","seq":2,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"grep","chunk":"out\n"},"source":"envelope","exitCode":{"nested":[1,2,{"x":null}]}}`,
+		`{"type":"block","task":"t1","streamKey":"c1","seq":4,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"grep","chunk":"last\n"},"source":"envelope"}`,
 		`{"type":"block","task":"t1","streamKey":"","seq":5,"id":"","kind":"text","status":"running","payload":null,"source":"envelope","reason":null,"truncated":-0}`,
 		`{"type":"block","task":"t1","streamKey":"","seq":6,"id":"","kind":"text","status":"running","payload":{"text":"lone \ud800 and pair \ud83d\ude00 and \u00e9"},"source":"envelope"}`,
 		`  {"type":"block","task":"t1","streamKey":"","seq":0,"id":"msg:2","kind":"text","status":"running","payload":{"text":"unanchored"},"source":"fallback","reason":"no_envelope","after":null,"ordinal":2}` + "\t",
-		// Rejected:
+		// Rejected: keys that are not exactly the op form's, or repeated.
+		`{"TYPE":"block","Task":"t1","TURN":"msg-1","ſtreamKey":"c1","ſeq":2,"id":"","KIND":"tool_output_append","status":"running","payload":{"TOOL":"grep","chunk":"out\n"},"source":"envelope"}`,
+		`{"type":"block","task":"t1","streamKey":"c1","ſeq":3,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"grep","chunk":"long s\n"},"source":"envelope"}`,
+		`{"type":"block","task":"t1","stream` + "\u212a" + `ey":"c1","seq":3,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"grep","chunk":"Kelvin\n"},"source":"envelope"}`,
+		`{"type":"block","task":"t1","streamKey":"c1","SEQ":3,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"grep","chunk":"upper\n"},"source":"envelope"}`,
+		`{"type":"block","task":"t1","streamKey":"c1","seq":3,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"grep","chunk":"unknown\n"},"source":"envelope","extra":1}`,
+		`{"type":"block","task":"t1","streamKey":"c1","seq":3,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"grep","chunk":"unknown in payload\n","Chunk":"x"},"source":"envelope"}`,
+		`{"type":"block","task":"t1","streamKey":"c1","seq":3,"seq":4,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"grep","chunk":"repeated\n"},"source":"envelope"}`,
+		`{"type":"block","task":"t1","streamKey":"c1","s\u0065q":3,"seq":4,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"grep","chunk":"repeated by escape\n"},"source":"envelope"}`,
+		`{"type":"block","task":"t1","streamKey":"c1","seq":3,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"grep","chunk":"more\n"},"payload":{"tool":"grep","chunk":"repeated payload\n"},"source":"envelope"}`,
+		`{"type":"block","task":"t1","streamKey":"c1","seq":3,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"grep","chunk":"repeated in payload\n","chunk":"x"},"source":"envelope"}`,
+		`{"type":"block","task":"t1","streamKey":"c1","seq":3,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"grep","chunk":"repeated deep\n"},"source":"envelope","exitCode":[{"a":1,"a":1}]}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","reply":"ok","counters":{"applied":1,"duplicates":0,"conflicts":0,"fallbacks":{"bad_json":1}},"counters":{"late":2,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","reply":"ok","counters":{"applied":1,"duplicates":0,"conflicts":0,"late":2,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0,"fallbacks":{"bad_json":1,"bad_json":2}}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","reply":"ok","counters":{"applied":1,"duplicates":0,"conflicts":0,"late":2,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0,"Invalid":1}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","reply":"ok","artifacts":[{"id":"a","name":"n","text":"t","mime":"text/plain"}],"counters":{"applied":1,"duplicates":0,"conflicts":0,"late":2,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`,
+		`{"type":"result","task":"t1","state":"TASK_STATE_INPUT_REQUIRED","verdict":"input-required","interrupt":{"question":"?","items":[{"toolCallID":"c"}]},"counters":{"applied":1,"duplicates":0,"conflicts":0,"late":2,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`,
+		// Rejected: the rest.
 		``,
 		`{"type":"block"`,
 		`null`,
@@ -506,9 +524,9 @@ func invalidVector(t testing.TB) vector {
 	v.ops = append(v.ops,
 		`{"type":"seal","task":"t1"}`,
 		`{"type":"block","task":"t1","streamKey":"","seq":8,"id":"","kind":"text","status":"running","payload":{"text":"no turn"},"source":"envelope"}`,
-		// Accepted: odd counters merged as encoding/json does — a second
-		// counters object adds to the first, so every required one is there.
-		`{"type":"result","task":"t1","turn":"msg-1","state":"TASK_STATE_COMPLETED","verdict":"completed","reply":"ok","counters":{"applied":1,"duplicates":0,"conflicts":0,"fallbacks":{"bad_json":1}},"counters":{"late":2,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0,"fallbacks":{"no_envelope":null}},"artifacts":[{"id":"a","name":"n"}],"artifacts":[{"text":"t"}]}`,
+		// Accepted: a2a-tail's result line (exitCode, schemaVersion), a null
+		// fallback count (zero), an artifact without a name.
+		`{"type":"result","task":"t1","turn":"msg-1","state":"TASK_STATE_COMPLETED","verdict":"completed","reply":"ok","counters":{"applied":1,"duplicates":0,"conflicts":0,"late":2,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0,"fallbacks":{"bad_json":1,"no_envelope":null}},"artifacts":[{"id":"a","text":"t"}],"exitCode":0,"schemaVersion":1}`,
 	)
 	return v
 }
