@@ -371,3 +371,18 @@ func TestTurnFallbackNeedsReason(t *testing.T) {
 		}
 	}
 }
+
+// A view with no blocks and no tool calls writes [] for both, never null
+// (PROTOCOL.md §4.5), whether its lists are nil or empty.
+func TestViewJSONEmptyLists(t *testing.T) {
+	want := `{"task":"t1","turn":"","blocks":[],"toolCalls":[],"counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0},"sealed":false}`
+	for _, v := range []View{{Task: "t1"}, {Task: "t1", Blocks: []Block{}, ToolCalls: []ToolCall{}}, NewReceiver("t1", Caps{}).View()} {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want, string(b)); d != "" {
+			t.Errorf("view JSON (-want +got):\n%s", d)
+		}
+	}
+}

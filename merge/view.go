@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"encoding/json"
 	"maps"
 
 	"github.com/tfrs/a2a-progress/envelope"
@@ -121,4 +122,19 @@ type Counters struct {
 func (c Counters) clone() Counters {
 	c.Fallbacks = maps.Clone(c.Fallbacks)
 	return c
+}
+
+// MarshalJSON writes the view's JSON form (PROTOCOL.md §4.5), with [] for
+// no blocks or no tool calls, never null: a front end iterates both without
+// a check.
+func (v View) MarshalJSON() ([]byte, error) {
+	type plain View // the struct tags without this method
+	p := plain(v)
+	if p.Blocks == nil {
+		p.Blocks = []Block{}
+	}
+	if p.ToolCalls == nil {
+		p.ToolCalls = []ToolCall{}
+	}
+	return json.Marshal(p)
 }

@@ -420,11 +420,7 @@ func (d *docWriter) field(indent, name string, v any, last bool) {
 // writeArray writes a member whose value is a slice, an element at a time
 // (null for a nil slice, as encoding/json writes it).
 func writeArray[T any](d *docWriter, indent, name string, xs []T) {
-	switch {
-	case xs == nil:
-		d.raw(indent + strconv.Quote(name) + ": null,\n")
-		return
-	case len(xs) == 0:
+	if len(xs) == 0 { // [] for none, never null, as merge.View's JSON
 		d.raw(indent + strconv.Quote(name) + ": [],\n")
 		return
 	}

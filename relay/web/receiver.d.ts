@@ -108,9 +108,9 @@ export interface View {
   task: string;
   /** The turn's id; "" in the empty view of a receiver that has no turn yet. */
   turn: string;
-  /** null when there is none, as Go writes it. */
-  blocks: Block[] | null;
-  toolCalls: ToolCall[] | null;
+  /** [] when there is none, never null (Go writes the same). */
+  blocks: Block[];
+  toolCalls: ToolCall[];
   counters: Counters;
   sealed: boolean;
 }

@@ -952,11 +952,11 @@ class Core {
       gaps: this.seqs.length < 2 ? 0n : between(this.seqs, 0, this.seqs.length - 1),
       droppedAfterSeal: c.droppedAfterSeal, droppedByCap: c.droppedByCap, invalid: c.invalid,
       fallbacks: c.fallbacks.size > 0 ? new Map(c.fallbacks) : null };
-    const blocks = this.order.length > 0 ? this.order.map((ref) => this.blockOf(ref)) : null;
+    const blocks = this.order.map((ref) => this.blockOf(ref));
     const tools = this.streams.filter((st) => st.isTool);
     tools.sort(compareStreams);
-    const toolCalls = tools.length > 0 ? tools.map((st) => st.render(this)) : null;
-    if (toolCalls !== null) nestCalls(toolCalls, tools);
+    const toolCalls = tools.map((st) => st.render(this));
+    nestCalls(toolCalls, tools);
     return { task: this.task, turn: this.turn, blocks, toolCalls, counters, sealed: this.sealed };
   }
 }
@@ -1101,8 +1101,8 @@ function viewModel(m) {
   return {
     task: m.task,
     turn: m.turn,
-    blocks: m.blocks && m.blocks.map(blockModel),
-    toolCalls: m.toolCalls && m.toolCalls.map(toolModel),
+    blocks: m.blocks.map(blockModel),
+    toolCalls: m.toolCalls.map(toolModel),
     counters: countersModel(m.counters),
     sealed: m.sealed,
   };

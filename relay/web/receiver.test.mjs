@@ -94,7 +94,7 @@ test("defaults and helpers", () => {
   assert.equal(gapMarker(1), "[gap: 1 seq missing]\n");
   assert.equal(gapMarker(3n), "[gap: 3 seqs missing]\n");
   assert.equal(new Receiver("t1").viewJSON(),
-    '{"task":"t1","turn":"","blocks":null,"toolCalls":null,"counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,' +
+    '{"task":"t1","turn":"","blocks":[],"toolCalls":[],"counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,' +
     '"gaps":0,"droppedAfterSeal":0,"droppedByCap":0},"sealed":false}');
 });
 
