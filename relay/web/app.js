@@ -200,7 +200,7 @@ function turnID(t) {
 
 function outcomeOf(t) {
   const id = turnID(t);
-  return id ? t.rx.outcome(id) : null;
+  return id ? t.rx.result(id) : null;
 }
 
 function viewOf(t) {

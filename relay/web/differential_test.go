@@ -21,8 +21,8 @@ import (
 const differentialCases = 1200
 
 // TestDifferential feeds the same random op streams to the Go Receiver and
-// the JS one and requires the same result for every op and the same views
-// and outcome, byte for byte. Each stream comes from seeded random
+// the JS one and requires the same effect of every op and the same views
+// and result, byte for byte. Each stream comes from seeded random
 // trajectories applied to real merge.Turn values — one to three turns on one task
 // (seqs of each turn starting anywhere again, the previous turn's included),
 // sometimes more than a receiver keeps; envelopes of every kind, fallbacks,
@@ -39,21 +39,21 @@ func TestDifferential(t *testing.T) {
 	}
 	answers := jsReceive(t, cases)
 	var ops, turns int
-	results := map[string]int{}
+	effects := map[string]int{}
 	for i, c := range cases {
 		ops += len(c.Ops)
 		want := goReceive(t, c.Task, c.Caps, c.Ops)
 		got := answers[i]
 		turns += len(want.Views)
-		for _, r := range want.Results {
-			results[r]++
+		for _, r := range want.Effects {
+			effects[r]++
 		}
 		fail := func(what, d string) {
 			t.Fatalf("case %d: JS %s differs from Go's (-go +js):\n%s\ncaps %+v, ops:\n%s", i, what, d, c.Caps,
 				strings.Join(c.Ops, "\n"))
 		}
-		if d := cmp.Diff(want.Results, got.Results); d != "" {
-			fail("results", d)
+		if d := cmp.Diff(want.Effects, got.Effects); d != "" {
+			fail("effects", d)
 		}
 		if d := cmp.Diff(len(want.Views), len(got.Views)); d != "" {
 			fail("number of turns", d)
@@ -63,8 +63,8 @@ func TestDifferential(t *testing.T) {
 				fail(fmt.Sprintf("view of turn %d", k), d)
 			}
 		}
-		if d := sameJSON(want.Outcome, got.Outcome); d != "" {
-			fail("outcome", d)
+		if d := sameJSON(want.Result, got.Result); d != "" {
+			fail("result", d)
 		}
 		if d := cmp.Diff(want.Refused, got.Refused); d != "" {
 			fail("refused count", d)
@@ -75,7 +75,7 @@ func TestDifferential(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d op streams (%d ops, %d turns) agree; results %v", len(cases), ops, turns, results)
+	t.Logf("%d op streams (%d ops, %d turns) agree; effects %v", len(cases), ops, turns, effects)
 }
 
 // integerReason is a reason that a JS object lists before its other keys,
@@ -559,10 +559,10 @@ func TestDifferentialSyntax(t *testing.T) {
 	got := jsReceive(t, []nodeCase{c})[0]
 	want := goReceive(t, c.Task, c.Caps, c.Ops)
 	for i, s := range snippets {
-		if got.Results[i] != want.Results[i] {
-			t.Errorf("snippet %q: JS says %s, Go %s", s, got.Results[i], want.Results[i])
+		if got.Effects[i] != want.Effects[i] {
+			t.Errorf("snippet %q: JS says %s, Go %s", s, got.Effects[i], want.Effects[i])
 		}
-		if want.Results[i] == "applied" {
+		if want.Effects[i] == "applied" {
 			valid++
 		}
 	}

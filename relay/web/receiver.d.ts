@@ -1,10 +1,10 @@
 // TypeScript declarations for receiver.js (the JSON forms are those of
 // PROTOCOL.md; field names and order are Go's merge.View JSON).
 
-/** What apply did with one op (the names of Go's merge.Result). */
-export type Result = "applied" | "duplicate" | "conflict" | "dropped_sealed" | "dropped_cap" | "invalid";
+/** What applying one op did: its effect (the names of Go's merge.Effect). */
+export type Effect = "applied" | "duplicate" | "conflict" | "dropped_sealed" | "dropped_cap" | "invalid";
 
-export declare const Results: Readonly<{
+export declare const Effects: Readonly<{
   applied: "applied";
   duplicate: "duplicate";
   conflict: "conflict";
@@ -117,8 +117,8 @@ export interface View {
 
 export type Verdict = "completed" | "failed" | "rejected" | "canceled" | "input-required" | "auth-required" | "incomplete";
 
-/** The result op of a turn, as Go's merge.TurnResult JSON. Peer text throughout. */
-export interface TurnResult {
+/** The result of a turn: its result op's fields (PROTOCOL.md §4.3), as Go writes them. Peer text throughout. */
+export interface Result {
   /** The A2A 1.0 state name (TASK_STATE_COMPLETED, …); for incomplete the last state seen, or "". */
   state: string;
   verdict: Verdict;
@@ -134,11 +134,18 @@ export interface TurnResult {
   counters: Counters;
 }
 
-export interface ApplyResult {
-  result: Result;
+/** What apply did with one op. */
+export interface Applied {
+  effect: Effect;
   /** An envelope applied although a higher seq had been applied. */
   late: boolean;
 }
+
+/**
+ * The answer of a result (PROTOCOL.md §4.3): its reply when not empty, else
+ * the non-empty text of its artifacts joined with "\n"; "" for null.
+ */
+export declare function answer(result: Pick<Result, "reply" | "artifacts"> | null): string;
 
 /**
  * A front end's model of a task's progress, fed with the ops the Go SDK
@@ -157,7 +164,7 @@ export declare class Receiver {
    * applied once, then a duplicate (the same) or a conflict (another; the
    * first stands); an op of an evicted turn is dropped_cap.
    */
-  apply(op: string | object): ApplyResult;
+  apply(op: string | object): Applied;
   /** The latest turn's view, as plain values; before any valid op, an empty view with turn "". */
   view(): View;
   /** view() as Go's json.Marshal writes it, byte for byte (exact int64). */
@@ -167,10 +174,10 @@ export declare class Receiver {
   turnViewJSON(turn: string): string | null;
   /** The turn ids kept, in the order their first op arrived: the last is the latest. */
   turns(): string[];
-  /** The result of the latest turn (or of turn), or null before its result op arrived. */
-  outcome(turn?: string): TurnResult | null;
-  /** outcome() as Go's json.Marshal writes it; "null" before it arrived. */
-  outcomeJSON(turn?: string): string;
+  /** The result of the latest turn (or of turn), or null before its result op arrived; answer(result) is its answer. */
+  result(turn?: string): Result | null;
+  /** result() as Go's json.Marshal writes it; "null" before it arrived. */
+  resultJSON(turn?: string): string;
   /** The ops refused because their turn was evicted. */
   refused(): number;
 }

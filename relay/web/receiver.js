@@ -5,7 +5,7 @@
 // §6 in full). It is a port of Go's merge.Receiver, and both are
 // checked against the same golden vectors (testdata/ops/) and against each
 // other on random op streams: for the same ops, apply says the same, and
-// viewJSON() and outcomeJSON() are byte for byte Go's json.Marshal of
+// viewJSON() and resultJSON() are byte for byte Go's json.Marshal of
 // merge.View and merge.TurnResult. JSON.stringify(view()) is the same JSON
 // but for Go's escaping of <, >, &, U+2028 and U+2029, for int64 values
 // beyond 2^53 (see Numbers), and for a fallback reason that is an array
@@ -15,7 +15,7 @@
 //   - Turns. Every op names its turn; each turn has a view of its own, so a
 //     second turn on the task (an answered question) whose seqs start again
 //     never meets the first turn's blocks. view() is the latest turn's (by
-//     the first arrival of one of its ops); outcome() its result op's.
+//     the first arrival of one of its ops); result() its result op's.
 //   - Identity. An envelope block is (streamKey, seq); a fallback or a
 //     projection block is its id. The first arrival wins; a later arrival is
 //     a duplicate (same content) or a conflict (other content) and changes
@@ -60,8 +60,8 @@ const INT64_MIN = -(1n << 63n);
 const INT64_MAX = (1n << 63n) - 1n;
 const MAX_JSON_DEPTH = 10000; // Go's encoding/json nesting limit
 
-/** The results of apply (Go merge.Result names). */
-export const Results = Object.freeze({
+/** The effects of apply: what applying one op did (Go merge.Effect names). */
+export const Effects = Object.freeze({
   applied: "applied",
   duplicate: "duplicate",
   conflict: "conflict",
@@ -826,10 +826,10 @@ class Core {
   }
 
   apply(b) {
-    const res = (result, late = false) => ({ result, late });
+    const res = (effect, late = false) => ({ effect, late });
     if (!validBlock(b)) {
       this.counters.invalid++;
-      return res(Results.invalid);
+      return res(Effects.invalid);
     }
     capText(b, this.caps.maxTextBytes);
     // Identity first: a duplicate of an applied block is a duplicate even
@@ -843,14 +843,14 @@ class Core {
     }
     if (this.recs.length + this.fbs.length >= this.caps.maxBlocks || identTooLong(b)) {
       this.counters.droppedByCap++;
-      return res(Results.droppedCap);
+      return res(Effects.droppedCap);
     }
     let st = null;
     if (touchesTool(b)) {
       st = this.stream(toolKey(b), b.source === "projection");
       if (st === null) {
         this.counters.droppedByCap++;
-        return res(Results.droppedCap);
+        return res(Effects.droppedCap);
       }
     }
     let late = false;
@@ -892,16 +892,16 @@ class Core {
       if (ref < 0) st.addPlaced(b);
       else st.add(this, ref);
     }
-    return res(Results.applied, late);
+    return res(Effects.applied, late);
   }
 
   duplicate(same) {
     if (same) {
       this.counters.duplicates++;
-      return Results.duplicate;
+      return Effects.duplicate;
     }
     this.counters.conflicts++;
-    return Results.conflict;
+    return Effects.conflict;
   }
 
   stream(key, proj) {
@@ -1181,6 +1181,19 @@ function resultModel(r) {
 }
 
 /**
+ * The answer of a turn's result: its reply when that is not empty, else the
+ * non-empty text of its artifacts joined with "\n" ("" when there is neither) — the
+ * rule of PROTOCOL.md §4.3, as Go's Result.Answer.
+ * @param {{reply?: string, artifacts?: {text: string}[]} | null} result
+ * @returns {string}
+ */
+export function answer(result) {
+  if (result == null) return "";
+  if (result.reply) return result.reply;
+  return (result.artifacts ?? []).map((a) => a.text).filter((t) => t !== "").join("\n");
+}
+
+/**
  * A front end's model of a task's progress, fed with the ops the Go SDK
  * forwards (a port of Go's merge.Receiver): one view per turn, keyed by the
  * ops' turn id, so a second turn on the same task — whose seqs may start
@@ -1245,26 +1258,26 @@ export class Receiver {
     const t = this.#turn(o.turn);
     if (t === null) {
       this.#refused++;
-      return { result: Results.droppedCap, late: false };
+      return { effect: Effects.droppedCap, late: false };
     }
     switch (o.type) {
       case "seal":
-        if (t.sealed) return { result: Results.duplicate, late: false };
+        if (t.sealed) return { effect: Effects.duplicate, late: false };
         t.sealed = true;
-        return { result: Results.applied, late: false };
+        return { effect: Effects.applied, late: false };
       case "result":
         if (t.result === null) {
           t.result = o.result;
-          return { result: Results.applied, late: false };
+          return { effect: Effects.applied, late: false };
         }
-        return { result: sameResult(t.result, o.result) ? Results.duplicate : Results.conflict, late: false };
+        return { effect: sameResult(t.result, o.result) ? Effects.duplicate : Effects.conflict, late: false };
     }
     return t.apply(o.block);
   }
 
   #invalidOp() {
     this.#invalid++;
-    return { result: Results.invalid, late: false };
+    return { effect: Effects.invalid, late: false };
   }
 
   #turn(id) {
@@ -1344,17 +1357,18 @@ export class Receiver {
   }
 
   /**
-   * The result op of the latest turn (or of turn, when given) as its
-   * TurnResult JSON object — state, verdict, reply, artifacts, interrupt,
-   * error, context, counters — or null before it arrived.
+   * The result of the latest turn (or of turn, when given): its result op's
+   * JSON object — state, verdict, reply, artifacts, interrupt, error,
+   * context, counters — or null before it arrived. answer(result) is its
+   * answer.
    */
-  outcome(turn) {
+  result(turn) {
     const m = this.#result(turn);
     return m === null ? null : plain(m);
   }
 
-  /** outcome as Go's json.Marshal writes merge.TurnResult ("null" before it arrived). */
-  outcomeJSON(turn) {
+  /** result as Go's json.Marshal writes it ("null" before it arrived). */
+  resultJSON(turn) {
     const m = this.#result(turn);
     return m === null ? "null" : goJSON(m);
   }

@@ -31,13 +31,13 @@ func (c jsCaps) merge() merge.Caps {
 
 // received is what a receiver made of an op stream.
 type received struct {
-	// Results are what Apply said of each op.
-	Results []string `json:"results"`
+	// Effects are what Apply said of each op.
+	Effects []string `json:"effects"`
 	// Views are the JSON of each turn's view, in turn order; the latest
 	// view alone when there is no turn.
 	Views []string `json:"views"`
-	// Outcome is the JSON of the latest turn's result ("null" before it).
-	Outcome string `json:"outcome"`
+	// Result is the JSON of the latest turn's result ("null" before it).
+	Result string `json:"result"`
 	// Refused counts the ops refused because their turn was evicted.
 	Refused int64 `json:"refused"`
 }
@@ -54,7 +54,7 @@ func goReceive(t testing.TB, task string, caps jsCaps, lines []string) received 
 		if err := json.Unmarshal([]byte(line), &op); err != nil {
 			op = merge.Op{Type: "undecodable"} // Apply counts it in Counters.Invalid
 		}
-		out.Results = append(out.Results, r.Apply(op).String())
+		out.Effects = append(out.Effects, r.Apply(op).String())
 	}
 	marshalView := func(v merge.View) string {
 		b, err := json.Marshal(v)
@@ -77,7 +77,7 @@ func goReceive(t testing.TB, task string, caps jsCaps, lines []string) received 
 	if err != nil {
 		t.Fatalf("marshal result: %v", err)
 	}
-	out.Outcome, out.Refused = string(b), r.Refused()
+	out.Result, out.Refused = string(b), r.Refused()
 	return out
 }
 

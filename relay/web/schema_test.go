@@ -12,11 +12,11 @@ import (
 )
 
 // TestVectorsMatchSchemas checks the golden vectors against the JSON
-// Schemas of schema/ (PROTOCOL.md §7): every view and outcome, and every op
+// Schemas of schema/ (PROTOCOL.md §7): every view and result, and every op
 // a receiver did not reject — but for the vector "invalid", whose accepted
-// lines use what only the decoders take: key spellings of Go's lenient
-// names, and fallback reasons (and result counter reasons) that the schemas
-// do not list but the decoders do not check.
+// lines use what only the decoders take: a null for an absent field, and
+// a2a-tail's exitCode holding any JSON. And the op schema refuses, as the
+// decoders do, a key that is not exactly one of the op form's.
 func TestVectorsMatchSchemas(t *testing.T) {
 	const base = "https://github.com/tfrs/a2a-progress/schema/"
 	c := jsonschema.NewCompiler()
@@ -45,6 +45,23 @@ func TestVectorsMatchSchemas(t *testing.T) {
 			t.Errorf("%s does not validate:\n%s\n%v", what, doc, err)
 		}
 	}
+	block := `{"type":"block","task":"t1","turn":"m1","streamKey":"c1","seq":1,"id":"","kind":"tool_call","status":"running","payload":{"tool":"grep"%s},"source":"envelope"%s}`
+	result := `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"completed","artifacts":[{"id":"a","text":"t"%s}],"counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0%s}%s}`
+	for _, bad := range []string{
+		fmt.Sprintf(block, "", `,"SEQ":2`), fmt.Sprintf(block, "", `,"ſeq":2`), fmt.Sprintf(block, "", `,"extra":1`),
+		fmt.Sprintf(block, `,"Tool":"x"`, ""), fmt.Sprintf(result, `,"mime":"x"`, "", ""),
+		fmt.Sprintf(result, "", `,"Applied":1`, ""), fmt.Sprintf(result, "", "", `,"Reply":"x"`),
+	} {
+		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(bad))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if opSchema.Validate(inst) == nil {
+			t.Errorf("op schema accepts %s", bad)
+		}
+	}
+	// exitCode and schemaVersion, a2a-tail's, are the op form's.
+	check(t, opSchema, "a2a-tail's result line", fmt.Sprintf(result, "", "", `,"exitCode":0,"schemaVersion":1`))
 	for _, v := range vectors(t) {
 		if v.name == "invalid" {
 			continue
@@ -54,11 +71,11 @@ func TestVectorsMatchSchemas(t *testing.T) {
 			for i, view := range r.Views {
 				check(t, viewSchema, fmt.Sprintf("view %d", i), view)
 			}
-			if r.Outcome != "null" {
-				check(t, resultSchema, "outcome", r.Outcome)
+			if r.Result != "null" {
+				check(t, resultSchema, "result", r.Result)
 			}
 			for i, op := range v.ops {
-				if r.Results[i] != "invalid" {
+				if r.Effects[i] != "invalid" {
 					check(t, opSchema, fmt.Sprintf("op line %d", i+1), op)
 				}
 			}

@@ -31,16 +31,16 @@ var update = flag.Bool("update", false, "rewrite the golden op vectors in testda
 //     writes a merge.View; with no turn, the receiver's empty view;
 //   - NAME.json: what the vector shows, the receiving task, the caps a
 //     receiver is built with, what Apply says of each op, the turn ids, and
-//     the latest turn's outcome (the result op's TurnResult, or null).
+//     the latest turn's result (the result op's TurnResult, or null).
 const vectorDir = "testdata/ops"
 
 type vectorMeta struct {
 	Description string          `json:"description"`
 	Task        string          `json:"task"`
 	Caps        jsCaps          `json:"caps"`
-	Results     []string        `json:"results"`
+	Effects     []string        `json:"effects"`
 	Turns       []string        `json:"turns"`
-	Outcome     json.RawMessage `json:"outcome"`
+	Result      json.RawMessage `json:"result"`
 }
 
 type vector struct {
@@ -576,7 +576,7 @@ func vectorFiles(t testing.TB, v vector) map[string][]byte {
 	t.Helper()
 	r := receiveVector(t, v)
 	m := v.meta
-	m.Results, m.Outcome = r.Results, json.RawMessage(r.Outcome)
+	m.Effects, m.Result = r.Effects, json.RawMessage(r.Result)
 	m.Turns = []string{}
 	for _, view := range r.Views {
 		var head struct{ Turn string }
@@ -699,7 +699,7 @@ func turnVectors(t testing.TB) []vector {
 	v := vector{name: "two-turns", meta: vectorMeta{Description: "An interrupt answered on the same task: the second " +
 		"turn's seqs start at 1 again on the same stream key, and make a view of their own (nothing of it is a " +
 		"duplicate or conflict of the first); each turn's ops shuffled, the second turn's after the first's. The " +
-		"outcome is the latest turn's.", Task: "t1"},
+		"result is the latest turn's.", Task: "t1"},
 		ops: append(shuffled(10, q.lines()), shuffled(11, a.lines())...)}
 	vs = append(vs, v)
 	v = vector{name: "two-turns-interleaved", meta: vectorMeta{Description: "The two turns' ops interleaved at random: " +

@@ -2,7 +2,7 @@
 // one case per stdin line, {"task", "caps", "ops": [op JSON text, …]}; one
 // answer per stdout line: what apply said of each op, the JSON of each
 // turn's view in turn order (the latest view alone when there is no turn),
-// JSON.stringify of the latest view(), and the latest outcome's JSON. One
+// JSON.stringify of the latest view(), and the latest result's JSON. One
 // process serves every case.
 import { createInterface } from "node:readline";
 import { Receiver } from "../receiver.js";
@@ -12,9 +12,9 @@ for await (const line of lines) {
   if (line === "") continue;
   const c = JSON.parse(line);
   const r = new Receiver(c.task, { caps: c.caps });
-  const results = c.ops.map((op) => r.apply(op).result);
+  const effects = c.ops.map((op) => r.apply(op).effect);
   const turns = r.turns();
   const views = turns.length === 0 ? [r.viewJSON()] : turns.map((t) => r.turnViewJSON(t));
-  process.stdout.write(JSON.stringify({ results, views, plain: JSON.stringify(r.view()), outcome: r.outcomeJSON(),
+  process.stdout.write(JSON.stringify({ effects, views, plain: JSON.stringify(r.view()), result: r.resultJSON(),
     refused: r.refused() }) + "\n");
 }
