@@ -33,7 +33,8 @@
 // Numbers. Seqs are int64 on the wire. Inside, every seq, anchor and ordinal
 // is a BigInt, so order and gap counts are exact over the whole int64 range.
 // Give apply() the op's JSON text (an NDJSON line, an SSE data field) to keep
-// them exact: the text is parsed here, strictly, as Go parses it. An op given
+// them exact: JSON.parse reads it, and the int64 fields are read from the
+// text itself (see decodeOp; keys are exact, as in Go). An op given
 // as an object (from JSON.parse) has already lost digits above 2^53, so such
 // an int64 field must be a safe integer or a BigInt, else the op is invalid
 // (never silently rounded). view() gives plain numbers (exact up to 2^53,
