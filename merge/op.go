@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tfrs/a2a-progress/envelope"
 )
@@ -235,11 +236,11 @@ func decodePayload(k envelope.Kind, raw json.RawMessage) (envelope.Payload, erro
 // Block holds payload values, as a reader gives them.
 func decodeAs[P envelope.Payload](raw json.RawMessage) (envelope.Payload, error) {
 	var v P
-	if err := checkKeys(raw, payloadKeys[v.Kind()]); err != nil {
-		return nil, err
-	}
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return nil, fmt.Errorf("%w: payload of kind %s: %w", ErrBadOp, v.Kind(), err)
+	}
+	if err := checkKeys(raw, payloadKeys[v.Kind()]); err != nil {
+		return nil, err
 	}
 	return v, nil
 }
@@ -257,12 +258,12 @@ func (b Block) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON decodes a block written by MarshalJSON and checks it, as
 // [Op.UnmarshalJSON] does (keys exact, once each).
 func (b *Block) UnmarshalJSON(data []byte) error {
-	if err := checkKeys(data, blockKeys); err != nil {
-		return err
-	}
 	var w blockJSON
 	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadOp, err)
+	}
+	if err := checkKeys(data, blockKeys); err != nil {
+		return err
 	}
 	v, err := w.block()
 	if err != nil {
@@ -304,12 +305,12 @@ func (o Op) MarshalJSON() ([]byte, error) {
 // exactly one of the op's (or is given twice), a seq that is not an
 // integer within int64 is an error wrapping [ErrBadOp] that says which.
 func (o *Op) UnmarshalJSON(data []byte) error {
-	if err := checkKeys(data, opKeys); err != nil {
-		return err
-	}
 	var w anyOpJSON
 	if err := json.Unmarshal(data, &w); err != nil {
 		return fmt.Errorf("%w: %w", ErrBadOp, err)
+	}
+	if err := checkKeys(data, opKeys); err != nil {
+		return err
 	}
 	switch {
 	case w.Task == "":
@@ -383,8 +384,8 @@ func requireCounters(data []byte) error {
 // case-insensitively, with Unicode folding ("SEQ", "ſeq" with U+017F and
 // "Kind" with the Kelvin sign are read as seq and kind), and lets a repeated
 // key silently override the first: a JavaScript or Python reader of the
-// same op would see another op. So before encoding/json decodes an op, a
-// block or a payload, checkKeys walks it with encoding/json's own tokenizer
+// same op would see another op. So once encoding/json has decoded an op, a
+// block or a payload (and so checked its syntax), checkKeys walks its bytes
 // and refuses, wrapping [ErrBadOp] and naming the key, any key that is not
 // exactly one of the object's names and any key given twice — as the
 // envelope parser (envelope.Parse) matches keys exactly. With every key
@@ -444,87 +445,117 @@ var (
 	}
 )
 
-// checkKeys checks the keys of the JSON object data against k, in one
-// pass of encoding/json's tokenizer: keys of k's object and of the objects
-// nested in it that k names exactly and once; in every other object (a
-// map, or a value the op form does not look into, such as a seal's payload
-// or exitCode) any key, but once. Values are left to the decoder, which
-// says what type it wanted; so is data that is not an object.
+// checkKeys checks the keys of the JSON object data against k: keys of
+// k's object and of the objects nested in it that k names exactly and
+// once; in every other object (a map, or a value the op form does not look
+// into, such as a seal's payload or exitCode) any key, but once. data is
+// valid JSON (encoding/json has decoded it): the check is one pass over its
+// bytes that allocates only for a key with escapes. Data that is not an
+// object has no keys to check.
 func checkKeys(data []byte, k *keys) error {
 	// frame is one open object or array. For an object, k is its key set
-	// (nil: any key) and sub the key set of the member being read; for an
-	// array, sub is its elements' key set.
+	// (nil: any key), seen[start:] its keys so far and sub the key set of the
+	// member being read, key; for an array, sub is its elements' key set.
+	// from is the key of the member it is the value of.
 	type frame struct {
-		k, sub  *keys
-		what    string
-		key     string // the member being read
-		obj     bool
-		wantKey bool
-		seen    map[string]bool
+		k, sub    *keys
+		from, key []byte
+		start     int
+		obj       bool
+		wantKey   bool
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var stack []*frame
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return fmt.Errorf("%w: %w", ErrBadOp, err)
+	var small [8]frame
+	stack := small[:0]
+	var seenBuf [32][]byte
+	seen := seenBuf[:0] // the keys of the open objects, outermost first
+	// what names the object at stack[n] for an error: its key set's name,
+	// or its parent's name and its key.
+	var what func(n int) string
+	what = func(n int) string {
+		switch f := stack[n]; {
+		case f.k != nil:
+			return f.k.what
+		case n == 0:
+			return k.what
+		case stack[n-1].obj:
+			return what(n-1) + "." + string(f.from)
+		default:
+			return what(n - 1)
 		}
-		if len(stack) == 0 && tok != json.Delim('{') {
-			return nil // not an object: the decoder's error
-		}
-		var f *frame
-		if len(stack) > 0 {
-			f = stack[len(stack)-1]
-		}
-		if key, ok := tok.(string); ok && f != nil && f.obj && f.wantKey {
-			if f.seen[key] {
-				return fmt.Errorf("%w: %s: duplicate key %q", ErrBadOp, f.what, key)
+	}
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '"':
+			start := i
+			esc := false
+			for i++; data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					esc = true
+					i++
+				}
 			}
-			f.seen[key] = true
+			if len(stack) == 0 {
+				return nil
+			}
+			f := &stack[len(stack)-1]
+			if !f.obj || !f.wantKey {
+				continue
+			}
+			key := data[start+1 : i]
+			if esc || !utf8.Valid(key) { // as encoding/json reads it
+				var s string
+				if err := json.Unmarshal(data[start:i+1], &s); err != nil {
+					return fmt.Errorf("%w: %w", ErrBadOp, err)
+				}
+				key = []byte(s)
+			}
+			for _, prev := range seen[f.start:] {
+				if bytes.Equal(prev, key) {
+					return fmt.Errorf("%w: %s: duplicate key %q", ErrBadOp, what(len(stack)-1), key)
+				}
+			}
+			seen = append(seen, key)
 			f.wantKey, f.key, f.sub = false, key, nil
 			if f.k == nil {
 				continue
 			}
-			sub, known := f.k.names[key]
+			sub, known := f.k.names[string(key)]
 			if !known && !f.k.any {
 				for name := range f.k.names {
-					if strings.EqualFold(name, key) {
-						return fmt.Errorf("%w: %s: unknown key %q (keys match exactly: %q)", ErrBadOp, f.what, key, name)
+					if strings.EqualFold(name, string(key)) {
+						return fmt.Errorf("%w: %s: unknown key %q (keys match exactly: %q)", ErrBadOp, f.k.what, key, name)
 					}
 				}
-				return fmt.Errorf("%w: %s: unknown key %q", ErrBadOp, f.what, key)
+				return fmt.Errorf("%w: %s: unknown key %q", ErrBadOp, f.k.what, key)
 			}
 			f.sub = sub
-			continue
-		}
-		switch tok {
-		case json.Delim('{'), json.Delim('['):
-			n := &frame{k: k, what: k.what, obj: tok == json.Delim('{'), wantKey: true}
-			if f != nil {
-				n.k, n.what = f.sub, f.what
-				switch {
-				case n.k != nil:
-					n.what = n.k.what
-				case f.obj:
-					n.what = f.what + "." + f.key
-				}
+		case '{', '[':
+			n := frame{k: k, obj: c == '{', wantKey: true, start: len(seen)}
+			if len(stack) > 0 {
+				p := &stack[len(stack)-1]
+				n.k, n.from = p.sub, p.key
+			} else if c != '{' {
+				return nil
 			}
-			if n.obj {
-				n.seen = make(map[string]bool)
-			} else {
+			if !n.obj {
 				n.sub, n.k = n.k, nil
 			}
 			stack = append(stack, n)
-			continue
-		case json.Delim('}'), json.Delim(']'):
+		case '}', ']':
+			seen = seen[:stack[len(stack)-1].start]
 			stack = stack[:len(stack)-1]
 			if len(stack) == 0 {
-				return nil // what follows the object is the decoder's error
+				return nil
+			}
+		case ',':
+			if len(stack) > 0 && stack[len(stack)-1].obj {
+				stack[len(stack)-1].wantKey = true
+			}
+		default:
+			if len(stack) == 0 && c != ' ' && c != '\t' && c != '\n' && c != '\r' {
+				return nil // not an object
 			}
 		}
-		if f = stack[len(stack)-1]; f.obj {
-			f.wantKey = true
-		}
 	}
+	return nil
 }

@@ -386,3 +386,42 @@ func TestViewJSONEmptyLists(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkOpUnmarshal decodes a block op and a result op: the whole
+// decoder, and encoding/json alone into the same wire struct (what the
+// decoder did before it checked keys), side by side.
+func BenchmarkOpUnmarshal(b *testing.B) {
+	lines := map[string][]byte{
+		"block":  []byte(`{"type":"block","task":"t1","turn":"m1","streamKey":"call-1","seq":42,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"search","chunk":"a.go:3: func main()\n","tool_call_id":"call-1"},"source":"envelope","at":"2026-12-01T10:00:00.250000000Z"}`),
+		"result": []byte(`{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"completed","reply":"done","artifacts":[{"id":"a1","name":"report","text":"all good"}],"context":"c1","counters":{"applied":3,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0,"fallbacks":{"no_envelope":1}}}`),
+	}
+	for _, name := range []string{"block", "result"} {
+		line := lines[name]
+		b.Run(name+"/Op.UnmarshalJSON", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var op Op
+				if err := op.UnmarshalJSON(line); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"/encoding-json-alone", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				var w anyOpJSON
+				if err := json.Unmarshal(line, &w); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(name+"/checkKeys", func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := checkKeys(line, opKeys); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
