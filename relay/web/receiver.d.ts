@@ -159,8 +159,10 @@ export declare class Receiver {
   constructor(task: string, options?: { caps?: Caps });
   /**
    * Merges one op. Give its JSON text (an NDJSON line, an SSE data field)
-   * for exact int64 seqs; an object's int64 fields must be safe integers or
-   * BigInts. A seal op is applied once, then a duplicate; a result op is
+   * for exact int64 seqs: JSON.parse reads it and the int64 fields are read
+   * from the text, held as BigInt inside; an object's int64 fields must be
+   * safe integers or BigInts. Keys are exact (PROTOCOL.md §4): a key in
+   * other case, an unknown key or a repeated one makes the op invalid. A seal op is applied once, then a duplicate; a result op is
    * applied once, then a duplicate (the same) or a conflict (another; the
    * first stands); an op of an evicted turn is dropped_cap.
    */

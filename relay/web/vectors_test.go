@@ -449,6 +449,9 @@ func invalidVector(t testing.TB) vector {
 		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","reply":"ok","counters":{"applied":1,"duplicates":0,"conflicts":0,"late":2,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0,"Invalid":1}}`,
 		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"completed","reply":"ok","artifacts":[{"id":"a","name":"n","text":"t","mime":"text/plain"}],"counters":{"applied":1,"duplicates":0,"conflicts":0,"late":2,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`,
 		`{"type":"result","task":"t1","state":"TASK_STATE_INPUT_REQUIRED","verdict":"input-required","interrupt":{"question":"?","items":[{"toolCallID":"c"}]},"counters":{"applied":1,"duplicates":0,"conflicts":0,"late":2,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`,
+		// Rejected: 2^53+1, exact as text, but not in plain integer form.
+		`{"type":"block","task":"t1","streamKey":"c1","seq":9007199254740993.0,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"grep","chunk":"float\n"},"source":"envelope"}`,
+		`{"type":"block","task":"t1","streamKey":"c1","seq":9.007199254740993e15,"id":"","kind":"tool_output_append","status":"running","payload":{"tool":"grep","chunk":"exponent\n"},"source":"envelope"}`,
 		// Rejected: the rest.
 		``,
 		`{"type":"block"`,
