@@ -543,6 +543,10 @@ func TestDifferentialSyntax(t *testing.T) {
 		strings.Repeat("[", 9999) + strings.Repeat("]", 9999), strings.Repeat(`{"a":`, 9998) + "1" + strings.Repeat("}", 9998),
 		strings.Repeat(`{"a":`, 9999) + "1" + strings.Repeat("}", 9999),
 		strings.Repeat("[", 10000) + strings.Repeat("]", 10000), // with the op, one over Go's limit
+		// Repeated keys, refused at any depth: by their decoded text.
+		`{"a":1,"a":2}`, `{"a":{"b":1,"b":1}}`, `[{"a":1},{"a":1}]`, `{"a":1,"\u0061":2}`, `{"a":{"a":1}}`,
+		`{"\ud800":1,"\udbff":2}`, `{"\ud800":1,"\ufffd":2}`, `{"é":1,"\u00e9":2}`, `{"e\u0301":1,"é":2}`,
+		`{"a":1,"b":[{"a":1,"c":{"a":1,"a":1}}]}`, `{"":1,"":2}`, `{"\"":1,"\u0022":2}`, `{"a\\":1,"a\\\\":2}`,
 	}
 	corpus := []string{`{"a":[1,-2.5e3,true,false,null,"s\"\\\u00e9"],"b":{"c":{}}}`, `[0,[],{},"",-0.1E-2]`,
 		`"\ud83d\ude00\n\t"`, `123456789012345678901234567890`}
