@@ -212,7 +212,8 @@ function scan(text) {
         if (n % 2 === 0) break;
       } while (true);
       if (top?.keys && top.key === null) {
-        const k = wellFormed(JSON.parse(text.slice(i, j + 1)));
+        const raw = text.slice(i + 1, j);
+        const k = wellFormed(raw.includes("\\") ? JSON.parse('"' + raw + '"') : raw);
         if (top.keys.has(k)) throw new OpError("duplicate key " + JSON.stringify(k));
         top.keys.add(k);
         top.key = k;
