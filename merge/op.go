@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -237,7 +238,7 @@ func decodePayload(k envelope.Kind, raw json.RawMessage) (envelope.Payload, erro
 func decodeAs[P envelope.Payload](raw json.RawMessage) (envelope.Payload, error) {
 	var v P
 	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, fmt.Errorf("%w: payload of kind %s: %w", ErrBadOp, v.Kind(), err)
+		return nil, decodeError("payload", err)
 	}
 	if err := checkKeys(raw, payloadKeys[v.Kind()]); err != nil {
 		return nil, err
@@ -260,7 +261,7 @@ func (b Block) MarshalJSON() ([]byte, error) {
 func (b *Block) UnmarshalJSON(data []byte) error {
 	var w blockJSON
 	if err := json.Unmarshal(data, &w); err != nil {
-		return fmt.Errorf("%w: %w", ErrBadOp, err)
+		return decodeError("", err)
 	}
 	if err := checkKeys(data, blockKeys); err != nil {
 		return err
@@ -307,7 +308,7 @@ func (o Op) MarshalJSON() ([]byte, error) {
 func (o *Op) UnmarshalJSON(data []byte) error {
 	var w anyOpJSON
 	if err := json.Unmarshal(data, &w); err != nil {
-		return fmt.Errorf("%w: %w", ErrBadOp, err)
+		return decodeError("", err)
 	}
 	if err := checkKeys(data, opKeys); err != nil {
 		return err
@@ -341,6 +342,36 @@ func (o *Op) UnmarshalJSON(data []byte) error {
 	}
 	*o = v
 	return nil
+}
+
+// decodeError is encoding/json's error for an op form (or, with in, for
+// its member in), wrapping [ErrBadOp]; a value of the wrong type is named
+// by its JSON path ("seq: number 1.0 is not an int64"), without the Go
+// wire structs' names.
+func decodeError(in string, err error) error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) || te.Field == "" {
+		if in != "" {
+			return fmt.Errorf("%w: %s: %w", ErrBadOp, in, err)
+		}
+		return fmt.Errorf("%w: %w", ErrBadOp, err)
+	}
+	var path []string
+	if in != "" {
+		path = append(path, in)
+	}
+	for _, f := range strings.Split(te.Field, ".") {
+		switch f {
+		case "opHeadJSON", "blockJSON", "TurnResult": // the embedded wire structs
+		default:
+			path = append(path, f)
+		}
+	}
+	what := te.Type.String()
+	if te.Type.Kind() == reflect.Int64 {
+		what = "an int64 (an integer in plain decimal within int64)"
+	}
+	return fmt.Errorf("%w: %s: %s is not %s", ErrBadOp, strings.Join(path, "."), te.Value, what)
 }
 
 // isFallbackReason reports whether r is a reason a fallback can have

@@ -201,9 +201,13 @@ func TestOpJSONStrictKeys(t *testing.T) {
 			`merge: bad op: artifact: unknown key "Name" (keys match exactly: "name")`},
 		{"unknown interrupt item key", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_INPUT_REQUIRED","verdict":"input-required","interrupt":{"question":"?","items":[{"toolCallID":"c"}]},` + counters + `}}`,
 			`merge: bad op: interrupt item: unknown key "toolCallID" (keys match exactly: "toolCallId")`},
-		{"seq 2^63", block(`,"after":9223372036854775808`), `merge: bad op: json: cannot unmarshal number 9223372036854775808 into Go struct field anyOpJSON.blockJSON.after of type int64`},
+		{"seq 2^63", block(`,"after":9223372036854775808`), `merge: bad op: after: number 9223372036854775808 is not an int64 (an integer in plain decimal within int64)`},
+		{"counter of the wrong type", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_CANCELED","verdict":"canceled",` + counters + `,"fallbacks":{"bad_json":1e3}}}`,
+			`merge: bad op: counters.fallbacks: number 1e3 is not an int64 (an integer in plain decimal within int64)`},
+		{"payload field of the wrong type", `{"type":"block","task":"t1","turn":"m1","streamKey":"k","seq":1,"id":"","kind":"text","status":"running","payload":{"text":3},"source":"envelope"}`,
+			`merge: bad op: payload.text: number is not string`},
 		{"seq 1.0", `{"type":"block","task":"t1","turn":"m1","streamKey":"k","seq":1.0,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope"}`,
-			`merge: bad op: json: cannot unmarshal number 1.0 into Go struct field anyOpJSON.blockJSON.seq of type int64`},
+			`merge: bad op: seq: number 1.0 is not an int64 (an integer in plain decimal within int64)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
