@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/tfrs/a2a-progress/internal/transport"
 )
 
 // Answer starts a new turn on an existing task — typically one that
@@ -39,11 +40,11 @@ func (c *Client) Answer(ctx context.Context, taskID a2a.TaskID, text string) (*S
 func (c *Client) taskContext(ctx context.Context, taskID a2a.TaskID) (string, error) {
 	ctx, cancel := c.unaryCtx(ctx)
 	defer cancel()
-	ctx, slot := withStatus(ctx)
+	ctx, slot := transport.WithStatus(ctx)
 	none := 0
 	task, err := c.a2a.GetTask(ctx, &a2a.GetTaskRequest{ID: taskID, HistoryLength: &none, Tenant: c.cfg.tenant})
 	if err != nil {
-		return "", taskCallErr(err, slot)
+		return "", transport.TaskCallErr(err, slot)
 	}
 	return task.ContextID, nil
 }

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/tfrs/a2a-progress/internal/idle"
+	"github.com/tfrs/a2a-progress/internal/transport"
 )
 
 // attemptResult says how one stream attempt (a send or a subscription)
@@ -157,7 +159,7 @@ func (s *Stream) rateResubscribe(cause error) (done bool, err error) {
 // subscribe is one subscription attempt: an attempt (see Stream.attempt)
 // written out, so that one frame, not two, sits between resume and pull.
 func (s *Stream) subscribe(emit emitFunc, res *attemptResult) {
-	ctx, w, cancel := withWatchdog(s.c.callCtx(s.ctx), s.c.cfg.idle)
+	ctx, w, cancel := transport.WithWatchdog(s.c.callCtx(s.ctx), s.c.cfg.idle)
 	defer cancel()
 	req := &a2a.SubscribeToTaskRequest{ID: s.TaskID(), Tenant: s.c.cfg.tenant}
 	*res = s.pull(s.c.a2a.SubscribeToTask(ctx, req), w, emit)
@@ -237,9 +239,9 @@ func (s *Stream) getTask() (*a2a.Task, error) {
 	}
 	ctx, cancel := s.c.unaryCtx(s.ctx)
 	defer cancel()
-	ctx, slot := withStatus(ctx)
+	ctx, slot := transport.WithStatus(ctx)
 	task, err := s.c.a2a.GetTask(ctx, &a2a.GetTaskRequest{ID: s.TaskID(), HistoryLength: hl, Tenant: s.c.cfg.tenant})
-	return task, taskCallErr(s.history.observe(grpcTooLarge(idleCause(ctx, err))), slot)
+	return task, transport.TaskCallErr(s.history.observe(grpcTooLarge(transport.IdleCause(ctx, err))), slot)
 }
 
 // grpcTooLarge makes gRPC's refusal of an oversize answer match
@@ -258,13 +260,13 @@ func grpcTooLarge(err error) error {
 // or goes silent for the idle timeout. The stream is pulled on the
 // caller's goroutine: no goroutine, no channel, no copy per event.
 func (s *Stream) attempt(open func(context.Context) iter.Seq2[a2a.Event, error], emit emitFunc) attemptResult {
-	ctx, w, cancel := withWatchdog(s.c.callCtx(s.ctx), s.c.cfg.idle)
+	ctx, w, cancel := transport.WithWatchdog(s.c.callCtx(s.ctx), s.c.cfg.idle)
 	defer cancel()
 	return s.pull(open(ctx), w, emit)
 }
 
 // pull is the body of an attempt: events of one call, watched by w.
-func (s *Stream) pull(events iter.Seq2[a2a.Event, error], w *watchdog, emit emitFunc) attemptResult {
+func (s *Stream) pull(events iter.Seq2[a2a.Event, error], w *idle.Watchdog, emit emitFunc) attemptResult {
 	var res attemptResult
 	for ev, err := range events {
 		if err != nil {
@@ -273,9 +275,9 @@ func (s *Stream) pull(events iter.Seq2[a2a.Event, error], w *watchdog, emit emit
 		}
 		res.events++
 		// The consumer's time is not the peer's silence.
-		w.pause()
+		w.Pause()
 		ok := s.handle(ev, emit)
-		w.resume()
+		w.Resume()
 		if !ok {
 			return attemptResult{events: res.events, done: true, final: errStopped}
 		}

@@ -3,6 +3,7 @@ package client
 import (
 	"log/slog"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -10,6 +11,9 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/projection"
+	"github.com/tfrs/a2a-progress/internal/ssewire"
+	"github.com/tfrs/a2a-progress/internal/transport"
 	"github.com/tfrs/a2a-progress/merge"
 )
 
@@ -67,8 +71,8 @@ type config struct {
 	replayTask    a2a.TaskID // WithTurn, for Replay
 	replayTurn    string
 	factoryOpts   []a2aclient.FactoryOption
-	allowedHosts  []string // WithAllowedHosts
-	bounds        bounds   // what a peer's answer may cost (limits.go)
+	allowedHosts  []string         // WithAllowedHosts
+	bounds        transport.Bounds // what a peer's answer may cost (internal/transport)
 
 	// What a turn may keep and how often it may resubscribe.
 	turnBytes             int64 // WithTurnBudget; 0: the caps' MaxTurnBytes
@@ -80,7 +84,7 @@ type config struct {
 func defaultConfig() config {
 	c := config{
 		idle:        DefaultIdleTimeout,
-		bounds:      defaultBounds,
+		bounds:      transport.DefaultBounds,
 		maxAttempts: DefaultMaxAttempts,
 		baseBackoff: DefaultBaseBackoff,
 		maxBackoff:  DefaultMaxBackoff,
@@ -302,4 +306,95 @@ func WithArtifactProgress(f func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading
 // [New] (a2aclient.WithConfig, interceptors, another transport).
 func WithFactoryOptions(opts ...a2aclient.FactoryOption) Option {
 	return func(c *config) { c.factoryOpts = append(c.factoryOpts, opts...) }
+}
+
+// WithFastPath switches the fast wire path of the HTTP transports on or
+// off; it is on by default.
+//
+// With it on, the four HTTP transports (JSON-RPC and HTTP+JSON, A2A 1.0 and
+// 0.3) are registered through a2a-go's public transport factories
+// (a2aclient.WithTransport, WithCompatTransport) as a transport of the
+// client's own: every unary call (SendMessage, GetTask, CancelTask, the
+// card, push configs) is a2a-go's own transport's, unchanged; the two
+// streaming calls — SendStreamingMessage and SubscribeToTask — are made by
+// the client itself, with the request a2a-go would send (method, path,
+// body from a2a-go's exported request types and 0.3 conversions, headers
+// and service parameters; a2a-go's client applies interceptors and auth
+// around the transport, as for any transport). The SSE body is read with
+// events bounded in size (MaxEventBytes, 10 MiB per event over all its
+// lines, where a2a-go bounds each line but not the event), a buffer that
+// grows only as far as a line needs, and a one-pass decoder for A2A 1.0
+// status updates, the frames that make up nearly all of a progress
+// stream. Every other frame — snapshots, artifact updates, messages,
+// anything the one-pass decoder does not recognise exactly, and every 0.3
+// frame — is decoded with a2a-go's exported types and unmarshalling, in
+// the order its transports apply them; a frame on which that fails (an
+// error frame, a malformed one) and a refused call give the error values
+// a2a-go's transports give. So an event always means what a2a-go says it
+// means. gRPC and clients from [Wrap] are never affected.
+func WithFastPath(on bool) Option {
+	return func(c *config) { c.noFast = !on }
+}
+
+// FastPathEnv names the environment variable that, set to "off", makes
+// WithFastPath(false) the default of every [New] in the process: the
+// switch by which the test suites run once on each path, and by which a
+// deployment can step back to a2a-go's reader without a rebuild. An explicit
+// WithFastPath wins.
+const FastPathEnv = "A2A_PROGRESS_FASTPATH"
+
+func fastPathOff() bool { return os.Getenv(FastPathEnv) == "off" }
+
+// MaxEventBytes bounds one SSE event on the fast wire path, over all its
+// lines: a2a-go's own bound for one line, so that every event a2a-go reads
+// as one line is read here too. A larger event cuts the stream with an
+// error (the turn then resumes as after any cut, PROTOCOL.md §3.2).
+const MaxEventBytes = ssewire.DefaultMaxEventBytes
+
+// WithCompat switches the compatibility layer for peers that send their
+// progress in the artifact channel (PROTOCOL.md §5.1) on or off. It is on
+// by default.
+//
+// While it is on, an artifact update that carries the runtime's
+// "_remote_invocation" projection — in a part's metadata (text or data
+// part), in a data part's object, or in the artifact's metadata — is
+// progress, never output: it does not reach Outcome.Artifacts (nor does it
+// from a Task snapshot) and is merged as the tool call of its member
+// (batchId + toolCallId): tool = target, status by the projection's phase —
+// QUEUED and RUNNING running, INPUT_REQUIRED running with an "awaiting
+// input" text block, COMPLETED done, FAILED and TIMED_OUT aborted with an
+// error block naming resultCategory. The text of such an artifact (the bare
+// phase string) is never read as the phase. Its per-member sequence lives
+// in a seq space of its own (merge.SourceProjection, keyed
+// "ri:<batchId>:<toolCallId>"), so it neither collides with tfrs envelopes
+// nor makes gaps among their seqs. A "_remote_invocation" value that does
+// not have the documented shape is still progress: a text fallback that
+// says why (UpdateProgress with Reading.Fallback and Reading.Err), never
+// output. An artifact without the key is untouched.
+//
+// The interrupt of such a runtime (status.message.metadata._interrupt) is
+// read by package terminal whatever this option says.
+//
+// A hook set with [WithArtifactProgress] classifies what the layer did not
+// claim; WithCompat(false) leaves that hook alone in charge.
+func WithCompat(on bool) Option {
+	return func(c *config) { c.noCompat = !on }
+}
+
+// artifactHook is the artifact classifier of a stream: the compatibility
+// layer first (unless switched off), then the caller's hook.
+func (c *config) artifactHook() func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool) {
+	user := c.artifact
+	switch {
+	case c.noCompat:
+		return user
+	case user == nil:
+		return projection.FromArtifact
+	}
+	return func(ev *a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool) {
+		if r, ok := projection.FromArtifact(ev); ok {
+			return r, true
+		}
+		return user(ev)
+	}
 }

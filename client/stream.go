@@ -13,6 +13,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/heldcall"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/terminal"
 )
@@ -160,10 +161,10 @@ type Stream struct {
 
 	tracker *terminal.Tracker
 
-	mu        sync.Mutex  // guards turn, turnID, taskID, contextID, finished, err, call
-	turn      *merge.Turn // opened on first use, by turnLocked
-	turnID    string      // "" until known (see Stream.Turn)
-	call      *sendCall   // the call Send opened, until the iteration takes it
+	mu        sync.Mutex     // guards turn, turnID, taskID, contextID, finished, err, call
+	turn      *merge.Turn    // opened on first use, by turnLocked
+	turnID    string         // "" until known (see Stream.Turn)
+	call      *heldcall.Call // the call Send opened, until the iteration takes it
 	taskID    a2a.TaskID
 	contextID string
 	finished  bool
