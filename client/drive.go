@@ -29,7 +29,9 @@ type attemptResult struct {
 	final error
 }
 
-type emitFunc func(Update) bool
+// emitFunc reports one update: u points at Stream.out (see iterate). It
+// returns false when the consumer stopped.
+type emitFunc func(u *Update) bool
 
 // drive runs the turn to its end and returns nil when it settled.
 func (s *Stream) drive(emit emitFunc) error {
@@ -45,10 +47,7 @@ func (s *Stream) drive(emit emitFunc) error {
 }
 
 // send runs a Send's turn to its end: its call, then a resume or an orphan
-// search when it was cut. Not inlined into drive, which sits under every
-// blocking read of a Follow.
-//
-//go:noinline
+// search when it was cut.
 func (s *Stream) send(emit emitFunc) error {
 	res := s.sendAttempt(emit)
 	if res.done {
@@ -134,8 +133,6 @@ func (s *Stream) resume(cause error, emit emitFunc) error {
 //
 // A done result ends the stream with err (its context ended); a non-nil
 // err alone is the refusal, for lastResort.
-//
-//go:noinline
 func (s *Stream) rateResubscribe(cause error) (done bool, err error) {
 	cfg := &s.c.cfg
 	d, ok := s.resub.wait(time.Now(), cfg.maxResubscribes, cfg.resubscribesPerMinute)
@@ -167,15 +164,14 @@ func (s *Stream) subscribe(emit emitFunc, res *attemptResult) {
 
 // reconnect reports the cut (UpdateReconnect) and waits out the backoff
 // before resume's next attempt; a non-nil error ends the stream.
-//
-//go:noinline
 func (s *Stream) reconnect(attempt int, cause error, emit emitFunc) error {
 	cfg := &s.c.cfg
 	cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a stream cut, resubscribing",
 		slog.String("task", string(s.TaskID())), slog.String("state", s.state.String()),
 		slog.Int("attempt", attempt), slog.String("cause", logText(cause)))
-	if !emit(Update{Type: UpdateReconnect, TaskID: s.TaskID(), ContextID: s.contextID, Timestamp: time.Now(),
-		State: s.state, Attempt: attempt, Err: cause}) {
+	u := s.fresh(UpdateReconnect)
+	u.Attempt, u.Err = attempt, cause
+	if !emit(u) {
 		return errStopped
 	}
 	return s.sleep(backoff(attempt, cfg.baseBackoff, cfg.maxBackoff))
@@ -183,8 +179,6 @@ func (s *Stream) reconnect(attempt int, cause error, emit emitFunc) error {
 
 // refusedSubscription asks GetTask after a subscription that ended before
 // its first event; done: the stream is over, with final as its error.
-//
-//go:noinline
 func (s *Stream) refusedSubscription(emit emitFunc) (done bool, final error) {
 	done, final, gerr := s.resolve(emit)
 	if done {
@@ -323,8 +317,9 @@ func (s *Stream) poll(emit emitFunc) error {
 			}
 			cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a poll failed, retrying",
 				slog.String("task", string(s.TaskID())), slog.Int("attempt", fails), slog.String("error", logText(err)))
-			if !emit(Update{Type: UpdateReconnect, TaskID: s.TaskID(), ContextID: s.contextID, Timestamp: time.Now(),
-				State: s.state, Attempt: fails, Err: err}) {
+			u := s.fresh(UpdateReconnect)
+			u.Attempt, u.Err = fails, err
+			if !emit(u) {
 				return errStopped
 			}
 			if err := s.sleep(backoff(fails, cfg.baseBackoff, cfg.maxBackoff)); err != nil {

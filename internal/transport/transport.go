@@ -197,10 +197,7 @@ type watchdogKey struct{}
 // WithWatchdog returns a context canceled by cancel or by the watchdog,
 // and the watchdog (nil when d ≤ 0), which the HTTP transport kicks for
 // every read of a call on that context that makes progress. The caller
-// must call cancel. Not inlined: the frame of its caller (the client's
-// attempt) is held under every blocking read of a stream.
-//
-//go:noinline
+// must call cancel.
 func WithWatchdog(ctx context.Context, d time.Duration) (context.Context, *idle.Watchdog, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	w := idle.New(d, cancel)
