@@ -73,7 +73,7 @@
 // with history at an interval.
 //
 // Send returns once the first event has named the task, so
-// [Stream.TaskID] is known before any update is read. [Client.Answer]
+// [Stream.TaskID] is known before any update is read. [Client.Respond]
 // starts the next turn of a task that waits for input, [Client.Cancel]
 // cancels one. A task the agent does not know ends Follow and Poll with
 // an error matching [a2a.ErrTaskNotFound], not an incomplete turn.
