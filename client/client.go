@@ -67,7 +67,7 @@ var ErrNoTask = errors.New("client: agent answered with a message, not a task")
 // as the single endpoint of the forced transport.
 //
 // The HTTP transports never carry a whole-request timeout (see
-// [WithHTTPClient]). The card request is bounded by [DefaultCardTimeout]
+// [WithHTTPClient]). The card request is bounded by 30 seconds
 // and ctx. Call [Client.Close] to release the connections.
 func New(ctx context.Context, agentURL string, opts ...Option) (*Client, error) {
 	cfg := defaultConfig()
@@ -105,7 +105,7 @@ func New(ctx context.Context, agentURL string, opts ...Option) (*Client, error) 
 		for k, vs := range cfg.params {
 			ropts = append(ropts, agentcard.WithRequestHeader(k, strings.Join(vs, ", ")))
 		}
-		rctx, cancel := context.WithTimeout(ctx, DefaultCardTimeout)
+		rctx, cancel := context.WithTimeout(ctx, defaultCardTimeout)
 		rctx, _, cancelW := transport.WithWatchdog(rctx, cfg.idle)
 		card, rerr := resolver.Resolve(rctx, agentURL, ropts...)
 		rerr = transport.IdleCause(rctx, rerr)
@@ -256,9 +256,9 @@ func (c *Client) Follow(ctx context.Context, taskID a2a.TaskID) (*Stream, error)
 	return c.newStream(ctx, modeFollow, taskID, nil, 0), nil
 }
 
-// DefaultPollInterval is the interval of [Client.Poll] when it is given
+// defaultPollInterval is the interval of [Client.Poll] when it is given
 // one ≤ 0.
-const DefaultPollInterval = time.Second
+const defaultPollInterval = time.Second
 
 // Poll follows a task without a subscription, for peers that offer none:
 // GetTask with history every interval until the task settles. Envelopes
@@ -271,7 +271,7 @@ func (c *Client) Poll(ctx context.Context, taskID a2a.TaskID, interval time.Dura
 		return nil, errors.New("client: poll: empty task id")
 	}
 	if interval <= 0 {
-		interval = DefaultPollInterval
+		interval = defaultPollInterval
 	}
 	return c.newStream(ctx, modePoll, taskID, nil, interval), nil
 }

@@ -29,22 +29,22 @@ const (
 	// turn did not have) resets the count.
 	DefaultMaxAttempts = 6
 	// DefaultBaseBackoff is the wait before the first resume attempt; it
-	// doubles per attempt, with jitter, up to DefaultMaxBackoff.
+	// doubles per attempt, with jitter, up to 5 seconds.
 	DefaultBaseBackoff = 100 * time.Millisecond
-	// DefaultMaxBackoff caps the wait between resume attempts.
-	DefaultMaxBackoff = 5 * time.Second
-	// DefaultMaxResubscribes bounds the resubscriptions of one turn in
+	// defaultMaxBackoff caps the wait between resume attempts.
+	defaultMaxBackoff = 5 * time.Second
+	// defaultMaxResubscribes bounds the resubscriptions of one turn in
 	// all, news or not (see [WithResubscribeLimit]).
-	DefaultMaxResubscribes = 1000
-	// DefaultResubscribesPerMinute bounds the resubscriptions of one turn
+	defaultMaxResubscribes = 1000
+	// defaultResubscribesPerMinute bounds the resubscriptions of one turn
 	// within any minute: one past it waits (see [WithResubscribeLimit]).
-	DefaultResubscribesPerMinute = 30
-	// DefaultClientBudget is the byte budget shared by the turns of one
+	defaultResubscribesPerMinute = 30
+	// defaultClientBudget is the byte budget shared by the turns of one
 	// [Client] (see [WithClientBudget]): 512 MiB, sixteen turns at their
 	// full default budget (merge.DefaultMaxTurnBytes).
-	DefaultClientBudget = 512 << 20
-	// DefaultCardTimeout bounds the agent card request of [New].
-	DefaultCardTimeout = 30 * time.Second
+	defaultClientBudget = 512 << 20
+	// defaultCardTimeout bounds the agent card request of [New].
+	defaultCardTimeout = 30 * time.Second
 )
 
 // Option configures a [Client].
@@ -87,12 +87,12 @@ func defaultConfig() config {
 		bounds:      transport.DefaultBounds,
 		maxAttempts: DefaultMaxAttempts,
 		baseBackoff: DefaultBaseBackoff,
-		maxBackoff:  DefaultMaxBackoff,
+		maxBackoff:  defaultMaxBackoff,
 		logger:      slog.New(slog.DiscardHandler),
 		noFast:      fastPathOff(),
 	}
-	c.clientBytes = DefaultClientBudget
-	c.maxResubscribes, c.resubscribesPerMinute = DefaultMaxResubscribes, DefaultResubscribesPerMinute
+	c.clientBytes = defaultClientBudget
+	c.maxResubscribes, c.resubscribesPerMinute = defaultMaxResubscribes, defaultResubscribesPerMinute
 	return c
 }
 
@@ -159,18 +159,6 @@ func WithServiceParam(key, value string) Option {
 	}
 }
 
-// WithServiceParams adds several service parameters; see [WithServiceParam].
-func WithServiceParams(p a2aclient.ServiceParams) Option {
-	return func(c *config) {
-		if c.params == nil {
-			c.params = a2aclient.ServiceParams{}
-		}
-		for k, vs := range p {
-			c.params.Append(k, vs...)
-		}
-	}
-}
-
 // WithTenant sets the tenant of every request, like the --tenant flag of
 // a2a-go's CLI.
 func WithTenant(tenant string) Option {
@@ -212,7 +200,7 @@ func WithTurnBudget(n int64) Option {
 }
 
 // WithClientBudget sets the byte budget shared by every turn of the
-// client (default [DefaultClientBudget]): each turn's charges count
+// client (default 512 MiB): each turn's charges count
 // against its own budget ([WithTurnBudget]) and this one, so that many
 // concurrent turns together stay under it. A turn gives its charge back
 // when its [Stream] is garbage collected. n ≤ 0 keeps the default.
@@ -258,9 +246,8 @@ func WithRetry(maxAttempts int, baseBackoff, maxBackoff time.Duration) Option {
 
 // WithResubscribeLimit bounds the resubscriptions of one turn whatever
 // the peer sends, on top of [WithRetry] (which counts attempts in a row
-// without news): at most perTurn in all (default
-// [DefaultMaxResubscribes]), and at most perMinute within any minute
-// (default [DefaultResubscribesPerMinute]; one past it waits until the
+// without news): at most perTurn in all (default 1000), and at most
+// perMinute within any minute (default 30; one past it waits until the
 // oldest of the minute ages out). A turn past perTurn is resolved by one
 // GetTask, then ends incomplete with [ErrResubscribeLimit] in its cause.
 // Values ≤ 0 keep the defaults.
@@ -321,7 +308,7 @@ func WithFactoryOptions(opts ...a2aclient.FactoryOption) Option {
 // body from a2a-go's exported request types and 0.3 conversions, headers
 // and service parameters; a2a-go's client applies interceptors and auth
 // around the transport, as for any transport). The SSE body is read with
-// events bounded in size (MaxEventBytes, 10 MiB per event over all its
+// events bounded in size (10 MiB per event over all its
 // lines, where a2a-go bounds each line but not the event), a buffer that
 // grows only as far as a line needs, and a one-pass decoder for A2A 1.0
 // status updates, the frames that make up nearly all of a progress
@@ -336,20 +323,20 @@ func WithFastPath(on bool) Option {
 	return func(c *config) { c.noFast = !on }
 }
 
-// FastPathEnv names the environment variable that, set to "off", makes
-// WithFastPath(false) the default of every [New] in the process: the
+// fastPathEnv names the environment variable A2A_PROGRESS_FASTPATH
+// that, set to "off", makes WithFastPath(false) the default of every [New] in the process: the
 // switch by which the test suites run once on each path, and by which a
 // deployment can step back to a2a-go's reader without a rebuild. An explicit
 // WithFastPath wins.
-const FastPathEnv = "A2A_PROGRESS_FASTPATH"
+const fastPathEnv = "A2A_PROGRESS_FASTPATH"
 
-func fastPathOff() bool { return os.Getenv(FastPathEnv) == "off" }
+func fastPathOff() bool { return os.Getenv(fastPathEnv) == "off" }
 
-// MaxEventBytes bounds one SSE event on the fast wire path, over all its
+// maxEventBytes bounds one SSE event on the fast wire path, over all its
 // lines: a2a-go's own bound for one line, so that every event a2a-go reads
 // as one line is read here too. A larger event cuts the stream with an
 // error (the turn then resumes as after any cut, PROTOCOL.md §3.2).
-const MaxEventBytes = ssewire.DefaultMaxEventBytes
+const maxEventBytes = ssewire.DefaultMaxEventBytes
 
 // WithCompat switches the compatibility layer for peers that send their
 // progress in the artifact channel (PROTOCOL.md §5.1) on or off. It is on
