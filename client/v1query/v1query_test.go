@@ -51,7 +51,7 @@ type queryServer struct {
 
 type queryRequest struct {
 	Method, Path, Auth, ContentType string
-	Body                                 map[string]any
+	Body                            map[string]any
 }
 
 func (q *queryServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
