@@ -7,7 +7,6 @@ import (
 	"iter"
 	"log/slog"
 	"math/rand/v2"
-	"strings"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -235,19 +234,7 @@ func (s *Stream) getTask() (*a2a.Task, error) {
 	defer cancel()
 	ctx, slot := transport.WithStatus(ctx)
 	task, err := s.c.a2a.GetTask(ctx, &a2a.GetTaskRequest{ID: s.TaskID(), HistoryLength: hl, Tenant: s.c.cfg.tenant})
-	return task, transport.TaskCallErr(s.history.observe(grpcTooLarge(transport.IdleCause(ctx, err))), slot)
-}
-
-// grpcTooLarge makes gRPC's refusal of an oversize answer match
-// ErrResponseTooLarge, as the HTTP transports' does, so that GetTask
-// shrinks its history on gRPC too. a2a-go turns the gRPC status into an
-// a2a error and keeps only its message, which gRPC words "grpc: received
-// message larger than max (N vs. M)" for the receiving side's bound.
-func grpcTooLarge(err error) error {
-	if err == nil || errors.Is(err, ErrResponseTooLarge) || !strings.Contains(err.Error(), "received message larger than max") {
-		return err
-	}
-	return fmt.Errorf("%w: %w", ErrResponseTooLarge, err)
+	return task, transport.TaskCallErr(s.history.observe(transport.GRPCTooLarge(transport.IdleCause(ctx, err))), slot)
 }
 
 // attempt pulls one event stream until it settles the turn, ends, fails,

@@ -129,6 +129,19 @@ func grpcEventTooLarge(err error) bool {
 	return false
 }
 
+// GRPCTooLarge makes gRPC's refusal of an oversize answer match
+// ErrResponseTooLarge, as the HTTP transports' does, so that the client's
+// GetTask shrinks its history on gRPC too. a2a-go turns the gRPC status
+// into an a2a error and keeps only its message, which gRPC words "grpc:
+// received message larger than max (N vs. M)" for the receiving side's
+// bound.
+func GRPCTooLarge(err error) error {
+	if err == nil || errors.Is(err, ErrResponseTooLarge) || !strings.Contains(err.Error(), "received message larger than max") {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrResponseTooLarge, err)
+}
+
 // boundStreamEvents gives a gRPC stream the per-event bound max, and marks
 // gRPC's refusal of a message over it (ResourceExhausted, "received message
 // larger than max") with an ErrorInfo detail that survives a2a-go's
