@@ -136,7 +136,7 @@ func TestAnswer(t *testing.T) {
 			if r1.out.Interrupt == nil {
 				t.Fatalf("first turn: %s %v, want an interrupt", r1.out.State, r1.outErr)
 			}
-			st, err := cl.Answer(testCtx(t), first.TaskID(), "mt-answer")
+			st, err := cl.Respond(testCtx(t), first.TaskID(), "mt-answer")
 			if err != nil {
 				t.Fatalf("Answer: %v", err)
 			}
@@ -170,7 +170,7 @@ func TestAnswerAndCancelUnknownTask(t *testing.T) {
 		t.Run(c.String(), func(t *testing.T) {
 			var msgs sent
 			cl := newForced(t, s, c, msgs.option())
-			if _, err := cl.Answer(testCtx(t), "no-such-task", "hello"); !errors.Is(err, a2a.ErrTaskNotFound) {
+			if _, err := cl.Respond(testCtx(t), "no-such-task", "hello"); !errors.Is(err, a2a.ErrTaskNotFound) {
 				t.Errorf("Answer: %v, want a2a.ErrTaskNotFound", err)
 			}
 			if got := msgs.list(); len(got) != 0 {

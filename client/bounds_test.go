@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
+	"github.com/tfrs/a2a-progress/internal/transport"
 )
 
 // A GetTask answer is decoded whole by a2a-go, so its body is bounded: a
@@ -41,7 +42,7 @@ func TestGetTaskBodyIsBounded(t *testing.T) {
 			task := taskEv(a2a.TaskStateWorking, h...)
 			task.Status = a2a.TaskStatus{State: a2a.TaskStateCompleted, Message: &a2a.Message{ID: "final", Role: a2a.MessageRoleAgent, Parts: a2a.ContentParts{a2a.NewTextPart("done")}}}
 			a.setTask(task)
-			st, _ := a.client(t, WithRetry(1, 0, 0), withBounds(bounds{response: 1 << 20, event: defaultBounds.event})).Follow(testCtx(t), rawTask)
+			st, _ := a.client(t, WithRetry(1, 0, 0), withBounds(transport.Bounds{Response: 1 << 20, Event: transport.DefaultBounds.Event})).Follow(testCtx(t), rawTask)
 			r := collect(t, st)
 			if !tc.wantErr {
 				if r.err != nil || r.out.Text != "done" {
@@ -120,7 +121,7 @@ func TestGRPCOversizeGetTaskShrinksHistory(t *testing.T) {
 		t.Fatalf("send: %v", r.err)
 	}
 	cl := newForced(t, s, c, WithRetry(4, time.Millisecond, time.Millisecond), WithGRPCDialOptions(record),
-		withBounds(bounds{response: 1 << 20, event: defaultBounds.event}))
+		withBounds(transport.Bounds{Response: 1 << 20, Event: transport.DefaultBounds.Event}))
 	f, _ := cl.Follow(testCtx(t), st.TaskID())
 	r := collect(t, f)
 	if r.err != nil || r.out.Text != "ok" {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/tfrs/a2a-progress/internal/transport"
 )
 
 // Cancel asks the agent to cancel a task (CancelTask) and returns the
@@ -24,10 +25,10 @@ func (c *Client) Cancel(ctx context.Context, taskID a2a.TaskID) (*a2a.Task, erro
 	}
 	ctx, cancel := c.unaryCtx(ctx)
 	defer cancel()
-	ctx, slot := withStatus(ctx)
+	ctx, slot := transport.WithStatus(ctx)
 	task, err := c.a2a.CancelTask(ctx, &a2a.CancelTaskRequest{ID: taskID, Tenant: c.cfg.tenant})
 	if err != nil {
-		return nil, fmt.Errorf("client: cancel: task %q: %w", taskID, taskCallErr(err, slot))
+		return nil, fmt.Errorf("client: cancel: task %q: %w", taskID, transport.TaskCallErr(err, slot))
 	}
 	return task, nil
 }

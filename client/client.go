@@ -12,7 +12,10 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 
+	"github.com/tfrs/a2a-progress/internal/fastpath"
+	"github.com/tfrs/a2a-progress/internal/heldcall"
 	"github.com/tfrs/a2a-progress/internal/redirect"
+	"github.com/tfrs/a2a-progress/internal/transport"
 	"github.com/tfrs/a2a-progress/merge"
 )
 
@@ -33,16 +36,16 @@ type Client struct {
 	// yet, for Close to release (its size: the streams sent and not yet
 	// iterated, each a connection the caller holds open anyway).
 	mu   sync.Mutex
-	idle map[*sendCall]struct{}
+	idle map[*heldcall.Call]struct{}
 }
 
 // track adds an idle call to the set Close releases, and returns the
 // function that removes it.
-func (c *Client) track(call *sendCall) (untrack func()) {
+func (c *Client) track(call *heldcall.Call) (untrack func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.idle == nil {
-		c.idle = make(map[*sendCall]struct{})
+		c.idle = make(map[*heldcall.Call]struct{})
 	}
 	c.idle[call] = struct{}{}
 	return func() {
@@ -64,18 +67,18 @@ var ErrNoTask = errors.New("client: agent answered with a message, not a task")
 // as the single endpoint of the forced transport.
 //
 // The HTTP transports never carry a whole-request timeout (see
-// [WithHTTPClient]). The card request is bounded by [DefaultCardTimeout]
+// [WithHTTPClient]). The card request is bounded by 30 seconds
 // and ctx. Call [Client.Close] to release the connections.
 func New(ctx context.Context, agentURL string, opts ...Option) (*Client, error) {
 	cfg := defaultConfig()
 	for _, o := range opts {
 		o(&cfg)
 	}
-	hc, removed := streamingHTTPClient(cfg.httpClient, cfg.bounds)
+	hc, removed := transport.HTTPClient(cfg.httpClient, cfg.bounds)
 	redirect.Guard(hc, cfg.params)
-	fopts := append(factoryOptions(hc, cfg.grpcOpts, cfg.bounds), cfg.factoryOpts...)
+	fopts := append(transport.FactoryOptions(hc, cfg.grpcOpts, cfg.bounds), cfg.factoryOpts...)
 	if !cfg.noFast {
-		fopts = withFastPath(fopts, len(cfg.factoryOpts), hc)
+		fopts = fastpath.Insert(fopts, len(cfg.factoryOpts), hc)
 	}
 
 	var (
@@ -85,7 +88,7 @@ func New(ctx context.Context, agentURL string, opts ...Option) (*Client, error) 
 	if cfg.transport != "" {
 		endpoint := agentURL
 		if cfg.transport == a2a.TransportProtocolGRPC {
-			endpoint = grpcTarget(agentURL)
+			endpoint = transport.GRPCTarget(agentURL)
 		}
 		version := cfg.version
 		if version == "" {
@@ -97,15 +100,15 @@ func New(ctx context.Context, agentURL string, opts ...Option) (*Client, error) 
 			return nil, fmt.Errorf("client: %s %s at %s: %w", cfg.transport, version, redirect.Redact(agentURL), err)
 		}
 	} else {
-		resolver := &agentcard.Resolver{Client: hc, CardParser: parseCard}
+		resolver := &agentcard.Resolver{Client: hc, CardParser: transport.ParseCard}
 		var ropts []agentcard.ResolveOption
 		for k, vs := range cfg.params {
 			ropts = append(ropts, agentcard.WithRequestHeader(k, strings.Join(vs, ", ")))
 		}
-		rctx, cancel := context.WithTimeout(ctx, DefaultCardTimeout)
-		rctx, _, cancelW := withWatchdog(rctx, cfg.idle)
+		rctx, cancel := context.WithTimeout(ctx, defaultCardTimeout)
+		rctx, _, cancelW := transport.WithWatchdog(rctx, cfg.idle)
 		card, rerr := resolver.Resolve(rctx, agentURL, ropts...)
-		rerr = idleCause(rctx, rerr)
+		rerr = transport.IdleCause(rctx, rerr)
 		cancelW()
 		cancel()
 		if rerr != nil {
@@ -152,13 +155,13 @@ func (c *Client) A2A() *a2aclient.Client { return c.a2a }
 // nobody iterated yet are closed: such a stream then ends at once.
 func (c *Client) Close() error {
 	c.mu.Lock()
-	idle := make([]*sendCall, 0, len(c.idle))
+	idle := make([]*heldcall.Call, 0, len(c.idle))
 	for call := range c.idle {
 		idle = append(idle, call)
 	}
 	c.mu.Unlock()
 	for _, call := range idle {
-		call.closeIdle()
+		call.CloseIdle()
 	}
 	if !c.owned {
 		return nil
@@ -226,7 +229,7 @@ func (c *Client) Dispatch(ctx context.Context, msg *a2a.Message) (a2a.TaskID, er
 	ctx, cancel := c.unaryCtx(ctx)
 	defer cancel()
 	res, err := c.a2a.SendMessage(ctx, req)
-	if err = idleCause(ctx, err); err != nil {
+	if err = transport.IdleCause(ctx, err); err != nil {
 		return "", fmt.Errorf("client: dispatch: %w", err)
 	}
 	switch r := res.(type) {
@@ -253,9 +256,9 @@ func (c *Client) Follow(ctx context.Context, taskID a2a.TaskID) (*Stream, error)
 	return c.newStream(ctx, modeFollow, taskID, nil, 0), nil
 }
 
-// DefaultPollInterval is the interval of [Client.Poll] when it is given
+// defaultPollInterval is the interval of [Client.Poll] when it is given
 // one ≤ 0.
-const DefaultPollInterval = time.Second
+const defaultPollInterval = time.Second
 
 // Poll follows a task without a subscription, for peers that offer none:
 // GetTask with history every interval until the task settles. Envelopes
@@ -268,7 +271,7 @@ func (c *Client) Poll(ctx context.Context, taskID a2a.TaskID, interval time.Dura
 		return nil, errors.New("client: poll: empty task id")
 	}
 	if interval <= 0 {
-		interval = DefaultPollInterval
+		interval = defaultPollInterval
 	}
 	return c.newStream(ctx, modePoll, taskID, nil, interval), nil
 }
@@ -282,7 +285,7 @@ func (c *Client) unaryCtx(ctx context.Context) (context.Context, context.CancelF
 	if c.callTimeout > 0 {
 		ctx, cancelT = context.WithTimeout(ctx, c.callTimeout)
 	}
-	ctx, _, cancelW := withWatchdog(ctx, c.cfg.idle)
+	ctx, _, cancelW := transport.WithWatchdog(ctx, c.cfg.idle)
 	return ctx, func() { cancelW(); cancelT() }
 }
 

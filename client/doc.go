@@ -73,7 +73,7 @@
 // with history at an interval.
 //
 // Send returns once the first event has named the task, so
-// [Stream.TaskID] is known before any update is read. [Client.Answer]
+// [Stream.TaskID] is known before any update is read. [Client.Respond]
 // starts the next turn of a task that waits for input, [Client.Cancel]
 // cancels one. A task the agent does not know ends Follow and Poll with
 // an error matching [a2a.ErrTaskNotFound], not an incomplete turn.
@@ -107,9 +107,8 @@
 // replays its turn on every subscription (back at submitted, then working;
 // its messages under fresh ids) runs out of [WithRetry]'s attempts and the
 // turn ends incomplete with [ErrNoProgress] in its cause. On top of that a
-// turn resubscribes at most [DefaultMaxResubscribes] times in all and
-// [DefaultResubscribesPerMinute] times a minute ([WithResubscribeLimit],
-// [ErrResubscribeLimit]).
+// turn resubscribes at most 1000 times in all and 30 times a minute
+// ([WithResubscribeLimit], [ErrResubscribeLimit]).
 //
 // # Transports and versions
 //
@@ -124,7 +123,7 @@
 // transport factories, a transport of its own ([WithFastPath], on by
 // default): unary calls are a2a-go's transport's; the two streaming calls
 // are sent as a2a-go sends them and their event streams are read by the
-// client: each event is bounded over all its lines ([MaxEventBytes]), and
+// client: each event is bounded over all its lines (10 MiB), and
 // the status updates that make up nearly all of a stream are decoded in
 // one pass — several times less CPU per event than a2a-go's nested
 // decoding (BENCHMARKS.md). Any other frame is decoded with a2a-go's

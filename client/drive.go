@@ -7,10 +7,11 @@ import (
 	"iter"
 	"log/slog"
 	"math/rand/v2"
-	"strings"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/tfrs/a2a-progress/internal/idle"
+	"github.com/tfrs/a2a-progress/internal/transport"
 )
 
 // attemptResult says how one stream attempt (a send or a subscription)
@@ -27,7 +28,9 @@ type attemptResult struct {
 	final error
 }
 
-type emitFunc func(Update) bool
+// emitFunc reports one update: u points at Stream.out (see iterate). It
+// returns false when the consumer stopped.
+type emitFunc func(u *Update) bool
 
 // drive runs the turn to its end and returns nil when it settled.
 func (s *Stream) drive(emit emitFunc) error {
@@ -43,10 +46,7 @@ func (s *Stream) drive(emit emitFunc) error {
 }
 
 // send runs a Send's turn to its end: its call, then a resume or an orphan
-// search when it was cut. Not inlined into drive, which sits under every
-// blocking read of a Follow.
-//
-//go:noinline
+// search when it was cut.
 func (s *Stream) send(emit emitFunc) error {
 	res := s.sendAttempt(emit)
 	if res.done {
@@ -132,8 +132,6 @@ func (s *Stream) resume(cause error, emit emitFunc) error {
 //
 // A done result ends the stream with err (its context ended); a non-nil
 // err alone is the refusal, for lastResort.
-//
-//go:noinline
 func (s *Stream) rateResubscribe(cause error) (done bool, err error) {
 	cfg := &s.c.cfg
 	d, ok := s.resub.wait(time.Now(), cfg.maxResubscribes, cfg.resubscribesPerMinute)
@@ -157,7 +155,7 @@ func (s *Stream) rateResubscribe(cause error) (done bool, err error) {
 // subscribe is one subscription attempt: an attempt (see Stream.attempt)
 // written out, so that one frame, not two, sits between resume and pull.
 func (s *Stream) subscribe(emit emitFunc, res *attemptResult) {
-	ctx, w, cancel := withWatchdog(s.c.callCtx(s.ctx), s.c.cfg.idle)
+	ctx, w, cancel := transport.WithWatchdog(s.c.callCtx(s.ctx), s.c.cfg.idle)
 	defer cancel()
 	req := &a2a.SubscribeToTaskRequest{ID: s.TaskID(), Tenant: s.c.cfg.tenant}
 	*res = s.pull(s.c.a2a.SubscribeToTask(ctx, req), w, emit)
@@ -165,15 +163,14 @@ func (s *Stream) subscribe(emit emitFunc, res *attemptResult) {
 
 // reconnect reports the cut (UpdateReconnect) and waits out the backoff
 // before resume's next attempt; a non-nil error ends the stream.
-//
-//go:noinline
 func (s *Stream) reconnect(attempt int, cause error, emit emitFunc) error {
 	cfg := &s.c.cfg
 	cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a stream cut, resubscribing",
 		slog.String("task", string(s.TaskID())), slog.String("state", s.state.String()),
 		slog.Int("attempt", attempt), slog.String("cause", logText(cause)))
-	if !emit(Update{Type: UpdateReconnect, TaskID: s.TaskID(), ContextID: s.contextID, Timestamp: time.Now(),
-		State: s.state, Attempt: attempt, Err: cause}) {
+	u := s.fresh(UpdateReconnect)
+	u.Attempt, u.Err = attempt, cause
+	if !emit(u) {
 		return errStopped
 	}
 	return s.sleep(backoff(attempt, cfg.baseBackoff, cfg.maxBackoff))
@@ -181,8 +178,6 @@ func (s *Stream) reconnect(attempt int, cause error, emit emitFunc) error {
 
 // refusedSubscription asks GetTask after a subscription that ended before
 // its first event; done: the stream is over, with final as its error.
-//
-//go:noinline
 func (s *Stream) refusedSubscription(emit emitFunc) (done bool, final error) {
 	done, final, gerr := s.resolve(emit)
 	if done {
@@ -237,34 +232,22 @@ func (s *Stream) getTask() (*a2a.Task, error) {
 	}
 	ctx, cancel := s.c.unaryCtx(s.ctx)
 	defer cancel()
-	ctx, slot := withStatus(ctx)
+	ctx, slot := transport.WithStatus(ctx)
 	task, err := s.c.a2a.GetTask(ctx, &a2a.GetTaskRequest{ID: s.TaskID(), HistoryLength: hl, Tenant: s.c.cfg.tenant})
-	return task, taskCallErr(s.history.observe(grpcTooLarge(idleCause(ctx, err))), slot)
-}
-
-// grpcTooLarge makes gRPC's refusal of an oversize answer match
-// ErrResponseTooLarge, as the HTTP transports' does, so that GetTask
-// shrinks its history on gRPC too. a2a-go turns the gRPC status into an
-// a2a error and keeps only its message, which gRPC words "grpc: received
-// message larger than max (N vs. M)" for the receiving side's bound.
-func grpcTooLarge(err error) error {
-	if err == nil || errors.Is(err, ErrResponseTooLarge) || !strings.Contains(err.Error(), "received message larger than max") {
-		return err
-	}
-	return fmt.Errorf("%w: %w", ErrResponseTooLarge, err)
+	return task, transport.TaskCallErr(s.history.observe(transport.GRPCTooLarge(transport.IdleCause(ctx, err))), slot)
 }
 
 // attempt pulls one event stream until it settles the turn, ends, fails,
 // or goes silent for the idle timeout. The stream is pulled on the
 // caller's goroutine: no goroutine, no channel, no copy per event.
 func (s *Stream) attempt(open func(context.Context) iter.Seq2[a2a.Event, error], emit emitFunc) attemptResult {
-	ctx, w, cancel := withWatchdog(s.c.callCtx(s.ctx), s.c.cfg.idle)
+	ctx, w, cancel := transport.WithWatchdog(s.c.callCtx(s.ctx), s.c.cfg.idle)
 	defer cancel()
 	return s.pull(open(ctx), w, emit)
 }
 
 // pull is the body of an attempt: events of one call, watched by w.
-func (s *Stream) pull(events iter.Seq2[a2a.Event, error], w *watchdog, emit emitFunc) attemptResult {
+func (s *Stream) pull(events iter.Seq2[a2a.Event, error], w *idle.Watchdog, emit emitFunc) attemptResult {
 	var res attemptResult
 	for ev, err := range events {
 		if err != nil {
@@ -273,9 +256,9 @@ func (s *Stream) pull(events iter.Seq2[a2a.Event, error], w *watchdog, emit emit
 		}
 		res.events++
 		// The consumer's time is not the peer's silence.
-		w.pause()
+		w.Pause()
 		ok := s.handle(ev, emit)
-		w.resume()
+		w.Resume()
 		if !ok {
 			return attemptResult{events: res.events, done: true, final: errStopped}
 		}
@@ -321,8 +304,9 @@ func (s *Stream) poll(emit emitFunc) error {
 			}
 			cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a poll failed, retrying",
 				slog.String("task", string(s.TaskID())), slog.Int("attempt", fails), slog.String("error", logText(err)))
-			if !emit(Update{Type: UpdateReconnect, TaskID: s.TaskID(), ContextID: s.contextID, Timestamp: time.Now(),
-				State: s.state, Attempt: fails, Err: err}) {
+			u := s.fresh(UpdateReconnect)
+			u.Attempt, u.Err = fails, err
+			if !emit(u) {
 				return errStopped
 			}
 			if err := s.sleep(backoff(fails, cfg.baseBackoff, cfg.maxBackoff)); err != nil {

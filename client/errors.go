@@ -2,11 +2,14 @@ package client
 
 import (
 	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/internal/idle"
+	"github.com/tfrs/a2a-progress/internal/ssewire"
+	"github.com/tfrs/a2a-progress/internal/transport"
 )
 
 // ErrIncomplete is matched (errors.Is) by the error of a stream whose turn
@@ -97,4 +100,41 @@ func (e *IncompleteError) Unwrap() []error {
 		return []error{ErrIncomplete}
 	}
 	return []error{ErrIncomplete, e.Err}
+}
+
+// ErrResponseTooLarge is matched (errors.Is) by the error of a call whose
+// answer was longer than the 64 MiB a non-streaming answer may have. The
+// turn asks GetTask for less history on its next attempt, or gives up.
+var ErrResponseTooLarge = transport.ErrResponseTooLarge
+
+// ErrEventTooLarge is matched (errors.Is) by the error of a stream one of
+// whose events was longer than 10 MiB (all its lines together), on every
+// path: the fast path's reader, a2a-go's reader (WithFastPath(false)),
+// gRPC (a stream message over the bound), recordings (a2a-tail replay)
+// and v1query. It is the error of the repository's one SSE framer,
+// internal/ssewire.
+var ErrEventTooLarge = ssewire.ErrEventTooLarge
+
+// A task that does not exist is reported as [a2a.ErrTaskNotFound], not as
+// an incomplete turn: following or polling it can never settle, and a
+// caller (the CLI's exit code) must be able to tell a wrong id from a cut.
+// a2a-go maps the usual answers itself: JSON-RPC error -32001 (both
+// protocol versions), gRPC NotFound, and a REST 404 whose body is a
+// google.rpc.Status with the TASK_NOT_FOUND reason. A REST server that
+// answers 404 with another body (the JS SDK's {code, message}, plain text)
+// leaves a2a-go with nothing but ErrServerError, ErrInternalError or
+// ErrParseError — the 404 that says it all is dropped — so the HTTP
+// transport records the status of task calls (internal/transport), and
+// transport.TaskCallErr puts the meaning back.
+
+// taskGone is the error of a stream whose task the agent does not know
+// (err matches a2a.ErrTaskNotFound). When nothing of the task was ever
+// seen — a wrong id, a task the agent has forgotten — that is all there is
+// to say. When the stream had seen it, the turn was under way and is
+// incomplete (the *IncompleteError still matches a2a.ErrTaskNotFound).
+func (s *Stream) taskGone(err error) error {
+	if s.state == a2a.TaskStateUnspecified {
+		return fmt.Errorf("client: task %q: %w", s.TaskID(), err)
+	}
+	return &IncompleteError{TaskID: s.TaskID(), State: s.state, Attempts: s.attempts, Err: err}
 }

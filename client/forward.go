@@ -32,7 +32,7 @@ func Forward(s *Stream, f emit.Forwarder) (terminal.Outcome, error) {
 		if !ok || op.Type != merge.OpBlock {
 			return nil
 		}
-		b := ForwardBlock(op.Block)
+		b := forwardBlock(op.Block)
 		err := f.Forward(b)
 		if _, bad := errors.AsType[*envelope.Error](err); bad {
 			// At the call's top level: the block's own parent may be what
@@ -44,8 +44,8 @@ func Forward(s *Stream, f emit.Forwarder) (terminal.Outcome, error) {
 	})
 }
 
-// ForwardBlock is b, a block of a sub-agent's turn, as [emit.Block]: its
+// forwardBlock is b, a block of a sub-agent's turn, as [emit.Block]: its
 // tool key, its parent, status and payload.
-func ForwardBlock(b merge.Block) emit.Block {
+func forwardBlock(b merge.Block) emit.Block {
 	return emit.Block{Key: b.ToolKey(), Parent: b.Parent, Status: b.Status, Payload: b.Payload}
 }

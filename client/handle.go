@@ -27,8 +27,9 @@ var (
 func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 	info := ev.TaskInfo()
 	if id := s.taskID; id != "" && info.TaskID != "" && info.TaskID != id {
-		return emit(Update{Type: UpdateIgnored, TaskID: info.TaskID, ContextID: info.ContextID, Timestamp: time.Now(),
-			State: s.state, Event: ev, Err: errOtherTask})
+		u := s.fresh(UpdateIgnored)
+		u.TaskID, u.ContextID, u.Event, u.Err = info.TaskID, info.ContextID, ev, errOtherTask
+		return emit(u)
 	}
 	prev := s.state
 	obs := s.tracker.Observe(ev)
@@ -40,8 +41,9 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 		case isMessage(ev):
 			reason = errStray
 		}
-		return emit(Update{Type: UpdateIgnored, TaskID: s.taskID, ContextID: s.contextID, Timestamp: time.Now(),
-			State: s.state, Event: ev, Err: reason})
+		u := s.fresh(UpdateIgnored)
+		u.TaskID, u.Event, u.Err = s.taskID, ev, reason
+		return emit(u)
 	}
 	s.recordIDs(info, ev)
 	s.state = obs.State
@@ -52,9 +54,7 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 			s.gained++
 		}
 		if !obs.Settled {
-			u := base
-			u.Type = UpdateState
-			if !emit(u) {
+			if !emit(s.from(&base, UpdateState)) {
 				return false
 			}
 		}
@@ -67,14 +67,12 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 		// fallback, goes to the merge. A settling state's message is the
 		// verdict, not progress.
 		if m := e.Status.Message; m != nil && !obs.Settled {
-			if !s.progress(base, envelope.FromMessage(m), false, emit) {
+			if !s.progress(&base, envelope.FromMessage(m), false, emit) {
 				return false
 			}
 		}
 	case *a2a.Task:
-		u := base
-		u.Type = UpdateSnapshot
-		if !emit(u) || !s.backfill(base, e, obs.Settled, emit) {
+		if !emit(s.from(&base, UpdateSnapshot)) || !s.backfill(&base, e, obs.Settled, emit) {
 			return false
 		}
 	case *a2a.TaskArtifactUpdateEvent:
@@ -82,16 +80,12 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 			if s.news.artifact(e) {
 				s.gained++
 			}
-			u := base
-			u.Type = UpdateArtifact
-			if !emit(u) {
+			if !emit(s.from(&base, UpdateArtifact)) {
 				return false
 			}
 		}
 	case *a2a.Message:
-		u := base
-		u.Type = UpdateMessage
-		if !emit(u) {
+		if !emit(s.from(&base, UpdateMessage)) {
 			return false
 		}
 	}
@@ -99,9 +93,9 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 	// update, or the artifacts of a snapshot (a backfill).
 	_, snapshot := ev.(*a2a.Task)
 	for i := range obs.Routed {
-		u := base
-		u.Event = obs.Routed[i].Event
-		if !s.progress(u, obs.Routed[i].Reading, snapshot, emit) {
+		routed := base
+		routed.Event = obs.Routed[i].Event
+		if !s.progress(&routed, obs.Routed[i].Reading, snapshot, emit) {
 			return false
 		}
 	}
@@ -110,23 +104,23 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 		s.mu.Lock()
 		op := s.turnLocked().Seal()
 		s.mu.Unlock()
-		u := base
-		u.Type = UpdateState
+		u := s.from(&base, UpdateState)
 		u.Change = merge.Change{Op: op}
 		if !emit(u) {
 			return false
 		}
 		u.Type = UpdateResult
-		u.Change = merge.Change{Op: s.resultOp()}
+		s.setResultOp(u)
 		return emit(u)
 	}
 	return true
 }
 
-// resultOp returns the result op of the turn: the verdict of
+// setResultOp sets u.Change to the result op of the turn: the verdict of
 // Stream.Outcome (an incomplete one when the turn did not settle) as a
-// merge.TurnResult, with the turn's counters.
-func (s *Stream) resultOp() merge.Op {
+// merge.TurnResult, with the turn's counters. It writes through u so that
+// no caller's frame holds the op (280 bytes): iterate calls it.
+func (s *Stream) setResultOp(u *Update) {
 	var o terminal.Outcome
 	if s.settled {
 		o, _ = s.tracker.Outcome()
@@ -135,13 +129,13 @@ func (s *Stream) resultOp() merge.Op {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.turnLocked().ResultOp(o.Result())
+	u.Change = merge.Change{Op: s.turnLocked().ResultOp(o.Result())}
 }
 
 // progress merges one reading and reports it. A backfill reports only
 // what the merge did not already have: replaying a history is expected to
 // be mostly duplicates.
-func (s *Stream) progress(base Update, r envelope.Reading, backfill bool, emit emitFunc) bool {
+func (s *Stream) progress(base *Update, r envelope.Reading, backfill bool, emit emitFunc) bool {
 	s.mu.Lock()
 	ch := s.turnLocked().ApplyAt(r, base.Timestamp)
 	s.mu.Unlock()
@@ -154,8 +148,7 @@ func (s *Stream) progress(base Update, r envelope.Reading, backfill bool, emit e
 	if backfill && ch.Result == merge.Duplicate {
 		return true
 	}
-	u := base
-	u.Type = UpdateProgress
+	u := s.from(base, UpdateProgress)
 	u.Reading = r
 	u.Change = ch
 	u.Backfill = backfill
@@ -166,8 +159,6 @@ func (s *Stream) progress(base Update, r envelope.Reading, backfill bool, emit e
 // words its own notice), once per turn, that a cap started dropping
 // blocks: which one; the view's counters (DroppedByCap) say how many in
 // the end.
-//
-//go:noinline
 func (s *Stream) sayCap(c merge.Cap) {
 	s.capSaid = true
 	b := s.caps.Budget
@@ -198,7 +189,7 @@ func (s *Stream) sayCap(c merge.Cap) {
 //
 // settled says that t's state has settled the turn: its status message is
 // then the verdict's, not progress.
-func (s *Stream) backfill(base Update, t *a2a.Task, settled bool, emit emitFunc) bool {
+func (s *Stream) backfill(base *Update, t *a2a.Task, settled bool, emit emitFunc) bool {
 	h := t.History
 	start := 0
 	for i := len(h) - 1; i >= 0; i-- {

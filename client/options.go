@@ -3,6 +3,7 @@ package client
 import (
 	"log/slog"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -10,6 +11,9 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/projection"
+	"github.com/tfrs/a2a-progress/internal/ssewire"
+	"github.com/tfrs/a2a-progress/internal/transport"
 	"github.com/tfrs/a2a-progress/merge"
 )
 
@@ -25,22 +29,22 @@ const (
 	// turn did not have) resets the count.
 	DefaultMaxAttempts = 6
 	// DefaultBaseBackoff is the wait before the first resume attempt; it
-	// doubles per attempt, with jitter, up to DefaultMaxBackoff.
+	// doubles per attempt, with jitter, up to 5 seconds.
 	DefaultBaseBackoff = 100 * time.Millisecond
-	// DefaultMaxBackoff caps the wait between resume attempts.
-	DefaultMaxBackoff = 5 * time.Second
-	// DefaultMaxResubscribes bounds the resubscriptions of one turn in
+	// defaultMaxBackoff caps the wait between resume attempts.
+	defaultMaxBackoff = 5 * time.Second
+	// defaultMaxResubscribes bounds the resubscriptions of one turn in
 	// all, news or not (see [WithResubscribeLimit]).
-	DefaultMaxResubscribes = 1000
-	// DefaultResubscribesPerMinute bounds the resubscriptions of one turn
+	defaultMaxResubscribes = 1000
+	// defaultResubscribesPerMinute bounds the resubscriptions of one turn
 	// within any minute: one past it waits (see [WithResubscribeLimit]).
-	DefaultResubscribesPerMinute = 30
-	// DefaultClientBudget is the byte budget shared by the turns of one
+	defaultResubscribesPerMinute = 30
+	// defaultClientBudget is the byte budget shared by the turns of one
 	// [Client] (see [WithClientBudget]): 512 MiB, sixteen turns at their
 	// full default budget (merge.DefaultMaxTurnBytes).
-	DefaultClientBudget = 512 << 20
-	// DefaultCardTimeout bounds the agent card request of [New].
-	DefaultCardTimeout = 30 * time.Second
+	defaultClientBudget = 512 << 20
+	// defaultCardTimeout bounds the agent card request of [New].
+	defaultCardTimeout = 30 * time.Second
 )
 
 // Option configures a [Client].
@@ -67,8 +71,8 @@ type config struct {
 	replayTask    a2a.TaskID // WithTurn, for Replay
 	replayTurn    string
 	factoryOpts   []a2aclient.FactoryOption
-	allowedHosts  []string // WithAllowedHosts
-	bounds        bounds   // what a peer's answer may cost (limits.go)
+	allowedHosts  []string         // WithAllowedHosts
+	bounds        transport.Bounds // what a peer's answer may cost (internal/transport)
 
 	// What a turn may keep and how often it may resubscribe.
 	turnBytes             int64 // WithTurnBudget; 0: the caps' MaxTurnBytes
@@ -80,15 +84,15 @@ type config struct {
 func defaultConfig() config {
 	c := config{
 		idle:        DefaultIdleTimeout,
-		bounds:      defaultBounds,
+		bounds:      transport.DefaultBounds,
 		maxAttempts: DefaultMaxAttempts,
 		baseBackoff: DefaultBaseBackoff,
-		maxBackoff:  DefaultMaxBackoff,
+		maxBackoff:  defaultMaxBackoff,
 		logger:      slog.New(slog.DiscardHandler),
 		noFast:      fastPathOff(),
 	}
-	c.clientBytes = DefaultClientBudget
-	c.maxResubscribes, c.resubscribesPerMinute = DefaultMaxResubscribes, DefaultResubscribesPerMinute
+	c.clientBytes = defaultClientBudget
+	c.maxResubscribes, c.resubscribesPerMinute = defaultMaxResubscribes, defaultResubscribesPerMinute
 	return c
 }
 
@@ -155,18 +159,6 @@ func WithServiceParam(key, value string) Option {
 	}
 }
 
-// WithServiceParams adds several service parameters; see [WithServiceParam].
-func WithServiceParams(p a2aclient.ServiceParams) Option {
-	return func(c *config) {
-		if c.params == nil {
-			c.params = a2aclient.ServiceParams{}
-		}
-		for k, vs := range p {
-			c.params.Append(k, vs...)
-		}
-	}
-}
-
 // WithTenant sets the tenant of every request, like the --tenant flag of
 // a2a-go's CLI.
 func WithTenant(tenant string) Option {
@@ -208,7 +200,7 @@ func WithTurnBudget(n int64) Option {
 }
 
 // WithClientBudget sets the byte budget shared by every turn of the
-// client (default [DefaultClientBudget]): each turn's charges count
+// client (default 512 MiB): each turn's charges count
 // against its own budget ([WithTurnBudget]) and this one, so that many
 // concurrent turns together stay under it. A turn gives its charge back
 // when its [Stream] is garbage collected. n ≤ 0 keeps the default.
@@ -254,9 +246,8 @@ func WithRetry(maxAttempts int, baseBackoff, maxBackoff time.Duration) Option {
 
 // WithResubscribeLimit bounds the resubscriptions of one turn whatever
 // the peer sends, on top of [WithRetry] (which counts attempts in a row
-// without news): at most perTurn in all (default
-// [DefaultMaxResubscribes]), and at most perMinute within any minute
-// (default [DefaultResubscribesPerMinute]; one past it waits until the
+// without news): at most perTurn in all (default 1000), and at most
+// perMinute within any minute (default 30; one past it waits until the
 // oldest of the minute ages out). A turn past perTurn is resolved by one
 // GetTask, then ends incomplete with [ErrResubscribeLimit] in its cause.
 // Values ≤ 0 keep the defaults.
@@ -302,4 +293,95 @@ func WithArtifactProgress(f func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading
 // [New] (a2aclient.WithConfig, interceptors, another transport).
 func WithFactoryOptions(opts ...a2aclient.FactoryOption) Option {
 	return func(c *config) { c.factoryOpts = append(c.factoryOpts, opts...) }
+}
+
+// WithFastPath switches the fast wire path of the HTTP transports on or
+// off; it is on by default.
+//
+// With it on, the four HTTP transports (JSON-RPC and HTTP+JSON, A2A 1.0 and
+// 0.3) are registered through a2a-go's public transport factories
+// (a2aclient.WithTransport, WithCompatTransport) as a transport of the
+// client's own: every unary call (SendMessage, GetTask, CancelTask, the
+// card, push configs) is a2a-go's own transport's, unchanged; the two
+// streaming calls — SendStreamingMessage and SubscribeToTask — are made by
+// the client itself, with the request a2a-go would send (method, path,
+// body from a2a-go's exported request types and 0.3 conversions, headers
+// and service parameters; a2a-go's client applies interceptors and auth
+// around the transport, as for any transport). The SSE body is read with
+// events bounded in size (10 MiB per event over all its
+// lines, where a2a-go bounds each line but not the event), a buffer that
+// grows only as far as a line needs, and a one-pass decoder for A2A 1.0
+// status updates, the frames that make up nearly all of a progress
+// stream. Every other frame — snapshots, artifact updates, messages,
+// anything the one-pass decoder does not recognise exactly, and every 0.3
+// frame — is decoded with a2a-go's exported types and unmarshalling, in
+// the order its transports apply them; a frame on which that fails (an
+// error frame, a malformed one) and a refused call give the error values
+// a2a-go's transports give. So an event always means what a2a-go says it
+// means. gRPC and clients from [Wrap] are never affected.
+func WithFastPath(on bool) Option {
+	return func(c *config) { c.noFast = !on }
+}
+
+// fastPathEnv names the environment variable A2A_PROGRESS_FASTPATH
+// that, set to "off", makes WithFastPath(false) the default of every [New] in the process: the
+// switch by which the test suites run once on each path, and by which a
+// deployment can step back to a2a-go's reader without a rebuild. An explicit
+// WithFastPath wins.
+const fastPathEnv = "A2A_PROGRESS_FASTPATH"
+
+func fastPathOff() bool { return os.Getenv(fastPathEnv) == "off" }
+
+// maxEventBytes bounds one SSE event on the fast wire path, over all its
+// lines: a2a-go's own bound for one line, so that every event a2a-go reads
+// as one line is read here too. A larger event cuts the stream with an
+// error (the turn then resumes as after any cut, PROTOCOL.md §3.2).
+const maxEventBytes = ssewire.DefaultMaxEventBytes
+
+// WithCompat switches the compatibility layer for peers that send their
+// progress in the artifact channel (PROTOCOL.md §5.1) on or off. It is on
+// by default.
+//
+// While it is on, an artifact update that carries the runtime's
+// "_remote_invocation" projection — in a part's metadata (text or data
+// part), in a data part's object, or in the artifact's metadata — is
+// progress, never output: it does not reach Outcome.Artifacts (nor does it
+// from a Task snapshot) and is merged as the tool call of its member
+// (batchId + toolCallId): tool = target, status by the projection's phase —
+// QUEUED and RUNNING running, INPUT_REQUIRED running with an "awaiting
+// input" text block, COMPLETED done, FAILED and TIMED_OUT aborted with an
+// error block naming resultCategory. The text of such an artifact (the bare
+// phase string) is never read as the phase. Its per-member sequence lives
+// in a seq space of its own (merge.SourceProjection, keyed
+// "ri:<batchId>:<toolCallId>"), so it neither collides with tfrs envelopes
+// nor makes gaps among their seqs. A "_remote_invocation" value that does
+// not have the documented shape is still progress: a text fallback that
+// says why (UpdateProgress with Reading.Fallback and Reading.Err), never
+// output. An artifact without the key is untouched.
+//
+// The interrupt of such a runtime (status.message.metadata._interrupt) is
+// read by package terminal whatever this option says.
+//
+// A hook set with [WithArtifactProgress] classifies what the layer did not
+// claim; WithCompat(false) leaves that hook alone in charge.
+func WithCompat(on bool) Option {
+	return func(c *config) { c.noCompat = !on }
+}
+
+// artifactHook is the artifact classifier of a stream: the compatibility
+// layer first (unless switched off), then the caller's hook.
+func (c *config) artifactHook() func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool) {
+	user := c.artifact
+	switch {
+	case c.noCompat:
+		return user
+	case user == nil:
+		return projection.FromArtifact
+	}
+	return func(ev *a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool) {
+		if r, ok := projection.FromArtifact(ev); ok {
+			return r, true
+		}
+		return user(ev)
+	}
 }

@@ -66,7 +66,7 @@ func TestAuthServiceParamsTenant(t *testing.T) {
 	// there only when allowed.
 	iface, _ := url.Parse(s.Endpoint(a2a.TransportProtocolJSONRPC, agenttest.V1).URL)
 	cl, err := New(testCtx(t), card.URL, WithAuth("Bearer s3cret"), WithServiceParam("X-Trace", "t-1"), WithAllowedHosts(iface.Host),
-		WithServiceParams(a2aclient.ServiceParams{"X-Region": {"eu"}, "X-Trace": {"t-2"}}), WithTenant("acme"),
+		WithServiceParam("X-Region", "eu"), WithServiceParam("X-Trace", "t-2"), WithTenant("acme"),
 		cc.option(), WithFactoryOptions(a2aclient.WithCallInterceptors(tenants)))
 	if err != nil {
 		t.Fatal(err)

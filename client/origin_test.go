@@ -2,8 +2,9 @@ package client
 
 import (
 	"errors"
-	"github.com/tfrs/a2a-progress/internal/redirect"
 	"testing"
+
+	"github.com/tfrs/a2a-progress/internal/redirect"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"

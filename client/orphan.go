@@ -6,6 +6,7 @@ import (
 	"log/slog"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/tfrs/a2a-progress/internal/transport"
 )
 
 // errNoOrphan is the cause when ListTasks named no task of our message.
@@ -50,7 +51,7 @@ func (s *Stream) findOrphan(m *a2a.Message) (*a2a.Task, error) {
 	defer cancel()
 	res, err := s.c.a2a.ListTasks(ctx, &a2a.ListTasksRequest{ContextID: m.ContextID, Tenant: s.c.cfg.tenant, PageSize: 100})
 	if err != nil {
-		return nil, fmt.Errorf("ListTasks: %w", idleCause(ctx, err))
+		return nil, fmt.Errorf("ListTasks: %w", transport.IdleCause(ctx, err))
 	}
 	for _, t := range res.Tasks {
 		if t == nil || t.ID == "" {

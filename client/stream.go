@@ -13,6 +13,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/heldcall"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/terminal"
 )
@@ -160,10 +161,10 @@ type Stream struct {
 
 	tracker *terminal.Tracker
 
-	mu        sync.Mutex  // guards turn, turnID, taskID, contextID, finished, err, call
-	turn      *merge.Turn // opened on first use, by turnLocked
-	turnID    string      // "" until known (see Stream.Turn)
-	call      *sendCall   // the call Send opened, until the iteration takes it
+	mu        sync.Mutex     // guards turn, turnID, taskID, contextID, finished, err, call
+	turn      *merge.Turn    // opened on first use, by turnLocked
+	turnID    string         // "" until known (see Stream.Turn)
+	call      *heldcall.Call // the call Send opened, until the iteration takes it
 	taskID    a2a.TaskID
 	contextID string
 	finished  bool
@@ -185,6 +186,26 @@ type Stream struct {
 	// history shrinks what GetTask asks for after an oversize answer.
 	history historyBound
 	used    atomic.Bool
+	// out is the update being delivered: every emit passes a pointer to
+	// it, and only the delivery copies it into the caller's loop (see
+	// iterate). Only the iterating goroutine touches it.
+	out Update
+}
+
+// fresh clears the outgoing update and returns it, with the stream's ids
+// and state.
+func (s *Stream) fresh(t UpdateType) *Update {
+	s.out = Update{}
+	u := &s.out
+	u.Type, u.TaskID, u.ContextID, u.State, u.Timestamp = t, s.TaskID(), s.contextID, s.state, time.Now()
+	return u
+}
+
+// from sets the outgoing update to *base with type t and returns it.
+func (s *Stream) from(base *Update, t UpdateType) *Update {
+	s.out = *base
+	s.out.Type = t
+	return &s.out
 }
 
 func (c *Client) newStream(ctx context.Context, m mode, taskID a2a.TaskID, req *a2a.SendMessageRequest, interval time.Duration) *Stream {
@@ -277,25 +298,31 @@ func (s *Stream) View() merge.View {
 // no goroutine is left behind. The sequence can be iterated once; a second
 // iteration yields [ErrStreamUsed].
 func (s *Stream) Updates() iter.Seq2[Update, error] {
-	return func(yield func(Update, error) bool) { s.iterate(yield) }
+	return func(yield func(Update, error) bool) {
+		s.iterate(func(u *Update, err error) bool { return yield(*u, err) })
+	}
 }
+
+// deliverFunc hands one update, or the stream's final error, to the
+// caller's loop.
+type deliverFunc func(u *Update, err error) bool
 
 // iterate is the body of Updates. The caller's loop and iterate sit under
 // every blocking read of the stream, on each of possibly thousands of
-// goroutines, so both frames are kept small: an Update is 600-odd bytes,
-// and every Update passed by value needs its own slot in the frame of the
-// function that passes it. Those calls live in the non-inlined functions
-// below, not here; iterate itself is not inlined into the caller's loop.
-//
-//go:noinline
-func (s *Stream) iterate(yield func(Update, error) bool) {
+// goroutines, so their frames are kept small: an Update is 600-odd bytes,
+// and a call that passes one by value needs that much room in the frame
+// of its caller. So updates travel by pointer (to Stream.out), and the
+// one copy into the caller's loop is made by deliver, whose frame exists
+// only while it delivers.
+func (s *Stream) iterate(deliver deliverFunc) {
 	if !s.used.CompareAndSwap(false, true) {
-		yieldUsed(yield)
+		s.out = Update{}
+		deliver(&s.out, ErrStreamUsed)
 		return
 	}
 	stopped := false
-	emit := func(u Update) bool {
-		if !yield(u, nil) {
+	emit := func(u *Update) bool {
+		if !deliver(u, nil) {
 			stopped = true
 			return false
 		}
@@ -314,25 +341,18 @@ func (s *Stream) iterate(yield func(Update, error) bool) {
 	s.finished, s.err = true, err
 	s.mu.Unlock()
 	if err != nil && !stopped {
-		s.yieldIncomplete(yield, err)
+		s.endIncomplete(deliver, err)
 	}
 }
 
-//go:noinline
-func yieldUsed(yield func(Update, error) bool) {
-	yield(Update{}, ErrStreamUsed)
-}
-
-// yieldIncomplete ends a turn that did not settle: its result op (verdict
+// endIncomplete ends a turn that did not settle: its result op (verdict
 // incomplete), then err.
-//
-//go:noinline
-func (s *Stream) yieldIncomplete(yield func(Update, error) bool, err error) {
-	u := Update{TaskID: s.TaskID(), ContextID: s.contextID, State: s.state, Timestamp: time.Now()}
-	r := u
-	r.Type, r.Change = UpdateResult, merge.Change{Op: s.resultOp()}
-	if yield(r, nil) {
-		yield(u, err)
+func (s *Stream) endIncomplete(deliver deliverFunc, err error) {
+	u := s.fresh(UpdateResult)
+	s.setResultOp(u)
+	if deliver(u, nil) {
+		u.Type, u.Change = 0, merge.Change{}
+		deliver(u, err)
 	}
 }
 

@@ -42,8 +42,7 @@
 // or abruptly, on any transport; the execution goes on server-side, so a
 // caller can resubscribe. [Step.Gate] holds an execution until
 // [Agent.Release], so a test can act at a known point of the turn (follow
-// the task, cut, cancel). [WithHistoryLimit] bounds Task.history for long
-// floods.
+// the task, cut, cancel).
 //
 // # Addresses
 //

@@ -173,7 +173,7 @@ func TestCardURLs(t *testing.T) {
 	for _, v := range versions {
 		t.Run("all/"+string(v), func(t *testing.T) {
 			card := resolve(t, s.CardURL(v), v)
-			if diff := cmp.Diff(s.Endpoints(v), card.SupportedInterfaces); diff != "" {
+			if diff := cmp.Diff(s.endpoints(v), card.SupportedInterfaces); diff != "" {
 				t.Fatalf("card interfaces (-want +got):\n%s", diff)
 			}
 		})

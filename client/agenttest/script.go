@@ -161,8 +161,8 @@ func (sc Script) WithPause(d time.Duration) Script {
 	return sc
 }
 
-// WithName returns a copy of sc named name.
-func (sc Script) WithName(name string) Script {
+// withName returns a copy of sc named name.
+func (sc Script) withName(name string) Script {
 	sc.Name = name
 	return sc
 }

@@ -102,12 +102,12 @@ func WithScripts(scripts ...Script) Option {
 	return func(c *config) { c.scripts = append(c.scripts, scripts...) }
 }
 
-// WithHistoryLimit bounds Task.history: on every store update only the
+// withHistoryLimit bounds Task.history: on every store update only the
 // user message and the last n messages are kept. The stock in-memory store
 // deep-copies the whole task several times per event, which makes long
 // streams quadratic; floods and benchmarks want this. It is off by default
 // because a late subscriber and GetTask backfill need the full history.
-func WithHistoryLimit(n int) Option {
+func withHistoryLimit(n int) Option {
 	return func(c *config) { c.historyLimit = n }
 }
 
@@ -184,7 +184,7 @@ func New(opts ...Option) (*Agent, error) {
 	mux.Handle(s.path(a2a.TransportProtocolHTTPJSON, V1)+"/", http.StripPrefix(s.path(a2a.TransportProtocolHTTPJSON, V1), a2asrv.NewRESTHandler(handler)))
 	mux.Handle(s.path(a2a.TransportProtocolHTTPJSON, V0)+"/", http.StripPrefix(s.path(a2a.TransportProtocolHTTPJSON, V0), a2av0.NewRESTHandler(handler)))
 	for _, v := range versions {
-		mux.Handle(cardPath(v, "")+a2asrv.WellKnownAgentCardPath, s.cardHandler(v, s.Endpoints(v)...))
+		mux.Handle(cardPath(v, "")+a2asrv.WellKnownAgentCardPath, s.cardHandler(v, s.endpoints(v)...))
 		for _, t := range transports {
 			mux.Handle(cardPath(v, t)+a2asrv.WellKnownAgentCardPath, s.cardHandler(v, s.Endpoint(t, v)))
 		}
@@ -326,8 +326,8 @@ func (s *Agent) Endpoint(t a2a.TransportProtocol, v a2a.ProtocolVersion) *a2a.Ag
 	return &a2a.AgentInterface{URL: url, ProtocolBinding: t, ProtocolVersion: v}
 }
 
-// Endpoints returns the interfaces of every transport in version v.
-func (s *Agent) Endpoints(v a2a.ProtocolVersion) []*a2a.AgentInterface {
+// endpoints returns the interfaces of every transport in version v.
+func (s *Agent) endpoints(v a2a.ProtocolVersion) []*a2a.AgentInterface {
 	var out []*a2a.AgentInterface
 	for _, t := range transports {
 		if e := s.Endpoint(t, v); e != nil {

@@ -47,7 +47,7 @@ func TestRealisticEveryTransport(t *testing.T) {
 
 func TestNewRefusesInvalidScript(t *testing.T) {
 	bad := Script{Name: "bad", Final: a2a.TaskStateWorking}
-	a, err := New(WithScripts(Realistic().WithName("fine"), bad))
+	a, err := New(WithScripts(Realistic().withName("fine"), bad))
 	if err == nil {
 		a.Close()
 		t.Fatal("New accepted a script whose Final is working")
@@ -69,7 +69,7 @@ func TestURLIsTheV1Card(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(s.Endpoints(V1), card.SupportedInterfaces); diff != "" {
+	if diff := cmp.Diff(s.endpoints(V1), card.SupportedInterfaces); diff != "" {
 		t.Errorf("card interfaces (-want +got):\n%s", diff)
 	}
 	cl := newClient(t, s, combo{a2a.TransportProtocolJSONRPC, V1})

@@ -185,7 +185,7 @@ func fallbackTexts(sc Script) []string {
 }
 
 func TestHistoryLimit(t *testing.T) {
-	s := startServer(t, WithHistoryLimit(3))
+	s := startServer(t, withHistoryLimit(3))
 	s.Register(Trajectory(20, Named("long")))
 	cl := newClient(t, s, combo{a2a.TransportProtocolJSONRPC, V1})
 	ctx := testCtx(t)

@@ -20,8 +20,8 @@ import (
 	"github.com/tfrs/a2a-progress/internal/redirect"
 )
 
-// Path is the path of the endpoint, relative to the runtime's base URL.
-const Path = "/v1/query"
+// queryPath is the path of the endpoint, relative to the runtime's base URL.
+const queryPath = "/v1/query"
 
 // ErrStatus is matched (errors.Is) by the error of [Send] when the endpoint
 // answers with a status other than 2xx, or with a body that is not an SSE
@@ -119,7 +119,7 @@ func Send(ctx context.Context, baseURL, text string, opts ...Option) (*client.St
 	if err != nil {
 		return nil, fmt.Errorf("v1query: %w", err)
 	}
-	target := strings.TrimRight(baseURL, "/") + Path
+	target := strings.TrimRight(baseURL, "/") + queryPath
 	hc := httpClient(cfg.httpClient, cfg.header)
 	qctx, cancel := context.WithCancelCause(ctx)
 	w := idle.New(cfg.idle, cancel)

@@ -22,6 +22,7 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/sseframe"
+	"github.com/tfrs/a2a-progress/internal/ssewire"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/terminal"
 )
@@ -216,7 +217,7 @@ func TestSendReplyAndEnds(t *testing.T) {
 		},
 		{
 			name:     "an event over 10 MiB is the client's one ErrEventTooLarge",
-			srv:      queryServer{body: running + "data: {\"content\":\"" + strings.Repeat("x", client.MaxEventBytes) + "\"}\n\n"},
+			srv:      queryServer{body: running + "data: {\"content\":\"" + strings.Repeat("x", ssewire.DefaultMaxEventBytes) + "\"}\n\n"},
 			wantSErr: client.ErrEventTooLarge,
 		},
 		{
@@ -294,7 +295,7 @@ func TestSendRedirectDropsCredentials(t *testing.T) {
 	}))
 	t.Cleanup(other.Close)
 	first := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, other.URL+Path, http.StatusTemporaryRedirect)
+		http.Redirect(w, r, other.URL+queryPath, http.StatusTemporaryRedirect)
 	}))
 	t.Cleanup(first.Close)
 	st, err := Send(testCtx(t), first.URL, "hi", WithHeader("Authorization", "Bearer k"), WithHeader("X-Api-Key", "secret"))

@@ -69,7 +69,7 @@ and the new turn is followed. --context alone starts a new task in that context.
 			defer c.Close()
 			text := strings.Join(args[1:], " ")
 			if answer.task != "" && answer.context == "" {
-				st, err := c.Answer(ctx, a2a.TaskID(answer.task), text)
+				st, err := c.Respond(ctx, a2a.TaskID(answer.task), text)
 				if err != nil {
 					return err
 				}

@@ -440,7 +440,7 @@ func (w *webServer) answer(rw http.ResponseWriter, task a2a.TaskID, text string)
 		agentError(rw, err)
 		return
 	}
-	st, err := c.Answer(w.ctx, task, text)
+	st, err := c.Respond(w.ctx, task, text)
 	if err != nil {
 		w.turns.Done()
 		agentError(rw, err)

@@ -46,7 +46,7 @@ func TestJSAgentUnknownTask(t *testing.T) {
 						err = serr
 					}
 				case "answer":
-					_, err = cl.Answer(ctx, "no-such-task", "hello")
+					_, err = cl.Respond(ctx, "no-such-task", "hello")
 				case "cancel":
 					_, err = cl.Cancel(ctx, "no-such-task")
 				}

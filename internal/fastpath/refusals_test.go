@@ -1,4 +1,4 @@
-package client
+package fastpath
 
 import (
 	"errors"
@@ -13,6 +13,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"go.uber.org/goleak"
 )
 
 // A streaming call the peer refuses (a status other than 200) ends with
@@ -68,10 +69,10 @@ func TestFastPathSameRefusals(t *testing.T) {
 			fast := &fastTransport{Transport: b.a2ago, hc: hc, endpoint: srv.URL, base: u, v1: b.v1, rpc: b.rpc}
 			calls := map[string]func(a2aclient.Transport) iter.Seq2[a2a.Event, error]{
 				"send": func(tr a2aclient.Transport) iter.Seq2[a2a.Event, error] {
-					return tr.SendStreamingMessage(testCtx(t), nil, &a2a.SendMessageRequest{Message: sameMessage()})
+					return tr.SendStreamingMessage(t.Context(), nil, &a2a.SendMessageRequest{Message: a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("go"))})
 				},
 				"subscribe": func(tr a2aclient.Transport) iter.Seq2[a2a.Event, error] {
-					return tr.SubscribeToTask(testCtx(t), nil, &a2a.SubscribeToTaskRequest{ID: "t-1"})
+					return tr.SubscribeToTask(t.Context(), nil, &a2a.SubscribeToTaskRequest{ID: "t-1"})
 				},
 			}
 			for cname, call := range calls {
@@ -108,4 +109,8 @@ func TestFastPathSameRefusals(t *testing.T) {
 			}
 		}
 	}
+}
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
 }

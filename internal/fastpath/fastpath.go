@@ -1,4 +1,10 @@
-package client
+// Package fastpath is the client's fast wire path: a2a-go's four HTTP
+// transports (JSON-RPC and HTTP+JSON, A2A 1.0 and 0.3), registered through
+// a2a-go's public transport factories, with their two streaming calls —
+// SendStreamingMessage and SubscribeToTask — made and read here. Every
+// other call is a2a-go's own transport's, unchanged. See
+// client.WithFastPath for the contract.
+package fastpath
 
 import (
 	"bytes"
@@ -9,7 +15,6 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
-	"os"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
@@ -21,53 +26,10 @@ import (
 	"github.com/tfrs/a2a-progress/internal/ssewire"
 )
 
-// WithFastPath switches the fast wire path of the HTTP transports on or
-// off; it is on by default.
-//
-// With it on, the four HTTP transports (JSON-RPC and HTTP+JSON, A2A 1.0 and
-// 0.3) are registered through a2a-go's public transport factories
-// (a2aclient.WithTransport, WithCompatTransport) as a transport of the
-// client's own: every unary call (SendMessage, GetTask, CancelTask, the
-// card, push configs) is a2a-go's own transport's, unchanged; the two
-// streaming calls — SendStreamingMessage and SubscribeToTask — are made by
-// the client itself, with the request a2a-go would send (method, path,
-// body from a2a-go's exported request types and 0.3 conversions, headers
-// and service parameters; a2a-go's client applies interceptors and auth
-// around the transport, as for any transport). The SSE body is read with
-// events bounded in size (MaxEventBytes, 10 MiB per event over all its
-// lines, where a2a-go bounds each line but not the event), a buffer that
-// grows only as far as a line needs, and a one-pass decoder for A2A 1.0
-// status updates, the frames that make up nearly all of a progress
-// stream. Every other frame — snapshots, artifact updates, messages,
-// anything the one-pass decoder does not recognise exactly, and every 0.3
-// frame — is decoded with a2a-go's exported types and unmarshalling, in
-// the order its transports apply them; a frame on which that fails (an
-// error frame, a malformed one) and a refused call give the error values
-// a2a-go's transports give. So an event always means what a2a-go says it
-// means. gRPC and clients from [Wrap] are never affected.
-func WithFastPath(on bool) Option {
-	return func(c *config) { c.noFast = !on }
-}
-
-// FastPathEnv names the environment variable that, set to "off", makes
-// WithFastPath(false) the default of every [New] in the process: the
-// switch by which the test suites run once on each path, and by which a
-// deployment can step back to a2a-go's reader without a rebuild. An explicit
-// WithFastPath wins.
-const FastPathEnv = "A2A_PROGRESS_FASTPATH"
-
-func fastPathOff() bool { return os.Getenv(FastPathEnv) == "off" }
-
-// MaxEventBytes bounds one SSE event on the fast wire path, over all its
-// lines: a2a-go's own bound for one line, so that every event a2a-go reads
-// as one line is read here too. A larger event cuts the stream with an
-// error (the turn then resumes as after any cut, PROTOCOL.md §3.2).
-const MaxEventBytes = ssewire.DefaultMaxEventBytes
-
-// withFastPath puts fastFactoryOptions into fopts before its last user
-// options (WithFactoryOptions), which stay last: a transport the caller
-// registers for the same key wins.
-func withFastPath(fopts []a2aclient.FactoryOption, user int, hc *http.Client) []a2aclient.FactoryOption {
+// Insert puts the fast path's factory options into fopts before its last
+// user options (client.WithFactoryOptions), which stay last: a transport
+// the caller registers for the same key wins.
+func Insert(fopts []a2aclient.FactoryOption, user int, hc *http.Client) []a2aclient.FactoryOption {
 	k := len(fopts) - user
 	out := append([]a2aclient.FactoryOption(nil), fopts[:k]...)
 	out = append(out, fastFactoryOptions(hc)...)
@@ -75,7 +37,7 @@ func withFastPath(fopts []a2aclient.FactoryOption, user int, hc *http.Client) []
 }
 
 // fastFactoryOptions registers the four HTTP transports again (same keys,
-// so they replace those of factoryOptions): each a fastTransport around
+// so they replace those of transport.FactoryOptions): each a fastTransport around
 // a2a-go's own transport on the same HTTP client.
 func fastFactoryOptions(hc *http.Client) []a2aclient.FactoryOption {
 	wrap := func(v1, rpc bool, f a2aclient.TransportFactory) a2aclient.TransportFactory {
@@ -275,10 +237,10 @@ func (t *fastTransport) stream(ctx context.Context, build func() (*http.Request,
 			yield(nil, fastframe.HTTPError(t.rpc, resp.Status, resp.Header.Get("Content-Type"), io.LimitReader(resp.Body, maxErrorBody)))
 			return
 		}
-		if b, ok := resp.Body.(*boundedBody); ok {
-			b.handOver()
+		if b, ok := resp.Body.(interface{ HandOver() }); ok {
+			b.HandOver() // this reader bounds each event itself
 		}
-		rd := ssewire.NewReader(resp.Body, MaxEventBytes)
+		rd := ssewire.NewReader(resp.Body, ssewire.DefaultMaxEventBytes)
 		dec := fastframe.Decoder{RPC: t.rpc}
 		for {
 			data, err := rd.Next()

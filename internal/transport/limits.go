@@ -1,33 +1,33 @@
-package client
+package transport
 
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 
+	"github.com/tfrs/a2a-progress/internal/idle"
 	"github.com/tfrs/a2a-progress/internal/ssewire"
 )
 
-// bounds are what a peer's answer may cost, chosen from the call we made
-// and never from what the peer says it sent (package doc, "Limits"). They
-// are per client (config.bounds) so that a test can lower them for its own
+// Bounds are what a peer's answer may cost, chosen from the call we made
+// and never from what the peer says it sent (package client's doc,
+// "Limits"). They are per client so that a test can lower them for its own
 // client without blocking the other tests from running in parallel.
-type bounds struct {
+type Bounds struct {
 	// response bounds the body of every call that is not a stream we
 	// opened (GetTask, SendMessage, ListTasks, the agent card), whatever
 	// its Content-Type: a2a-go decodes such a body whole.
-	response int64
+	Response int64
 	// event bounds one event of a stream we opened: every byte from the
 	// end of the previous event (a blank line) to the end of this one,
 	// all its data: lines and other fields included. a2a-go bounds each
 	// line (10 MiB) but joins the lines of one event without a bound. The
-	// fast path's bound (MaxEventBytes) applies to the whole event.
-	event int64
+	// fast path's bound (ssewire.DefaultMaxEventBytes) applies to the whole event.
+	Event int64
 }
 
-// defaultBounds are the bounds of every client; only tests change them.
-var defaultBounds = bounds{response: 64 << 20, event: MaxEventBytes}
+// DefaultBounds are the bounds of every client; only tests change them.
+var DefaultBounds = Bounds{Response: 64 << 20, Event: ssewire.DefaultMaxEventBytes}
 
 // progressBytes is how much of a body must arrive to count as activity for
 // the idle timeout when no line ends in it: a peer trickling a byte at a
@@ -35,18 +35,9 @@ var defaultBounds = bounds{response: 64 << 20, event: MaxEventBytes}
 // does.
 const progressBytes = 16 << 10
 
-// ErrResponseTooLarge is matched (errors.Is) by the error of a call whose
-// answer was longer than the 64 MiB a non-streaming answer may have. The
-// turn asks GetTask for less history on its next attempt, or gives up.
+// ErrResponseTooLarge is the error of a unary answer longer than
+// Bounds.Response (package client exports it under the same name).
 var ErrResponseTooLarge = errors.New("client: answer over 64 MiB refused (a non-streaming answer is read whole; WithHistoryLength asks for less history)")
-
-// ErrEventTooLarge is matched (errors.Is) by the error of a stream one of
-// whose events was longer than 10 MiB (all its lines together), on every
-// path: the fast path's reader, a2a-go's reader (WithFastPath(false)),
-// gRPC (a stream message over the bound), recordings (a2a-tail replay)
-// and v1query. It is the error of the repository's one SSE framer,
-// internal/ssewire.
-var ErrEventTooLarge = ssewire.ErrEventTooLarge
 
 // boundedBody is a response body under the bounds of its call: a unary
 // answer is cut at bounds.response, a stream's event at bounds.event.
@@ -55,7 +46,7 @@ var ErrEventTooLarge = ssewire.ErrEventTooLarge
 // arrived, and at the end of the body.
 type boundedBody struct {
 	io.ReadCloser
-	w      *watchdog
+	w      *idle.Watchdog
 	stream bool
 	left   int64 // unary: bytes still allowed
 	max    int64 // stream: bytes one event may have
@@ -66,7 +57,7 @@ type boundedBody struct {
 	progress int64 // bytes since the last kick
 	over     error // the bound's error, returned by every later read
 	// handed: the fast wire path reads this stream with its own SSE reader,
-	// which bounds each event itself (MaxEventBytes, WHATWG line ends: CR,
+	// which bounds each event itself (ssewire.DefaultMaxEventBytes, WHATWG line ends: CR,
 	// LF, CRLF). Scanning the same bytes here again would cost the per-event
 	// path a second pass and apply other line rules (LF only), refusing a
 	// stream of CR-ended events that the reader accepts; only the activity
@@ -74,12 +65,15 @@ type boundedBody struct {
 	handed bool
 }
 
-// handOver leaves the event bound to the fast wire path's reader (see
-// boundedBody.handed).
-func (b *boundedBody) handOver() { b.handed = true }
+// HandOver leaves the event bound to the fast wire path's reader (see
+// boundedBody.handed): internal/fastpath calls it on the body of a stream
+// it reads.
+func (b *boundedBody) HandOver() { b.handed = true }
 
-func newBoundedBody(rc io.ReadCloser, w *watchdog, stream bool, b bounds) *boundedBody {
-	return &boundedBody{ReadCloser: rc, w: w, stream: stream, left: b.response, max: b.event}
+// newBoundedBody wraps rc with the bounds b of a stream or of a unary
+// call, kicking w (nil: none).
+func newBoundedBody(rc io.ReadCloser, w *idle.Watchdog, stream bool, b Bounds) *boundedBody {
+	return &boundedBody{ReadCloser: rc, w: w, stream: stream, left: b.Response, max: b.Event}
 }
 
 func (b *boundedBody) Read(p []byte) (int, error) {
@@ -97,7 +91,7 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	}
 	n, err := b.ReadCloser.Read(p)
 	if err == io.EOF {
-		b.w.kick()
+		b.w.Kick()
 	}
 	if n == 0 {
 		return n, err
@@ -118,7 +112,7 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	over, ended := b.scan(p[:n])
 	b.tick(n, ended)
 	if over {
-		b.over = ErrEventTooLarge
+		b.over = ssewire.ErrEventTooLarge
 		return n, b.over
 	}
 	return n, err
@@ -130,7 +124,7 @@ func (b *boundedBody) tick(n int, lineEnded bool) {
 	b.progress += int64(n)
 	if lineEnded || b.progress >= progressBytes {
 		b.progress = 0
-		b.w.kick()
+		b.w.Kick()
 	}
 }
 
@@ -182,57 +176,4 @@ func (b *boundedBody) scan(p []byte) (over, ended bool) {
 		p = p[i+1:]
 	}
 	return b.event > b.max, ended
-}
-
-// historyBound is the history GetTask asks for after an answer was refused
-// as too large: each refusal divides the length by historyShrink (from
-// firstShrink when the whole history was asked for) down to none; a
-// refusal without history stops asking, since the same answer would only
-// be read and refused again. So retries never read more than one
-// oversize answer at the configured length, and at most a handful in all.
-type historyBound struct {
-	n     *int  // nil: the configured length
-	asked *int  // the length of the call in flight
-	stop  error // set: GetTask is not asked again
-}
-
-const (
-	firstShrink   = 32
-	historyShrink = 8
-)
-
-// next returns the history length of the next GetTask, or the error that
-// stopped asking.
-func (h *historyBound) next(configured *int) (*int, error) {
-	if h.stop != nil {
-		return nil, h.stop
-	}
-	h.asked = configured
-	if h.n != nil {
-		h.asked = h.n
-	}
-	return h.asked, nil
-}
-
-// observe takes the error of a GetTask and shrinks the next one's history
-// when the answer was too large.
-func (h *historyBound) observe(err error) error {
-	if !errors.Is(err, ErrResponseTooLarge) {
-		return err
-	}
-	var n int
-	switch {
-	case h.asked == nil:
-		n = firstShrink
-	case *h.asked > 0:
-		n = *h.asked / historyShrink
-		if n >= *h.asked {
-			n = *h.asked - 1
-		}
-	default:
-		h.stop = fmt.Errorf("%w (even without history: not asked again)", err)
-		return h.stop
-	}
-	h.n = &n
-	return fmt.Errorf("%w (the next GetTask asks for the last %d messages of history)", err, n)
 }

@@ -1,4 +1,4 @@
-package client
+package heldcall
 
 import (
 	"iter"
@@ -13,7 +13,7 @@ import (
 // same events to the same loop; only the way they are pulled differs.
 
 func eventSeq(n int) iter.Seq2[a2a.Event, error] {
-	ev := working(1, "x")
+	ev := &a2a.TaskStatusUpdateEvent{TaskID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateWorking}}
 	return func(yield func(a2a.Event, error) bool) {
 		for range n {
 			if !yield(ev, nil) {
@@ -45,17 +45,18 @@ func BenchmarkEventsRanged(b *testing.B) {
 func BenchmarkEventsReadAhead(b *testing.B) {
 	b.ReportAllocs()
 	for range b.N {
-		next, stop := iter.Pull2(eventSeq(readAheadEvents))
-		ev, err, ok := next()
-		call := &sendCall{next: next, stop: stop, cancel: func() {}, first: ev, firstErr: err, ok: ok}
+		call := Open(eventSeq(readAheadEvents), nil, func() {})
+		if !call.Take() {
+			b.Fatal("not taken")
+		}
 		n := 0
-		for ev, err := range call.events() {
+		for ev, err := range call.Events() {
 			if err != nil || ev == nil {
 				b.Fatal(err)
 			}
 			n++
 		}
-		call.close()
+		call.Close()
 		if n != readAheadEvents {
 			b.Fatal(n)
 		}

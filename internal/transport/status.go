@@ -1,4 +1,4 @@
-package client
+package transport
 
 import (
 	"context"
@@ -11,27 +11,23 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
-// A task that does not exist is reported as [a2a.ErrTaskNotFound], not as
-// an incomplete turn: following or polling it can never settle, and a
-// caller (the CLI's exit code) must be able to tell a wrong id from a cut.
-// a2a-go maps the usual answers itself: JSON-RPC error -32001 (both
-// protocol versions), gRPC NotFound, and a REST 404 whose body is a
-// google.rpc.Status with the TASK_NOT_FOUND reason. A REST server that
-// answers 404 with another body (the JS SDK's {code, message}, plain text)
-// leaves a2a-go with nothing but ErrServerError, ErrInternalError or
+// A task that does not exist must be reported as [a2a.ErrTaskNotFound].
+// a2a-go maps the usual answers itself, but a REST server that answers 404
+// with a body a2a-go cannot read (the JS SDK's {code, message}, plain
+// text) leaves it with nothing but ErrServerError, ErrInternalError or
 // ErrParseError — the 404 that says it all is dropped — so the HTTP
-// transport records the status of task calls, and taskCallErr puts the
-// meaning back.
+// transport records the status of the calls that ask for it (WithStatus),
+// and TaskCallErr puts the meaning back.
 
-// statusKey is the context key of a call's statusSlot.
+// statusKey is the context key of a call's StatusSlot.
 type statusKey struct{}
 
-// statusSlot receives the HTTP status of the call whose context carries it.
-type statusSlot struct{ code atomic.Int32 }
+// StatusSlot receives the HTTP status of the call whose context carries it.
+type StatusSlot struct{ code atomic.Int32 }
 
-// withStatus returns ctx with a fresh slot for the status of one call.
-func withStatus(ctx context.Context) (context.Context, *statusSlot) {
-	slot := &statusSlot{}
+// WithStatus returns ctx with a fresh slot for the status of one call.
+func WithStatus(ctx context.Context) (context.Context, *StatusSlot) {
+	slot := &StatusSlot{}
 	return context.WithValue(ctx, statusKey{}, slot), slot
 }
 
@@ -49,7 +45,7 @@ func (t *errorTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp == nil {
 		return resp, err
 	}
-	if slot, ok := req.Context().Value(statusKey{}).(*statusSlot); ok {
+	if slot, ok := req.Context().Value(statusKey{}).(*StatusSlot); ok {
 		slot.code.Store(int32(resp.StatusCode))
 	}
 	if resp.StatusCode >= 400 {
@@ -60,12 +56,12 @@ func (t *errorTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-// taskCallErr gives the error of a call addressed to one task (GetTask,
+// TaskCallErr gives the error of a call addressed to one task (GetTask,
 // CancelTask) its meaning when the HTTP status says "not found" and a2a-go
 // could not read the body. A 404 that a2a-go read as another A2A error
 // stays that error; a JSON-RPC endpoint's 404 is a wrong URL, which a2a-go
 // reports as an unexpected status and which is left alone.
-func taskCallErr(err error, slot *statusSlot) error {
+func TaskCallErr(err error, slot *StatusSlot) error {
 	if err == nil || slot.code.Load() != http.StatusNotFound || errors.Is(err, a2a.ErrTaskNotFound) {
 		return err
 	}
@@ -73,16 +69,4 @@ func taskCallErr(err error, slot *statusSlot) error {
 		return fmt.Errorf("%w (HTTP 404): %w", a2a.ErrTaskNotFound, err)
 	}
 	return err
-}
-
-// taskGone is the error of a stream whose task the agent does not know
-// (err matches a2a.ErrTaskNotFound). When nothing of the task was ever
-// seen — a wrong id, a task the agent has forgotten — that is all there is
-// to say. When the stream had seen it, the turn was under way and is
-// incomplete (the *IncompleteError still matches a2a.ErrTaskNotFound).
-func (s *Stream) taskGone(err error) error {
-	if s.state == a2a.TaskStateUnspecified {
-		return fmt.Errorf("client: task %q: %w", s.TaskID(), err)
-	}
-	return &IncompleteError{TaskID: s.TaskID(), State: s.state, Attempts: s.attempts, Err: err}
 }

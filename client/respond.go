@@ -6,22 +6,23 @@ import (
 	"fmt"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/tfrs/a2a-progress/internal/transport"
 )
 
-// Answer starts a new turn on an existing task — typically one that
+// Respond starts a new turn on an existing task — typically one that
 // waits for input (input-required) or for credentials (auth-required) —
 // with a user message of one text part, and returns the turn's stream
-// exactly as [Client.Send] does: the task id is known when Answer
+// exactly as [Client.Send] does: the task id is known when Respond
 // returns, the message is sent once, a cut is resumed on the task.
 //
-// The message carries the task id and the task's context id, which Answer
+// The message carries the task id and the task's context id, which Respond
 // looks up first with GetTask (without history); a task the agent does
 // not know fails there with an error matching [a2a.ErrTaskNotFound], and
 // nothing is sent. Whether the task takes another turn is the agent's
 // decision: a settled task is usually refused, which the stream reports as
 // its error. A caller that knows the context id can Send a message with
 // both ids itself and save the lookup.
-func (c *Client) Answer(ctx context.Context, taskID a2a.TaskID, text string) (*Stream, error) {
+func (c *Client) Respond(ctx context.Context, taskID a2a.TaskID, text string) (*Stream, error) {
 	if taskID == "" {
 		return nil, errors.New("client: answer: empty task id")
 	}
@@ -39,11 +40,11 @@ func (c *Client) Answer(ctx context.Context, taskID a2a.TaskID, text string) (*S
 func (c *Client) taskContext(ctx context.Context, taskID a2a.TaskID) (string, error) {
 	ctx, cancel := c.unaryCtx(ctx)
 	defer cancel()
-	ctx, slot := withStatus(ctx)
+	ctx, slot := transport.WithStatus(ctx)
 	none := 0
 	task, err := c.a2a.GetTask(ctx, &a2a.GetTaskRequest{ID: taskID, HistoryLength: &none, Tenant: c.cfg.tenant})
 	if err != nil {
-		return "", taskCallErr(err, slot)
+		return "", transport.TaskCallErr(err, slot)
 	}
 	return task.ContextID, nil
 }

@@ -1,4 +1,4 @@
-package client
+package transport
 
 import (
 	"bytes"
@@ -6,6 +6,8 @@ import (
 	"io"
 	"testing"
 	"testing/iotest"
+
+	"github.com/tfrs/a2a-progress/internal/ssewire"
 )
 
 // FuzzBoundedBody checks the per-event bound of a stream against a
@@ -27,9 +29,9 @@ func FuzzBoundedBody(f *testing.F) {
 		} else if chunk%4 == 2 {
 			r = iotest.HalfReader(r)
 		}
-		got, err := io.ReadAll(newBoundedBody(io.NopCloser(r), nil, true, bounds{event: max}))
+		got, err := io.ReadAll(newBoundedBody(io.NopCloser(r), nil, true, Bounds{Event: max}))
 		want := referenceOver(body, max)
-		if errors.Is(err, ErrEventTooLarge) != want {
+		if errors.Is(err, ssewire.ErrEventTooLarge) != want {
 			t.Fatalf("refused: %v, reference: %v (%q)", err, want, body)
 		}
 		if !bytes.HasPrefix(body, got) {

@@ -14,10 +14,10 @@ import (
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
-// Answer a task that waits for input: the first turn ends with the
+// Respond to a task that waits for input: the first turn ends with the
 // agent's question (exit through the Interrupt, not an error), and the
 // answer is the next turn of the same task.
-func ExampleClient_Answer() {
+func ExampleClient_Respond() {
 	srv, url := agent()
 	defer srv.Close()
 	srv.Register(agenttest.Trajectory(2, agenttest.Named("book a flight"), agenttest.EndIn(a2a.TaskStateInputRequired)))
@@ -39,7 +39,7 @@ func ExampleClient_Answer() {
 	}
 	fmt.Println(out.State, "- interrupted:", out.Interrupt != nil)
 
-	next, err := c.Answer(ctx, first.TaskID(), "what about order 42?")
+	next, err := c.Respond(ctx, first.TaskID(), "what about order 42?")
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package client
+package transport
 
 import (
 	"bufio"
@@ -25,16 +25,17 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/tfrs/a2a-progress/internal/idle"
+	"github.com/tfrs/a2a-progress/internal/ssewire"
 )
 
-// streamingHTTPClient returns the client the transports use: a copy of hc
+// HTTPClient returns the client the transports use: a copy of hc
 // (or of a zero client) whose whole-request Timeout is removed — every
 // stream would die at it (a2a-go's default client has a 3-minute Timeout,
 // which ends every longer stream) — and whose Transport
 // reports received bytes to the watchdog of the request's context. It also
 // returns the removed Timeout, which non-streaming calls get back as a
 // deadline.
-func streamingHTTPClient(hc *http.Client, b bounds) (*http.Client, time.Duration) {
+func HTTPClient(hc *http.Client, b Bounds) (*http.Client, time.Duration) {
 	var c http.Client
 	if hc != nil {
 		c = *hc
@@ -49,9 +50,9 @@ func streamingHTTPClient(hc *http.Client, b bounds) (*http.Client, time.Duration
 	return &c, removed
 }
 
-// factoryOptions registers every transport a2a-go offers, for both
+// FactoryOptions registers every transport a2a-go offers, for both
 // protocol versions, on the given HTTP client and gRPC dial options.
-func factoryOptions(hc *http.Client, grpcOpts []grpc.DialOption, b bounds) []a2aclient.FactoryOption {
+func FactoryOptions(hc *http.Client, grpcOpts []grpc.DialOption, b Bounds) []a2aclient.FactoryOption {
 	// grpc.NewClient refuses to dial without credentials; TLS with the
 	// system roots is the safe default. It goes first, so the caller's
 	// options — applied in order — replace it when they set credentials,
@@ -59,14 +60,14 @@ func factoryOptions(hc *http.Client, grpcOpts []grpc.DialOption, b bounds) []a2a
 	// gRPC's own default refuses a received message over 4 MiB: a Task
 	// (GetTask, a subscription's snapshot) with a long history would never
 	// resolve, where the HTTP transports take it. The same bound as theirs
-	// (b.response) applies instead.
+	// (b.Response) applies instead.
 	// A stream's message is one event: it gets the bound of an event
-	// (b.event), as on the HTTP transports, through an interceptor
+	// (b.Event), as on the HTTP transports, through an interceptor
 	// whose call option comes last and so wins.
 	grpcOpts = append([]grpc.DialOption{
 		grpc.WithTransportCredentials(credentials.NewClientTLSFromCert(nil, "")),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(int(b.response))),
-		grpc.WithChainStreamInterceptor(boundStreamEvents(b.event)),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(int(b.Response))),
+		grpc.WithChainStreamInterceptor(boundStreamEvents(b.Event)),
 	}, grpcOpts...)
 	return []a2aclient.FactoryOption{
 		// a2aclient's defaults would build JSON-RPC and REST on a client
@@ -83,7 +84,7 @@ func factoryOptions(hc *http.Client, grpcOpts []grpc.DialOption, b bounds) []a2a
 
 // eventBound is a call interceptor (a2a-go's public extension point for
 // what a call returns) that gives an oversize event the client's one
-// error, ErrEventTooLarge, whichever reader refused it: the fast path's
+// error, ssewire.ErrEventTooLarge (client.ErrEventTooLarge), whichever reader refused it: the fast path's
 // and the fallback's bound already return it; a2a-go's line scanner
 // refuses a single line at 10 MiB with bufio.ErrTooLong, which can come
 // first; gRPC refuses a message over the bound with a status that a2a-go
@@ -97,11 +98,11 @@ type eventBound struct {
 // After implements a2aclient.CallInterceptor.
 func (eventBound) After(ctx context.Context, resp *a2aclient.Response) error {
 	err := resp.Err
-	if err == nil || errors.Is(err, ErrEventTooLarge) {
+	if err == nil || errors.Is(err, ssewire.ErrEventTooLarge) {
 		return nil
 	}
 	if errors.Is(err, bufio.ErrTooLong) || grpcEventTooLarge(err) {
-		return fmt.Errorf("%w: %w", ErrEventTooLarge, err)
+		return fmt.Errorf("%w: %w", ssewire.ErrEventTooLarge, err)
 	}
 	return nil
 }
@@ -126,6 +127,19 @@ func grpcEventTooLarge(err error) bool {
 		}
 	}
 	return false
+}
+
+// GRPCTooLarge makes gRPC's refusal of an oversize answer match
+// ErrResponseTooLarge, as the HTTP transports' does, so that the client's
+// GetTask shrinks its history on gRPC too. a2a-go turns the gRPC status
+// into an a2a error and keeps only its message, which gRPC words "grpc:
+// received message larger than max (N vs. M)" for the receiving side's
+// bound.
+func GRPCTooLarge(err error) error {
+	if err == nil || errors.Is(err, ErrResponseTooLarge) || !strings.Contains(err.Error(), "received message larger than max") {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrResponseTooLarge, err)
 }
 
 // boundStreamEvents gives a gRPC stream the per-event bound max, and marks
@@ -161,12 +175,12 @@ func (s boundedStream) RecvMsg(m any) error {
 	return marked.Err()
 }
 
-// parseCard reads a v1.0 card with a2a-go's own parser and, when that
+// ParseCard reads a v1.0 card with a2a-go's own parser and, when that
 // finds no supportedInterfaces (a v0.3 card: url, preferredTransport,
 // additionalInterfaces), with the a2acompat parser. The compat parser
 // would read most v1.0 cards too, but through a v0.3 shape; a v1.0 card is
 // read exactly as a2a-go reads it.
-func parseCard(body []byte) (*a2a.AgentCard, error) {
+func ParseCard(body []byte) (*a2a.AgentCard, error) {
 	card, err := agentcard.DefaultCardParser(body)
 	if err == nil && len(card.SupportedInterfaces) > 0 {
 		return card, nil
@@ -181,9 +195,9 @@ func parseCard(body []byte) (*a2a.AgentCard, error) {
 	return compat, nil
 }
 
-// grpcTarget turns "http://host:port" into the "host:port" grpc.NewClient
+// GRPCTarget turns "http://host:port" into the "host:port" grpc.NewClient
 // expects; other strings are returned unchanged.
-func grpcTarget(raw string) string {
+func GRPCTarget(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return raw
@@ -191,45 +205,31 @@ func grpcTarget(raw string) string {
 	return u.Host
 }
 
-// watchdog is the repository's one idle watchdog (internal/idle) under
-// the names the client's code calls it by.
-type watchdog idle.Watchdog
-
 type watchdogKey struct{}
 
-// withWatchdog returns a context canceled by cancel or by the watchdog,
-// and the watchdog (nil when d ≤ 0). The caller must call stop. Not
-// inlined: the frame of its caller (Stream.attempt) is held under every
-// blocking read of a stream.
-//
-//go:noinline
-func withWatchdog(ctx context.Context, d time.Duration) (context.Context, *watchdog, context.CancelFunc) {
+// WithWatchdog returns a context canceled by cancel or by the watchdog,
+// and the watchdog (nil when d ≤ 0), which the HTTP transport kicks for
+// every read of a call on that context that makes progress. The caller
+// must call cancel.
+func WithWatchdog(ctx context.Context, d time.Duration) (context.Context, *idle.Watchdog, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	iw := idle.New(d, cancel)
-	if iw == nil {
+	w := idle.New(d, cancel)
+	if w == nil {
 		return ctx, nil, func() { cancel(nil) }
 	}
-	w := (*watchdog)(iw)
 	ctx = context.WithValue(ctx, watchdogKey{}, w)
-	return ctx, w, func() { iw.Stop(); cancel(nil) }
+	return ctx, w, func() { w.Stop(); cancel(nil) }
 }
 
-// idleCause says why a call on ctx failed when its watchdog fired: the
+// IdleCause says why a call on ctx failed when its watchdog fired: the
 // transport reports a bare "context canceled", which does not tell the
 // user that the peer went silent.
-func idleCause(ctx context.Context, err error) error {
-	if err != nil && errors.Is(context.Cause(ctx), errIdle) && !errors.Is(err, errIdle) {
-		return fmt.Errorf("%w: %w", errIdle, err)
+func IdleCause(ctx context.Context, err error) error {
+	if err != nil && errors.Is(context.Cause(ctx), idle.ErrIdle) && !errors.Is(err, idle.ErrIdle) {
+		return fmt.Errorf("%w: %w", idle.ErrIdle, err)
 	}
 	return err
 }
-
-func (w *watchdog) kick()   { (*idle.Watchdog)(w).Kick() }
-func (w *watchdog) pause()  { (*idle.Watchdog)(w).Pause() }
-func (w *watchdog) resume() { (*idle.Watchdog)(w).Resume() }
-
-// Fired reports whether the watchdog canceled the call.
-func (w *watchdog) Fired() bool { return (*idle.Watchdog)(w).Fired() }
 
 // watchTransport wraps response bodies with the bounds of the call that
 // asked for them (limits.go): whether a call is a stream is read from the
@@ -238,7 +238,7 @@ func (w *watchdog) Fired() bool { return (*idle.Watchdog)(w).Fired() }
 // that makes progress kicks the watchdog of the request's context.
 type watchTransport struct {
 	base   http.RoundTripper
-	bounds bounds
+	bounds Bounds
 }
 
 func (t *watchTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -246,8 +246,8 @@ func (t *watchTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil || resp == nil || resp.Body == nil {
 		return resp, err
 	}
-	w, _ := req.Context().Value(watchdogKey{}).(*watchdog)
-	w.kick()
+	w, _ := req.Context().Value(watchdogKey{}).(*idle.Watchdog)
+	w.Kick()
 	resp.Body = newBoundedBody(resp.Body, w, isEventStream(req.Header.Get("Accept")), t.bounds)
 	return resp, nil
 }
