@@ -142,9 +142,6 @@ func New(ctx context.Context, src Follower, opts ...Option) *Handler {
 		h.ServeEvents(w, r, r.PathValue("taskId"))
 	})
 	h.mux.HandleFunc("OPTIONS /tasks/{taskId}/events", h.preflight)
-	for _, route := range builtinRoutes {
-		route(h, h.mux)
-	}
 	h.wg.Add(1)
 	go h.janitor()
 	return h
@@ -223,11 +220,11 @@ func (h *Handler) newTaskLocked(id string) (*task, error) {
 func (h *Handler) used() int64 { return h.bytes.Load() + h.merged.Used() }
 
 // reserveFront charges t's budget for the encoder state of a new front-end
-// subscriber (frontStateBytes) and returns the budget its merged view
+// subscriber (frontStateBytes, what seam.Budgeted.StateBytes says) and returns the budget its merged view
 // charges (merge.DefaultMaxTurnBytes, under t's fronts), or refuses it with
 // 503 when t's budget or the handler's has no room. The subscriber gives
 // it all back with ReleaseAll when it ends.
-func (h *Handler) reserveFront(t *task) (*merge.Budget, error) {
+func (h *Handler) reserveFront(t *task, frontStateBytes int64) (*merge.Budget, error) {
 	b := merge.NewBudget(merge.DefaultMaxTurnBytes+frontStateBytes, t.fronts)
 	if h.used()+frontStateBytes > int64(h.cfg.maxBytes) {
 		h.refused.Add(1)

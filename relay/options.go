@@ -19,10 +19,10 @@ const (
 	// bytes: its op log (at most DefaultMaxLogBytes of it, counted as
 	// above), its merged view for snapshots (at most
 	// merge.DefaultMaxTurnBytes, every turn it keeps together) and, in what
-	// those two leave (88 MiB by default), what each AG-UI or AI SDK
-	// subscriber of the task keeps: its own merged
-	// view, charged as it grows, and its encoder's state, reserved whole
-	// when it subscribes (frontStateBytes, about 3.1 MiB). Past it a new
+	// those two leave (88 MiB by default), what each front-end subscriber
+	// of the task (package relay/frontend: AG-UI, AI SDK) keeps: its own
+	// merged view, charged as it grows, and its encoder's state, reserved
+	// whole when it subscribes (about 3.1 MiB). Past it a new
 	// front-end subscriber of the task gets 503 with Retry-After (counted
 	// in Stats.Refused), and a block that does not fit a subscriber's
 	// view is dropped from it and counted in its result (droppedByCap), as
@@ -123,8 +123,8 @@ func defaultConfig() config {
 func WithAuthorizer(a Authorizer) Option { return func(c *config) { c.authorize = a } }
 
 // WithStartedTasks adds to s every task the handler's attached streams
-// run — the turns its front-end endpoints ([Handler.AGUI], [Handler.Chat])
-// send and every stream given to [Handler.Attach] — as the stream adopts
+// run — every stream given to [Handler.Attach], the turns relay/frontend's
+// endpoints send included — as the stream adopts
 // it, before any subscriber can ask for it. With s.Authorizer as the
 // handler's Authorizer, a client reads only the tasks started through this
 // relay (and those added to s).

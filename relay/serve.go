@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/relay/internal/seam"
 )
 
 // ServeHTTP serves GET /tasks/{taskId}/events relative to where the handler
@@ -264,18 +265,7 @@ func statusOf(err error) int {
 }
 
 // writeError answers with status and a JSON body {"error": msg}.
-func writeError(w http.ResponseWriter, status int, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	if status == http.StatusServiceUnavailable {
-		w.Header().Set("Retry-After", "2")
-	}
-	w.WriteHeader(status)
-	b, _ := json.Marshal(struct {
-		Error string `json:"error"`
-	}{msg})
-	_, _ = w.Write(append(b, '\n'))
-}
+var writeError = seam.WriteError
 
 func strconvQuote(s string) string {
 	if len(s) > 64 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/relay/frontend"
 	"github.com/tfrs/a2a-progress/relay/redisstore"
 )
 
@@ -58,7 +59,7 @@ func Example_replica() {
 	defer h.Close()
 	http.Handle("/progress/", http.StripPrefix("/progress", h)) // GET /progress/tasks/{id}/events
 	// useChat, resumable on any replica: the chat map is in Redis.
-	chat := h.Chat(c)
+	chat := frontend.Chat(h, c)
 	http.Handle("/api/chat", chat)
 	http.Handle("/api/chat/", chat)
 	log.Fatal(http.ListenAndServe("127.0.0.1:8080", nil))

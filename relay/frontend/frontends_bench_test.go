@@ -1,8 +1,9 @@
-package relay
+package frontend
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/tfrs/a2a-progress/relay"
 	"net/http"
 	"runtime"
 	"testing"
@@ -39,25 +40,25 @@ func BenchmarkFrontFormats(b *testing.B) {
 	for _, n := range []int{100, 3000} {
 		sc := agenttest.Trajectory(n)
 		turn := merge.NewTurn("task-1", "", merge.Caps{})
-		var evs []Event
+		var evs []relay.Event
 		for _, e := range sc.Envelopes() {
 			ch := turn.Apply(envelope.Reading{Envelope: e})
 			if ch.Result != merge.Applied {
 				continue
 			}
 			data, _ := json.Marshal(ch.Op)
-			evs = append(evs, Event{Op: ch.Op, JSON: data})
+			evs = append(evs, relay.Event{Op: ch.Op, JSON: data})
 		}
 		seal := turn.Seal()
 		data, _ := json.Marshal(seal)
-		evs = append(evs, Event{Op: seal, JSON: data})
+		evs = append(evs, relay.Event{Op: seal, JSON: data})
 		formats := []struct {
 			name string
-			enc  func() Encoder
+			enc  func() relay.Encoder
 		}{
-			{FormatOps, func() Encoder { return opsEncoder{} }},
-			{FormatAGUI, func() Encoder { return newAGUIStream("thread", "run", nil, false) }},
-			{FormatAISDK, func() Encoder { return newAISDKStream(false) }},
+			{relay.FormatOps, func() relay.Encoder { return opsEncoder{} }}, // the baseline
+			{FormatAGUI, func() relay.Encoder { return newAGUIStream("thread", "run", nil, false) }},
+			{FormatAISDK, func() relay.Encoder { return newAISDKStream(false) }},
 		}
 		for _, f := range formats {
 			b.Run(fmt.Sprintf("%s/blocks=%d", f.name, n), func(b *testing.B) {
@@ -152,3 +153,15 @@ func BenchmarkNestedFormats(b *testing.B) {
 		}
 	}
 }
+
+// opsEncoder writes each op as relay's own FormatOps does: the baseline the
+// front-end encoders are measured against.
+type opsEncoder struct{}
+
+func (opsEncoder) Begin(http.Header, *relay.EventWriter) error { return nil }
+func (opsEncoder) SnapshotStart(*relay.EventWriter) error      { return nil }
+func (opsEncoder) SnapshotEnd(*relay.EventWriter) error        { return nil }
+func (opsEncoder) Op(ew *relay.EventWriter, ev relay.Event) error {
+	return ew.Event(ev.ID, "", ev.JSON)
+}
+func (opsEncoder) End(*relay.EventWriter, bool) error { return nil }

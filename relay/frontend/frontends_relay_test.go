@@ -1,7 +1,8 @@
-package relay
+package frontend
 
 import (
 	"context"
+	"github.com/tfrs/a2a-progress/relay"
 	"io"
 	"log/slog"
 	"net/http"
@@ -122,13 +123,14 @@ func newFrontRig(t *testing.T, wrap func(http.Handler) http.Handler) *frontRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	h := New(ctx, c, WithAuthorizer(AllowAll))
+	h := relay.New(ctx, c, relay.WithAuthorizer(relay.AllowAll),
+		relay.WithFormat(FormatAGUI, AGUIFormat), relay.WithFormat(FormatAISDK, AISDKFormat))
 	if wrap == nil {
 		wrap = func(h http.Handler) http.Handler { return h }
 	}
 	mux := http.NewServeMux()
-	mux.Handle("POST /ag-ui", wrap(h.AGUI(c)))
-	chat := wrap(h.Chat(c))
+	mux.Handle("POST /ag-ui", wrap(AGUI(h, c)))
+	chat := wrap(Chat(h, c))
 	mux.Handle("/api/chat", chat)
 	mux.Handle("/api/chat/", chat)
 	events := func(w http.ResponseWriter, r *http.Request) { h.ServeEvents(w, r, r.PathValue("taskId")) }

@@ -1,4 +1,4 @@
-package relay
+package frontend
 
 import (
 	"bytes"
@@ -379,7 +379,7 @@ func TestChatStreamBounded(t *testing.T) {
 func TestSubagentViewSchema(t *testing.T) {
 	c := jsonschema.NewCompiler()
 	for _, name := range []string{"envelope.schema.json", "op.schema.json", "result.schema.json", "view.schema.json", "subagent-view.schema.json"} {
-		f, err := os.Open(filepath.Join("..", "schema", name))
+		f, err := os.Open(filepath.Join("..", "..", "schema", name))
 		if err != nil {
 			t.Fatal(err)
 		}

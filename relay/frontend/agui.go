@@ -1,4 +1,4 @@
-package relay
+package frontend
 
 import (
 	"crypto/rand"
@@ -13,11 +13,12 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/relay"
 )
 
 // FormatAGUI is the ?format= name of AG-UI (the protocol of @ag-ui/client
 // 1.0 and CopilotKit) on the task events endpoint, and the wire format of
-// [Handler.AGUI].
+// [AGUI].
 //
 // The client verifies the lifecycle strictly: one RUN_STARTED, every
 // TEXT_MESSAGE_*, REASONING_* and TOOL_CALL_* bracket opened before it is
@@ -426,23 +427,23 @@ func aguiResultMessage(it *frontItem) aguiEvent {
 		"content": it.tool.Output, "metadata": aguiEvent{"a2a": aguiEvent{"status": string(it.tool.Status)}}}
 }
 
-func init() {
-	builtinFormats[FormatAGUI] = func(r *http.Request, task string) (Encoder, error) {
-		var in aguiRunInput
-		if r.Method == http.MethodPost {
-			body, err := io.ReadAll(io.LimitReader(r.Body, MaxFrontendBodyBytes+1))
-			if err != nil || len(body) > MaxFrontendBodyBytes {
-				return nil, fmt.Errorf("relay: the RunAgentInput is unreadable or over %d bytes", MaxFrontendBodyBytes)
-			}
-			if err := json.Unmarshal(body, &in); err != nil {
-				return nil, fmt.Errorf("relay: the body is not a RunAgentInput: %v", err)
-			}
+// AGUIFormat is the relay.Format of FormatAGUI: give it to relay.New with
+// relay.WithFormat(FormatAGUI, AGUIFormat) to serve ?format=ag-ui.
+func AGUIFormat(r *http.Request, task string) (relay.Encoder, error) {
+	var in aguiRunInput
+	if r.Method == http.MethodPost {
+		body, err := io.ReadAll(io.LimitReader(r.Body, MaxFrontendBodyBytes+1))
+		if err != nil || len(body) > MaxFrontendBodyBytes {
+			return nil, fmt.Errorf("relay: the RunAgentInput is unreadable or over %d bytes", MaxFrontendBodyBytes)
 		}
-		q := r.URL.Query()
-		in.ThreadID = firstNonEmpty(in.ThreadID, q.Get("threadId"), task)
-		in.RunID = firstNonEmpty(in.RunID, q.Get("runId"), task)
-		return newAGUIStream(in.ThreadID, in.RunID, in.Messages, true), nil
+		if err := json.Unmarshal(body, &in); err != nil {
+			return nil, fmt.Errorf("relay: the body is not a RunAgentInput: %v", err)
+		}
 	}
+	q := r.URL.Query()
+	in.ThreadID = firstNonEmpty(in.ThreadID, q.Get("threadId"), task)
+	in.RunID = firstNonEmpty(in.RunID, q.Get("runId"), task)
+	return newAGUIStream(in.ThreadID, in.RunID, in.Messages, true), nil
 }
 
 // aguiRunInput is the part of AG-UI's RunAgentInput the relay reads.
@@ -501,11 +502,12 @@ func (e *aguiEncoder) itemIDs() *frontIDs { return e.ids }
 // with the task the turn runs in. A request that cannot be sent gets a 4xx
 // JSON error; a turn the agent refuses is a RUN_STARTED and a RUN_ERROR.
 // It answers the CORS preflight (OPTIONS) for the origins given to
-// WithCORS: mount it without a method in the pattern to let them through.
-func (h *Handler) AGUI(agent Agent) http.Handler {
+// relay.WithCORS: mount it without a method in the pattern to let them through.
+func AGUI(rh *relay.Handler, agent Agent) http.Handler {
+	h := hubOf(rh)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodOptions {
-			h.frontPreflight(w, r)
+			frontPreflight(h, w, r)
 			return
 		}
 		if r.Method != http.MethodPost {
@@ -513,7 +515,7 @@ func (h *Handler) AGUI(agent Agent) http.Handler {
 			writeError(w, http.StatusMethodNotAllowed, "relay: POST a RunAgentInput")
 			return
 		}
-		if !h.admitTurn(w, r) {
+		if !h.Admit(w, r) {
 			return
 		}
 		var in aguiRunInput
@@ -521,7 +523,7 @@ func (h *Handler) AGUI(agent Agent) http.Handler {
 			if err := readJSON(w, r, &in); err != nil {
 				return nil, err
 			}
-			if err := ValidateTaskID(in.ThreadID); err != nil {
+			if err := relay.ValidateTaskID(in.ThreadID); err != nil {
 				return nil, badRequest("relay: threadId: %v", err)
 			}
 			var id, text string
@@ -538,7 +540,7 @@ func (h *Handler) AGUI(agent Agent) http.Handler {
 			}
 			var task string
 			for _, res := range in.Resume {
-				if t := aguiInterruptTask(res.InterruptID); t != "" && ValidateTaskID(t) == nil {
+				if t := aguiInterruptTask(res.InterruptID); t != "" && relay.ValidateTaskID(t) == nil {
 					// The answer opens a new turn of the task: a message of
 					// its own (the user message was the last turn's).
 					task, id = t, ""
@@ -554,7 +556,7 @@ func (h *Handler) AGUI(agent Agent) http.Handler {
 			writeFrontError(w, err)
 			return
 		}
-		h.sendAndServe(w, r, agent, msg, newAGUIStream(in.ThreadID, in.RunID, in.Messages, false), func(err error) {
+		sendAndServe(h, w, r, agent, msg, newAGUIStream(in.ThreadID, in.RunID, in.Messages, false), func(err error) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			ew := newEventWriter(w)
 			_ = writeJSONEvent(ew, aguiEvent{"type": "RUN_STARTED", "threadId": in.ThreadID, "runId": in.RunID})

@@ -1,8 +1,9 @@
-package relay
+package frontend
 
 import (
 	"encoding/json"
 	"errors"
+	"github.com/tfrs/a2a-progress/relay"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -38,7 +39,7 @@ func streamServer(t *testing.T, ops []merge.Op, dup bool) *httptest.Server {
 			ew := newEventWriter(w)
 			for _, op := range ops {
 				for range 1 + btoi(dup) {
-					if err := s.Op(ew, Event{Op: op}); errors.Is(err, errFrontDone) {
+					if err := s.Op(ew, relay.Event{Op: op}); errors.Is(err, errFrontDone) {
 						_ = ew.Flush()
 						return // as the relay ends the response
 					} else if err != nil {

@@ -1,4 +1,4 @@
-package relay
+package frontend
 
 import (
 	"crypto/rand"
@@ -148,7 +148,7 @@ func (r *AGUIRun) Nest(parentToolCallID string, s *client.Stream, opts SubagentO
 
 // AGUISubagent is one nested call of an AGUIRun, for an orchestrator that
 // iterates the callee's stream itself (for instance through
-// [Handler.Attach], to publish it to the relay too): Update with each
+// [relay.Handler.Attach], to publish it to the relay too): Update with each
 // update, then End. It is used by one goroutine.
 type AGUISubagent struct {
 	run    *AGUIRun
