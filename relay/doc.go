@@ -56,18 +56,18 @@
 // # Bounds
 //
 // Each task keeps an op log capped by ops and bytes ([DefaultMaxOps],
-// [DefaultMaxLogBytes]) and a merged view capped as merge.Caps caps a turn.
+// 8 MiB) and a merged view capped as merge.Caps caps a turn.
 // Readers share the log: a publish appends once and wakes each reader with a
 // non-blocking send, and each reader writes from its own request goroutine —
 // no goroutine, channel or copy per op or per reader. A reader that falls out
 // of the log, or whose write does not finish within the write timeout
-// ([DefaultWriteTimeout]), is dropped; its reconnect resumes or snapshots.
+// (10 s), is dropped; its reconnect resumes or snapshots.
 // Readers per task and in total, and tasks are capped; so are bytes, per
-// task and in all. A task's budget ([DefaultMaxTaskBytes], 128 MiB) covers
-// its log (at most [DefaultMaxLogBytes] of it), its merged view (a
+// task and in all. A task's budget (128 MiB) covers
+// its log (at most 8 MiB of it), its merged view (a
 // merge.Budget of merge.DefaultMaxTurnBytes for every turn it keeps) and, in
 // what those leave, each front-end reader's own merged view and encoder
-// state (package relay/frontend); the tasks share the handler's ([DefaultMaxBytes], 256 MiB). Past them a new
+// state (package relay/frontend); the tasks share the handler's (256 MiB). Past them a new
 // task or front-end reader gets 503 with Retry-After, counted in [Stats],
 // and a block that would take a view past a budget is left out of it and
 // counted (droppedByCap). Plain ops readers share the log and cost no budget

@@ -97,7 +97,7 @@ type task struct {
 	bytes int
 	views *views
 	// budget is charged for the task's views and front-end subscribers:
-	// maxTaskBytes less the log's byte cap (see DefaultMaxTaskBytes).
+	// maxTaskBytes less the log's byte cap (see defaultMaxTaskBytes).
 	// fronts, under it, is the front-end subscribers' part: what the views'
 	// own budget (merge.DefaultMaxTurnBytes) leaves, so that they never
 	// crowd out the view that snapshots are made of.
@@ -476,12 +476,12 @@ type Stats struct {
 	// Follows is the number of upstream Follows running.
 	Follows int
 	// Bytes is what the op logs of the tasks held hold, as the byte caps
-	// count it ([DefaultMaxLogBytes] per task).
+	// count it (defaultMaxLogBytes per task).
 	Bytes int64
 	// ViewBytes is what the tasks' merged views and their AG-UI and AI SDK
 	// subscribers keep, as merge's budgets count it. Bytes + ViewBytes is
-	// what [DefaultMaxBytes] caps; per task, its log and its part of
-	// ViewBytes are what [DefaultMaxTaskBytes] caps.
+	// what defaultMaxBytes caps; per task, its log and its part of
+	// ViewBytes are what defaultMaxTaskBytes caps.
 	ViewBytes int64
 	// Refused counts the requests refused with 503 past a cap (tasks,
 	// bytes — the handler's or a task's —, subscribers) since the Handler

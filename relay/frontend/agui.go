@@ -72,13 +72,13 @@ import (
 // conversation.
 const FormatAGUI = "ag-ui"
 
-// AGUITaskEvent is the name of the CUSTOM event, right after RUN_STARTED,
+// aguiTaskEvent is the name of the CUSTOM event, right after RUN_STARTED,
 // whose value {task, turn} names the A2A task the run follows.
-const AGUITaskEvent = "a2a.task"
+const aguiTaskEvent = "a2a.task"
 
-// AGUIActivityType is the activityType of the activity message that carries a
+// aguiActivityType is the activityType of the activity message that carries a
 // tool call's live output.
-const AGUIActivityType = "a2a-tool-output"
+const aguiActivityType = "a2a-tool-output"
 
 // aguiEvent is one AG-UI event, marshalled as its JSON object.
 type aguiEvent = map[string]any
@@ -124,7 +124,7 @@ func (e *aguiEncoder) sync(v *merge.View, out *frontOutcome, emit func(aguiEvent
 		emit(aguiEvent{"type": "RUN_STARTED", "threadId": e.threadID, "runId": e.runID})
 		// The A2A task the run follows: what a client needs to reconnect
 		// through the task events endpoint.
-		emit(aguiEvent{"type": "CUSTOM", "name": AGUITaskEvent, "value": aguiEvent{"task": v.Task, "turn": v.Turn}})
+		emit(aguiEvent{"type": "CUSTOM", "name": aguiTaskEvent, "value": aguiEvent{"task": v.Task, "turn": v.Turn}})
 	}
 	if e.nested {
 		e.syncNested(frontItems(v, e.ids, nil), emit)
@@ -215,14 +215,14 @@ func (e *aguiEncoder) snapshot(items []frontItem, prefix string, emit func(aguiE
 				msgs = append(msgs, aguiResultMessage(it))
 			}
 			msgs = append(msgs, aguiEvent{"id": it.id + "-output", "role": "activity",
-				"activityType": AGUIActivityType, "content": aguiActivity(it, []string{it.tool.Output})})
+				"activityType": aguiActivityType, "content": aguiActivity(it, []string{it.tool.Output})})
 		}
 		e.sent.put(&items[i])
 	}
 	emit(aguiEvent{"type": "MESSAGES_SNAPSHOT", "messages": msgs,
 		// The snapshot owns the activity messages of its own type only: the
 		// client then keeps any other activity it shows.
-		"metadata": aguiEvent{"@ag-ui/client": aguiEvent{"authoritativeActivityTypes": []string{AGUIActivityType}}}})
+		"metadata": aguiEvent{"@ag-ui/client": aguiEvent{"authoritativeActivityTypes": []string{aguiActivityType}}}})
 }
 
 // named returns the item under the ids this encoder uses now.
@@ -265,7 +265,7 @@ func (e *aguiEncoder) add(base *frontItem, emit func(aguiEvent)) {
 		emit(start)
 		emit(aguiEvent{"type": "TOOL_CALL_ARGS", "toolCallId": it.id, "delta": "{}"})
 		emit(aguiEvent{"type": "TOOL_CALL_END", "toolCallId": it.id})
-		emit(aguiEvent{"type": "ACTIVITY_SNAPSHOT", "messageId": it.id + "-output", "activityType": AGUIActivityType,
+		emit(aguiEvent{"type": "ACTIVITY_SNAPSHOT", "messageId": it.id + "-output", "activityType": aguiActivityType,
 			"content": aguiActivity(it, []string{it.tool.Output}), "replace": true})
 		if toolClosed(it.tool.Status) {
 			emit(aguiResultEvent(it))
@@ -291,9 +291,9 @@ func (e *aguiEncoder) updateTool(r *sentItem, base *frontItem, emit func(aguiEve
 		if status != r.status {
 			patch = append(patch, aguiEvent{"op": "replace", "path": "/status", "value": string(status)})
 		}
-		emit(aguiEvent{"type": "ACTIVITY_DELTA", "messageId": it.id + "-output", "activityType": AGUIActivityType, "patch": patch})
+		emit(aguiEvent{"type": "ACTIVITY_DELTA", "messageId": it.id + "-output", "activityType": aguiActivityType, "patch": patch})
 	default:
-		emit(aguiEvent{"type": "ACTIVITY_SNAPSHOT", "messageId": it.id + "-output", "activityType": AGUIActivityType,
+		emit(aguiEvent{"type": "ACTIVITY_SNAPSHOT", "messageId": it.id + "-output", "activityType": aguiActivityType,
 			"content": aguiActivity(it, []string{it.tool.Output}), "replace": true})
 	}
 	if toolClosed(status) && !toolClosed(r.status) {
@@ -432,9 +432,9 @@ func aguiResultMessage(it *frontItem) aguiEvent {
 func AGUIFormat(r *http.Request, task string) (relay.Encoder, error) {
 	var in aguiRunInput
 	if r.Method == http.MethodPost {
-		body, err := io.ReadAll(io.LimitReader(r.Body, MaxFrontendBodyBytes+1))
-		if err != nil || len(body) > MaxFrontendBodyBytes {
-			return nil, fmt.Errorf("relay: the RunAgentInput is unreadable or over %d bytes", MaxFrontendBodyBytes)
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxFrontendBodyBytes+1))
+		if err != nil || len(body) > maxFrontendBodyBytes {
+			return nil, fmt.Errorf("relay: the RunAgentInput is unreadable or over %d bytes", maxFrontendBodyBytes)
 		}
 		if err := json.Unmarshal(body, &in); err != nil {
 			return nil, fmt.Errorf("relay: the body is not a RunAgentInput: %v", err)
@@ -480,7 +480,7 @@ func (e *aguiEncoder) growTool(key, chunk string, status merge.ToolStatus, emit 
 		patch = append(patch, aguiEvent{"op": "replace", "path": "/status", "value": string(status)})
 	}
 	if len(patch) > 0 {
-		emit(aguiEvent{"type": "ACTIVITY_DELTA", "messageId": id + "-output", "activityType": AGUIActivityType, "patch": patch})
+		emit(aguiEvent{"type": "ACTIVITY_DELTA", "messageId": id + "-output", "activityType": aguiActivityType, "patch": patch})
 	}
 	if toolClosed(status) {
 		emit(aguiToolResult(id, string(out), status))

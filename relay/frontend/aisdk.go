@@ -63,11 +63,11 @@ const FormatAISDK = "ai-sdk"
 // aisdkEvent is one UI message stream part, marshalled as its JSON object.
 type aisdkEvent = map[string]any
 
-// AISDKHeader and AISDKHeaderValue are the header that marks a UI message
+// aisdkHeader and aisdkHeaderValue are the header that marks a UI message
 // stream response (protocol v1).
 const (
-	AISDKHeader      = "x-vercel-ai-ui-message-stream"
-	AISDKHeaderValue = "v1"
+	aisdkHeader      = "x-vercel-ai-ui-message-stream"
+	aisdkHeaderValue = "v1"
 )
 
 // aisdkEncoder turns the successive views of one turn into UI message stream
@@ -254,7 +254,7 @@ func AISDKFormat(*http.Request, string) (relay.Encoder, error) { return newAISDK
 func newAISDKStream(resume bool) *frontStream {
 	return &frontStream{
 		frontFeed: frontFeed{enc: &aisdkEncoder{resume: resume}},
-		header:    func(h http.Header) { h.Set(AISDKHeader, AISDKHeaderValue) },
+		header:    func(h http.Header) { h.Set(aisdkHeader, aisdkHeaderValue) },
 		end: func(ew *relay.EventWriter, settled bool) error {
 			if !settled {
 				// The turn goes on: no [DONE], so that the client treats the
@@ -298,9 +298,9 @@ type aisdkChatRequest struct {
 	} `json:"messages"`
 }
 
-// MaxChats bounds the chat id → task entries a Chat handler remembers (the
+// maxChats bounds the chat id → task entries a Chat handler remembers (the
 // oldest goes first).
-const MaxChats = 4096
+const maxChats = 4096
 
 // Chat returns the handler of useChat's endpoints, for `a2a-tail web` at
 // /api/chat and /api/chat/: a POST is a chat request — the last user
@@ -311,7 +311,7 @@ const MaxChats = 4096
 // it settles.
 //
 // The chat id is the A2A context id. The handler remembers each chat's
-// latest task (up to MaxChats); a replica that did not serve the chat's POST
+// latest task (up to maxChats); a replica that did not serve the chat's POST
 // (or a restarted one) asks the agent with ListTasks for the context's most
 // recently updated task — one call per resume — and answers 204 when the
 // agent lists none or cannot list (ListTasks is optional in A2A, and a2a-go's
@@ -342,7 +342,7 @@ func (c *chatHandler) remember(chat, task string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.tasks[chat]; !ok {
-		if len(c.order) >= MaxChats {
+		if len(c.order) >= maxChats {
 			delete(c.tasks, c.order[0])
 			c.order = c.order[1:]
 		}
@@ -413,7 +413,7 @@ func (c *chatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	stream.named = func(task string) { c.remember(in.ID, task) }
 	sendAndServe(h, w, r, c.agent, msg, stream, func(err error) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		w.Header().Set(AISDKHeader, AISDKHeaderValue)
+		w.Header().Set(aisdkHeader, aisdkHeaderValue)
 		ew := newEventWriter(w)
 		_ = writeJSONEvent(ew, aisdkEvent{"type": "start"})
 		_ = writeJSONEvent(ew, aisdkEvent{"type": "error", "errorText": err.Error()})

@@ -33,7 +33,7 @@
 // its own tool call instead of handing the front end the callee's task:
 // [AGUIRun] writes the callee's turn as an AG-UI sub-agent of the caller's
 // tool call into the caller's run, and [ChatStream] as paced preliminary
-// outputs ([SubagentView]) of the caller's useChat tool part, resumable
-// after a page reload. Both feed the callee's ops through the same
+// outputs (the callee's view so far) of the caller's useChat tool part,
+// resumable after a page reload. Both feed the callee's ops through the same
 // encoders, told whose events they are (PROTOCOL.md §9.3).
 package frontend

@@ -92,8 +92,8 @@ func BenchmarkFrontFormats(b *testing.B) {
 
 // BenchmarkNestedFormats encodes one callee turn (a generated trajectory of
 // n envelopes, in order) nested in a caller's run: as an AG-UI sub-agent
-// (AGUISubagent, events dropped) and as a useChat tool part's paced
-// preliminary outputs (ChatTool with its defaults, a clock that moves 1 ms
+// (aguiSubagent, events dropped) and as a useChat tool part's paced
+// preliminary outputs (chatTool with its defaults, a clock that moves 1 ms
 // per op, parts dropped). ns/, B/ and allocs/forwarded-op are per op of the
 // callee; neither may grow with the turn.
 func BenchmarkNestedFormats(b *testing.B) {
@@ -115,7 +115,7 @@ func BenchmarkNestedFormats(b *testing.B) {
 		}{
 			{"ag-ui-subagent", func() {
 				run := NewAGUIRun(func(map[string]any) error { return nil })
-				sub, _ := run.Start("call-1", SubagentOptions{})
+				sub, _ := run.start("call-1", SubagentOptions{})
 				for _, u := range us {
 					_ = sub.Update(u)
 				}
@@ -124,7 +124,7 @@ func BenchmarkNestedFormats(b *testing.B) {
 			{"ai-sdk-tool", func() {
 				cs := NewChatStream()
 				clock := &fakeClock{t: time.Unix(0, 0)}
-				tool := cs.StartTool("call-1", ChatToolOptions{})
+				tool := cs.startTool("call-1", ChatToolOptions{})
 				tool.now, tool.after = clock.now, clock.after
 				for _, u := range us {
 					_ = tool.Update(u)

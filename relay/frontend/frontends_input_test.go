@@ -31,8 +31,8 @@ func TestFrontendBadRequests(t *testing.T) {
 	h := relay.New(ctx, nil, relay.WithAuthorizer(deny), relay.WithCORS("https://app.example"))
 	defer h.Close()
 	agui, chat := AGUI(h, nil), Chat(h, nil)
-	big := `{"threadId":"t","messages":[{"id":"u","role":"user","content":"` + strings.Repeat("x", MaxFrontendBodyBytes) + `"}]}`
-	long := `{"threadId":"t","messages":[{"id":"u","role":"user","content":"` + strings.Repeat("x", MaxFrontendTextBytes+1) + `"}]}`
+	big := `{"threadId":"t","messages":[{"id":"u","role":"user","content":"` + strings.Repeat("x", maxFrontendBodyBytes) + `"}]}`
+	long := `{"threadId":"t","messages":[{"id":"u","role":"user","content":"` + strings.Repeat("x", maxFrontendTextBytes+1) + `"}]}`
 	for _, tc := range []struct {
 		name, method, path, body string
 		deny                     bool

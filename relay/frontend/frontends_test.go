@@ -281,7 +281,7 @@ func aisdkServer(t *testing.T, rs []envelope.Reading, out *frontOutcome, cut int
 	serve := func(resume bool) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/event-stream")
-			w.Header().Set(AISDKHeader, AISDKHeaderValue)
+			w.Header().Set(aisdkHeader, aisdkHeaderValue)
 			enc := &aisdkEncoder{resume: resume}
 			emit := func(e aisdkEvent) { writeSSE(w, e) }
 			if !resume && cut >= 0 {

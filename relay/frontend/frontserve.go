@@ -80,17 +80,17 @@ var writeError = seam.WriteError
 // The bounds of a front-end request: the whole body, and the text sent to
 // the agent (the last user message's).
 const (
-	MaxFrontendBodyBytes = 4 << 20
-	MaxFrontendTextBytes = 256 << 10
+	maxFrontendBodyBytes = 4 << 20
+	maxFrontendTextBytes = 256 << 10
 )
 
-// MaxFrontendSends bounds the turns the front-end endpoints run at once (each
+// maxFrontendSends bounds the turns the front-end endpoints run at once (each
 // holds one upstream stream until its turn ends); past it a request gets 503.
-const MaxFrontendSends = 256
+const maxFrontendSends = 256
 
 // frontSends counts the running sends of all handlers of the process. A
 // process-wide bound keeps one bound however many handlers are mounted.
-var frontSends = make(chan struct{}, MaxFrontendSends)
+var frontSends = make(chan struct{}, maxFrontendSends)
 
 // errFrontend is an error whose text is safe to show the client.
 type errFrontend struct {
@@ -113,11 +113,11 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		return &errFrontend{http.StatusUnsupportedMediaType, "relay: the request must be application/json"}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxFrontendBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxFrontendBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return &errFrontend{http.StatusRequestEntityTooLarge, fmt.Sprintf("relay: request body over %d bytes", MaxFrontendBodyBytes)}
+			return &errFrontend{http.StatusRequestEntityTooLarge, fmt.Sprintf("relay: request body over %d bytes", maxFrontendBodyBytes)}
 		}
 		return badRequest("relay: reading the request: %v", err)
 	}
@@ -134,8 +134,8 @@ func turnMessage(id, text, contextID, taskID string) (*a2a.Message, error) {
 	if text == "" {
 		return nil, badRequest("relay: no user message with text to send")
 	}
-	if len(text) > MaxFrontendTextBytes {
-		return nil, badRequest("relay: the user message is over %d bytes", MaxFrontendTextBytes)
+	if len(text) > maxFrontendTextBytes {
+		return nil, badRequest("relay: the user message is over %d bytes", maxFrontendTextBytes)
 	}
 	if !utf8.ValidString(text) {
 		return nil, badRequest("relay: the user message is not valid UTF-8")
@@ -217,9 +217,9 @@ func sendAndServe(h hub, w http.ResponseWriter, r *http.Request, agent Agent, ms
 // frontStateBytes bounds what a front-end encoder keeps besides its
 // Receiver, for the byte budgets: a record and an id per item (about 150
 // bytes; 160 counted) for as many items as a turn has blocks
-// (merge.DefaultMaxBlocks), the tool output it keeps (MaxKeptOutputBytes),
+// (merge.DefaultMaxBlocks), the tool output it keeps (maxKeptOutputBytes),
 // and a note per tool key (64 bytes counted, merge.DefaultMaxStreamKeys).
-const frontStateBytes = merge.DefaultMaxBlocks*160 + MaxKeptOutputBytes + merge.DefaultMaxStreamKeys*64
+const frontStateBytes = merge.DefaultMaxBlocks*160 + maxKeptOutputBytes + merge.DefaultMaxStreamKeys*64
 
 // StateBytes and SetBudget make a frontStream a seam.Budgeted: the relay
 // reserves frontStateBytes of the task's budget for it and gives it the
@@ -277,7 +277,7 @@ var errFrontDone = errors.New("relay: the front end's run ended")
 // Its memory is its Receiver's (bounded by merge.Caps, every turn charging
 // budget when it is set — a relay subscriber's, under its task's — or each
 // its own merge.DefaultMaxTurnBytes), the encoder's frontSent and ids (a
-// record and an id per item, about 150 bytes; at most MaxKeptOutputBytes of
+// record and an id per item, about 150 bytes; at most maxKeptOutputBytes of
 // output) and a note per tool key: frontStateBytes in all, which a relay
 // subscriber reserves from its task's budget.
 type frontFeed struct {

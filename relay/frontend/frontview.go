@@ -198,7 +198,7 @@ func frontItems(v *merge.View, ids *frontIDs, out *frontOutcome) []frontItem {
 // sentItem is what an encoder told its client about one item: enough to
 // decide whether a later view only extends it. Output is remembered by
 // length and a running hash (only running calls' output is kept, in
-// frontSent, within MaxKeptOutputBytes).
+// frontSent, within maxKeptOutputBytes).
 type sentItem struct {
 	id     string
 	kind   itemKind
@@ -210,18 +210,18 @@ type sentItem struct {
 	outHash maphash.Hash
 }
 
-// MaxKeptOutputBytes bounds the tool output one front-end subscriber keeps
+// maxKeptOutputBytes bounds the tool output one front-end subscriber keeps
 // (the outputs of its running calls, for the AI SDK's preliminary outputs
 // and both formats' final results). A call whose output would pass it is
 // no longer kept: its next change re-renders the view instead — slower,
 // never wrong.
-const MaxKeptOutputBytes = 1 << 20
+const maxKeptOutputBytes = 1 << 20
 
 // frontSent is the per-stream record both encoders keep of what they sent:
 // the items in the order sent, an index by item id, and the outputs of the
 // running calls. It holds one record (about 150 bytes and the id) per item
 // of the turn — at most merge.DefaultMaxBlocks — and at most
-// MaxKeptOutputBytes of output.
+// maxKeptOutputBytes of output.
 type frontSent struct {
 	items []sentItem
 	index map[string]int
@@ -266,11 +266,11 @@ func (s *frontSent) lookup(id string) *sentItem {
 }
 
 // keepOutput remembers a call's output as sent while the call runs, and
-// forgets it once the call closed or when it would pass MaxKeptOutputBytes.
+// forgets it once the call closed or when it would pass maxKeptOutputBytes.
 func (s *frontSent) keepOutput(id string, status merge.ToolStatus, out string) {
 	s.bytes -= len(s.outputs[id])
 	delete(s.outputs, id)
-	if toolClosed(status) || s.bytes+len(out) > MaxKeptOutputBytes {
+	if toolClosed(status) || s.bytes+len(out) > maxKeptOutputBytes {
 		return
 	}
 	if s.outputs == nil {
@@ -300,7 +300,7 @@ func (s *frontSent) growTool(id, chunk string, status merge.ToolStatus) (r *sent
 	r.status = status
 	s.bytes += len(chunk)
 	switch {
-	case toolClosed(status) || s.bytes > MaxKeptOutputBytes:
+	case toolClosed(status) || s.bytes > maxKeptOutputBytes:
 		s.bytes -= len(out)
 		delete(s.outputs, id)
 	default:

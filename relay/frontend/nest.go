@@ -130,7 +130,7 @@ type SubagentResult struct {
 // documents. The error is the run's write error, if any; the callee's own
 // failure is in the result.
 func (r *AGUIRun) Nest(parentToolCallID string, s *client.Stream, opts SubagentOptions) (SubagentResult, error) {
-	sub, err := r.Start(parentToolCallID, opts)
+	sub, err := r.start(parentToolCallID, opts)
 	if err != nil {
 		return SubagentResult{}, err
 	}
@@ -146,11 +146,11 @@ func (r *AGUIRun) Nest(parentToolCallID string, s *client.Stream, opts SubagentO
 	return sub.End(serr)
 }
 
-// AGUISubagent is one nested call of an AGUIRun, for an orchestrator that
+// aguiSubagent is one nested call of an AGUIRun, for an orchestrator that
 // iterates the callee's stream itself (for instance through
 // [relay.Handler.Attach], to publish it to the relay too): Update with each
 // update, then End. It is used by one goroutine.
-type AGUISubagent struct {
+type aguiSubagent struct {
 	run    *AGUIRun
 	id     string
 	parent string
@@ -160,12 +160,12 @@ type AGUISubagent struct {
 	events []map[string]any
 }
 
-// Start writes SUBAGENT_STARTED for a new sub-agent of the call
+// start writes SUBAGENT_STARTED for a new sub-agent of the call
 // parentToolCallID and returns it.
-func (r *AGUIRun) Start(parentToolCallID string, opts SubagentOptions) (*AGUISubagent, error) {
+func (r *AGUIRun) start(parentToolCallID string, opts SubagentOptions) (*aguiSubagent, error) {
 	var n [8]byte
 	_, _ = rand.Read(n[:])
-	a := &AGUISubagent{run: r, id: "a2a-sub-" + hex.EncodeToString(n[:]), parent: parentToolCallID,
+	a := &aguiSubagent{run: r, id: "a2a-sub-" + hex.EncodeToString(n[:]), parent: parentToolCallID,
 		enc: &aguiEncoder{nested: true, started: true}}
 	a.feed.enc = a.enc
 	ev := map[string]any{"type": "SUBAGENT_STARTED", "subagentRunId": a.id, "name": firstNonEmpty(opts.Name, "a2a"),
@@ -183,11 +183,11 @@ func (r *AGUIRun) Start(parentToolCallID string, opts SubagentOptions) (*AGUISub
 }
 
 // ID is the sub-agent's subagentRunId.
-func (a *AGUISubagent) ID() string { return a.id }
+func (a *aguiSubagent) ID() string { return a.id }
 
 // Update writes what u changes in the callee's view (nothing for an update
 // without an op).
-func (a *AGUISubagent) Update(u client.Update) error {
+func (a *aguiSubagent) Update(u client.Update) error {
 	op, ok := u.Op()
 	if !ok || a.ended {
 		return nil
@@ -201,7 +201,7 @@ func (a *AGUISubagent) Update(u client.Update) error {
 }
 
 // collect attributes an event of the callee to the sub-agent.
-func (a *AGUISubagent) collect(ev map[string]any) {
+func (a *aguiSubagent) collect(ev map[string]any) {
 	ev["subagentRunId"] = a.id
 	a.events = append(a.events, ev)
 }
@@ -209,7 +209,7 @@ func (a *AGUISubagent) collect(ev map[string]any) {
 // End writes the sub-agent's end: from the callee's verdict when its result
 // op arrived, else as incomplete with err as the reason. It returns how the
 // call ended; a second End returns the same without writing.
-func (a *AGUISubagent) End(err error) (SubagentResult, error) {
+func (a *aguiSubagent) End(err error) (SubagentResult, error) {
 	res := SubagentResult{SubagentRunID: a.id}
 	var out *merge.TurnResult
 	var v merge.View
@@ -265,7 +265,7 @@ func (a *AGUISubagent) End(err error) (SubagentResult, error) {
 
 // parentResult is the TOOL_CALL_RESULT of the parent call: the orchestrator
 // owns it, so it carries no subagentRunId.
-func (a *AGUISubagent) parentResult(content string, out *merge.TurnResult) map[string]any {
+func (a *aguiSubagent) parentResult(content string, out *merge.TurnResult) map[string]any {
 	return map[string]any{"type": "TOOL_CALL_RESULT", "messageId": a.id + "-result", "toolCallId": a.parent, "role": "tool",
 		"content": content, "metadata": map[string]any{"a2a": map[string]any{"verdict": string(out.Verdict)}}}
 }
