@@ -110,8 +110,8 @@ func (s *TaskSet) Add(id string) {
 	s.order = append(s.order, id)
 }
 
-// Has reports whether id is in the set.
-func (s *TaskSet) Has(id string) bool {
+// has reports whether id is in the set.
+func (s *TaskSet) has(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, ok := s.ids[id]
@@ -134,7 +134,7 @@ func (s *TaskSet) Authorizer(next Authorizer) Authorizer {
 		if err := next(r, task); err != nil {
 			return err
 		}
-		if task != "" && !s.Has(task) {
+		if task != "" && !s.has(task) {
 			return fmt.Errorf("%w: not one started through this relay", ErrNotFound)
 		}
 		return nil

@@ -100,7 +100,7 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, t *task, sub *s
 	if err := enc.Begin(hd, ew); err != nil {
 		return
 	}
-	if ew.Retry(h.cfg.retry) != nil {
+	if ew.retry(h.cfg.retry) != nil {
 		return
 	}
 	st := &streamState{h: h, t: t, enc: enc, ew: ew}
@@ -114,7 +114,7 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, t *task, sub *s
 		case <-sub.wake:
 		case <-keep.C:
 			ew.deadline(time.Now().Add(h.cfg.writeTimeout))
-			if ew.Comment("keep-alive") != nil || ew.Flush() != nil {
+			if ew.comment("keep-alive") != nil || ew.Flush() != nil {
 				return
 			}
 		case <-r.Context().Done():

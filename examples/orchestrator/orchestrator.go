@@ -106,7 +106,7 @@ func newID(prefix string) string {
 }
 
 // answer is the scripted caller's last sentence, from its tools' results.
-func answer(results []frontend.SubagentResult) string {
+func answer(results []frontend.SubagentEnd) string {
 	var b strings.Builder
 	for _, res := range results {
 		r := res.Result
@@ -167,7 +167,7 @@ func (o *orchestrator) agui(w http.ResponseWriter, r *http.Request) {
 	_ = run.Emit(map[string]any{"type": "RUN_STARTED", "threadId": in.ThreadID, "runId": in.RunID})
 	msgID := newID("msg-")
 	say(run, msgID, "Let me ask a colleague.")
-	results := make([]frontend.SubagentResult, len(qs))
+	results := make([]frontend.SubagentEnd, len(qs))
 	var wg sync.WaitGroup
 	for i, q := range qs {
 		id := newID("call-")
@@ -199,13 +199,13 @@ func (o *orchestrator) agui(w http.ResponseWriter, r *http.Request) {
 }
 
 // askAGUI makes one remote call and nests it under the tool call id.
-func (o *orchestrator) askAGUI(ctx context.Context, run *frontend.AGUIRun, id, q string) frontend.SubagentResult {
+func (o *orchestrator) askAGUI(ctx context.Context, run *frontend.AGUIRun, id, q string) frontend.SubagentEnd {
 	s, err := o.c.SendText(ctx, q)
 	if err != nil {
 		// No sub-agent ran: the call's result says why.
 		_ = run.Emit(map[string]any{"type": "TOOL_CALL_RESULT", "messageId": id + "-result", "toolCallId": id, "role": "tool",
 			"content": "the colleague could not be reached: " + err.Error()})
-		return frontend.SubagentResult{Result: merge.TurnResult{Verdict: merge.VerdictFailed, Error: err.Error()}}
+		return frontend.SubagentEnd{Result: merge.TurnResult{Verdict: merge.VerdictFailed, Error: err.Error()}}
 	}
 	res, _ := run.Nest(id, s, frontend.SubagentOptions{Name: "colleague", Description: q})
 	return res
@@ -331,7 +331,7 @@ func (o *orchestrator) chatTurn(cs *frontend.ChatStream, qs []string) {
 		_ = cs.Write(map[string]any{"type": "text-end", "id": id})
 	}
 	write(newID("txt-"), "Let me ask a colleague.")
-	results := make([]frontend.SubagentResult, len(qs))
+	results := make([]frontend.SubagentEnd, len(qs))
 	var wg sync.WaitGroup
 	for i, q := range qs {
 		id := newID("call-")
@@ -344,7 +344,7 @@ func (o *orchestrator) chatTurn(cs *frontend.ChatStream, qs []string) {
 			s, err := o.c.SendText(o.ctx, q)
 			if err != nil {
 				_ = cs.Write(map[string]any{"type": "tool-output-error", "toolCallId": id, "errorText": err.Error()})
-				results[i] = frontend.SubagentResult{Result: merge.TurnResult{Verdict: merge.VerdictFailed, Error: err.Error()}}
+				results[i] = frontend.SubagentEnd{Result: merge.TurnResult{Verdict: merge.VerdictFailed, Error: err.Error()}}
 				return
 			}
 			results[i], _ = cs.NestTool(id, s, o.pace)

@@ -112,8 +112,8 @@ type aguiEncoder struct {
 }
 
 // sync emits what the client lacks to show view v (of its turn) and, once
-// it is known, the outcome.
-func (e *aguiEncoder) sync(v *merge.View, out *frontOutcome, emit func(aguiEvent)) {
+// it is known, the result.
+func (e *aguiEncoder) sync(v *merge.View, out *frontResult, emit func(aguiEvent)) {
 	if e.finished {
 		return
 	}
@@ -303,7 +303,7 @@ func (e *aguiEncoder) updateTool(r *sentItem, base *frontItem, emit func(aguiEve
 }
 
 // end is the run's last event.
-func (e *aguiEncoder) end(v *merge.View, prefix string, out *frontOutcome) aguiEvent {
+func (e *aguiEncoder) end(v *merge.View, prefix string, out *frontResult) aguiEvent {
 	if out.Verdict == "completed" {
 		return aguiEvent{"type": "RUN_FINISHED", "threadId": e.threadID, "runId": e.runID,
 			"outcome": aguiEvent{"type": "success"}, "result": aguiEvent{"a2a": out}}
@@ -327,7 +327,7 @@ func (e *aguiEncoder) end(v *merge.View, prefix string, out *frontOutcome) aguiE
 // aguiInterrupts are the AG-UI interrupts of an interrupted outcome: one per
 // item, or one for the question; an item that names a call of the view
 // points at it (its id with suffix).
-func aguiInterrupts(v *merge.View, prefix, suffix string, out *frontOutcome) []any {
+func aguiInterrupts(v *merge.View, prefix, suffix string, out *frontResult) []any {
 	reason := strings.ReplaceAll(string(out.Verdict), "-", "_")
 	q, items := question(out)
 	var ints []any

@@ -27,7 +27,7 @@ import (
 // useChat's onToolCall never fires for it), and data parts for what has no
 // native part: "data-a2a-error" per error block (visible, never terminal),
 // "data-a2a-gaps" (id "gaps", replaced in place as the count changes) and
-// "data-a2a-outcome" (id "outcome": the verdict, the interrupt's question and
+// "data-a2a-result" (id "result": the verdict, the interrupt's question and
 // items, the error).
 //
 // A call's output travels in tool-output-available: preliminary:true while
@@ -89,9 +89,9 @@ type aisdkEncoder struct {
 }
 
 // sync emits what the client lacks to show view v (of its turn) and, once
-// it is known, the outcome. The caller writes "data: [DONE]" after the
+// it is known, the result. The caller writes "data: [DONE]" after the
 // finishing part.
-func (e *aisdkEncoder) sync(v *merge.View, out *frontOutcome, emit func(aisdkEvent)) {
+func (e *aisdkEncoder) sync(v *merge.View, out *frontResult, emit func(aisdkEvent)) {
 	if e.finished {
 		return
 	}
@@ -127,7 +127,7 @@ func (e *aisdkEncoder) sync(v *merge.View, out *frontOutcome, emit func(aisdkEve
 	e.gapsNow(v.Counters.Gaps, emit)
 	if out != nil {
 		e.finished = true
-		emit(aisdkEvent{"type": "data-a2a-outcome", "id": "outcome", "data": out})
+		emit(aisdkEvent{"type": "data-a2a-result", "id": "result", "data": out})
 		switch {
 		case out.Verdict == "completed":
 			emit(aisdkEvent{"type": "finish", "finishReason": "stop"})

@@ -103,7 +103,7 @@ func TestAGUIInterruptIDNamesTask(t *testing.T) {
 func TestFrontIDsStable(t *testing.T) {
 	var ids [2][]string
 	for i := range ids {
-		v := play(realisticReadings(), nil, func(*merge.View, *frontOutcome) {})
+		v := play(realisticReadings(), nil, func(*merge.View, *frontResult) {})
 		for _, it := range frontItems(&v, (*frontIDs)(nil).forTurn(frontPrefix(mapTask, mapTurn)), nil) {
 			ids[i] = append(ids[i], it.id)
 		}

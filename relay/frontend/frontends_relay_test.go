@@ -149,11 +149,11 @@ var frontCases = []struct {
 	name  string
 	final a2a.TaskState
 	text  string
-	out   frontOutcome
+	out   frontResult
 }{
-	{"completed", a2a.TaskStateCompleted, agenttest.RealisticReply, frontOutcome{Verdict: "completed", Reply: agenttest.RealisticReply}},
-	{"failed", a2a.TaskStateFailed, "warehouse down", frontOutcome{Verdict: "failed", Error: "warehouse down"}},
-	{"interrupt", a2a.TaskStateInputRequired, "Ship the partial order?", frontOutcome{Verdict: "input-required", Interrupt: &merge.Interrupt{Question: "Ship the partial order?"}}},
+	{"completed", a2a.TaskStateCompleted, agenttest.RealisticReply, frontResult{Verdict: "completed", Reply: agenttest.RealisticReply}},
+	{"failed", a2a.TaskStateFailed, "warehouse down", frontResult{Verdict: "failed", Error: "warehouse down"}},
+	{"interrupt", a2a.TaskStateInputRequired, "Ship the partial order?", frontResult{Verdict: "input-required", Interrupt: &merge.Interrupt{Question: "Ship the partial order?"}}},
 }
 
 func TestAGUIEndpoint(t *testing.T) {
@@ -269,7 +269,7 @@ func TestFrontEndpointsUnderFaults(t *testing.T) {
 			sc := agenttest.Trajectory(40, agenttest.Named("faults-"+proto), agenttest.Reorder(5), agenttest.Duplicate(4), agenttest.SkipSeqs(2))
 			rig.agent.Register(sc)
 			rig.agent.CutAfter(12, true)
-			out := &frontOutcome{Verdict: "completed", Reply: sc.FinalText}
+			out := &frontResult{Verdict: "completed", Reply: sc.FinalText}
 			want := wantShown(scriptView(sc), out)
 			if proto == "ag-ui" {
 				var res aguiResult

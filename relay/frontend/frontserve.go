@@ -230,8 +230,8 @@ func (s *frontStream) SetBudget(b *merge.Budget) { s.budget = b }
 // frontEncoder is what the AG-UI and AI SDK encoders share.
 type frontEncoder interface {
 	// sync emits what the client lacks to show view v (of its turn), and the
-	// outcome once it is known.
-	sync(v *merge.View, out *frontOutcome, emit func(map[string]any))
+	// result once it is known.
+	sync(v *merge.View, out *frontResult, emit func(map[string]any))
 	// appendItem sends one item that the view adds at its end, where sync
 	// would send the same: the client holds every earlier item.
 	appendItem(it *frontItem, emit func(map[string]any))
@@ -246,7 +246,7 @@ type frontEncoder interface {
 	// itemIDs are the encoder's ids of the turn it renders (nil before the
 	// first sync).
 	itemIDs() *frontIDs
-	// done reports whether the encoder sent the run's end (the outcome).
+	// done reports whether the encoder sent the run's end (the result).
 	done() bool
 }
 

@@ -16,18 +16,18 @@ import (
 // replica or a resynchronisation names the same item the same way, and a
 // client that already holds it replaces it instead of adding a second one.
 
-// frontOutcome is the settled end of a turn as the front-end encoders render
+// frontResult is the settled end of a turn as the front-end encoders render
 // it: the result op's TurnResult (PROTOCOL.md §4.3).
-type frontOutcome = merge.TurnResult
+type frontResult = merge.TurnResult
 
 // interrupted reports whether a verdict is an interrupt (the turn waits for
 // the caller), not an end.
-func interrupted(o *frontOutcome) bool {
+func interrupted(o *frontResult) bool {
 	return o.Verdict == merge.VerdictInputRequired || o.Verdict == merge.VerdictAuthRequired
 }
 
 // question returns an interrupt's question and items.
-func question(o *frontOutcome) (string, []merge.InterruptItem) {
+func question(o *frontResult) (string, []merge.InterruptItem) {
 	if o.Interrupt == nil {
 		return "", nil
 	}
@@ -138,8 +138,8 @@ func (ids *frontIDs) tool(key string) string {
 // stand; a tool call stands where its
 // first tool_call block stands, or — seen only through output or a close —
 // before the first envelope block with a higher seq than its first chunk.
-// The reply of a completed outcome comes last.
-func frontItems(v *merge.View, ids *frontIDs, out *frontOutcome) []frontItem {
+// The reply of a completed turn comes last.
+func frontItems(v *merge.View, ids *frontIDs, out *frontResult) []frontItem {
 	items := make([]frontItem, 0, len(v.Blocks)+2)
 	tools := make(map[string]*merge.ToolCall, len(v.ToolCalls))
 	var loose []*merge.ToolCall // calls with no tool_call block, by FirstSeq

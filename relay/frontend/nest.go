@@ -42,7 +42,7 @@ var ErrSubagentActive = errors.New("relay: a sub-agent of the run is still activ
 //     call's TOOL_CALL_RESULT with the reply;
 //   - input-required, auth-required: SUBAGENT_FINISHED with outcome
 //     suspended and the interrupt ids (a2a:<task>:<n>), and no result — the
-//     call waits; [SubagentResult].Interrupts are ready for the run's
+//     call waits; [SubagentEnd].Interrupts are ready for the run's
 //     RUN_FINISHED outcome interrupt;
 //   - failed, rejected, canceled, incomplete (a cut the client could not
 //     resume): SUBAGENT_ERROR with the verdict as code, then the parent
@@ -105,15 +105,10 @@ type SubagentOptions struct {
 	Name string
 	// Description, when set, is SUBAGENT_STARTED's description.
 	Description string
-	// ParentMessageID, when set, is the id of the orchestrator's message
-	// that carries the call.
-	ParentMessageID string
 }
 
-// SubagentResult is how a nested call ended.
-type SubagentResult struct {
-	// SubagentRunID is the sub-agent's id in the run ("" for a chat).
-	SubagentRunID string
+// SubagentEnd is how a nested call ended.
+type SubagentEnd struct {
 	// Result is the callee's verdict (the result op's): its reply, its
 	// interrupt, its error. An incomplete verdict when the stream ended
 	// without one.
@@ -129,10 +124,10 @@ type SubagentResult struct {
 // elsewhere) and writes the callee's progress and end as the type
 // documents. The error is the run's write error, if any; the callee's own
 // failure is in the result.
-func (r *AGUIRun) Nest(parentToolCallID string, s *client.Stream, opts SubagentOptions) (SubagentResult, error) {
+func (r *AGUIRun) Nest(parentToolCallID string, s *client.Stream, opts SubagentOptions) (SubagentEnd, error) {
 	sub, err := r.start(parentToolCallID, opts)
 	if err != nil {
-		return SubagentResult{}, err
+		return SubagentEnd{}, err
 	}
 	for u, uerr := range s.Updates() {
 		if uerr != nil {
@@ -173,9 +168,6 @@ func (r *AGUIRun) start(parentToolCallID string, opts SubagentOptions) (*aguiSub
 	if opts.Description != "" {
 		ev["description"] = opts.Description
 	}
-	if opts.ParentMessageID != "" {
-		ev["parentMessageId"] = opts.ParentMessageID
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.active[a.id] = true
@@ -209,8 +201,8 @@ func (a *aguiSubagent) collect(ev map[string]any) {
 // End writes the sub-agent's end: from the callee's verdict when its result
 // op arrived, else as incomplete with err as the reason. It returns how the
 // call ended; a second End returns the same without writing.
-func (a *aguiSubagent) End(err error) (SubagentResult, error) {
-	res := SubagentResult{SubagentRunID: a.id}
+func (a *aguiSubagent) End(err error) (SubagentEnd, error) {
+	res := SubagentEnd{}
 	var out *merge.TurnResult
 	var v merge.View
 	if a.feed.recv != nil {

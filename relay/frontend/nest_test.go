@@ -95,7 +95,7 @@ func TestAGUISubagentEveryOrder(t *testing.T) {
 	res := merge.TurnResult{Verdict: merge.VerdictCompleted, State: "TASK_STATE_COMPLETED", Reply: agenttest.RealisticReply}
 	for name, rs := range orders() {
 		t.Run(name, func(t *testing.T) {
-			want := play(rs, nil, func(*merge.View, *frontOutcome) {})
+			want := play(rs, nil, func(*merge.View, *frontResult) {})
 			var wantTools []string
 			for _, tc := range want.ToolCalls {
 				wantTools = append(wantTools, tc.Tool)

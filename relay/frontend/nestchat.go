@@ -249,7 +249,7 @@ func (c *ChatStream) Serve(w http.ResponseWriter, r *http.Request) {
 // for a completed or interrupted call, tool-output-error with the reason
 // for a failed, rejected, canceled or incomplete one. The error is the
 // stream's write error, if any; the callee's failure is in the result.
-func (c *ChatStream) NestTool(toolCallID string, s *client.Stream, opts ChatToolOptions) (SubagentResult, error) {
+func (c *ChatStream) NestTool(toolCallID string, s *client.Stream, opts ChatToolOptions) (SubagentEnd, error) {
 	t := c.startTool(toolCallID, opts)
 	for u, uerr := range s.Updates() {
 		if uerr != nil {
@@ -364,14 +364,14 @@ func (t *chatTool) sendLocked(preliminary bool) {
 
 // End writes the call's final output: from the callee's verdict when its
 // result op arrived, else as incomplete with err as the reason.
-func (t *chatTool) End(err error) (SubagentResult, error) {
+func (t *chatTool) End(err error) (SubagentEnd, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.timer != nil {
 		t.timer.Stop()
 		t.timer = nil
 	}
-	var res SubagentResult
+	var res SubagentEnd
 	out := t.feed.recvResult()
 	if out == nil {
 		msg := "the remote agent's turn did not end"
@@ -429,7 +429,7 @@ type chatToolEncoder struct {
 	dirty bool
 }
 
-func (e *chatToolEncoder) sync(v *merge.View, out *frontOutcome, _ func(map[string]any)) {
+func (e *chatToolEncoder) sync(v *merge.View, out *frontResult, _ func(map[string]any)) {
 	if e.finished {
 		return
 	}
@@ -447,7 +447,7 @@ func (e *chatToolEncoder) sync(v *merge.View, out *frontOutcome, _ func(map[stri
 }
 
 // settle records the verdict.
-func (e *chatToolEncoder) settle(out *frontOutcome) {
+func (e *chatToolEncoder) settle(out *frontResult) {
 	e.finished = true
 	e.view.Verdict, e.view.Reply, e.view.Error, e.view.Interrupt = out.Verdict, out.Reply, out.Error, out.Interrupt
 	e.dirty = true
@@ -538,11 +538,4 @@ func outputTail(out string) string {
 		out = out[1:]
 	}
 	return out
-}
-
-// Closed reports whether Close was called: the message is whole.
-func (c *ChatStream) Closed() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.closed
 }
