@@ -503,11 +503,11 @@ func (e *aguiEncoder) itemIDs() *frontIDs { return e.ids }
 // JSON error; a turn the agent refuses is a RUN_STARTED and a RUN_ERROR.
 // It answers the CORS preflight (OPTIONS) for the origins given to
 // relay.WithCORS: mount it without a method in the pattern to let them through.
-func AGUI(rh *relay.Handler, agent Agent) http.Handler {
-	h := hubOf(rh)
+func AGUI(h *relay.Handler, agent Agent) http.Handler {
+	hb := hubOf(h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodOptions {
-			frontPreflight(h, w, r)
+			frontPreflight(hb, w, r)
 			return
 		}
 		if r.Method != http.MethodPost {
@@ -515,7 +515,7 @@ func AGUI(rh *relay.Handler, agent Agent) http.Handler {
 			writeError(w, http.StatusMethodNotAllowed, "relay: POST a RunAgentInput")
 			return
 		}
-		if !h.Admit(w, r) {
+		if !hb.Admit(w, r) {
 			return
 		}
 		var in aguiRunInput
@@ -556,7 +556,7 @@ func AGUI(rh *relay.Handler, agent Agent) http.Handler {
 			writeFrontError(w, err)
 			return
 		}
-		sendAndServe(h, w, r, agent, msg, newAGUIStream(in.ThreadID, in.RunID, in.Messages, false), func(err error) {
+		sendAndServe(hb, w, r, agent, msg, newAGUIStream(in.ThreadID, in.RunID, in.Messages, false), func(err error) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			ew := newEventWriter(w)
 			_ = writeJSONEvent(ew, aguiEvent{"type": "RUN_STARTED", "threadId": in.ThreadID, "runId": in.RunID})
