@@ -146,8 +146,14 @@ func newClient(ac *a2aclient.Client, cfg config) *Client {
 }
 
 // A2A returns the underlying a2a-go client, for the calls this package
-// does not wrap (ListTasks, push configs).
+// does not wrap (push configs).
 func (c *Client) A2A() *a2aclient.Client { return c.a2a }
+
+// ListTasks lists the agent's tasks (A2A tasks/list), as the a2a-go client
+// does: relay/frontend's Agent uses it to find a conversation's latest task.
+func (c *Client) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
+	return c.a2a.ListTasks(ctx, req)
+}
 
 // Close releases the connections of a client built by [New]; for a client
 // from [Wrap] it does nothing to the a2a-go client. Streams in flight

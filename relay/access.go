@@ -12,10 +12,10 @@ import (
 // (a policy that must not reveal whether a task exists).
 var ErrNotFound = errors.New("relay: task not found")
 
-// MaxTaskIDBytes caps a task id in a request path.
-const MaxTaskIDBytes = 256
+// maxTaskIDBytes caps a task id in a request path.
+const maxTaskIDBytes = 256
 
-// ValidateTaskID checks a task id from a request: 1 to MaxTaskIDBytes bytes
+// ValidateTaskID checks a task id from a request: 1 to maxTaskIDBytes bytes
 // of letters, digits and -._~:@+= (what A2A agents use: UUIDs and similar).
 // Anything else — slashes, spaces, controls, percent signs — is refused
 // before it reaches an Authorizer, the agent or a log.
@@ -23,8 +23,8 @@ func ValidateTaskID(id string) error {
 	if id == "" {
 		return errors.New("relay: empty task id")
 	}
-	if len(id) > MaxTaskIDBytes {
-		return fmt.Errorf("relay: task id longer than %d bytes", MaxTaskIDBytes)
+	if len(id) > maxTaskIDBytes {
+		return fmt.Errorf("relay: task id longer than %d bytes", maxTaskIDBytes)
 	}
 	for i := 0; i < len(id); i++ {
 		c := id[i]
@@ -57,10 +57,10 @@ func AllowLoopback(r *http.Request, _ string) error {
 // something that already checked access.
 func AllowAll(*http.Request, string) error { return nil }
 
-// DefaultMaxTaskSet caps a [TaskSet] made with a size < 1: 65 536 ids, at
-// most [MaxTaskIDBytes] each, so at most 16 MiB of ids plus the map's
+// defaultMaxTaskSet caps a [TaskSet] made with a size < 1: 65 536 ids, at
+// most maxTaskIDBytes (256 bytes) each, so at most 16 MiB of ids plus the map's
 // overhead (about 100 bytes an id).
-const DefaultMaxTaskSet = 1 << 16
+const defaultMaxTaskSet = 1 << 16
 
 // A TaskSet is a bounded set of task ids: the tasks a relay may show. It is
 // the common answer to the relay's confused-deputy trap: the relay reads
@@ -79,10 +79,10 @@ type TaskSet struct {
 }
 
 // NewTaskSet returns a set that holds up to max ids (max < 1:
-// [DefaultMaxTaskSet]), with ids in it.
+// defaultMaxTaskSet), with ids in it.
 func NewTaskSet(max int, ids ...string) *TaskSet {
 	if max < 1 {
-		max = DefaultMaxTaskSet
+		max = defaultMaxTaskSet
 	}
 	s := &TaskSet{max: max, ids: map[string]struct{}{}}
 	for _, id := range ids {
@@ -110,8 +110,8 @@ func (s *TaskSet) Add(id string) {
 	s.order = append(s.order, id)
 }
 
-// Has reports whether id is in the set.
-func (s *TaskSet) Has(id string) bool {
+// has reports whether id is in the set.
+func (s *TaskSet) has(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, ok := s.ids[id]
@@ -134,7 +134,7 @@ func (s *TaskSet) Authorizer(next Authorizer) Authorizer {
 		if err := next(r, task); err != nil {
 			return err
 		}
-		if task != "" && !s.Has(task) {
+		if task != "" && !s.has(task) {
 			return fmt.Errorf("%w: not one started through this relay", ErrNotFound)
 		}
 		return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/relay/frontend"
 )
 
 // The byte caps: a task's log holds at most its byte cap however long the
@@ -69,6 +70,13 @@ func TestByteBudget(t *testing.T) {
 	}
 }
 
+// frontFormats serve the AG-UI and AI SDK formats (package relay/frontend)
+// on the task events endpoint: the front-end subscribers the budgets count.
+var frontFormats = []relay.Option{
+	relay.WithFormat(frontend.FormatAGUI, frontend.AGUIFormat),
+	relay.WithFormat(frontend.FormatAISDK, frontend.AISDKFormat),
+}
+
 // The task budget: an AG-UI or AI SDK subscriber reserves its encoder's
 // state from its task's budget while it reads, and charges its own merged
 // view to it; one that does not fit gets 503 with Retry-After, counted in
@@ -77,8 +85,8 @@ func TestByteBudget(t *testing.T) {
 func TestTaskBudget(t *testing.T) {
 	// Room for the log, the task's view (32 MiB) and one front-end
 	// subscriber.
-	s := newSetup(t, gatedScript("tb", 12, "go"), relay.WithTaskBudget(relay.DefaultMaxLogBytes+32<<20+5<<20))
-	first, err := http.Get(s.url + "?format=" + relay.FormatAGUI)
+	s := newSetup(t, gatedScript("tb", 12, "go"), append(frontFormats, relay.WithTaskBudget(relay.DefaultMaxLogBytes+32<<20+5<<20))...)
+	first, err := http.Get(s.url + "?format=" + frontend.FormatAGUI)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +97,7 @@ func TestTaskBudget(t *testing.T) {
 	if st := s.h.Stats(); st.ViewBytes < 3<<20 {
 		t.Errorf("an AG-UI subscriber reading: %d view bytes counted, want its encoder's reservation (≥ 3 MiB)", st.ViewBytes)
 	}
-	for _, format := range []string{relay.FormatAGUI, relay.FormatAISDK} {
+	for _, format := range []string{frontend.FormatAGUI, frontend.FormatAISDK} {
 		resp, err := http.Get(s.url + "?format=" + format)
 		if err != nil {
 			t.Fatal(err)
@@ -112,7 +120,7 @@ func TestTaskBudget(t *testing.T) {
 	}
 	first.Body.Close()
 	// The first one ended: its reservation came back, so another fits.
-	again, err := http.Get(s.url + "?format=" + relay.FormatAISDK)
+	again, err := http.Get(s.url + "?format=" + frontend.FormatAISDK)
 	if err != nil {
 		t.Fatal(err)
 	}

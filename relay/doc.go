@@ -28,32 +28,16 @@
 // The wire — route, cursor form, snapshot, keep-alives, end and error
 // answers — is PROTOCOL.md §8.
 //
-// ?format= selects the wire format: "ops" (the default) as above; further
-// formats plug in as a [Format] (an [Encoder] per subscription) that sees the
-// same ops, snapshots and ends.
+// # Formats
 //
-// # Front ends
-//
-// The same subscriptions speak two front ends' own protocols: [FormatAGUI]
-// (AG-UI 1.0: @ag-ui/client, CopilotKit) and [FormatAISDK] (the Vercel AI
-// SDK's UI message stream v1: useChat) are formats of the task events
-// endpoint, and [Handler.AGUI] and [Handler.Chat] are those protocols' own
-// endpoints — they send the front end's last user message with an [Agent],
-// publish the turn with Attach and serve its subscription in the protocol,
-// with the same sources, bounds, access hook and replicas. Both render the
-// merged view in view order, whole blocks at a time, and re-synchronise when
-// a late block lands before what was sent, so that the strict client
-// libraries never see an invalid sequence and show each block once
-// (PROTOCOL.md §9). An op that changes the view only at its end is told
-// without a render, so an op costs the same at any length of turn.
-//
-// An orchestrator that serves its own front end nests a remote call inside
-// its own tool call instead: [AGUIRun] writes the callee's turn as an AG-UI
-// sub-agent of the caller's tool call into the caller's run, and
-// [ChatStream] as paced preliminary outputs ([SubagentView]) of the
-// caller's useChat tool part, resumable after a page reload. Both feed the
-// callee's ops through the same encoders, told whose events they are
-// (PROTOCOL.md §9.3).
+// ?format= selects the wire format of a subscription: "ops" ([FormatOps],
+// the default) as above; further formats plug in with [WithFormat] as a
+// [Format] (an [Encoder] per subscription) that sees the same ops,
+// snapshots and ends. Package relay/frontend is two of them — AG-UI
+// (CopilotKit) and the Vercel AI SDK's UI message stream (useChat) — and
+// those protocols' own endpoints, which send the front end's message to the
+// agent and publish its turn here with [Handler.Attach]; it also nests a
+// remote call inside an orchestrator's own AG-UI run or useChat stream.
 //
 // # Sources
 //
@@ -72,19 +56,18 @@
 // # Bounds
 //
 // Each task keeps an op log capped by ops and bytes ([DefaultMaxOps],
-// [DefaultMaxLogBytes]) and a merged view capped as merge.Caps caps a turn.
+// 8 MiB) and a merged view capped as merge.Caps caps a turn.
 // Readers share the log: a publish appends once and wakes each reader with a
 // non-blocking send, and each reader writes from its own request goroutine —
 // no goroutine, channel or copy per op or per reader. A reader that falls out
 // of the log, or whose write does not finish within the write timeout
-// ([DefaultWriteTimeout]), is dropped; its reconnect resumes or snapshots.
+// (10 s), is dropped; its reconnect resumes or snapshots.
 // Readers per task and in total, and tasks are capped; so are bytes, per
-// task and in all. A task's budget ([DefaultMaxTaskBytes], 128 MiB) covers
-// its log (at most [DefaultMaxLogBytes] of it), its merged view (a
+// task and in all. A task's budget (128 MiB) covers
+// its log (at most 8 MiB of it), its merged view (a
 // merge.Budget of merge.DefaultMaxTurnBytes for every turn it keeps) and, in
-// what those leave, each AG-UI or AI SDK reader's own merged view and
-// encoder state; the
-// tasks share the handler's ([DefaultMaxBytes], 256 MiB). Past them a new
+// what those leave, each front-end reader's own merged view and encoder
+// state (package relay/frontend); the tasks share the handler's (256 MiB). Past them a new
 // task or front-end reader gets 503 with Retry-After, counted in [Stats],
 // and a block that would take a view past a budget is left out of it and
 // counted (droppedByCap). Plain ops readers share the log and cost no budget
@@ -111,8 +94,8 @@
 // not the browser. An Authorizer that only checks who the browser is lets it
 // read every task the relay may read — tasks other people started elsewhere
 // included. The common policy is ready-made: a [TaskSet] filled by
-// [WithStartedTasks] (every task the relay's attached streams and front-end
-// endpoints start) and by the program (tasks it names), whose
+// [WithStartedTasks] (every task the relay's attached streams start, the
+// front-end endpoints' included) and by the program (tasks it names), whose
 // [TaskSet.Authorizer] allows only those.
 //
 // A server that puts the relay in front of a browser also checks that each
@@ -139,8 +122,8 @@
 // log per task in the store, and each replica serving a task mirrors that
 // log into its own bounded log (the bounds above still hold per replica).
 // The SSE id is the store's record id, so a reconnect that lands on any
-// replica resumes without a snapshot (PROTOCOL.md §8.2.1); [Handler.Chat]'s
-// chat → task map is shared; and a lease in the store lets one process per
+// replica resumes without a snapshot (PROTOCOL.md §8.2.1); relay/frontend's
+// useChat endpoint shares its chat → task map there; and a lease in the store lets one process per
 // task follow it upstream. A store that fails is said in the log and in
 // [Stats], and new readers get 503 with Retry-After until it answers.
 //

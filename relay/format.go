@@ -55,17 +55,11 @@ type Format func(r *http.Request, task string) (Encoder, error)
 const FormatOps = "ops"
 
 // builtinFormats are the formats every Handler serves by their ?format=
-// name, besides those given with WithFormat. Each format lives in a file of
-// its own and registers itself here from an init function, so adding one
-// touches no other file.
+// name, besides those given with WithFormat (package relay/frontend's, for
+// one).
 var builtinFormats = map[string]Format{
 	FormatOps: func(*http.Request, string) (Encoder, error) { return opsEncoder{}, nil },
 }
-
-// builtinRoutes add endpoints of their own to every Handler's mux, beside
-// the event streams (a front-end protocol that POSTs its run, say). Like
-// builtinFormats, each is registered from the init function of its file.
-var builtinRoutes []func(h *Handler, mux *http.ServeMux)
 
 type opsEncoder struct{}
 

@@ -91,7 +91,7 @@ func LoopbackHosts(port string) []string {
 // Wrap returns next behind the guard.
 func (g *Guard) Wrap(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := g.Check(w, r); err != nil {
+		if err := g.check(w, r); err != nil {
 			writeError(w, statusOf(err), err.Error())
 			return
 		}
@@ -99,10 +99,10 @@ func (g *Guard) Wrap(next http.Handler) http.Handler {
 	})
 }
 
-// Check returns nil when r may pass, and otherwise an error whose text says
+// check returns nil when r may pass, and otherwise an error whose text says
 // why (401 or 403 when Wrap answers it). A valid ?token= sets the token
 // cookie on w.
-func (g *Guard) Check(w http.ResponseWriter, r *http.Request) error {
+func (g *Guard) check(w http.ResponseWriter, r *http.Request) error {
 	host := strings.ToLower(r.Host)
 	if !g.hostAllowed(host) {
 		return &httpError{http.StatusForbidden, "relay: Host " + strconvQuote(r.Host) +

@@ -97,7 +97,7 @@ type task struct {
 	bytes int
 	views *views
 	// budget is charged for the task's views and front-end subscribers:
-	// maxTaskBytes less the log's byte cap (see DefaultMaxTaskBytes).
+	// maxTaskBytes less the log's byte cap (see defaultMaxTaskBytes).
 	// fronts, under it, is the front-end subscribers' part: what the views'
 	// own budget (merge.DefaultMaxTurnBytes) leaves, so that they never
 	// crowd out the view that snapshots are made of.
@@ -142,9 +142,6 @@ func New(ctx context.Context, src Follower, opts ...Option) *Handler {
 		h.ServeEvents(w, r, r.PathValue("taskId"))
 	})
 	h.mux.HandleFunc("OPTIONS /tasks/{taskId}/events", h.preflight)
-	for _, route := range builtinRoutes {
-		route(h, h.mux)
-	}
 	h.wg.Add(1)
 	go h.janitor()
 	return h
@@ -223,11 +220,11 @@ func (h *Handler) newTaskLocked(id string) (*task, error) {
 func (h *Handler) used() int64 { return h.bytes.Load() + h.merged.Used() }
 
 // reserveFront charges t's budget for the encoder state of a new front-end
-// subscriber (frontStateBytes) and returns the budget its merged view
+// subscriber (frontStateBytes, what seam.Budgeted.StateBytes says) and returns the budget its merged view
 // charges (merge.DefaultMaxTurnBytes, under t's fronts), or refuses it with
 // 503 when t's budget or the handler's has no room. The subscriber gives
 // it all back with ReleaseAll when it ends.
-func (h *Handler) reserveFront(t *task) (*merge.Budget, error) {
+func (h *Handler) reserveFront(t *task, frontStateBytes int64) (*merge.Budget, error) {
 	b := merge.NewBudget(merge.DefaultMaxTurnBytes+frontStateBytes, t.fronts)
 	if h.used()+frontStateBytes > int64(h.cfg.maxBytes) {
 		h.refused.Add(1)
@@ -479,12 +476,12 @@ type Stats struct {
 	// Follows is the number of upstream Follows running.
 	Follows int
 	// Bytes is what the op logs of the tasks held hold, as the byte caps
-	// count it ([DefaultMaxLogBytes] per task).
+	// count it (defaultMaxLogBytes per task).
 	Bytes int64
 	// ViewBytes is what the tasks' merged views and their AG-UI and AI SDK
 	// subscribers keep, as merge's budgets count it. Bytes + ViewBytes is
-	// what [DefaultMaxBytes] caps; per task, its log and its part of
-	// ViewBytes are what [DefaultMaxTaskBytes] caps.
+	// what defaultMaxBytes caps; per task, its log and its part of
+	// ViewBytes are what defaultMaxTaskBytes caps.
 	ViewBytes int64
 	// Refused counts the requests refused with 503 past a cap (tasks,
 	// bytes — the handler's or a task's —, subscribers) since the Handler

@@ -6,42 +6,44 @@ import (
 	"time"
 )
 
-// Defaults of the bounds (see [Option]s to change them).
+// Defaults of the bounds. The exported ones are those other packages size
+// themselves by (relay/redisstore, a2a-tail web); the others are fixed for
+// users (the tests of this package change them).
 const (
-	// DefaultMaxOps and DefaultMaxLogBytes cap one task's op log: the ops a
+	// DefaultMaxOps and defaultMaxLogBytes cap one task's op log: the ops a
 	// subscriber can resume from. A subscriber whose cursor fell out of the
 	// log gets a snapshot instead, so the caps bound memory, not correctness.
 	// The bytes count what an op holds in the log: its JSON twice (the
 	// encoded op and the decoded one) and 512 bytes of structures.
 	DefaultMaxOps      = 4096
-	DefaultMaxLogBytes = 8 << 20
-	// DefaultMaxTaskBytes is what one task may cost the relay in all, in
-	// bytes: its op log (at most DefaultMaxLogBytes of it, counted as
+	defaultMaxLogBytes = 8 << 20
+	// defaultMaxTaskBytes is what one task may cost the relay in all, in
+	// bytes: its op log (at most defaultMaxLogBytes of it, counted as
 	// above), its merged view for snapshots (at most
 	// merge.DefaultMaxTurnBytes, every turn it keeps together) and, in what
-	// those two leave (88 MiB by default), what each AG-UI or AI SDK
-	// subscriber of the task keeps: its own merged
-	// view, charged as it grows, and its encoder's state, reserved whole
-	// when it subscribes (frontStateBytes, about 3.1 MiB). Past it a new
+	// those two leave (88 MiB by default), what each front-end subscriber
+	// of the task (package relay/frontend: AG-UI, AI SDK) keeps: its own
+	// merged view, charged as it grows, and its encoder's state, reserved
+	// whole when it subscribes (about 3.1 MiB). Past it a new
 	// front-end subscriber of the task gets 503 with Retry-After (counted
 	// in Stats.Refused), and a block that does not fit a subscriber's
 	// view is dropped from it and counted in its result (droppedByCap), as
 	// merge's caps do. The Follower's own stream is its client's to bound
 	// (client.WithTurnBudget), outside this figure; the Go runtime's
 	// overhead comes on top (see the package doc).
-	DefaultMaxTaskBytes = 128 << 20
-	// DefaultMaxBytes caps what all tasks cost together, as
-	// DefaultMaxTaskBytes counts it (op logs, merged views, front-end
+	defaultMaxTaskBytes = 128 << 20
+	// defaultMaxBytes caps what all tasks cost together, as
+	// defaultMaxTaskBytes counts it (op logs, merged views, front-end
 	// subscribers): past it a request for a task the relay does not hold,
 	// or a new front-end subscriber, gets 503 with Retry-After, and is
 	// counted in Stats.Refused; a block that would take a view past it is
 	// dropped from that view and counted. The tasks held go on; eviction
 	// frees their bytes.
-	DefaultMaxBytes = 256 << 20
-	// DefaultMaxSubscribersPerTask and DefaultMaxSubscribers cap open event
+	defaultMaxBytes = 256 << 20
+	// defaultMaxSubscribersPerTask and defaultMaxSubscribers cap open event
 	// streams per task and per Handler; past them a request gets 503.
-	DefaultMaxSubscribersPerTask = 1024
-	DefaultMaxSubscribers        = 10000
+	defaultMaxSubscribersPerTask = 1024
+	defaultMaxSubscribers        = 10000
 	// DefaultMaxTasks caps the tasks a Handler holds (each may run one
 	// upstream subscription); past it a request for a new task gets 503.
 	DefaultMaxTasks = 1024
@@ -50,14 +52,14 @@ const (
 	// nothing; after it, one Follow (which, for a settled task, is one
 	// GetTask).
 	DefaultTTL = 5 * time.Minute
-	// DefaultKeepAlive is the interval of the SSE comment sent on an idle
+	// defaultKeepAlive is the interval of the SSE comment sent on an idle
 	// stream, below common proxy idle timeouts (60 s).
-	DefaultKeepAlive = 15 * time.Second
-	// DefaultRetry is the reconnect delay sent to EventSource (retry:).
-	DefaultRetry = 2 * time.Second
-	// DefaultWriteTimeout bounds one write to a subscriber: a browser that
+	defaultKeepAlive = 15 * time.Second
+	// defaultRetry is the reconnect delay sent to EventSource (retry:).
+	defaultRetry = 2 * time.Second
+	// defaultWriteTimeout bounds one write to a subscriber: a browser that
 	// stops reading is dropped when it passes, and its goroutine ends.
-	DefaultWriteTimeout = 10 * time.Second
+	defaultWriteTimeout = 10 * time.Second
 	// DefaultStartTimeout bounds how long a request for a task waits for the
 	// upstream's first answer before it gets 504.
 	DefaultStartTimeout = 30 * time.Second
@@ -101,16 +103,16 @@ type config struct {
 func defaultConfig() config {
 	return config{
 		maxOps:       DefaultMaxOps,
-		maxLogBytes:  DefaultMaxLogBytes,
-		maxBytes:     DefaultMaxBytes,
-		maxTaskBytes: DefaultMaxTaskBytes,
-		maxPerTask:   DefaultMaxSubscribersPerTask,
-		maxSubs:      DefaultMaxSubscribers,
+		maxLogBytes:  defaultMaxLogBytes,
+		maxBytes:     defaultMaxBytes,
+		maxTaskBytes: defaultMaxTaskBytes,
+		maxPerTask:   defaultMaxSubscribersPerTask,
+		maxSubs:      defaultMaxSubscribers,
 		maxTasks:     DefaultMaxTasks,
 		ttl:          DefaultTTL,
-		keepAlive:    DefaultKeepAlive,
-		retry:        DefaultRetry,
-		writeTimeout: DefaultWriteTimeout,
+		keepAlive:    defaultKeepAlive,
+		retry:        defaultRetry,
+		writeTimeout: defaultWriteTimeout,
 		startTimeout: DefaultStartTimeout,
 		formats:      map[string]Format{},
 		logger:       slog.New(slog.DiscardHandler),
@@ -123,8 +125,8 @@ func defaultConfig() config {
 func WithAuthorizer(a Authorizer) Option { return func(c *config) { c.authorize = a } }
 
 // WithStartedTasks adds to s every task the handler's attached streams
-// run — the turns its front-end endpoints ([Handler.AGUI], [Handler.Chat])
-// send and every stream given to [Handler.Attach] — as the stream adopts
+// run — every stream given to [Handler.Attach], the turns relay/frontend's
+// endpoints send included — as the stream adopts
 // it, before any subscriber can ask for it. With s.Authorizer as the
 // handler's Authorizer, a client reads only the tasks started through this
 // relay (and those added to s).
@@ -145,70 +147,70 @@ func WithCORS(origins ...string) Option {
 	}
 }
 
-// WithLogCaps sets the op log caps of each task: ops and bytes of op JSON
-// (defaults [DefaultMaxOps], [DefaultMaxLogBytes]). The oldest ops leave
+// withLogCaps sets the op log caps of each task: ops and bytes of op JSON
+// (defaults [DefaultMaxOps], defaultMaxLogBytes). The oldest ops leave
 // first; values < 1 keep the default.
-func WithLogCaps(maxOps, maxBytes int) Option {
+func withLogCaps(maxOps, maxBytes int) Option {
 	return func(c *config) {
 		setPositive(&c.maxOps, maxOps)
 		setPositive(&c.maxLogBytes, maxBytes)
 	}
 }
 
-// WithMaxBytes caps what all tasks cost together (default
-// [DefaultMaxBytes]); a value < 1 keeps the default.
-func WithMaxBytes(n int) Option {
+// withMaxBytes caps what all tasks cost together (default
+// defaultMaxBytes); a value < 1 keeps the default.
+func withMaxBytes(n int) Option {
 	return func(c *config) { setPositive(&c.maxBytes, n) }
 }
 
-// WithTaskBudget sets what one task may cost in all (default
-// [DefaultMaxTaskBytes]); a value < 1 keeps the default. What is left of it
-// past the op log's byte cap (WithLogCaps) holds the task's merged view (at
+// withTaskBudget sets what one task may cost in all (default
+// defaultMaxTaskBytes); a value < 1 keeps the default. What is left of it
+// past the op log's byte cap (withLogCaps) holds the task's merged view (at
 // most merge.DefaultMaxTurnBytes) and, in what that leaves, its front-end
 // subscribers; a budget that leaves them nothing refuses every front-end
 // subscriber (503), and one smaller than the log's cap leaves the view
 // nothing either: every block of it is dropped.
-func WithTaskBudget(n int) Option {
+func withTaskBudget(n int) Option {
 	return func(c *config) { setPositive(&c.maxTaskBytes, n) }
 }
 
-// WithSubscriberCaps sets the caps on open event streams per task and in
-// total (defaults [DefaultMaxSubscribersPerTask], [DefaultMaxSubscribers]);
+// withSubscriberCaps sets the caps on open event streams per task and in
+// total (defaults defaultMaxSubscribersPerTask, defaultMaxSubscribers);
 // values < 1 keep the default.
-func WithSubscriberCaps(perTask, total int) Option {
+func withSubscriberCaps(perTask, total int) Option {
 	return func(c *config) {
 		setPositive(&c.maxPerTask, perTask)
 		setPositive(&c.maxSubs, total)
 	}
 }
 
-// WithMaxTasks caps the tasks held at once (default [DefaultMaxTasks]).
-func WithMaxTasks(n int) Option {
+// withMaxTasks caps the tasks held at once (default [DefaultMaxTasks]).
+func withMaxTasks(n int) Option {
 	return func(c *config) { setPositive(&c.maxTasks, n) }
 }
 
-// WithTTL sets how long a task without subscribers is kept (default
+// withTTL sets how long a task without subscribers is kept (default
 // [DefaultTTL]). A task that an attached stream still feeds is kept until
 // that stream ends.
-func WithTTL(d time.Duration) Option {
+func withTTL(d time.Duration) Option {
 	return func(c *config) { setPositive(&c.ttl, d) }
 }
 
-// WithKeepAlive sets the keep-alive comment interval (default
-// [DefaultKeepAlive]).
-func WithKeepAlive(d time.Duration) Option {
+// withKeepAlive sets the keep-alive comment interval (default
+// defaultKeepAlive).
+func withKeepAlive(d time.Duration) Option {
 	return func(c *config) { setPositive(&c.keepAlive, d) }
 }
 
 // WithRetry sets the reconnect delay sent to EventSource (default
-// [DefaultRetry]).
+// 2 s).
 func WithRetry(d time.Duration) Option {
 	return func(c *config) { setPositive(&c.retry, d) }
 }
 
-// WithWriteTimeout bounds each write to a subscriber (default
-// [DefaultWriteTimeout]).
-func WithWriteTimeout(d time.Duration) Option {
+// withWriteTimeout bounds each write to a subscriber (default
+// defaultWriteTimeout).
+func withWriteTimeout(d time.Duration) Option {
 	return func(c *config) { setPositive(&c.writeTimeout, d) }
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/tfrs/a2a-progress/internal/flood"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/relay/frontend"
 )
 
 // The relay's memory, measured from outside: a child process (this test
@@ -73,7 +74,7 @@ func runRelayChild() {
 		fmt.Fprintln(os.Stderr, "client:", err)
 		os.Exit(2)
 	}
-	h := relay.New(ctx, c, relay.WithAuthorizer(relay.AllowAll))
+	h := relay.New(ctx, c, append(frontFormats, relay.WithAuthorizer(relay.AllowAll))...)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "listen:", err)
@@ -118,8 +119,8 @@ func TestRelayFloodRSS(t *testing.T) {
 	start := time.Now()
 	// Six front-end readers: each would keep a merged view of the turn
 	// (32 MiB) of its own; the task's budget holds them all.
-	formats := []string{relay.FormatOps, relay.FormatOps, relay.FormatAGUI, relay.FormatAGUI, relay.FormatAGUI,
-		relay.FormatAISDK, relay.FormatAISDK, relay.FormatAISDK}
+	formats := []string{relay.FormatOps, relay.FormatOps, frontend.FormatAGUI, frontend.FormatAGUI, frontend.FormatAGUI,
+		frontend.FormatAISDK, frontend.FormatAISDK, frontend.FormatAISDK}
 	ends := make([]string, len(formats))
 	var wg sync.WaitGroup
 	for i, f := range formats {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/relay/internal/seam"
 )
 
 // ServeHTTP serves GET /tasks/{taskId}/events relative to where the handler
@@ -99,7 +100,7 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, t *task, sub *s
 	if err := enc.Begin(hd, ew); err != nil {
 		return
 	}
-	if ew.Retry(h.cfg.retry) != nil {
+	if ew.retry(h.cfg.retry) != nil {
 		return
 	}
 	st := &streamState{h: h, t: t, enc: enc, ew: ew}
@@ -113,7 +114,7 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, t *task, sub *s
 		case <-sub.wake:
 		case <-keep.C:
 			ew.deadline(time.Now().Add(h.cfg.writeTimeout))
-			if ew.Comment("keep-alive") != nil || ew.Flush() != nil {
+			if ew.comment("keep-alive") != nil || ew.Flush() != nil {
 				return
 			}
 		case <-r.Context().Done():
@@ -264,18 +265,7 @@ func statusOf(err error) int {
 }
 
 // writeError answers with status and a JSON body {"error": msg}.
-func writeError(w http.ResponseWriter, status int, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	if status == http.StatusServiceUnavailable {
-		w.Header().Set("Retry-After", "2")
-	}
-	w.WriteHeader(status)
-	b, _ := json.Marshal(struct {
-		Error string `json:"error"`
-	}{msg})
-	_, _ = w.Write(append(b, '\n'))
-}
+var writeError = seam.WriteError
 
 func strconvQuote(s string) string {
 	if len(s) > 64 {

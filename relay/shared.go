@@ -310,7 +310,7 @@ func (h *Handler) followShared(ctx context.Context, t *task) {
 	}
 }
 
-func (h *Handler) leaseTTL() time.Duration { return DefaultLeaseTTL }
+func (h *Handler) leaseTTL() time.Duration { return defaultLeaseTTL }
 
 // followLeased runs one Follow of t under its lease, publishing to the
 // Store, and gives the lease back. done: the turn settled.

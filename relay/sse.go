@@ -63,9 +63,9 @@ func (ew *EventWriter) Event(id, event string, data []byte) error {
 	return ew.err
 }
 
-// Comment writes an SSE comment line (": text"), which readers ignore; it
+// comment writes an SSE comment line (": text"), which readers ignore; it
 // keeps idle connections and proxies alive.
-func (ew *EventWriter) Comment(text string) error {
+func (ew *EventWriter) comment(text string) error {
 	if ew.err != nil {
 		return ew.err
 	}
@@ -73,8 +73,8 @@ func (ew *EventWriter) Comment(text string) error {
 	return ew.err
 }
 
-// Retry tells the reader how long to wait before it reconnects.
-func (ew *EventWriter) Retry(d time.Duration) error {
+// retry tells the reader how long to wait before it reconnects.
+func (ew *EventWriter) retry(d time.Duration) error {
 	if ew.err != nil {
 		return ew.err
 	}

@@ -72,10 +72,10 @@ var ErrLogLost = errors.New("relay: store: the task's log was lost")
 
 // Defaults of a shared store's timing (see [WithStore]).
 const (
-	// DefaultLeaseTTL is how long a follow lease lasts without renewal: a
+	// defaultLeaseTTL is how long a follow lease lasts without renewal: a
 	// process that dies while following a task hands it over to another
 	// replica after at most this long.
-	DefaultLeaseTTL = 10 * time.Second
+	defaultLeaseTTL = 10 * time.Second
 	// storeWait bounds one blocking Read of a mirror, so that it notices
 	// its end and the Store's health at least this often: a Store client
 	// may not abort a blocked read when its context ends (go-redis does

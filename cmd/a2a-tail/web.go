@@ -21,6 +21,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/internal/redirect"
 	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/relay/frontend"
 	"github.com/tfrs/a2a-progress/relay/redisstore"
 	"github.com/tfrs/a2a-progress/relay/web"
 )
@@ -294,7 +295,8 @@ func newWebServer(ctx context.Context, agent *lazyAgent, p webPolicy, opts ...re
 		opts = append(opts, relay.WithStartedTasks(p.tasks))
 	}
 	w.auth = auth
-	w.relay = relay.New(ctx, c, append([]relay.Option{relay.WithAuthorizer(auth)}, opts...)...)
+	w.relay = relay.New(ctx, c, append([]relay.Option{relay.WithAuthorizer(auth),
+		relay.WithFormat(frontend.FormatAGUI, frontend.AGUIFormat), relay.WithFormat(frontend.FormatAISDK, frontend.AISDKFormat)}, opts...)...)
 	files := http.FileServerFS(web.FS)
 	w.mux.Handle("GET /tasks/{taskId}/events", w.relay)
 	w.mux.Handle("POST /tasks", w.needAgent(http.HandlerFunc(w.send)))
@@ -302,8 +304,8 @@ func newWebServer(ctx context.Context, agent *lazyAgent, p webPolicy, opts ...re
 	// The front ends' own protocols (AG-UI, the AI SDK's useChat) over the
 	// same relay; POST on the events route is AG-UI's reconnect
 	// (?format=ag-ui with the client's RunAgentInput).
-	w.mux.Handle("POST /ag-ui", w.needAgent(w.relay.AGUI(c)))
-	chat := w.needAgent(w.relay.Chat(c))
+	w.mux.Handle("POST /ag-ui", w.needAgent(frontend.AGUI(w.relay, c)))
+	chat := w.needAgent(frontend.Chat(w.relay, c))
 	w.mux.Handle("POST /api/chat", chat)
 	w.mux.Handle("GET /api/chat/{id}/stream", chat)
 	w.mux.HandleFunc("POST /tasks/{taskId}/events", func(rw http.ResponseWriter, r *http.Request) {

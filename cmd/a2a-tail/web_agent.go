@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/a2aproject/a2a-go/v2/a2aclient"
 
 	"github.com/tfrs/a2a-progress/client"
 )
@@ -150,7 +149,7 @@ func (l *lazyAgent) Follow(ctx context.Context, id a2a.TaskID) (*client.Stream, 
 	return c.Follow(ctx, id)
 }
 
-// Send is the front-end endpoints' relay.Agent.
+// Send is the front-end endpoints' frontend.Agent.
 func (l *lazyAgent) Send(ctx context.Context, msg *a2a.Message) (*client.Stream, error) {
 	c, err := l.get()
 	if err != nil {
@@ -159,13 +158,15 @@ func (l *lazyAgent) Send(ctx context.Context, msg *a2a.Message) (*client.Stream,
 	return c.Send(ctx, msg)
 }
 
-// A2A is the front-end endpoints' relay.Agent: the web server sends no
-// request that uses it before the agent is up (see webServer.needAgent).
-func (l *lazyAgent) A2A() *a2aclient.Client {
-	if c := l.client(); c != nil {
-		return c.A2A()
+// ListTasks is the front-end endpoints' frontend.Agent: the web server
+// sends no request that uses it before the agent is up (see
+// webServer.needAgent).
+func (l *lazyAgent) ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error) {
+	c, err := l.get()
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	return c.ListTasks(ctx, req)
 }
 
 // Dispatch sends msg and returns at once with its task.

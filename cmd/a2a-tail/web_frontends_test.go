@@ -6,9 +6,10 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-
-	"github.com/tfrs/a2a-progress/relay"
 )
+
+// aisdkHeader marks a UI message stream response (the AI SDK's protocol v1).
+const aisdkHeader = "x-vercel-ai-ui-message-stream"
 
 // `a2a-tail web` mounts the front ends' own routes: POST /ag-ui answers AG-UI
 // events, POST /api/chat a UI message stream (with its header), and the
@@ -46,8 +47,8 @@ func TestWebMountsFrontEndRoutes(t *testing.T) {
 		t.Errorf("POST /ag-ui: %d, first event %q; want 200, RUN_STARTED", resp.StatusCode, got)
 	}
 	resp = post("/api/chat", `{"id":"chat-1","messages":[{"id":"m2","role":"user","parts":[{"type":"text","text":"realistic"}]}]}`)
-	if got := firstType(resp); resp.StatusCode != 200 || got != "start" || resp.Header.Get(relay.AISDKHeader) != relay.AISDKHeaderValue {
-		t.Errorf("POST /api/chat: %d, %s %q, first part %q; want 200, v1, start", resp.StatusCode, relay.AISDKHeader, resp.Header.Get(relay.AISDKHeader), got)
+	if got := firstType(resp); resp.StatusCode != 200 || got != "start" || resp.Header.Get(aisdkHeader) != "v1" {
+		t.Errorf("POST /api/chat: %d, %s %q, first part %q; want 200, v1, start", resp.StatusCode, aisdkHeader, resp.Header.Get(aisdkHeader), got)
 	}
 	r2, err := http.Get(srv.URL + "/api/chat/no-such-chat/stream")
 	if err != nil {

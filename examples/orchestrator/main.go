@@ -12,10 +12,10 @@
 //
 //   - POST /ag-ui takes AG-UI's RunAgentInput and streams the run: the
 //     remote call is a sub-agent of the ask_colleague tool call
-//     (relay.AGUIRun).
+//     (frontend.AGUIRun).
 //   - POST /api/chat takes useChat's request and streams a UI message
 //     stream: the remote call's view grows as preliminary outputs of the
-//     ask_colleague tool part (relay.ChatStream); GET
+//     ask_colleague tool part (frontend.ChatStream); GET
 //     /api/chat/{id}/stream resumes it after a page reload.
 //
 // It serves loopback names only (the Host header must be localhost,

@@ -15,12 +15,12 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/merge"
-	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/relay/frontend"
 )
 
 // The bounds of a request: its body, the questions of one message; and the
 // chat turns running at once (each keeps its message for resume, at most
-// relay.MaxChatStreamBytes, until it ends).
+// frontend.MaxChatStreamBytes, until it ends).
 const (
 	maxBodyBytes = 1 << 20
 	maxQuestions = 4
@@ -40,15 +40,15 @@ type orchestrator struct {
 	mux  *http.ServeMux
 	wg   sync.WaitGroup
 	// pace paces the preliminary outputs (zero: the defaults).
-	pace relay.ChatToolOptions
+	pace frontend.ChatToolOptions
 
 	mu    sync.Mutex
-	chats map[string]*relay.ChatStream // the running turns, by chat id
+	chats map[string]*frontend.ChatStream // the running turns, by chat id
 }
 
 func newOrchestrator(ctx context.Context, c colleague, addr string) *orchestrator {
 	_, port, _ := net.SplitHostPort(addr)
-	o := &orchestrator{ctx: ctx, c: c, port: port, mux: http.NewServeMux(), chats: map[string]*relay.ChatStream{}}
+	o := &orchestrator{ctx: ctx, c: c, port: port, mux: http.NewServeMux(), chats: map[string]*frontend.ChatStream{}}
 	o.mux.HandleFunc("POST /ag-ui", o.agui)
 	o.mux.HandleFunc("POST /api/chat", o.chat)
 	o.mux.HandleFunc("GET /api/chat/{id}/stream", o.resume)
@@ -106,7 +106,7 @@ func newID(prefix string) string {
 }
 
 // answer is the scripted caller's last sentence, from its tools' results.
-func answer(results []relay.SubagentResult) string {
+func answer(results []frontend.SubagentEnd) string {
 	var b strings.Builder
 	for _, res := range results {
 		r := res.Result
@@ -154,7 +154,7 @@ func (o *orchestrator) agui(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	rc := http.NewResponseController(w)
-	run := relay.NewAGUIRun(func(ev map[string]any) error {
+	run := frontend.NewAGUIRun(func(ev map[string]any) error {
 		data, err := json.Marshal(ev)
 		if err != nil {
 			return err
@@ -167,7 +167,7 @@ func (o *orchestrator) agui(w http.ResponseWriter, r *http.Request) {
 	_ = run.Emit(map[string]any{"type": "RUN_STARTED", "threadId": in.ThreadID, "runId": in.RunID})
 	msgID := newID("msg-")
 	say(run, msgID, "Let me ask a colleague.")
-	results := make([]relay.SubagentResult, len(qs))
+	results := make([]frontend.SubagentEnd, len(qs))
 	var wg sync.WaitGroup
 	for i, q := range qs {
 		id := newID("call-")
@@ -199,20 +199,20 @@ func (o *orchestrator) agui(w http.ResponseWriter, r *http.Request) {
 }
 
 // askAGUI makes one remote call and nests it under the tool call id.
-func (o *orchestrator) askAGUI(ctx context.Context, run *relay.AGUIRun, id, q string) relay.SubagentResult {
+func (o *orchestrator) askAGUI(ctx context.Context, run *frontend.AGUIRun, id, q string) frontend.SubagentEnd {
 	s, err := o.c.SendText(ctx, q)
 	if err != nil {
 		// No sub-agent ran: the call's result says why.
 		_ = run.Emit(map[string]any{"type": "TOOL_CALL_RESULT", "messageId": id + "-result", "toolCallId": id, "role": "tool",
 			"content": "the colleague could not be reached: " + err.Error()})
-		return relay.SubagentResult{Result: merge.TurnResult{Verdict: merge.VerdictFailed, Error: err.Error()}}
+		return frontend.SubagentEnd{Result: merge.TurnResult{Verdict: merge.VerdictFailed, Error: err.Error()}}
 	}
-	res, _ := run.Nest(id, s, relay.SubagentOptions{Name: "colleague", Description: q})
+	res, _ := run.Nest(id, s, frontend.SubagentOptions{Name: "colleague", Description: q})
 	return res
 }
 
 // say writes one text message of the orchestrator.
-func say(run *relay.AGUIRun, id, text string) {
+func say(run *frontend.AGUIRun, id, text string) {
 	_ = run.Emit(map[string]any{"type": "TEXT_MESSAGE_START", "messageId": id, "role": "assistant"})
 	_ = run.Emit(map[string]any{"type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": text})
 	_ = run.Emit(map[string]any{"type": "TEXT_MESSAGE_END", "messageId": id})
@@ -273,7 +273,7 @@ func (o *orchestrator) chat(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "orchestrator: a chat id and a user message with text are required", http.StatusBadRequest)
 		return
 	}
-	cs := relay.NewChatStream()
+	cs := frontend.NewChatStream()
 	if !o.remember(in.ID, cs) {
 		http.Error(w, "orchestrator: too many chat turns running", http.StatusServiceUnavailable)
 		return
@@ -300,7 +300,7 @@ func (o *orchestrator) resume(w http.ResponseWriter, r *http.Request) {
 }
 
 // remember records the running turn of a chat; false past maxChats.
-func (o *orchestrator) remember(id string, cs *relay.ChatStream) bool {
+func (o *orchestrator) remember(id string, cs *frontend.ChatStream) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if _, ok := o.chats[id]; !ok && len(o.chats) >= maxChats {
@@ -311,7 +311,7 @@ func (o *orchestrator) remember(id string, cs *relay.ChatStream) bool {
 }
 
 // forget drops a chat's turn once it ended (a resume then gets 204).
-func (o *orchestrator) forget(id string, cs *relay.ChatStream) {
+func (o *orchestrator) forget(id string, cs *frontend.ChatStream) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.chats[id] == cs {
@@ -322,7 +322,7 @@ func (o *orchestrator) forget(id string, cs *relay.ChatStream) {
 // chatTurn writes one assistant message: its sentence, one ask_colleague
 // tool part per question whose output is the remote call's view, then its
 // answer.
-func (o *orchestrator) chatTurn(cs *relay.ChatStream, qs []string) {
+func (o *orchestrator) chatTurn(cs *frontend.ChatStream, qs []string) {
 	defer cs.Close()
 	_ = cs.Write(map[string]any{"type": "start", "messageId": newID("msg-")})
 	write := func(id, text string) {
@@ -331,7 +331,7 @@ func (o *orchestrator) chatTurn(cs *relay.ChatStream, qs []string) {
 		_ = cs.Write(map[string]any{"type": "text-end", "id": id})
 	}
 	write(newID("txt-"), "Let me ask a colleague.")
-	results := make([]relay.SubagentResult, len(qs))
+	results := make([]frontend.SubagentEnd, len(qs))
 	var wg sync.WaitGroup
 	for i, q := range qs {
 		id := newID("call-")
@@ -344,7 +344,7 @@ func (o *orchestrator) chatTurn(cs *relay.ChatStream, qs []string) {
 			s, err := o.c.SendText(o.ctx, q)
 			if err != nil {
 				_ = cs.Write(map[string]any{"type": "tool-output-error", "toolCallId": id, "errorText": err.Error()})
-				results[i] = relay.SubagentResult{Result: merge.TurnResult{Verdict: merge.VerdictFailed, Error: err.Error()}}
+				results[i] = frontend.SubagentEnd{Result: merge.TurnResult{Verdict: merge.VerdictFailed, Error: err.Error()}}
 				return
 			}
 			results[i], _ = cs.NestTool(id, s, o.pace)

@@ -29,6 +29,7 @@ import (
 	"github.com/tfrs/a2a-progress/client/v1query"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/relay/frontend"
 )
 
 // countingFollower counts the upstream Follows of one replica.
@@ -48,7 +49,7 @@ func TestOneFollowPerTaskAcrossReplicas(t *testing.T) {
 	r := startRedis(t)
 	agent := startAgent(t, agenttest.Trajectory(40, agenttest.Named("followed"), agenttest.PauseEvery(10*time.Millisecond)))
 	var follows atomic.Int64
-	cl := newCluster(t, r, 3, func(int) (relay.Follower, relay.Agent) {
+	cl := newCluster(t, r, 3, func(int) (relay.Follower, frontend.Agent) {
 		return countingFollower{newClient(t, agent), &follows}, nil
 	})
 	c := newClient(t, agent)
@@ -227,7 +228,7 @@ func TestAISDKResumeOnAnotherReplica(t *testing.T) {
 	r := startRedis(t)
 	agent := startAgent(t)
 	empty := startAgent(t) // knows no task: its ListTasks finds nothing
-	cl := newCluster(t, r, 2, func(i int) (relay.Follower, relay.Agent) {
+	cl := newCluster(t, r, 2, func(i int) (relay.Follower, frontend.Agent) {
 		if i == 0 {
 			return nil, newClient(t, agent)
 		}
@@ -386,7 +387,7 @@ func TestFollowHandover(t *testing.T) {
 	r := startRedis(t)
 	agent := startAgent(t, agenttest.Trajectory(60, agenttest.Named("handover"), agenttest.PauseEvery(20*time.Millisecond)))
 	var follows [2]atomic.Int64
-	cl := newCluster(t, r, 2, func(i int) (relay.Follower, relay.Agent) {
+	cl := newCluster(t, r, 2, func(i int) (relay.Follower, frontend.Agent) {
 		return countingFollower{newClient(t, agent), &follows[i]}, nil
 	})
 	c := newClient(t, agent)

@@ -92,7 +92,7 @@ func BenchmarkOpToBrowser(b *testing.B) {
 		b.Run(mode, func(b *testing.B) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			serve := []relay.Option{relay.WithAuthorizer(relay.AllowAll), relay.WithKeepAlive(time.Hour)}
+			serve := []relay.Option{relay.WithAuthorizer(relay.AllowAll)}
 			var worker, replica *relay.Handler
 			if mode == "memory" {
 				worker = relay.New(ctx, nil, serve...)

@@ -26,6 +26,7 @@ import (
 	"github.com/tfrs/a2a-progress/internal/sseframe"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/relay/frontend"
 )
 
 // cluster is what the acceptance tests run: relay replicas, each with its
@@ -42,7 +43,7 @@ type cluster struct {
 
 // replicaConfig gives replica i its Follower (nil: it serves only what is
 // published) and its Agent for /api/chat (nil: none mounted).
-type replicaConfig func(i int) (relay.Follower, relay.Agent)
+type replicaConfig func(i int) (relay.Follower, frontend.Agent)
 
 // newCluster starts n replicas.
 func newCluster(t *testing.T, r *redisServer, n int, rc replicaConfig, opts ...relay.Option) *cluster {
@@ -54,7 +55,7 @@ func newCluster(t *testing.T, r *redisServer, n int, rc replicaConfig, opts ...r
 	var targets []*url.URL
 	for i := range n {
 		var f relay.Follower
-		var agent relay.Agent
+		var agent frontend.Agent
 		if rc != nil {
 			f, agent = rc(i)
 		}
@@ -63,7 +64,7 @@ func newCluster(t *testing.T, r *redisServer, n int, rc replicaConfig, opts ...r
 		mux := http.NewServeMux()
 		mux.Handle("/relay/", http.StripPrefix("/relay", h))
 		if agent != nil {
-			chat := h.Chat(agent)
+			chat := frontend.Chat(h, agent)
 			mux.Handle("/api/chat", chat)
 			mux.Handle("/api/chat/", chat)
 		}

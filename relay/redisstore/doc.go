@@ -18,7 +18,7 @@
 // serving replica mirrors a watched task's stream into its own bounded log
 // with XREAD BLOCK (one connection per served task while it waits).
 //
-// A stream expires DefaultLiveTTL after its latest op, and DefaultSettledTTL
+// A stream expires defaultLiveTTL after its latest op, and defaultSettledTTL
 // after the op that settles its turn. The chat → task map (SET with a TTL)
 // and the follow leases (SET NX PX, renewed by their holder) expire by
 // themselves.
@@ -57,7 +57,7 @@
 // retries, to a logger of its own that is global to the process (stderr
 // unless the program called redis.SetLogger), besides returning them to
 // the caller. A Store does not let its own lines reach stderr: the first
-// New or NewClient in a process installs, with redis.SetLogger, a logger
+// New in a process installs, with redis.SetLogger, a logger
 // that recognises a Store's lines — by the context of the Store's command,
 // or by the Store's dial error the line reports — and sends them to that
 // Store's [WithLogger] at debug level, or nowhere by default: the relay
@@ -71,11 +71,12 @@
 //
 // # Bounds
 //
-// Per task: at most MaxOps entries and MaxBytes bytes of op JSON (defaults
-// relay.DefaultMaxOps, DefaultMaxBytes), plus Redis's own per-entry
-// overhead (measured in BENCHMARKS.md). The Redis memory the relays may use
-// is those bounds times the tasks published within DefaultLiveTTL, plus a
-// small hash per stream, one key per lease and per chat (DefaultChatTTL).
+// Per task: at most relay.DefaultMaxOps entries and 1 MiB of op JSON,
+// plus Redis's own per-entry overhead (measured in BENCHMARKS.md). A
+// stream lives an hour after its latest op and relay.DefaultTTL after the
+// op that settles its turn; a chat's latest task, a day. The Redis memory
+// the relays may use is those bounds times the tasks published within the
+// hour, plus a small hash per stream, one key per lease and per chat.
 // Set Redis's maxmemory to cap the total: past it appends fail loudly.
 //
 // # Why go-redis

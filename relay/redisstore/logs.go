@@ -19,7 +19,7 @@ import (
 // default, besides returning them. A Store tags what it can of its own:
 // the context of each of its commands, and the error of each of its dials
 // (go-redis dials on a context of its own, but logs the dial's error). The
-// router below, installed once per process by the first New or NewClient,
+// router below, installed once per process by the first New,
 // sends a tagged line to that Store's logger (WithLogger; by default
 // nowhere, since the relay reports a store that fails in its own log and
 // Stats) and writes every other line as go-redis's default logger does, so

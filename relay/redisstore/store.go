@@ -15,19 +15,19 @@ import (
 	"github.com/tfrs/a2a-progress/relay"
 )
 
-// Defaults of a Store (see the Options).
+// Defaults of a Store.
 const (
-	// DefaultPrefix starts every key the Store writes.
-	DefaultPrefix = "a2a-progress:"
-	// DefaultMaxBytes caps the op JSON of one task's stream.
-	DefaultMaxBytes = 1 << 20
-	// DefaultLiveTTL is how long a stream lives after its latest op.
-	DefaultLiveTTL = time.Hour
-	// DefaultSettledTTL is how long a stream lives after the op that
+	// defaultPrefix starts every key the Store writes.
+	defaultPrefix = "a2a-progress:"
+	// defaultMaxBytes caps the op JSON of one task's stream.
+	defaultMaxBytes = 1 << 20
+	// defaultLiveTTL is how long a stream lives after its latest op.
+	defaultLiveTTL = time.Hour
+	// defaultSettledTTL is how long a stream lives after the op that
 	// settles its turn: the relay's own TTL.
-	DefaultSettledTTL = relay.DefaultTTL
-	// DefaultChatTTL is how long a chat's latest task is remembered.
-	DefaultChatTTL = 24 * time.Hour
+	defaultSettledTTL = relay.DefaultTTL
+	// defaultChatTTL is how long a chat's latest task is remembered.
+	defaultChatTTL = 24 * time.Hour
 	// readCount caps the entries of one read.
 	readCount = 512
 )
@@ -48,7 +48,7 @@ var _ relay.Store = (*Store)(nil)
 // Option configures a Store.
 type Option func(*Store)
 
-// WithPrefix sets the prefix of every key (default [DefaultPrefix]), so
+// WithPrefix sets the prefix of every key (default "a2a-progress:"), so
 // that several deployments share one Redis.
 func WithPrefix(p string) Option { return func(s *Store) { s.prefix = p } }
 
@@ -58,10 +58,10 @@ func WithPrefix(p string) Option { return func(s *Store) { s.prefix = p } }
 // and Stats, that its store fails. See the package doc, "Logs".
 func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.logger = l } }
 
-// WithLogCaps caps each task's stream in entries and in bytes of op JSON
-// (defaults relay.DefaultMaxOps, [DefaultMaxBytes]); the oldest go first.
+// withLogCaps caps each task's stream in entries and in bytes of op JSON
+// (defaults relay.DefaultMaxOps, defaultMaxBytes); the oldest go first.
 // Values < 1 keep the default.
-func WithLogCaps(maxOps, maxBytes int) Option {
+func withLogCaps(maxOps, maxBytes int) Option {
 	return func(s *Store) {
 		if maxOps > 0 {
 			s.maxOps = maxOps
@@ -72,11 +72,11 @@ func WithLogCaps(maxOps, maxBytes int) Option {
 	}
 }
 
-// WithTTLs sets how long a stream lives after its latest op and after the
+// withTTLs sets how long a stream lives after its latest op and after the
 // op that settles its turn, and how long a chat entry lives (defaults
-// [DefaultLiveTTL], [DefaultSettledTTL], [DefaultChatTTL]). Values < 1
+// defaultLiveTTL, defaultSettledTTL, defaultChatTTL). Values < 1
 // keep the default.
-func WithTTLs(live, settled, chat time.Duration) Option {
+func withTTLs(live, settled, chat time.Duration) Option {
 	return func(s *Store) {
 		for _, f := range []struct {
 			p *time.Duration
@@ -112,15 +112,15 @@ func New(rawURL string, opts ...Option) (*Store, error) {
 	if !q.Has("pool_size") {
 		o.PoolSize = 10*4 + relay.DefaultMaxTasks
 	}
-	return NewClient(redis.NewClient(o), opts...), nil
+	return newClient(redis.NewClient(o), opts...), nil
 }
 
-// NewClient returns a Store on rdb, which it owns: Close closes it. It
+// newClient returns a Store on rdb, which it owns: Close closes it. It
 // adds a hook to rdb that routes go-redis's log lines about rdb's
 // connections to the Store's logger (see the package doc, "Logs").
-func NewClient(rdb *redis.Client, opts ...Option) *Store {
-	s := &Store{rdb: rdb, prefix: DefaultPrefix, maxOps: relay.DefaultMaxOps, maxBytes: DefaultMaxBytes,
-		liveTTL: DefaultLiveTTL, settledTTL: DefaultSettledTTL, chatTTL: DefaultChatTTL}
+func newClient(rdb *redis.Client, opts ...Option) *Store {
+	s := &Store{rdb: rdb, prefix: defaultPrefix, maxOps: relay.DefaultMaxOps, maxBytes: defaultMaxBytes,
+		liveTTL: defaultLiveTTL, settledTTL: defaultSettledTTL, chatTTL: defaultChatTTL}
 	for _, o := range opts {
 		o(s)
 	}

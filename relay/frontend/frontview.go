@@ -1,4 +1,4 @@
-package relay
+package frontend
 
 import (
 	"crypto/sha256"
@@ -16,18 +16,18 @@ import (
 // replica or a resynchronisation names the same item the same way, and a
 // client that already holds it replaces it instead of adding a second one.
 
-// frontOutcome is the settled end of a turn as the front-end encoders render
+// frontResult is the settled end of a turn as the front-end encoders render
 // it: the result op's TurnResult (PROTOCOL.md §4.3).
-type frontOutcome = merge.TurnResult
+type frontResult = merge.TurnResult
 
 // interrupted reports whether a verdict is an interrupt (the turn waits for
 // the caller), not an end.
-func interrupted(o *frontOutcome) bool {
+func interrupted(o *frontResult) bool {
 	return o.Verdict == merge.VerdictInputRequired || o.Verdict == merge.VerdictAuthRequired
 }
 
 // question returns an interrupt's question and items.
-func question(o *frontOutcome) (string, []merge.InterruptItem) {
+func question(o *frontResult) (string, []merge.InterruptItem) {
 	if o.Interrupt == nil {
 		return "", nil
 	}
@@ -138,8 +138,8 @@ func (ids *frontIDs) tool(key string) string {
 // stand; a tool call stands where its
 // first tool_call block stands, or — seen only through output or a close —
 // before the first envelope block with a higher seq than its first chunk.
-// The reply of a completed outcome comes last.
-func frontItems(v *merge.View, ids *frontIDs, out *frontOutcome) []frontItem {
+// The reply of a completed turn comes last.
+func frontItems(v *merge.View, ids *frontIDs, out *frontResult) []frontItem {
 	items := make([]frontItem, 0, len(v.Blocks)+2)
 	tools := make(map[string]*merge.ToolCall, len(v.ToolCalls))
 	var loose []*merge.ToolCall // calls with no tool_call block, by FirstSeq
@@ -198,7 +198,7 @@ func frontItems(v *merge.View, ids *frontIDs, out *frontOutcome) []frontItem {
 // sentItem is what an encoder told its client about one item: enough to
 // decide whether a later view only extends it. Output is remembered by
 // length and a running hash (only running calls' output is kept, in
-// frontSent, within MaxKeptOutputBytes).
+// frontSent, within maxKeptOutputBytes).
 type sentItem struct {
 	id     string
 	kind   itemKind
@@ -210,18 +210,18 @@ type sentItem struct {
 	outHash maphash.Hash
 }
 
-// MaxKeptOutputBytes bounds the tool output one front-end subscriber keeps
+// maxKeptOutputBytes bounds the tool output one front-end subscriber keeps
 // (the outputs of its running calls, for the AI SDK's preliminary outputs
 // and both formats' final results). A call whose output would pass it is
 // no longer kept: its next change re-renders the view instead — slower,
 // never wrong.
-const MaxKeptOutputBytes = 1 << 20
+const maxKeptOutputBytes = 1 << 20
 
 // frontSent is the per-stream record both encoders keep of what they sent:
 // the items in the order sent, an index by item id, and the outputs of the
 // running calls. It holds one record (about 150 bytes and the id) per item
 // of the turn — at most merge.DefaultMaxBlocks — and at most
-// MaxKeptOutputBytes of output.
+// maxKeptOutputBytes of output.
 type frontSent struct {
 	items []sentItem
 	index map[string]int
@@ -266,11 +266,11 @@ func (s *frontSent) lookup(id string) *sentItem {
 }
 
 // keepOutput remembers a call's output as sent while the call runs, and
-// forgets it once the call closed or when it would pass MaxKeptOutputBytes.
+// forgets it once the call closed or when it would pass maxKeptOutputBytes.
 func (s *frontSent) keepOutput(id string, status merge.ToolStatus, out string) {
 	s.bytes -= len(s.outputs[id])
 	delete(s.outputs, id)
-	if toolClosed(status) || s.bytes+len(out) > MaxKeptOutputBytes {
+	if toolClosed(status) || s.bytes+len(out) > maxKeptOutputBytes {
 		return
 	}
 	if s.outputs == nil {
@@ -300,7 +300,7 @@ func (s *frontSent) growTool(id, chunk string, status merge.ToolStatus) (r *sent
 	r.status = status
 	s.bytes += len(chunk)
 	switch {
-	case toolClosed(status) || s.bytes > MaxKeptOutputBytes:
+	case toolClosed(status) || s.bytes > maxKeptOutputBytes:
 		s.bytes -= len(out)
 		delete(s.outputs, id)
 	default:

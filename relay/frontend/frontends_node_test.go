@@ -1,4 +1,4 @@
-package relay
+package frontend
 
 import (
 	"bytes"
@@ -17,7 +17,7 @@ import (
 
 // frontendsDir is the node project that runs the real AG-UI and AI SDK
 // client libraries (pinned by its package-lock.json).
-var frontendsDir = filepath.Join("testdata", "frontends")
+var frontendsDir = filepath.Join("..", "testdata", "frontends")
 
 var (
 	npmOnce sync.Once

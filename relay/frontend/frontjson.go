@@ -1,4 +1,4 @@
-package relay
+package frontend
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package relay
+package frontend
 
 import (
 	"crypto/rand"
@@ -13,11 +13,12 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/relay"
 )
 
 // FormatAGUI is the ?format= name of AG-UI (the protocol of @ag-ui/client
 // 1.0 and CopilotKit) on the task events endpoint, and the wire format of
-// [Handler.AGUI].
+// [AGUI].
 //
 // The client verifies the lifecycle strictly: one RUN_STARTED, every
 // TEXT_MESSAGE_*, REASONING_* and TOOL_CALL_* bracket opened before it is
@@ -71,13 +72,13 @@ import (
 // conversation.
 const FormatAGUI = "ag-ui"
 
-// AGUITaskEvent is the name of the CUSTOM event, right after RUN_STARTED,
+// aguiTaskEvent is the name of the CUSTOM event, right after RUN_STARTED,
 // whose value {task, turn} names the A2A task the run follows.
-const AGUITaskEvent = "a2a.task"
+const aguiTaskEvent = "a2a.task"
 
-// AGUIActivityType is the activityType of the activity message that carries a
+// aguiActivityType is the activityType of the activity message that carries a
 // tool call's live output.
-const AGUIActivityType = "a2a-tool-output"
+const aguiActivityType = "a2a-tool-output"
 
 // aguiEvent is one AG-UI event, marshalled as its JSON object.
 type aguiEvent = map[string]any
@@ -111,8 +112,8 @@ type aguiEncoder struct {
 }
 
 // sync emits what the client lacks to show view v (of its turn) and, once
-// it is known, the outcome.
-func (e *aguiEncoder) sync(v *merge.View, out *frontOutcome, emit func(aguiEvent)) {
+// it is known, the result.
+func (e *aguiEncoder) sync(v *merge.View, out *frontResult, emit func(aguiEvent)) {
 	if e.finished {
 		return
 	}
@@ -123,7 +124,7 @@ func (e *aguiEncoder) sync(v *merge.View, out *frontOutcome, emit func(aguiEvent
 		emit(aguiEvent{"type": "RUN_STARTED", "threadId": e.threadID, "runId": e.runID})
 		// The A2A task the run follows: what a client needs to reconnect
 		// through the task events endpoint.
-		emit(aguiEvent{"type": "CUSTOM", "name": AGUITaskEvent, "value": aguiEvent{"task": v.Task, "turn": v.Turn}})
+		emit(aguiEvent{"type": "CUSTOM", "name": aguiTaskEvent, "value": aguiEvent{"task": v.Task, "turn": v.Turn}})
 	}
 	if e.nested {
 		e.syncNested(frontItems(v, e.ids, nil), emit)
@@ -214,14 +215,14 @@ func (e *aguiEncoder) snapshot(items []frontItem, prefix string, emit func(aguiE
 				msgs = append(msgs, aguiResultMessage(it))
 			}
 			msgs = append(msgs, aguiEvent{"id": it.id + "-output", "role": "activity",
-				"activityType": AGUIActivityType, "content": aguiActivity(it, []string{it.tool.Output})})
+				"activityType": aguiActivityType, "content": aguiActivity(it, []string{it.tool.Output})})
 		}
 		e.sent.put(&items[i])
 	}
 	emit(aguiEvent{"type": "MESSAGES_SNAPSHOT", "messages": msgs,
 		// The snapshot owns the activity messages of its own type only: the
 		// client then keeps any other activity it shows.
-		"metadata": aguiEvent{"@ag-ui/client": aguiEvent{"authoritativeActivityTypes": []string{AGUIActivityType}}}})
+		"metadata": aguiEvent{"@ag-ui/client": aguiEvent{"authoritativeActivityTypes": []string{aguiActivityType}}}})
 }
 
 // named returns the item under the ids this encoder uses now.
@@ -264,7 +265,7 @@ func (e *aguiEncoder) add(base *frontItem, emit func(aguiEvent)) {
 		emit(start)
 		emit(aguiEvent{"type": "TOOL_CALL_ARGS", "toolCallId": it.id, "delta": "{}"})
 		emit(aguiEvent{"type": "TOOL_CALL_END", "toolCallId": it.id})
-		emit(aguiEvent{"type": "ACTIVITY_SNAPSHOT", "messageId": it.id + "-output", "activityType": AGUIActivityType,
+		emit(aguiEvent{"type": "ACTIVITY_SNAPSHOT", "messageId": it.id + "-output", "activityType": aguiActivityType,
 			"content": aguiActivity(it, []string{it.tool.Output}), "replace": true})
 		if toolClosed(it.tool.Status) {
 			emit(aguiResultEvent(it))
@@ -290,9 +291,9 @@ func (e *aguiEncoder) updateTool(r *sentItem, base *frontItem, emit func(aguiEve
 		if status != r.status {
 			patch = append(patch, aguiEvent{"op": "replace", "path": "/status", "value": string(status)})
 		}
-		emit(aguiEvent{"type": "ACTIVITY_DELTA", "messageId": it.id + "-output", "activityType": AGUIActivityType, "patch": patch})
+		emit(aguiEvent{"type": "ACTIVITY_DELTA", "messageId": it.id + "-output", "activityType": aguiActivityType, "patch": patch})
 	default:
-		emit(aguiEvent{"type": "ACTIVITY_SNAPSHOT", "messageId": it.id + "-output", "activityType": AGUIActivityType,
+		emit(aguiEvent{"type": "ACTIVITY_SNAPSHOT", "messageId": it.id + "-output", "activityType": aguiActivityType,
 			"content": aguiActivity(it, []string{it.tool.Output}), "replace": true})
 	}
 	if toolClosed(status) && !toolClosed(r.status) {
@@ -302,7 +303,7 @@ func (e *aguiEncoder) updateTool(r *sentItem, base *frontItem, emit func(aguiEve
 }
 
 // end is the run's last event.
-func (e *aguiEncoder) end(v *merge.View, prefix string, out *frontOutcome) aguiEvent {
+func (e *aguiEncoder) end(v *merge.View, prefix string, out *frontResult) aguiEvent {
 	if out.Verdict == "completed" {
 		return aguiEvent{"type": "RUN_FINISHED", "threadId": e.threadID, "runId": e.runID,
 			"outcome": aguiEvent{"type": "success"}, "result": aguiEvent{"a2a": out}}
@@ -326,7 +327,7 @@ func (e *aguiEncoder) end(v *merge.View, prefix string, out *frontOutcome) aguiE
 // aguiInterrupts are the AG-UI interrupts of an interrupted outcome: one per
 // item, or one for the question; an item that names a call of the view
 // points at it (its id with suffix).
-func aguiInterrupts(v *merge.View, prefix, suffix string, out *frontOutcome) []any {
+func aguiInterrupts(v *merge.View, prefix, suffix string, out *frontResult) []any {
 	reason := strings.ReplaceAll(string(out.Verdict), "-", "_")
 	q, items := question(out)
 	var ints []any
@@ -426,23 +427,23 @@ func aguiResultMessage(it *frontItem) aguiEvent {
 		"content": it.tool.Output, "metadata": aguiEvent{"a2a": aguiEvent{"status": string(it.tool.Status)}}}
 }
 
-func init() {
-	builtinFormats[FormatAGUI] = func(r *http.Request, task string) (Encoder, error) {
-		var in aguiRunInput
-		if r.Method == http.MethodPost {
-			body, err := io.ReadAll(io.LimitReader(r.Body, MaxFrontendBodyBytes+1))
-			if err != nil || len(body) > MaxFrontendBodyBytes {
-				return nil, fmt.Errorf("relay: the RunAgentInput is unreadable or over %d bytes", MaxFrontendBodyBytes)
-			}
-			if err := json.Unmarshal(body, &in); err != nil {
-				return nil, fmt.Errorf("relay: the body is not a RunAgentInput: %v", err)
-			}
+// AGUIFormat is the relay.Format of FormatAGUI: give it to relay.New with
+// relay.WithFormat(FormatAGUI, AGUIFormat) to serve ?format=ag-ui.
+func AGUIFormat(r *http.Request, task string) (relay.Encoder, error) {
+	var in aguiRunInput
+	if r.Method == http.MethodPost {
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxFrontendBodyBytes+1))
+		if err != nil || len(body) > maxFrontendBodyBytes {
+			return nil, fmt.Errorf("relay: the RunAgentInput is unreadable or over %d bytes", maxFrontendBodyBytes)
 		}
-		q := r.URL.Query()
-		in.ThreadID = firstNonEmpty(in.ThreadID, q.Get("threadId"), task)
-		in.RunID = firstNonEmpty(in.RunID, q.Get("runId"), task)
-		return newAGUIStream(in.ThreadID, in.RunID, in.Messages, true), nil
+		if err := json.Unmarshal(body, &in); err != nil {
+			return nil, fmt.Errorf("relay: the body is not a RunAgentInput: %v", err)
+		}
 	}
+	q := r.URL.Query()
+	in.ThreadID = firstNonEmpty(in.ThreadID, q.Get("threadId"), task)
+	in.RunID = firstNonEmpty(in.RunID, q.Get("runId"), task)
+	return newAGUIStream(in.ThreadID, in.RunID, in.Messages, true), nil
 }
 
 // aguiRunInput is the part of AG-UI's RunAgentInput the relay reads.
@@ -479,7 +480,7 @@ func (e *aguiEncoder) growTool(key, chunk string, status merge.ToolStatus, emit 
 		patch = append(patch, aguiEvent{"op": "replace", "path": "/status", "value": string(status)})
 	}
 	if len(patch) > 0 {
-		emit(aguiEvent{"type": "ACTIVITY_DELTA", "messageId": id + "-output", "activityType": AGUIActivityType, "patch": patch})
+		emit(aguiEvent{"type": "ACTIVITY_DELTA", "messageId": id + "-output", "activityType": aguiActivityType, "patch": patch})
 	}
 	if toolClosed(status) {
 		emit(aguiToolResult(id, string(out), status))
@@ -501,11 +502,12 @@ func (e *aguiEncoder) itemIDs() *frontIDs { return e.ids }
 // with the task the turn runs in. A request that cannot be sent gets a 4xx
 // JSON error; a turn the agent refuses is a RUN_STARTED and a RUN_ERROR.
 // It answers the CORS preflight (OPTIONS) for the origins given to
-// WithCORS: mount it without a method in the pattern to let them through.
-func (h *Handler) AGUI(agent Agent) http.Handler {
+// relay.WithCORS: mount it without a method in the pattern to let them through.
+func AGUI(h *relay.Handler, agent Agent) http.Handler {
+	hb := hubOf(h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodOptions {
-			h.frontPreflight(w, r)
+			frontPreflight(hb, w, r)
 			return
 		}
 		if r.Method != http.MethodPost {
@@ -513,7 +515,7 @@ func (h *Handler) AGUI(agent Agent) http.Handler {
 			writeError(w, http.StatusMethodNotAllowed, "relay: POST a RunAgentInput")
 			return
 		}
-		if !h.admitTurn(w, r) {
+		if !hb.Admit(w, r) {
 			return
 		}
 		var in aguiRunInput
@@ -521,7 +523,7 @@ func (h *Handler) AGUI(agent Agent) http.Handler {
 			if err := readJSON(w, r, &in); err != nil {
 				return nil, err
 			}
-			if err := ValidateTaskID(in.ThreadID); err != nil {
+			if err := relay.ValidateTaskID(in.ThreadID); err != nil {
 				return nil, badRequest("relay: threadId: %v", err)
 			}
 			var id, text string
@@ -538,7 +540,7 @@ func (h *Handler) AGUI(agent Agent) http.Handler {
 			}
 			var task string
 			for _, res := range in.Resume {
-				if t := aguiInterruptTask(res.InterruptID); t != "" && ValidateTaskID(t) == nil {
+				if t := aguiInterruptTask(res.InterruptID); t != "" && relay.ValidateTaskID(t) == nil {
 					// The answer opens a new turn of the task: a message of
 					// its own (the user message was the last turn's).
 					task, id = t, ""
@@ -554,7 +556,7 @@ func (h *Handler) AGUI(agent Agent) http.Handler {
 			writeFrontError(w, err)
 			return
 		}
-		h.sendAndServe(w, r, agent, msg, newAGUIStream(in.ThreadID, in.RunID, in.Messages, false), func(err error) {
+		sendAndServe(hb, w, r, agent, msg, newAGUIStream(in.ThreadID, in.RunID, in.Messages, false), func(err error) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			ew := newEventWriter(w)
 			_ = writeJSONEvent(ew, aguiEvent{"type": "RUN_STARTED", "threadId": in.ThreadID, "runId": in.RunID})

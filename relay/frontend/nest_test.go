@@ -1,4 +1,4 @@
-package relay
+package frontend
 
 import (
 	"bytes"
@@ -57,7 +57,7 @@ func TestAGUIRunRefusesFinishWhileSubagentRuns(t *testing.T) {
 	if err := run.Emit(map[string]any{"type": "RUN_STARTED", "threadId": "th", "runId": "r"}); err != nil {
 		t.Fatal(err)
 	}
-	sub, err := run.Start("call-1", SubagentOptions{Name: "colleague"})
+	sub, err := run.start("call-1", SubagentOptions{Name: "colleague"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestAGUISubagentEveryOrder(t *testing.T) {
 	res := merge.TurnResult{Verdict: merge.VerdictCompleted, State: "TASK_STATE_COMPLETED", Reply: agenttest.RealisticReply}
 	for name, rs := range orders() {
 		t.Run(name, func(t *testing.T) {
-			want := play(rs, nil, func(*merge.View, *frontOutcome) {})
+			want := play(rs, nil, func(*merge.View, *frontResult) {})
 			var wantTools []string
 			for _, tc := range want.ToolCalls {
 				wantTools = append(wantTools, tc.Tool)
@@ -105,7 +105,7 @@ func TestAGUISubagentEveryOrder(t *testing.T) {
 			var wg sync.WaitGroup
 			ids := make([]string, 2)
 			for i, task := range []string{"task-a", "task-b"} {
-				sub, err := run.Start("call-"+task, SubagentOptions{})
+				sub, err := run.start("call-"+task, SubagentOptions{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -164,7 +164,7 @@ func TestAGUISubagentEveryOrder(t *testing.T) {
 
 func str(v any) string { s, _ := v.(string); return s }
 
-// fakeClock is a ChatTool clock the test advances; the timers it arms run
+// fakeClock is a chatTool clock the test advances; the timers it arms run
 // when it passes their time.
 type fakeClock struct {
 	mu     sync.Mutex
@@ -237,7 +237,7 @@ func chatParts(t *testing.T, cs *ChatStream) []map[string]any {
 
 // TestChatToolPaced plays a 3 000-block turn, one op per millisecond: the
 // preliminary outputs come at most once per Interval, each within
-// MaxSubagentViewBytes, the last state is sent when its wait is over even
+// maxSubagentViewBytes, the last state is sent when its wait is over even
 // with no op after it, and the final output is the whole view.
 func TestChatToolPaced(t *testing.T) {
 	sc := agenttest.Trajectory(3000)
@@ -248,7 +248,7 @@ func TestChatToolPaced(t *testing.T) {
 	us := calleeUpdates("task-1", rs, merge.TurnResult{Verdict: merge.VerdictCompleted, State: "TASK_STATE_COMPLETED", Reply: "done"})
 	clock := &fakeClock{t: time.Unix(0, 0)}
 	counting := &countingWrites{}
-	tool := counting.stream().StartTool("call-1", ChatToolOptions{Interval: 100 * time.Millisecond, BytesPerSecond: 1 << 30})
+	tool := counting.stream().startTool("call-1", ChatToolOptions{Interval: 100 * time.Millisecond, BytesPerSecond: 1 << 30})
 	tool.now, tool.after = clock.now, clock.after
 	progress := us[:len(us)-2]
 	for _, u := range progress {
@@ -279,13 +279,13 @@ func TestChatToolPaced(t *testing.T) {
 	if limit := int(elapsed/(100*time.Millisecond)) + 2; prelim > limit || prelim < 3 {
 		t.Errorf("%d preliminary outputs over %v of 100 ms pacing: want 3..%d", prelim, elapsed, limit)
 	}
-	if maxBytes > MaxSubagentViewBytes {
-		t.Errorf("largest output %d bytes, over MaxSubagentViewBytes %d", maxBytes, MaxSubagentViewBytes)
+	if maxBytes > maxSubagentViewBytes {
+		t.Errorf("largest output %d bytes, over maxSubagentViewBytes %d", maxBytes, maxSubagentViewBytes)
 	}
 	if res.Result.Verdict != merge.VerdictCompleted {
 		t.Errorf("verdict %q", res.Result.Verdict)
 	}
-	var final SubagentView
+	var final subagentView
 	if err := json.Unmarshal(counting.last, &final); err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +379,7 @@ func TestChatStreamBounded(t *testing.T) {
 func TestSubagentViewSchema(t *testing.T) {
 	c := jsonschema.NewCompiler()
 	for _, name := range []string{"envelope.schema.json", "op.schema.json", "result.schema.json", "view.schema.json", "subagent-view.schema.json"} {
-		f, err := os.Open(filepath.Join("..", "schema", name))
+		f, err := os.Open(filepath.Join("..", "..", "schema", name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -422,7 +422,7 @@ func TestSubagentViewSchema(t *testing.T) {
 					outputs = append(outputs, bytes.Clone(raw)) // the tool reuses its buffer
 				}
 			}
-			tool := cs.StartTool("call-1", ChatToolOptions{Interval: time.Nanosecond, BytesPerSecond: 1 << 30})
+			tool := cs.startTool("call-1", ChatToolOptions{Interval: time.Nanosecond, BytesPerSecond: 1 << 30})
 			for _, u := range calleeUpdates("task-1", trajectory, res) {
 				if err := tool.Update(u); err != nil {
 					t.Fatal(err)

@@ -1,4 +1,4 @@
-package relay
+package frontend
 
 import (
 	"context"
@@ -11,12 +11,13 @@ import (
 
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/relay"
 )
 
 // FormatAISDK is the ?format= name of the Vercel AI SDK's UI message stream
 // (protocol v1, the stream useChat reads) on the task events endpoint — a
 // resumed stream, as below, for a custom transport that watches a task — and
-// the wire format of [Handler.Chat].
+// the wire format of [Chat].
 //
 // A turn is one assistant UIMessage whose id is a function of the task and
 // the turn ("start" names it). Its parts, in view order: reasoning-start /
@@ -26,7 +27,7 @@ import (
 // useChat's onToolCall never fires for it), and data parts for what has no
 // native part: "data-a2a-error" per error block (visible, never terminal),
 // "data-a2a-gaps" (id "gaps", replaced in place as the count changes) and
-// "data-a2a-outcome" (id "outcome": the verdict, the interrupt's question and
+// "data-a2a-result" (id "result": the verdict, the interrupt's question and
 // items, the error).
 //
 // A call's output travels in tool-output-available: preliminary:true while
@@ -62,11 +63,11 @@ const FormatAISDK = "ai-sdk"
 // aisdkEvent is one UI message stream part, marshalled as its JSON object.
 type aisdkEvent = map[string]any
 
-// AISDKHeader and AISDKHeaderValue are the header that marks a UI message
+// aisdkHeader and aisdkHeaderValue are the header that marks a UI message
 // stream response (protocol v1).
 const (
-	AISDKHeader      = "x-vercel-ai-ui-message-stream"
-	AISDKHeaderValue = "v1"
+	aisdkHeader      = "x-vercel-ai-ui-message-stream"
+	aisdkHeaderValue = "v1"
 )
 
 // aisdkEncoder turns the successive views of one turn into UI message stream
@@ -88,9 +89,9 @@ type aisdkEncoder struct {
 }
 
 // sync emits what the client lacks to show view v (of its turn) and, once
-// it is known, the outcome. The caller writes "data: [DONE]" after the
+// it is known, the result. The caller writes "data: [DONE]" after the
 // finishing part.
-func (e *aisdkEncoder) sync(v *merge.View, out *frontOutcome, emit func(aisdkEvent)) {
+func (e *aisdkEncoder) sync(v *merge.View, out *frontResult, emit func(aisdkEvent)) {
 	if e.finished {
 		return
 	}
@@ -126,7 +127,7 @@ func (e *aisdkEncoder) sync(v *merge.View, out *frontOutcome, emit func(aisdkEve
 	e.gapsNow(v.Counters.Gaps, emit)
 	if out != nil {
 		e.finished = true
-		emit(aisdkEvent{"type": "data-a2a-outcome", "id": "outcome", "data": out})
+		emit(aisdkEvent{"type": "data-a2a-result", "id": "result", "data": out})
 		switch {
 		case out.Verdict == "completed":
 			emit(aisdkEvent{"type": "finish", "finishReason": "stop"})
@@ -246,15 +247,15 @@ func aisdkToolMeta(it *frontItem) aisdkEvent {
 	return aisdkEvent{"a2a": m}
 }
 
-func init() {
-	builtinFormats[FormatAISDK] = func(*http.Request, string) (Encoder, error) { return newAISDKStream(true), nil }
-}
+// AISDKFormat is the relay.Format of FormatAISDK: give it to relay.New with
+// relay.WithFormat(FormatAISDK, AISDKFormat) to serve ?format=ai-sdk.
+func AISDKFormat(*http.Request, string) (relay.Encoder, error) { return newAISDKStream(true), nil }
 
 func newAISDKStream(resume bool) *frontStream {
 	return &frontStream{
 		frontFeed: frontFeed{enc: &aisdkEncoder{resume: resume}},
-		header:    func(h http.Header) { h.Set(AISDKHeader, AISDKHeaderValue) },
-		end: func(ew *EventWriter, settled bool) error {
+		header:    func(h http.Header) { h.Set(aisdkHeader, aisdkHeaderValue) },
+		end: func(ew *relay.EventWriter, settled bool) error {
 			if !settled {
 				// The turn goes on: no [DONE], so that the client treats the
 				// end as a cut it may resume.
@@ -297,9 +298,9 @@ type aisdkChatRequest struct {
 	} `json:"messages"`
 }
 
-// MaxChats bounds the chat id → task entries a Chat handler remembers (the
+// maxChats bounds the chat id → task entries a Chat handler remembers (the
 // oldest goes first).
-const MaxChats = 4096
+const maxChats = 4096
 
 // Chat returns the handler of useChat's endpoints, for `a2a-tail web` at
 // /api/chat and /api/chat/: a POST is a chat request — the last user
@@ -310,19 +311,19 @@ const MaxChats = 4096
 // it settles.
 //
 // The chat id is the A2A context id. The handler remembers each chat's
-// latest task (up to MaxChats); a replica that did not serve the chat's POST
+// latest task (up to maxChats); a replica that did not serve the chat's POST
 // (or a restarted one) asks the agent with ListTasks for the context's most
 // recently updated task — one call per resume — and answers 204 when the
 // agent lists none or cannot list (ListTasks is optional in A2A, and a2a-go's
 // store lists only an authenticated caller's tasks). The Authorizer is asked
 // with the task "" first, then with the task. It answers the CORS preflight
-// (OPTIONS) for the origins given to WithCORS.
-func (h *Handler) Chat(agent Agent) http.Handler {
-	return &chatHandler{h: h, agent: agent, tasks: map[string]string{}}
+// (OPTIONS) for the origins given to relay.WithCORS.
+func Chat(h *relay.Handler, agent Agent) http.Handler {
+	return &chatHandler{h: hubOf(h), agent: agent, tasks: map[string]string{}}
 }
 
 type chatHandler struct {
-	h     *Handler
+	h     hub
 	agent Agent
 
 	mu    sync.Mutex
@@ -331,17 +332,17 @@ type chatHandler struct {
 }
 
 func (c *chatHandler) remember(chat, task string) {
-	if st := c.h.cfg.store; st != nil {
+	if st := c.h.Store(); st != nil {
 		// Shared, so that a replica that did not serve the POST resumes
-		// the chat (WithStore); the local map stays the fallback.
-		if err := st.SetChat(c.h.ctx, chat, task); err != nil {
-			_ = c.h.storeFailed(task, err)
+		// the chat (relay.WithStore); the local map stays the fallback.
+		if err := st.SetChat(c.h.Context(), chat, task); err != nil {
+			c.h.StoreFailed(task, err)
 		}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.tasks[chat]; !ok {
-		if len(c.order) >= MaxChats {
+		if len(c.order) >= maxChats {
 			delete(c.tasks, c.order[0])
 			c.order = c.order[1:]
 		}
@@ -351,13 +352,13 @@ func (c *chatHandler) remember(chat, task string) {
 }
 
 func (c *chatHandler) recall(chat string) string {
-	if st := c.h.cfg.store; st != nil {
-		task, err := st.Chat(c.h.ctx, chat)
+	if st := c.h.Store(); st != nil {
+		task, err := st.Chat(c.h.Context(), chat)
 		if err == nil && task != "" {
 			return task
 		}
 		if err != nil {
-			_ = c.h.storeFailed("", err)
+			c.h.StoreFailed("", err)
 		}
 	}
 	c.mu.Lock()
@@ -368,10 +369,10 @@ func (c *chatHandler) recall(chat string) string {
 func (c *chatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := c.h
 	if r.Method == http.MethodOptions {
-		h.frontPreflight(w, r)
+		frontPreflight(h, w, r)
 		return
 	}
-	if !h.admitTurn(w, r) {
+	if !h.Admit(w, r) {
 		return
 	}
 	if rest, ok := strings.CutSuffix(r.URL.Path, "/stream"); ok && r.Method == http.MethodGet {
@@ -388,7 +389,7 @@ func (c *chatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if err := readJSON(w, r, &in); err != nil {
 			return nil, err
 		}
-		if err := ValidateTaskID(in.ID); err != nil {
+		if err := relay.ValidateTaskID(in.ID); err != nil {
 			return nil, badRequest("relay: chat id: %v", err)
 		}
 		for i := len(in.Messages) - 1; i >= 0; i-- {
@@ -410,9 +411,9 @@ func (c *chatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	stream := newAISDKStream(false)
 	stream.named = func(task string) { c.remember(in.ID, task) }
-	h.sendAndServe(w, r, c.agent, msg, stream, func(err error) {
+	sendAndServe(h, w, r, c.agent, msg, stream, func(err error) {
 		w.Header().Set("Content-Type", "text/event-stream")
-		w.Header().Set(AISDKHeader, AISDKHeaderValue)
+		w.Header().Set(aisdkHeader, aisdkHeaderValue)
 		ew := newEventWriter(w)
 		_ = writeJSONEvent(ew, aisdkEvent{"type": "start"})
 		_ = writeJSONEvent(ew, aisdkEvent{"type": "error", "errorText": err.Error()})
@@ -424,7 +425,7 @@ func (c *chatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // resume serves GET <chat id>/stream.
 func (c *chatHandler) resume(w http.ResponseWriter, r *http.Request, chat string) {
 	h := c.h
-	if err := ValidateTaskID(chat); err != nil {
+	if err := relay.ValidateTaskID(chat); err != nil {
 		writeError(w, http.StatusBadRequest, "relay: chat id: "+err.Error())
 		return
 	}
@@ -432,30 +433,26 @@ func (c *chatHandler) resume(w http.ResponseWriter, r *http.Request, chat string
 	if task == "" {
 		var err error
 		if task, err = latestTask(r.Context(), c.agent, chat); err != nil {
-			h.cfg.logger.Info("relay: chat resume: cannot list the chat's tasks", "err", err)
+			h.Logger().Info("relay: chat resume: cannot list the chat's tasks", "err", err)
 		}
 	}
 	if task == "" {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	if err := h.authorize(r, task); err != nil {
-		writeError(w, statusOf(err), err.Error())
-		return
-	}
-	h.serveEncoder(w, r, task, newAISDKStream(true))
+	h.Serve(w, r, task, newAISDKStream(true))
 }
 
 // latestTask returns the id of the most recently updated task of a context,
 // "" when it has none.
 func latestTask(ctx context.Context, agent Agent, contextID string) (string, error) {
-	res, err := agent.A2A().ListTasks(ctx, &a2a.ListTasksRequest{ContextID: contextID, PageSize: 100})
+	res, err := agent.ListTasks(ctx, &a2a.ListTasksRequest{ContextID: contextID, PageSize: 100})
 	if err != nil {
 		return "", err
 	}
 	var best *a2a.Task
 	for _, t := range res.Tasks {
-		if t == nil || ValidateTaskID(string(t.ID)) != nil {
+		if t == nil || relay.ValidateTaskID(string(t.ID)) != nil {
 			continue
 		}
 		if best == nil || later(t.Status.Timestamp, best.Status.Timestamp) {

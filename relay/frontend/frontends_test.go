@@ -1,4 +1,4 @@
-package relay
+package frontend
 
 import (
 	"encoding/json"
@@ -67,8 +67,8 @@ func orders() map[string][]envelope.Reading {
 }
 
 // outcomes are the ends every mapping test runs.
-func outcomes() map[string]*frontOutcome {
-	return map[string]*frontOutcome{
+func outcomes() map[string]*frontResult {
+	return map[string]*frontResult{
 		"completed": {Verdict: "completed", State: "TASK_STATE_COMPLETED", Reply: agenttest.RealisticReply},
 		"failed":    {Verdict: "failed", State: "TASK_STATE_FAILED", Error: "warehouse down"},
 		"interrupt": {Verdict: "input-required", State: "TASK_STATE_INPUT_REQUIRED", Interrupt: &merge.Interrupt{Question: "Ship the partial order?",
@@ -79,7 +79,7 @@ func outcomes() map[string]*frontOutcome {
 // play applies readings to a turn one by one and calls sync with the view
 // after each; with out non-nil it then seals and calls sync with the
 // outcome. It returns the final view.
-func play(rs []envelope.Reading, out *frontOutcome, sync func(v *merge.View, out *frontOutcome)) merge.View {
+func play(rs []envelope.Reading, out *frontResult, sync func(v *merge.View, out *frontResult)) merge.View {
 	turn := merge.NewTurn(mapTask, mapTurn, merge.Caps{})
 	for _, r := range rs {
 		if turn.Apply(r).Result != merge.Applied {
@@ -100,7 +100,7 @@ func play(rs []envelope.Reading, out *frontOutcome, sync func(v *merge.View, out
 // view order, each tool call at its first tool_call block (a call with none
 // before the first envelope with a seq above its first chunk's) with its
 // final status and output, the reply last.
-func wantShown(v merge.View, out *frontOutcome) []shown {
+func wantShown(v merge.View, out *frontResult) []shown {
 	var want []shown
 	calls := map[string]merge.ToolCall{}
 	started := map[string]bool{}
@@ -172,7 +172,7 @@ type aguiInput struct {
 // aguiServer serves POST /run with the readings of rs[:cut] (all, then the
 // outcome, when cut < 0) and POST /connect with every reading and the
 // outcome, as a reconnect.
-func aguiServer(t *testing.T, rs []envelope.Reading, out *frontOutcome, cut int) *httptest.Server {
+func aguiServer(t *testing.T, rs []envelope.Reading, out *frontResult, cut int) *httptest.Server {
 	serve := func(reconnect bool) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			var in aguiInput
@@ -184,10 +184,10 @@ func aguiServer(t *testing.T, rs []envelope.Reading, out *frontOutcome, cut int)
 			enc := &aguiEncoder{threadID: in.ThreadID, runID: in.RunID, history: in.Messages, reconnect: reconnect}
 			emit := func(e aguiEvent) { writeSSE(w, e) }
 			if !reconnect && cut >= 0 {
-				play(rs[:cut], nil, func(v *merge.View, o *frontOutcome) { enc.sync(v, o, emit) })
+				play(rs[:cut], nil, func(v *merge.View, o *frontResult) { enc.sync(v, o, emit) })
 				return
 			}
-			play(rs, out, func(v *merge.View, o *frontOutcome) { enc.sync(v, o, emit) })
+			play(rs, out, func(v *merge.View, o *frontResult) { enc.sync(v, o, emit) })
 		}
 	}
 	mux := http.NewServeMux()
@@ -198,7 +198,7 @@ func aguiServer(t *testing.T, rs []envelope.Reading, out *frontOutcome, cut int)
 	return s
 }
 
-func checkAGUI(t *testing.T, res aguiResult, run *aguiRun, want []shown, out *frontOutcome) {
+func checkAGUI(t *testing.T, res aguiResult, run *aguiRun, want []shown, out *frontResult) {
 	t.Helper()
 	if len(res.Warnings) > 0 {
 		t.Errorf("the client warned: %q", res.Warnings)
@@ -242,7 +242,7 @@ func TestAGUIMappingThroughHttpAgent(t *testing.T) {
 				var res aguiResult
 				runHarness(t, "agui.mjs", map[string]any{"url": s.URL + "/run", "threadId": "thread-1",
 					"messages": []any{map[string]any{"id": "u1", "role": "user", "content": "order 42?"}}}, &res)
-				want := wantShown(play(rs, out, func(*merge.View, *frontOutcome) {}), out)
+				want := wantShown(play(rs, out, func(*merge.View, *frontResult) {}), out)
 				checkAGUI(t, res, &res.Run, want, out)
 			})
 		}
@@ -268,7 +268,7 @@ func TestAGUIReconnect(t *testing.T) {
 			if res.Connect == nil {
 				t.Fatal("no connect run")
 			}
-			want := append([]shown{{Kind: "text", Text: "hi"}}, wantShown(play(rs, out, func(*merge.View, *frontOutcome) {}), out)...)
+			want := append([]shown{{Kind: "text", Text: "hi"}}, wantShown(play(rs, out, func(*merge.View, *frontResult) {}), out)...)
 			checkAGUI(t, res, res.Connect, want, out)
 		})
 	}
@@ -277,18 +277,18 @@ func TestAGUIReconnect(t *testing.T) {
 // aisdkServer serves POST /api/chat with rs[:cut] (all, then the outcome,
 // when cut < 0) and GET /api/chat/{id}/stream with every reading and the
 // outcome, as a resume.
-func aisdkServer(t *testing.T, rs []envelope.Reading, out *frontOutcome, cut int) *httptest.Server {
+func aisdkServer(t *testing.T, rs []envelope.Reading, out *frontResult, cut int) *httptest.Server {
 	serve := func(resume bool) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/event-stream")
-			w.Header().Set(AISDKHeader, AISDKHeaderValue)
+			w.Header().Set(aisdkHeader, aisdkHeaderValue)
 			enc := &aisdkEncoder{resume: resume}
 			emit := func(e aisdkEvent) { writeSSE(w, e) }
 			if !resume && cut >= 0 {
-				play(rs[:cut], nil, func(v *merge.View, o *frontOutcome) { enc.sync(v, o, emit) })
+				play(rs[:cut], nil, func(v *merge.View, o *frontResult) { enc.sync(v, o, emit) })
 				return
 			}
-			play(rs, out, func(v *merge.View, o *frontOutcome) { enc.sync(v, o, emit) })
+			play(rs, out, func(v *merge.View, o *frontResult) { enc.sync(v, o, emit) })
 			fmt.Fprint(w, "data: [DONE]\n\n")
 		}
 	}
@@ -300,7 +300,7 @@ func aisdkServer(t *testing.T, rs []envelope.Reading, out *frontOutcome, cut int
 	return s
 }
 
-func checkAISDK(t *testing.T, res aisdkResult, want []shown, out *frontOutcome, chat bool) {
+func checkAISDK(t *testing.T, res aisdkResult, want []shown, out *frontResult, chat bool) {
 	t.Helper()
 	if len(res.Warnings) > 0 {
 		t.Errorf("the client warned: %q", res.Warnings)
@@ -325,7 +325,7 @@ func checkAISDK(t *testing.T, res aisdkResult, want []shown, out *frontOutcome, 
 	}
 	var outcome map[string]any
 	for _, p := range assistant[0].Parts {
-		if p.Type == "data-a2a-outcome" {
+		if p.Type == "data-a2a-result" {
 			outcome = p.Data
 		}
 	}
@@ -350,7 +350,7 @@ func TestAISDKMappingThroughChat(t *testing.T) {
 					s := aisdkServer(t, rs, out, -1)
 					var res aisdkResult
 					runHarness(t, "aisdk.mjs", map[string]any{"api": s.URL + "/api/chat", "id": "chat-1", "text": "order 42?", "mode": mode}, &res)
-					want := wantShown(play(rs, out, func(*merge.View, *frontOutcome) {}), out)
+					want := wantShown(play(rs, out, func(*merge.View, *frontResult) {}), out)
 					checkAISDK(t, res, want, out, mode == "chat")
 				})
 			}
@@ -373,7 +373,7 @@ func TestAISDKResume(t *testing.T) {
 				var res aisdkResult
 				runHarness(t, "aisdk.mjs", map[string]any{"api": s.URL + "/api/chat", "id": "chat-1", "text": "order 42?",
 					"mode": "chat", "resume": true, "replay": replay}, &res)
-				want := wantShown(play(rs, out, func(*merge.View, *frontOutcome) {}), out)
+				want := wantShown(play(rs, out, func(*merge.View, *frontResult) {}), out)
 				checkAISDK(t, res, want, out, true)
 			})
 		}

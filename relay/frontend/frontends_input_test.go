@@ -1,9 +1,10 @@
-package relay
+package frontend
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/tfrs/a2a-progress/relay"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -27,11 +28,11 @@ func TestFrontendBadRequests(t *testing.T) {
 		}
 		return nil
 	}
-	h := New(ctx, nil, WithAuthorizer(deny), WithCORS("https://app.example"))
+	h := relay.New(ctx, nil, relay.WithAuthorizer(deny), relay.WithCORS("https://app.example"))
 	defer h.Close()
-	agui, chat := h.AGUI(nil), h.Chat(nil)
-	big := `{"threadId":"t","messages":[{"id":"u","role":"user","content":"` + strings.Repeat("x", MaxFrontendBodyBytes) + `"}]}`
-	long := `{"threadId":"t","messages":[{"id":"u","role":"user","content":"` + strings.Repeat("x", MaxFrontendTextBytes+1) + `"}]}`
+	agui, chat := AGUI(h, nil), Chat(h, nil)
+	big := `{"threadId":"t","messages":[{"id":"u","role":"user","content":"` + strings.Repeat("x", maxFrontendBodyBytes) + `"}]}`
+	long := `{"threadId":"t","messages":[{"id":"u","role":"user","content":"` + strings.Repeat("x", maxFrontendTextBytes+1) + `"}]}`
 	for _, tc := range []struct {
 		name, method, path, body string
 		deny                     bool
@@ -102,7 +103,7 @@ func TestAGUIInterruptIDNamesTask(t *testing.T) {
 func TestFrontIDsStable(t *testing.T) {
 	var ids [2][]string
 	for i := range ids {
-		v := play(realisticReadings(), nil, func(*merge.View, *frontOutcome) {})
+		v := play(realisticReadings(), nil, func(*merge.View, *frontResult) {})
 		for _, it := range frontItems(&v, (*frontIDs)(nil).forTurn(frontPrefix(mapTask, mapTurn)), nil) {
 			ids[i] = append(ids[i], it.id)
 		}
@@ -120,9 +121,9 @@ func TestFrontIDsStable(t *testing.T) {
 func TestFrontendPreflight(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	h := New(ctx, nil, WithAuthorizer(AllowAll), WithCORS("https://app.example"))
+	h := relay.New(ctx, nil, relay.WithAuthorizer(relay.AllowAll), relay.WithCORS("https://app.example"))
 	defer h.Close()
-	for _, hd := range []http.Handler{h.AGUI(nil), h.Chat(nil)} {
+	for _, hd := range []http.Handler{AGUI(h, nil), Chat(h, nil)} {
 		req := httptest.NewRequest(http.MethodOptions, "/x", nil)
 		req.Header.Set("Origin", "https://app.example")
 		req.Header.Set("Access-Control-Request-Method", "POST")
@@ -142,7 +143,7 @@ func TestFrontendPreflight(t *testing.T) {
 func TestEventsPreflight(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	h := New(ctx, nil, WithAuthorizer(AllowAll), WithCORS("https://app.example"))
+	h := relay.New(ctx, nil, relay.WithAuthorizer(relay.AllowAll), relay.WithCORS("https://app.example"))
 	defer h.Close()
 	for _, tc := range []struct {
 		origin string

@@ -1,4 +1,4 @@
-package relay_test
+package frontend_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
-	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/relay/frontend"
 )
 
 // An orchestrator's own AG-UI run with its call to a remote A2A agent
@@ -26,7 +26,7 @@ func ExampleAGUIRun() {
 	}
 	defer c.Close()
 
-	run := relay.NewAGUIRun(func(ev map[string]any) error {
+	run := frontend.NewAGUIRun(func(ev map[string]any) error {
 		switch ev["type"] {
 		case "SUBAGENT_STARTED":
 			fmt.Println(ev["type"], "under", ev["parentToolCallId"])
@@ -50,7 +50,7 @@ func ExampleAGUIRun() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if _, err := run.Nest("call-1", s, relay.SubagentOptions{Name: "colleague"}); err != nil {
+	if _, err := run.Nest("call-1", s, frontend.SubagentOptions{Name: "colleague"}); err != nil {
 		log.Fatal(err)
 	}
 	_ = run.Emit(map[string]any{"type": "RUN_FINISHED", "threadId": "thread-1", "runId": "run-1", "outcome": map[string]any{"type": "success"}})

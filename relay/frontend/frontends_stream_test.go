@@ -1,8 +1,9 @@
-package relay
+package frontend
 
 import (
 	"encoding/json"
 	"errors"
+	"github.com/tfrs/a2a-progress/relay"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,7 +15,7 @@ import (
 
 // opsOf is what a relay forwards for readings delivered in order rs: the op
 // of each applied block, the seal, the result op for out.
-func opsOf(rs []envelope.Reading, out *frontOutcome) []merge.Op {
+func opsOf(rs []envelope.Reading, out *frontResult) []merge.Op {
 	turn := merge.NewTurn(mapTask, mapTurn, merge.Caps{})
 	var ops []merge.Op
 	for _, r := range rs {
@@ -38,7 +39,7 @@ func streamServer(t *testing.T, ops []merge.Op, dup bool) *httptest.Server {
 			ew := newEventWriter(w)
 			for _, op := range ops {
 				for range 1 + btoi(dup) {
-					if err := s.Op(ew, Event{Op: op}); errors.Is(err, errFrontDone) {
+					if err := s.Op(ew, relay.Event{Op: op}); errors.Is(err, errFrontDone) {
 						_ = ew.Flush()
 						return // as the relay ends the response
 					} else if err != nil {
@@ -87,7 +88,7 @@ func TestFrontStreamLiveOps(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				ops := opsOf(rs, out)
 				s := streamServer(t, ops, dup)
-				want := wantShown(play(rs, out, func(*merge.View, *frontOutcome) {}), out)
+				want := wantShown(play(rs, out, func(*merge.View, *frontResult) {}), out)
 				checkBothFronts(t, s.URL, want, out)
 			})
 		}
@@ -112,8 +113,8 @@ func TestFrontStreamEndsAtIncomplete(t *testing.T) {
 			ops = append(ops, ch.Op)
 		}
 	}
-	out := &frontOutcome{Verdict: merge.VerdictIncomplete, Error: "stream cut"}
-	want := wantShown(play(rs[:half], nil, func(*merge.View, *frontOutcome) {}), out)
+	out := &frontResult{Verdict: merge.VerdictIncomplete, Error: "stream cut"}
+	want := wantShown(play(rs[:half], nil, func(*merge.View, *frontResult) {}), out)
 	s := streamServer(t, ops, false)
 	checkBothFronts(t, s.URL, want, out)
 }
@@ -121,7 +122,7 @@ func TestFrontStreamEndsAtIncomplete(t *testing.T) {
 // checkBothFronts runs the AG-UI client (POST /run) and the AI SDK chat
 // (POST /api/chat) against the stream server at base and checks that each
 // shows want and ends with out.
-func checkBothFronts(t *testing.T, base string, want []shown, out *frontOutcome) {
+func checkBothFronts(t *testing.T, base string, want []shown, out *frontResult) {
 	t.Helper()
 	var ag aguiResult
 	runHarness(t, "agui.mjs", map[string]any{"url": base + "/run", "threadId": "thread-1",

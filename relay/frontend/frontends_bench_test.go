@@ -1,8 +1,9 @@
-package relay
+package frontend
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/tfrs/a2a-progress/relay"
 	"net/http"
 	"runtime"
 	"testing"
@@ -39,25 +40,25 @@ func BenchmarkFrontFormats(b *testing.B) {
 	for _, n := range []int{100, 3000} {
 		sc := agenttest.Trajectory(n)
 		turn := merge.NewTurn("task-1", "", merge.Caps{})
-		var evs []Event
+		var evs []relay.Event
 		for _, e := range sc.Envelopes() {
 			ch := turn.Apply(envelope.Reading{Envelope: e})
 			if ch.Result != merge.Applied {
 				continue
 			}
 			data, _ := json.Marshal(ch.Op)
-			evs = append(evs, Event{Op: ch.Op, JSON: data})
+			evs = append(evs, relay.Event{Op: ch.Op, JSON: data})
 		}
 		seal := turn.Seal()
 		data, _ := json.Marshal(seal)
-		evs = append(evs, Event{Op: seal, JSON: data})
+		evs = append(evs, relay.Event{Op: seal, JSON: data})
 		formats := []struct {
 			name string
-			enc  func() Encoder
+			enc  func() relay.Encoder
 		}{
-			{FormatOps, func() Encoder { return opsEncoder{} }},
-			{FormatAGUI, func() Encoder { return newAGUIStream("thread", "run", nil, false) }},
-			{FormatAISDK, func() Encoder { return newAISDKStream(false) }},
+			{relay.FormatOps, func() relay.Encoder { return opsEncoder{} }}, // the baseline
+			{FormatAGUI, func() relay.Encoder { return newAGUIStream("thread", "run", nil, false) }},
+			{FormatAISDK, func() relay.Encoder { return newAISDKStream(false) }},
 		}
 		for _, f := range formats {
 			b.Run(fmt.Sprintf("%s/blocks=%d", f.name, n), func(b *testing.B) {
@@ -91,8 +92,8 @@ func BenchmarkFrontFormats(b *testing.B) {
 
 // BenchmarkNestedFormats encodes one callee turn (a generated trajectory of
 // n envelopes, in order) nested in a caller's run: as an AG-UI sub-agent
-// (AGUISubagent, events dropped) and as a useChat tool part's paced
-// preliminary outputs (ChatTool with its defaults, a clock that moves 1 ms
+// (aguiSubagent, events dropped) and as a useChat tool part's paced
+// preliminary outputs (chatTool with its defaults, a clock that moves 1 ms
 // per op, parts dropped). ns/, B/ and allocs/forwarded-op are per op of the
 // callee; neither may grow with the turn.
 func BenchmarkNestedFormats(b *testing.B) {
@@ -114,7 +115,7 @@ func BenchmarkNestedFormats(b *testing.B) {
 		}{
 			{"ag-ui-subagent", func() {
 				run := NewAGUIRun(func(map[string]any) error { return nil })
-				sub, _ := run.Start("call-1", SubagentOptions{})
+				sub, _ := run.start("call-1", SubagentOptions{})
 				for _, u := range us {
 					_ = sub.Update(u)
 				}
@@ -123,7 +124,7 @@ func BenchmarkNestedFormats(b *testing.B) {
 			{"ai-sdk-tool", func() {
 				cs := NewChatStream()
 				clock := &fakeClock{t: time.Unix(0, 0)}
-				tool := cs.StartTool("call-1", ChatToolOptions{})
+				tool := cs.startTool("call-1", ChatToolOptions{})
 				tool.now, tool.after = clock.now, clock.after
 				for _, u := range us {
 					_ = tool.Update(u)
@@ -152,3 +153,15 @@ func BenchmarkNestedFormats(b *testing.B) {
 		}
 	}
 }
+
+// opsEncoder writes each op as relay's own FormatOps does: the baseline the
+// front-end encoders are measured against.
+type opsEncoder struct{}
+
+func (opsEncoder) Begin(http.Header, *relay.EventWriter) error { return nil }
+func (opsEncoder) SnapshotStart(*relay.EventWriter) error      { return nil }
+func (opsEncoder) SnapshotEnd(*relay.EventWriter) error        { return nil }
+func (opsEncoder) Op(ew *relay.EventWriter, ev relay.Event) error {
+	return ew.Event(ev.ID, "", ev.JSON)
+}
+func (opsEncoder) End(*relay.EventWriter, bool) error { return nil }

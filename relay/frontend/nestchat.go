@@ -1,4 +1,4 @@
-package relay
+package frontend
 
 import (
 	"encoding/json"
@@ -12,14 +12,14 @@ import (
 	"github.com/tfrs/a2a-progress/merge"
 )
 
-// SubagentView is a remote call's progress as the caller's useChat tool part
+// subagentView is a remote call's progress as the caller's useChat tool part
 // shows it: the JSON form of the call's outputs on a ChatStream. Each
 // preliminary output is the whole view so far (the AI SDK replaces the
 // last one); the final output of a call that completed or was interrupted
-// is the view with its verdict. Its size is bounded (MaxSubagentViewBytes):
+// is the view with its verdict. Its size is bounded (maxSubagentViewBytes):
 // the oldest items give way first (Omitted counts them) and a call shows
 // the tail of its output.
-type SubagentView struct {
+type subagentView struct {
 	// Task and Turn name the callee's turn ("" before its first op).
 	Task string `json:"task"`
 	Turn string `json:"turn"`
@@ -28,9 +28,9 @@ type SubagentView struct {
 	// incomplete.
 	Verdict merge.Verdict `json:"verdict,omitempty"`
 	// Items are the callee's blocks and tool calls in view order.
-	Items []SubagentItem `json:"items"`
+	Items []subagentItem `json:"items"`
 	// Omitted counts the oldest items left out to keep the view within
-	// MaxSubagentViewBytes.
+	// maxSubagentViewBytes.
 	Omitted int `json:"omitted,omitempty"`
 	// Gaps counts the seqs the callee's turn misses.
 	Gaps int64 `json:"gaps,omitempty"`
@@ -41,8 +41,8 @@ type SubagentView struct {
 	Interrupt *merge.Interrupt `json:"interrupt,omitempty"`
 }
 
-// SubagentItem is one item of a SubagentView.
-type SubagentItem struct {
+// subagentItem is one item of a subagentView.
+type subagentItem struct {
 	// ID is stable for the item across outputs (a function of the task,
 	// the turn and the block).
 	ID string `json:"id"`
@@ -55,17 +55,17 @@ type SubagentItem struct {
 	Tool       string           `json:"tool,omitempty"`
 	ToolCallID string           `json:"toolCallId,omitempty"`
 	Status     merge.ToolStatus `json:"status,omitempty"`
-	// Output is the tail of a call's output, at most MaxSubagentOutputBytes;
+	// Output is the tail of a call's output, at most maxSubagentOutputBytes;
 	// OutputBytes the size of the whole.
 	Output      string `json:"output,omitempty"`
 	OutputBytes int64  `json:"outputBytes,omitempty"`
 }
 
-// The bounds of a SubagentView: its JSON size, and the output tail of each
+// The bounds of a subagentView: its JSON size, and the output tail of each
 // of its calls.
 const (
-	MaxSubagentViewBytes   = 64 << 10
-	MaxSubagentOutputBytes = 2 << 10
+	maxSubagentViewBytes   = 64 << 10
+	maxSubagentOutputBytes = 2 << 10
 )
 
 // ChatToolOptions pace a nested call's preliminary outputs. A preliminary
@@ -208,7 +208,7 @@ func (c *ChatStream) Serve(w http.ResponseWriter, r *http.Request) {
 	}()
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
-	w.Header().Set(AISDKHeader, AISDKHeaderValue)
+	w.Header().Set(aisdkHeader, aisdkHeaderValue)
 	ew := newEventWriter(w)
 	for i, data := range held {
 		_ = ew.Event("", "", data)
@@ -244,13 +244,13 @@ func (c *ChatStream) Serve(w http.ResponseWriter, r *http.Request) {
 // NestTool runs s to its end as the remote call behind the message's tool
 // call toolCallID (whose tool-input-start and tool-input-available the
 // orchestrator wrote): it iterates s.Updates (s must not be iterated
-// elsewhere) and writes the callee's SubagentView as preliminary outputs of
+// elsewhere) and writes the callee's subagentView as preliminary outputs of
 // the call, paced by opts, then the final output: the view with its verdict
 // for a completed or interrupted call, tool-output-error with the reason
 // for a failed, rejected, canceled or incomplete one. The error is the
 // stream's write error, if any; the callee's failure is in the result.
-func (c *ChatStream) NestTool(toolCallID string, s *client.Stream, opts ChatToolOptions) (SubagentResult, error) {
-	t := c.StartTool(toolCallID, opts)
+func (c *ChatStream) NestTool(toolCallID string, s *client.Stream, opts ChatToolOptions) (SubagentEnd, error) {
+	t := c.startTool(toolCallID, opts)
 	for u, uerr := range s.Updates() {
 		if uerr != nil {
 			continue
@@ -263,10 +263,10 @@ func (c *ChatStream) NestTool(toolCallID string, s *client.Stream, opts ChatTool
 	return t.End(serr)
 }
 
-// ChatTool is one nested call of a ChatStream, for an orchestrator that
+// chatTool is one nested call of a ChatStream, for an orchestrator that
 // iterates the callee's stream itself: Update with each update, then End.
 // Update and End are used by one goroutine.
-type ChatTool struct {
+type chatTool struct {
 	c    *ChatStream
 	id   string
 	opts ChatToolOptions
@@ -286,15 +286,15 @@ type ChatTool struct {
 	scratch []byte
 }
 
-// StartTool returns the nested call behind the tool call toolCallID.
-func (c *ChatStream) StartTool(toolCallID string, opts ChatToolOptions) *ChatTool {
+// startTool returns the nested call behind the tool call toolCallID.
+func (c *ChatStream) startTool(toolCallID string, opts ChatToolOptions) *chatTool {
 	if opts.Interval <= 0 {
 		opts.Interval = 200 * time.Millisecond
 	}
 	if opts.BytesPerSecond <= 0 {
 		opts.BytesPerSecond = 256 << 10
 	}
-	t := &ChatTool{c: c, id: toolCallID, opts: opts, now: time.Now, enc: &chatToolEncoder{},
+	t := &chatTool{c: c, id: toolCallID, opts: opts, now: time.Now, enc: &chatToolEncoder{},
 		after: func(d time.Duration, f func()) stopper { return time.AfterFunc(d, f) }}
 	t.feed.enc = t.enc
 	return t
@@ -302,7 +302,7 @@ func (c *ChatStream) StartTool(toolCallID string, opts ChatToolOptions) *ChatToo
 
 // Update applies what u changes in the callee's view and sends the view
 // when the pace allows (else once it does).
-func (t *ChatTool) Update(u client.Update) error {
+func (t *chatTool) Update(u client.Update) error {
 	op, ok := u.Op()
 	if !ok {
 		return nil
@@ -321,7 +321,7 @@ func (t *ChatTool) Update(u client.Update) error {
 
 // paceLocked sends the view now if the wait is over, else arms the timer
 // that sends the latest view once it is.
-func (t *ChatTool) paceLocked() {
+func (t *chatTool) paceLocked() {
 	now := t.now()
 	if due := t.last.Add(t.wait); now.Before(due) {
 		if t.timer == nil {
@@ -333,7 +333,7 @@ func (t *ChatTool) paceLocked() {
 }
 
 // flush sends the view the timer waited for.
-func (t *ChatTool) flush() {
+func (t *chatTool) flush() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.timer = nil
@@ -343,7 +343,7 @@ func (t *ChatTool) flush() {
 }
 
 // sendLocked writes the view as an output of the call.
-func (t *ChatTool) sendLocked(preliminary bool) {
+func (t *chatTool) sendLocked(preliminary bool) {
 	data, err := t.enc.marshal(t.scratch[:0])
 	if err != nil {
 		t.err = err
@@ -364,14 +364,14 @@ func (t *ChatTool) sendLocked(preliminary bool) {
 
 // End writes the call's final output: from the callee's verdict when its
 // result op arrived, else as incomplete with err as the reason.
-func (t *ChatTool) End(err error) (SubagentResult, error) {
+func (t *chatTool) End(err error) (SubagentEnd, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.timer != nil {
 		t.timer.Stop()
 		t.timer = nil
 	}
-	var res SubagentResult
+	var res SubagentEnd
 	out := t.feed.recvResult()
 	if out == nil {
 		msg := "the remote agent's turn did not end"
@@ -416,12 +416,12 @@ func (s *frontFeed) recvResult() *merge.TurnResult {
 	return s.recv.Result()
 }
 
-// chatToolEncoder keeps a SubagentView of the callee's turn, told by a
+// chatToolEncoder keeps a subagentView of the callee's turn, told by a
 // frontFeed: an item appended or a call grown in O(1) amortised (an output
-// tail is at most MaxSubagentOutputBytes), a render in O(items). It emits
-// nothing itself: ChatTool sends the view at its pace.
+// tail is at most maxSubagentOutputBytes), a render in O(items). It emits
+// nothing itself: chatTool sends the view at its pace.
 type chatToolEncoder struct {
-	view     SubagentView
+	view     subagentView
 	index    map[string]int
 	ids      *frontIDs
 	finished bool
@@ -429,7 +429,7 @@ type chatToolEncoder struct {
 	dirty bool
 }
 
-func (e *chatToolEncoder) sync(v *merge.View, out *frontOutcome, _ func(map[string]any)) {
+func (e *chatToolEncoder) sync(v *merge.View, out *frontResult, _ func(map[string]any)) {
 	if e.finished {
 		return
 	}
@@ -447,14 +447,14 @@ func (e *chatToolEncoder) sync(v *merge.View, out *frontOutcome, _ func(map[stri
 }
 
 // settle records the verdict.
-func (e *chatToolEncoder) settle(out *frontOutcome) {
+func (e *chatToolEncoder) settle(out *frontResult) {
 	e.finished = true
 	e.view.Verdict, e.view.Reply, e.view.Error, e.view.Interrupt = out.Verdict, out.Reply, out.Error, out.Interrupt
 	e.dirty = true
 }
 
 func (e *chatToolEncoder) appendItem(it *frontItem, _ func(map[string]any)) {
-	item := SubagentItem{ID: it.id, Text: it.text}
+	item := subagentItem{ID: it.id, Text: it.text}
 	switch it.kind {
 	case itemThinking:
 		item.Kind = "thinking"
@@ -499,10 +499,10 @@ func (e *chatToolEncoder) done() bool         { return e.finished }
 func (e *chatToolEncoder) itemIDs() *frontIDs { return e.ids }
 
 // marshal appends the view's JSON to dst: the newest items that fit
-// MaxSubagentViewBytes (an estimate per item, checked on the result).
+// maxSubagentViewBytes (an estimate per item, checked on the result).
 func (e *chatToolEncoder) marshal(dst []byte) ([]byte, error) {
 	v := e.view
-	budget := MaxSubagentViewBytes - 512 - len(v.Reply) - len(v.Error)
+	budget := maxSubagentViewBytes - 512 - len(v.Reply) - len(v.Error)
 	if v.Interrupt != nil {
 		budget -= len(v.Interrupt.Question) + 256*len(v.Interrupt.Items)
 	}
@@ -518,7 +518,7 @@ func (e *chatToolEncoder) marshal(dst []byte) ([]byte, error) {
 	}
 	v.Omitted, v.Items = first, v.Items[first:]
 	if v.Items == nil {
-		v.Items = []SubagentItem{}
+		v.Items = []subagentItem{}
 	}
 	data, err := json.Marshal(&v)
 	if err != nil {
@@ -527,22 +527,15 @@ func (e *chatToolEncoder) marshal(dst []byte) ([]byte, error) {
 	return append(dst, data...), nil
 }
 
-// outputTail is the last MaxSubagentOutputBytes of out, cut at a rune
+// outputTail is the last maxSubagentOutputBytes of out, cut at a rune
 // boundary.
 func outputTail(out string) string {
-	if len(out) <= MaxSubagentOutputBytes {
+	if len(out) <= maxSubagentOutputBytes {
 		return out
 	}
-	out = out[len(out)-MaxSubagentOutputBytes:]
+	out = out[len(out)-maxSubagentOutputBytes:]
 	for len(out) > 0 && !utf8.RuneStart(out[0]) {
 		out = out[1:]
 	}
 	return out
-}
-
-// Closed reports whether Close was called: the message is whole.
-func (c *ChatStream) Closed() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.closed
 }

@@ -1,4 +1,4 @@
-package relay
+package frontend
 
 import (
 	"crypto/rand"
@@ -42,7 +42,7 @@ var ErrSubagentActive = errors.New("relay: a sub-agent of the run is still activ
 //     call's TOOL_CALL_RESULT with the reply;
 //   - input-required, auth-required: SUBAGENT_FINISHED with outcome
 //     suspended and the interrupt ids (a2a:<task>:<n>), and no result — the
-//     call waits; [SubagentResult].Interrupts are ready for the run's
+//     call waits; [SubagentEnd].Interrupts are ready for the run's
 //     RUN_FINISHED outcome interrupt;
 //   - failed, rejected, canceled, incomplete (a cut the client could not
 //     resume): SUBAGENT_ERROR with the verdict as code, then the parent
@@ -105,15 +105,10 @@ type SubagentOptions struct {
 	Name string
 	// Description, when set, is SUBAGENT_STARTED's description.
 	Description string
-	// ParentMessageID, when set, is the id of the orchestrator's message
-	// that carries the call.
-	ParentMessageID string
 }
 
-// SubagentResult is how a nested call ended.
-type SubagentResult struct {
-	// SubagentRunID is the sub-agent's id in the run ("" for a chat).
-	SubagentRunID string
+// SubagentEnd is how a nested call ended.
+type SubagentEnd struct {
 	// Result is the callee's verdict (the result op's): its reply, its
 	// interrupt, its error. An incomplete verdict when the stream ended
 	// without one.
@@ -129,10 +124,10 @@ type SubagentResult struct {
 // elsewhere) and writes the callee's progress and end as the type
 // documents. The error is the run's write error, if any; the callee's own
 // failure is in the result.
-func (r *AGUIRun) Nest(parentToolCallID string, s *client.Stream, opts SubagentOptions) (SubagentResult, error) {
-	sub, err := r.Start(parentToolCallID, opts)
+func (r *AGUIRun) Nest(parentToolCallID string, s *client.Stream, opts SubagentOptions) (SubagentEnd, error) {
+	sub, err := r.start(parentToolCallID, opts)
 	if err != nil {
-		return SubagentResult{}, err
+		return SubagentEnd{}, err
 	}
 	for u, uerr := range s.Updates() {
 		if uerr != nil {
@@ -146,11 +141,11 @@ func (r *AGUIRun) Nest(parentToolCallID string, s *client.Stream, opts SubagentO
 	return sub.End(serr)
 }
 
-// AGUISubagent is one nested call of an AGUIRun, for an orchestrator that
+// aguiSubagent is one nested call of an AGUIRun, for an orchestrator that
 // iterates the callee's stream itself (for instance through
-// [Handler.Attach], to publish it to the relay too): Update with each
+// [relay.Handler.Attach], to publish it to the relay too): Update with each
 // update, then End. It is used by one goroutine.
-type AGUISubagent struct {
+type aguiSubagent struct {
 	run    *AGUIRun
 	id     string
 	parent string
@@ -160,21 +155,18 @@ type AGUISubagent struct {
 	events []map[string]any
 }
 
-// Start writes SUBAGENT_STARTED for a new sub-agent of the call
+// start writes SUBAGENT_STARTED for a new sub-agent of the call
 // parentToolCallID and returns it.
-func (r *AGUIRun) Start(parentToolCallID string, opts SubagentOptions) (*AGUISubagent, error) {
+func (r *AGUIRun) start(parentToolCallID string, opts SubagentOptions) (*aguiSubagent, error) {
 	var n [8]byte
 	_, _ = rand.Read(n[:])
-	a := &AGUISubagent{run: r, id: "a2a-sub-" + hex.EncodeToString(n[:]), parent: parentToolCallID,
+	a := &aguiSubagent{run: r, id: "a2a-sub-" + hex.EncodeToString(n[:]), parent: parentToolCallID,
 		enc: &aguiEncoder{nested: true, started: true}}
 	a.feed.enc = a.enc
 	ev := map[string]any{"type": "SUBAGENT_STARTED", "subagentRunId": a.id, "name": firstNonEmpty(opts.Name, "a2a"),
 		"parentToolCallId": parentToolCallID}
 	if opts.Description != "" {
 		ev["description"] = opts.Description
-	}
-	if opts.ParentMessageID != "" {
-		ev["parentMessageId"] = opts.ParentMessageID
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -183,11 +175,11 @@ func (r *AGUIRun) Start(parentToolCallID string, opts SubagentOptions) (*AGUISub
 }
 
 // ID is the sub-agent's subagentRunId.
-func (a *AGUISubagent) ID() string { return a.id }
+func (a *aguiSubagent) ID() string { return a.id }
 
 // Update writes what u changes in the callee's view (nothing for an update
 // without an op).
-func (a *AGUISubagent) Update(u client.Update) error {
+func (a *aguiSubagent) Update(u client.Update) error {
 	op, ok := u.Op()
 	if !ok || a.ended {
 		return nil
@@ -201,7 +193,7 @@ func (a *AGUISubagent) Update(u client.Update) error {
 }
 
 // collect attributes an event of the callee to the sub-agent.
-func (a *AGUISubagent) collect(ev map[string]any) {
+func (a *aguiSubagent) collect(ev map[string]any) {
 	ev["subagentRunId"] = a.id
 	a.events = append(a.events, ev)
 }
@@ -209,8 +201,8 @@ func (a *AGUISubagent) collect(ev map[string]any) {
 // End writes the sub-agent's end: from the callee's verdict when its result
 // op arrived, else as incomplete with err as the reason. It returns how the
 // call ended; a second End returns the same without writing.
-func (a *AGUISubagent) End(err error) (SubagentResult, error) {
-	res := SubagentResult{SubagentRunID: a.id}
+func (a *aguiSubagent) End(err error) (SubagentEnd, error) {
+	res := SubagentEnd{}
 	var out *merge.TurnResult
 	var v merge.View
 	if a.feed.recv != nil {
@@ -265,7 +257,7 @@ func (a *AGUISubagent) End(err error) (SubagentResult, error) {
 
 // parentResult is the TOOL_CALL_RESULT of the parent call: the orchestrator
 // owns it, so it carries no subagentRunId.
-func (a *AGUISubagent) parentResult(content string, out *merge.TurnResult) map[string]any {
+func (a *aguiSubagent) parentResult(content string, out *merge.TurnResult) map[string]any {
 	return map[string]any{"type": "TOOL_CALL_RESULT", "messageId": a.id + "-result", "toolCallId": a.parent, "role": "tool",
 		"content": content, "metadata": map[string]any{"a2a": map[string]any{"verdict": string(out.Verdict)}}}
 }

@@ -1,4 +1,4 @@
-package relay
+package frontend
 
 import (
 	"context"
@@ -6,17 +6,19 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/a2aproject/a2a-go/v2/a2aclient"
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/relay/internal/seam"
 )
 
 // What the AG-UI and AI SDK endpoints share: they accept a front end's own
@@ -27,27 +29,68 @@ import (
 // any other: a snapshot, then live, from whichever replica.
 
 // Agent is what the front-end endpoints talk to: *client.Client is one.
-// Send sends a message and streams its turn; A2A gives the a2a-go client,
-// whose ListTasks finds a conversation's latest task on resume.
+// Send sends a message and streams its turn; ListTasks (A2A's tasks/list)
+// finds a conversation's latest task when a useChat page resumes on a
+// process that did not serve its POST.
 type Agent interface {
 	Send(ctx context.Context, msg *a2a.Message) (*client.Stream, error)
-	A2A() *a2aclient.Client
+	ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error)
 }
+
+// host is a relay.Handler as this package uses it beyond relay's public API
+// (see relay/internal/seam).
+type host interface {
+	// Serve asks the Authorizer whether r may watch task, then serves the
+	// task's subscription with enc, as GET /tasks/{id}/events would.
+	Serve(w http.ResponseWriter, r *http.Request, task string, enc relay.Encoder)
+	// Admit sets the CORS headers of a request that opens a turn and asks
+	// the Authorizer with the task ""; false: refused, the error written.
+	Admit(w http.ResponseWriter, r *http.Request) bool
+	// Preflight answers a CORS preflight for the origins given to
+	// relay.WithCORS.
+	Preflight(w http.ResponseWriter, r *http.Request, methods, headers string)
+	// Hold counts a goroutine that relay's Close waits for: the context
+	// ends at Close, done ends the count; an error once closed.
+	Hold() (ctx context.Context, done func(), err error)
+	// Context ends when the Handler closes.
+	Context() context.Context
+	// Store is the shared Store (relay.WithStore), nil without one.
+	Store() relay.Store
+	// StoreFailed records a failed Store call.
+	StoreFailed(task string, err error)
+	// Logger is the Handler's logger (relay.WithLogger).
+	Logger() *slog.Logger
+}
+
+// hub is a relay.Handler with the methods of host.
+type hub struct {
+	*relay.Handler
+	host
+}
+
+func hubOf(h *relay.Handler) hub { return hub{h, seam.HostOf(h).(host)} }
+
+func newEventWriter(w http.ResponseWriter) *relay.EventWriter {
+	return seam.NewEventWriter(w).(*relay.EventWriter)
+}
+
+// writeError answers with status and a JSON body {"error": msg}.
+var writeError = seam.WriteError
 
 // The bounds of a front-end request: the whole body, and the text sent to
 // the agent (the last user message's).
 const (
-	MaxFrontendBodyBytes = 4 << 20
-	MaxFrontendTextBytes = 256 << 10
+	maxFrontendBodyBytes = 4 << 20
+	maxFrontendTextBytes = 256 << 10
 )
 
-// MaxFrontendSends bounds the turns the front-end endpoints run at once (each
+// maxFrontendSends bounds the turns the front-end endpoints run at once (each
 // holds one upstream stream until its turn ends); past it a request gets 503.
-const MaxFrontendSends = 256
+const maxFrontendSends = 256
 
 // frontSends counts the running sends of all handlers of the process. A
 // process-wide bound keeps one bound however many handlers are mounted.
-var frontSends = make(chan struct{}, MaxFrontendSends)
+var frontSends = make(chan struct{}, maxFrontendSends)
 
 // errFrontend is an error whose text is safe to show the client.
 type errFrontend struct {
@@ -64,17 +107,17 @@ func badRequest(format string, a ...any) error {
 // readJSON decodes a bounded request body. It takes only application/json
 // (what HttpAgent and DefaultChatTransport send): a page of another origin
 // cannot send that without a CORS preflight, which the relay answers only
-// for origins given to WithCORS — so a page the user merely visits cannot
+// for origins given to relay.WithCORS — so a page the user merely visits cannot
 // make a loopback relay send messages to the agent on the user's behalf.
 func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		return &errFrontend{http.StatusUnsupportedMediaType, "relay: the request must be application/json"}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxFrontendBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxFrontendBodyBytes))
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return &errFrontend{http.StatusRequestEntityTooLarge, fmt.Sprintf("relay: request body over %d bytes", MaxFrontendBodyBytes)}
+			return &errFrontend{http.StatusRequestEntityTooLarge, fmt.Sprintf("relay: request body over %d bytes", maxFrontendBodyBytes)}
 		}
 		return badRequest("relay: reading the request: %v", err)
 	}
@@ -91,14 +134,14 @@ func turnMessage(id, text, contextID, taskID string) (*a2a.Message, error) {
 	if text == "" {
 		return nil, badRequest("relay: no user message with text to send")
 	}
-	if len(text) > MaxFrontendTextBytes {
-		return nil, badRequest("relay: the user message is over %d bytes", MaxFrontendTextBytes)
+	if len(text) > maxFrontendTextBytes {
+		return nil, badRequest("relay: the user message is over %d bytes", maxFrontendTextBytes)
 	}
 	if !utf8.ValidString(text) {
 		return nil, badRequest("relay: the user message is not valid UTF-8")
 	}
 	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))
-	if id != "" && ValidateTaskID(id) == nil {
+	if id != "" && relay.ValidateTaskID(id) == nil {
 		msg.ID = id
 	}
 	msg.ContextID = contextID
@@ -110,25 +153,22 @@ func turnMessage(id, text, contextID, taskID string) (*a2a.Message, error) {
 // subscription to w with enc. The upstream runs under the handler's context,
 // not the request's: a client that drops the connection finds the turn
 // still running when it reconnects.
-func (h *Handler) sendAndServe(w http.ResponseWriter, r *http.Request, agent Agent, msg *a2a.Message, enc Encoder, fail func(error)) {
+func sendAndServe(h hub, w http.ResponseWriter, r *http.Request, agent Agent, msg *a2a.Message, enc relay.Encoder, fail func(error)) {
 	select {
 	case frontSends <- struct{}{}:
 	default:
 		writeError(w, http.StatusServiceUnavailable, "relay: too many turns running")
 		return
 	}
-	h.mu.Lock()
-	if h.closed {
-		h.mu.Unlock()
+	ctx, held, err := h.Hold()
+	if err != nil {
 		<-frontSends
-		writeError(w, http.StatusServiceUnavailable, "relay: closed")
+		writeError(w, http.StatusServiceUnavailable, err.Error())
 		return
 	}
-	h.wg.Add(1) // under mu, so that Close's Wait never races a late Add
-	h.mu.Unlock()
-	s, err := agent.Send(h.ctx, msg)
+	s, err := agent.Send(ctx, msg)
 	if err != nil {
-		h.wg.Done()
+		held()
 		<-frontSends
 		fail(err)
 		return
@@ -136,7 +176,7 @@ func (h *Handler) sendAndServe(w http.ResponseWriter, r *http.Request, agent Age
 	named := make(chan string, 1)
 	done := make(chan error, 1)
 	go func() {
-		defer h.wg.Done()
+		defer held()
 		defer func() { <-frontSends }()
 		var last error
 		for u, err := range h.Attach(s) {
@@ -153,13 +193,7 @@ func (h *Handler) sendAndServe(w http.ResponseWriter, r *http.Request, agent Age
 		}
 		done <- last
 	}()
-	serve := func(task string) {
-		if err := h.authorize(r, task); err != nil {
-			writeError(w, statusOf(err), err.Error())
-			return
-		}
-		h.serveEncoder(w, r, task, enc)
-	}
+	serve := func(task string) { h.Serve(w, r, task, enc) }
 	select {
 	case task := <-named:
 		serve(task)
@@ -180,43 +214,24 @@ func (h *Handler) sendAndServe(w http.ResponseWriter, r *http.Request, agent Age
 	}
 }
 
-// serveEncoder serves task's subscription with enc, as ServeEvents does
-// with the encoder of the request's format (and hands it here).
-func (h *Handler) serveEncoder(w http.ResponseWriter, r *http.Request, task string, enc Encoder) {
-	t, sub, err := h.acquire(task)
-	if err != nil {
-		writeError(w, statusOf(err), err.Error())
-		return
-	}
-	defer h.release(t, sub)
-	if fs, ok := enc.(*frontStream); ok {
-		b, err := h.reserveFront(t)
-		if err != nil {
-			writeError(w, statusOf(err), err.Error())
-			return
-		}
-		defer b.ReleaseAll()
-		fs.budget = b
-	}
-	if err := h.waitReady(r, t); err != nil {
-		writeError(w, statusOf(err), err.Error())
-		return
-	}
-	h.stream(w, r, t, sub, enc)
-}
-
 // frontStateBytes bounds what a front-end encoder keeps besides its
 // Receiver, for the byte budgets: a record and an id per item (about 150
 // bytes; 160 counted) for as many items as a turn has blocks
-// (merge.DefaultMaxBlocks), the tool output it keeps (MaxKeptOutputBytes),
+// (merge.DefaultMaxBlocks), the tool output it keeps (maxKeptOutputBytes),
 // and a note per tool key (64 bytes counted, merge.DefaultMaxStreamKeys).
-const frontStateBytes = merge.DefaultMaxBlocks*160 + MaxKeptOutputBytes + merge.DefaultMaxStreamKeys*64
+const frontStateBytes = merge.DefaultMaxBlocks*160 + maxKeptOutputBytes + merge.DefaultMaxStreamKeys*64
+
+// StateBytes and SetBudget make a frontStream a seam.Budgeted: the relay
+// reserves frontStateBytes of the task's budget for it and gives it the
+// budget its Receiver charges.
+func (s *frontStream) StateBytes() int64         { return frontStateBytes }
+func (s *frontStream) SetBudget(b *merge.Budget) { s.budget = b }
 
 // frontEncoder is what the AG-UI and AI SDK encoders share.
 type frontEncoder interface {
 	// sync emits what the client lacks to show view v (of its turn), and the
-	// outcome once it is known.
-	sync(v *merge.View, out *frontOutcome, emit func(map[string]any))
+	// result once it is known.
+	sync(v *merge.View, out *frontResult, emit func(map[string]any))
 	// appendItem sends one item that the view adds at its end, where sync
 	// would send the same: the client holds every earlier item.
 	appendItem(it *frontItem, emit func(map[string]any))
@@ -231,7 +246,7 @@ type frontEncoder interface {
 	// itemIDs are the encoder's ids of the turn it renders (nil before the
 	// first sync).
 	itemIDs() *frontIDs
-	// done reports whether the encoder sent the run's end (the outcome).
+	// done reports whether the encoder sent the run's end (the result).
 	done() bool
 }
 
@@ -262,7 +277,7 @@ var errFrontDone = errors.New("relay: the front end's run ended")
 // Its memory is its Receiver's (bounded by merge.Caps, every turn charging
 // budget when it is set — a relay subscriber's, under its task's — or each
 // its own merge.DefaultMaxTurnBytes), the encoder's frontSent and ids (a
-// record and an id per item, about 150 bytes; at most MaxKeptOutputBytes of
+// record and an id per item, about 150 bytes; at most maxKeptOutputBytes of
 // output) and a note per tool key: frontStateBytes in all, which a relay
 // subscriber reserves from its task's budget.
 type frontFeed struct {
@@ -459,29 +474,29 @@ type frontStream struct {
 	frontFeed
 	// ended: the end marker was written.
 	ended  bool
-	end    func(ew *EventWriter, settled bool) error
+	end    func(ew *relay.EventWriter, settled bool) error
 	header func(h http.Header)
 	// buf is reused to marshal each event (as large as the largest).
 	buf []byte
 }
 
-func (s *frontStream) Begin(h http.Header, _ *EventWriter) error {
+func (s *frontStream) Begin(h http.Header, _ *relay.EventWriter) error {
 	if s.header != nil {
 		s.header(h)
 	}
 	return nil
 }
 
-func (s *frontStream) SnapshotStart(*EventWriter) error { s.inSnap = true; return nil }
+func (s *frontStream) SnapshotStart(*relay.EventWriter) error { s.inSnap = true; return nil }
 
-func (s *frontStream) SnapshotEnd(ew *EventWriter) error {
+func (s *frontStream) SnapshotEnd(ew *relay.EventWriter) error {
 	s.inSnap = false
 	return s.finish(ew, s.emit(ew, s.render))
 }
 
 // finish ends the response once the encoder sent the run's end: the end
 // marker, then errFrontDone.
-func (s *frontStream) finish(ew *EventWriter, err error) error {
+func (s *frontStream) finish(ew *relay.EventWriter, err error) error {
 	if err != nil || !s.enc.done() || s.ended {
 		return err
 	}
@@ -494,12 +509,12 @@ func (s *frontStream) finish(ew *EventWriter, err error) error {
 	return errFrontDone
 }
 
-func (s *frontStream) Op(ew *EventWriter, ev Event) error {
+func (s *frontStream) Op(ew *relay.EventWriter, ev relay.Event) error {
 	err := s.emit(ew, func(emit func(map[string]any)) { s.apply(&ev.Op, emit) })
 	return s.finish(ew, err)
 }
 
-func (s *frontStream) End(ew *EventWriter, settled bool) error {
+func (s *frontStream) End(ew *relay.EventWriter, settled bool) error {
 	if s.ended {
 		return nil
 	}
@@ -515,7 +530,7 @@ func (s *frontStream) End(ew *EventWriter, settled bool) error {
 
 // emit runs f with an emit that writes each event, stopping at the first
 // write error.
-func (s *frontStream) emit(ew *EventWriter, f func(emit func(map[string]any))) error {
+func (s *frontStream) emit(ew *relay.EventWriter, f func(emit func(map[string]any))) error {
 	var err error
 	f(func(e map[string]any) {
 		if err == nil {
@@ -526,14 +541,14 @@ func (s *frontStream) emit(ew *EventWriter, f func(emit func(map[string]any))) e
 }
 
 // writeJSONEvent writes one data-only SSE event.
-func writeJSONEvent(ew *EventWriter, v any) error {
+func writeJSONEvent(ew *relay.EventWriter, v any) error {
 	_, err := writeJSONEventBuf(ew, nil, v)
 	return err
 }
 
 // writeJSONEventBuf writes one data-only SSE event, marshalled into buf,
 // and returns buf to reuse.
-func writeJSONEventBuf(ew *EventWriter, buf []byte, v any) ([]byte, error) {
+func writeJSONEventBuf(ew *relay.EventWriter, buf []byte, v any) ([]byte, error) {
 	data, err := appendJSON(buf[:0], v)
 	if err != nil {
 		return buf, err
@@ -567,24 +582,12 @@ func textOf(content json.RawMessage) string {
 	return b.String()
 }
 
-// admitTurn sets the CORS headers of a front-end request that opens a turn
-// and asks the Authorizer with the task "" (no task exists yet). It reports
-// false when the Authorizer refused, with the error already written.
-func (h *Handler) admitTurn(w http.ResponseWriter, r *http.Request) bool {
-	h.cors(w, r)
-	if err := h.authorize(r, ""); err != nil {
-		writeError(w, statusOf(err), err.Error())
-		return false
-	}
-	return true
-}
-
 // frontPreflight answers the CORS preflight of a front-end POST: only for
-// the origins given to WithCORS (a front end served from another origin,
-// e.g. a Next.js dev server), never for others — the same rule as the
-// events endpoint, with the method and header of a JSON POST.
-func (h *Handler) frontPreflight(w http.ResponseWriter, r *http.Request) {
-	h.answerPreflight(w, r, "POST, GET", "Content-Type, Authorization, Last-Event-ID")
+// the origins given to relay.WithCORS (a front end served from another
+// origin, e.g. a Next.js dev server), never for others — the same rule as
+// the events endpoint, with the method and header of a JSON POST.
+func frontPreflight(h hub, w http.ResponseWriter, r *http.Request) {
+	h.Preflight(w, r, "POST, GET", "Content-Type, Authorization, Last-Event-ID")
 }
 
 // writeFrontError answers a request that cannot be sent.

@@ -1,7 +1,8 @@
-package relay
+package frontend
 
 import (
 	"context"
+	"github.com/tfrs/a2a-progress/relay"
 	"io"
 	"log/slog"
 	"net/http"
@@ -122,13 +123,14 @@ func newFrontRig(t *testing.T, wrap func(http.Handler) http.Handler) *frontRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	h := New(ctx, c, WithAuthorizer(AllowAll))
+	h := relay.New(ctx, c, relay.WithAuthorizer(relay.AllowAll),
+		relay.WithFormat(FormatAGUI, AGUIFormat), relay.WithFormat(FormatAISDK, AISDKFormat))
 	if wrap == nil {
 		wrap = func(h http.Handler) http.Handler { return h }
 	}
 	mux := http.NewServeMux()
-	mux.Handle("POST /ag-ui", wrap(h.AGUI(c)))
-	chat := wrap(h.Chat(c))
+	mux.Handle("POST /ag-ui", wrap(AGUI(h, c)))
+	chat := wrap(Chat(h, c))
 	mux.Handle("/api/chat", chat)
 	mux.Handle("/api/chat/", chat)
 	events := func(w http.ResponseWriter, r *http.Request) { h.ServeEvents(w, r, r.PathValue("taskId")) }
@@ -147,11 +149,11 @@ var frontCases = []struct {
 	name  string
 	final a2a.TaskState
 	text  string
-	out   frontOutcome
+	out   frontResult
 }{
-	{"completed", a2a.TaskStateCompleted, agenttest.RealisticReply, frontOutcome{Verdict: "completed", Reply: agenttest.RealisticReply}},
-	{"failed", a2a.TaskStateFailed, "warehouse down", frontOutcome{Verdict: "failed", Error: "warehouse down"}},
-	{"interrupt", a2a.TaskStateInputRequired, "Ship the partial order?", frontOutcome{Verdict: "input-required", Interrupt: &merge.Interrupt{Question: "Ship the partial order?"}}},
+	{"completed", a2a.TaskStateCompleted, agenttest.RealisticReply, frontResult{Verdict: "completed", Reply: agenttest.RealisticReply}},
+	{"failed", a2a.TaskStateFailed, "warehouse down", frontResult{Verdict: "failed", Error: "warehouse down"}},
+	{"interrupt", a2a.TaskStateInputRequired, "Ship the partial order?", frontResult{Verdict: "input-required", Interrupt: &merge.Interrupt{Question: "Ship the partial order?"}}},
 }
 
 func TestAGUIEndpoint(t *testing.T) {
@@ -267,7 +269,7 @@ func TestFrontEndpointsUnderFaults(t *testing.T) {
 			sc := agenttest.Trajectory(40, agenttest.Named("faults-"+proto), agenttest.Reorder(5), agenttest.Duplicate(4), agenttest.SkipSeqs(2))
 			rig.agent.Register(sc)
 			rig.agent.CutAfter(12, true)
-			out := &frontOutcome{Verdict: "completed", Reply: sc.FinalText}
+			out := &frontResult{Verdict: "completed", Reply: sc.FinalText}
 			want := wantShown(scriptView(sc), out)
 			if proto == "ag-ui" {
 				var res aguiResult

@@ -1,0 +1,39 @@
+// Package frontend speaks two front ends' own protocols over a relay
+// ([relay.Handler]): AG-UI 1.0 (@ag-ui/client, CopilotKit) and the Vercel AI
+// SDK's UI message stream v1 (useChat). It adds to the relay's hub only
+// encoders and endpoints: the task, its op log, its subscribers, bounds,
+// access hook, Store and replicas are the relay's.
+//
+// # Two ways in
+//
+//   - Formats of the task events endpoint. [AGUIFormat] and [AISDKFormat],
+//     given to relay.New with relay.WithFormat under [FormatAGUI] and
+//     [FormatAISDK], serve ?format=ag-ui and ?format=ai-sdk: a front end
+//     watches (or reconnects to) a task the relay already serves, with the
+//     same resume, snapshot and end as the plain ops.
+//   - The protocols' own endpoints. [AGUI] (HttpAgent's POST of a
+//     RunAgentInput) and [Chat] (useChat's POST, and its GET
+//     <chat id>/stream resume) send the front end's last user message to
+//     the agent with an [Agent], publish the turn with
+//     relay.Handler.Attach, and answer with the task's subscription in the
+//     protocol. A cut connection resumes through the relay like any other.
+//
+// Both render the merged view (package merge) in view order, whole blocks
+// at a time, and re-synchronise when a late block lands before what was
+// sent, so that the strict client libraries never see an invalid sequence
+// and show each block once (PROTOCOL.md §9). An op that changes the view
+// only at its end is told without a render, so an op costs the same at any
+// length of turn. Each subscriber keeps its own merged view and encoder
+// state, charged to its task's byte budget in the relay (past it: 503 with
+// Retry-After).
+//
+// # Nesting
+//
+// An orchestrator that serves its own front end nests a remote call inside
+// its own tool call instead of handing the front end the callee's task:
+// [AGUIRun] writes the callee's turn as an AG-UI sub-agent of the caller's
+// tool call into the caller's run, and [ChatStream] as paced preliminary
+// outputs (the callee's view so far) of the caller's useChat tool part,
+// resumable after a page reload. Both feed the callee's ops through the same
+// encoders, told whose events they are (PROTOCOL.md §9.3).
+package frontend

@@ -1,0 +1,101 @@
+package relay
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+
+	"github.com/tfrs/a2a-progress/relay/internal/seam"
+)
+
+// This file is what package relay/frontend uses of a Handler beyond the
+// public API, handed over through relay/internal/seam so that none of it is
+// this package's API.
+
+func init() {
+	seam.HostOf = func(h any) any { return frontHost{h.(*Handler)} }
+	seam.NewEventWriter = func(w http.ResponseWriter) any { return newEventWriter(w) }
+}
+
+// frontHost is a Handler as relay/frontend sees it.
+type frontHost struct{ h *Handler }
+
+// Serve asks the Authorizer whether r may watch task, then serves the
+// task's subscription with enc, as ServeEvents does with the encoder of
+// the request's format.
+func (f frontHost) Serve(w http.ResponseWriter, r *http.Request, task string, enc Encoder) {
+	if err := f.h.authorize(r, task); err != nil {
+		writeError(w, statusOf(err), err.Error())
+		return
+	}
+	f.h.serveEncoder(w, r, task, enc)
+}
+
+// Admit sets the CORS headers of a request that opens a turn and asks the
+// Authorizer with the task "" (no task exists yet). It reports false when
+// the Authorizer refused, with the error already written.
+func (f frontHost) Admit(w http.ResponseWriter, r *http.Request) bool {
+	f.h.cors(w, r)
+	if err := f.h.authorize(r, ""); err != nil {
+		writeError(w, statusOf(err), err.Error())
+		return false
+	}
+	return true
+}
+
+// Preflight answers a CORS preflight for the origins given to WithCORS,
+// allowing methods and headers.
+func (f frontHost) Preflight(w http.ResponseWriter, r *http.Request, methods, headers string) {
+	f.h.answerPreflight(w, r, methods, headers)
+}
+
+// Hold counts a goroutine that must end before Close returns; it returns
+// the context that ends when the Handler closes and the func that ends the
+// count, or an error once the Handler is closed.
+func (f frontHost) Hold() (context.Context, func(), error) {
+	h := f.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, nil, errBusy("relay: closed")
+	}
+	h.wg.Add(1) // under mu, so that Close's Wait never races a late Add
+	return h.ctx, h.wg.Done, nil
+}
+
+// Context ends when the Handler closes.
+func (f frontHost) Context() context.Context { return f.h.ctx }
+
+// Store is the Handler's shared Store, nil without one.
+func (f frontHost) Store() Store { return f.h.cfg.store }
+
+// StoreFailed records a failed Store call (said in the log and in Stats).
+func (f frontHost) StoreFailed(task string, err error) { _ = f.h.storeFailed(task, err) }
+
+// Logger is the Handler's logger (WithLogger).
+func (f frontHost) Logger() *slog.Logger { return f.h.cfg.logger }
+
+// serveEncoder serves task's subscription with enc, charging an encoder
+// that keeps a view of its own (seam.Budgeted) to the task's budget.
+func (h *Handler) serveEncoder(w http.ResponseWriter, r *http.Request, task string, enc Encoder) {
+	t, sub, err := h.acquire(task)
+	if err != nil {
+		writeError(w, statusOf(err), err.Error())
+		return
+	}
+	defer h.release(t, sub)
+	if fs, ok := enc.(seam.Budgeted); ok {
+		b, err := h.reserveFront(t, fs.StateBytes())
+		if err != nil {
+			writeError(w, statusOf(err), err.Error())
+			return
+		}
+		defer b.ReleaseAll()
+		fs.SetBudget(b)
+	}
+	if err := h.waitReady(r, t); err != nil {
+		writeError(w, statusOf(err), err.Error())
+		return
+	}
+	h.stream(w, r, t, sub, enc)
+}
