@@ -1,6 +1,10 @@
 package merge
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/tfrs/a2a-progress/schema"
+)
 
 // MaxReceiverTurns is the number of turns a [Receiver] keeps. A task has
 // one turn per request on it (an interrupt answered on the task opens the
@@ -49,7 +53,7 @@ type Receiver struct {
 
 type recvTurn struct {
 	core
-	result *TurnResult
+	result *schema.Result
 }
 
 // NewReceiver returns an empty receiver for the ops of task under caps.
@@ -69,7 +73,7 @@ func NewReceiver(task string, caps Caps) *Receiver {
 //     [MaxIdentBytes], of an unknown type, with an invalid block or result:
 //     [Invalid], counted in Counters.Invalid of every view, and ignored.
 //   - an op of an evicted turn: DroppedCap, counted by Refused.
-func (r *Receiver) Apply(op Op) Result {
+func (r *Receiver) Apply(op schema.Op) Effect {
 	if op.Task != r.task || op.Turn == "" || len(op.Turn) > MaxIdentBytes || !validOp(&op) {
 		r.invalid++
 		return Invalid
@@ -80,18 +84,18 @@ func (r *Receiver) Apply(op Op) Result {
 		return DroppedCap
 	}
 	switch op.Type {
-	case OpSeal:
+	case schema.OpSeal:
 		if t.sealed {
 			return Duplicate
 		}
 		t.sealed = true
 		return Applied
-	case OpResult:
+	case schema.OpResult:
 		switch {
 		case t.result == nil:
-			t.result = op.Result.clone()
+			t.result = cloneResult(op.Result)
 			return Applied
-		case t.result.equal(op.Result):
+		case equalResults(t.result, op.Result):
 			return Duplicate
 		}
 		return Conflict
@@ -103,19 +107,19 @@ func (r *Receiver) Apply(op Op) Result {
 	if !b.At.IsZero() {
 		b.At = b.At.UTC()
 	}
-	return t.apply(&b, false).Result
+	return t.apply(&b, false).Effect
 }
 
 // validOp reports whether op has a known type with a valid block or result.
-func validOp(op *Op) bool {
+func validOp(op *schema.Op) bool {
 	switch op.Type {
-	case OpSeal:
+	case schema.OpSeal:
 		return true
-	case OpResult:
+	case schema.OpResult:
 		return op.Result != nil && op.Result.Validate() == nil
-	case OpBlock:
+	case schema.OpBlock:
 		b := &op.Block
-		return (b.Source == SourceEnvelope || b.Ordinal >= 1) && b.valid()
+		return (b.Source == schema.SourceEnvelope || b.Ordinal >= 1) && (b.Validate() == nil)
 	}
 	return false
 }
@@ -159,9 +163,9 @@ func (r *Receiver) remember(id string) {
 
 // View returns a snapshot of the latest turn (the last whose first op
 // arrived); before any valid op, an empty view of the task with no turn.
-func (r *Receiver) View() View {
+func (r *Receiver) View() schema.View {
 	if len(r.turns) == 0 {
-		v := View{Task: r.task}
+		v := schema.View{Task: r.task}
 		v.Counters.Invalid = r.invalid
 		return v
 	}
@@ -170,15 +174,15 @@ func (r *Receiver) View() View {
 
 // TurnView returns a snapshot of the turn with id turn; ok is false when
 // the receiver does not keep it.
-func (r *Receiver) TurnView(turn string) (v View, ok bool) {
+func (r *Receiver) TurnView(turn string) (v schema.View, ok bool) {
 	t, ok := r.byID[turn]
 	if !ok {
-		return View{}, false
+		return schema.View{}, false
 	}
 	return r.viewOf(t), true
 }
 
-func (r *Receiver) viewOf(t *recvTurn) View {
+func (r *Receiver) viewOf(t *recvTurn) schema.View {
 	v := t.view()
 	v.Counters.Invalid = r.invalid
 	return v
@@ -196,12 +200,12 @@ func (r *Receiver) Turns() []string {
 
 // Result returns a copy of the latest turn's result, or nil before its
 // result op arrived.
-func (r *Receiver) Result() *TurnResult {
+func (r *Receiver) Result() *schema.Result {
 	if len(r.turns) == 0 {
 		return nil
 	}
 	if res := r.turns[len(r.turns)-1].result; res != nil {
-		return res.clone()
+		return cloneResult(res)
 	}
 	return nil
 }
@@ -217,17 +221,17 @@ func (r *Receiver) Result() *TurnResult {
 //
 // A relay uses it to bring a late subscriber up to date before it
 // forwards live ops.
-func (r *Receiver) Ops(turn string) []Op {
+func (r *Receiver) Ops(turn string) []schema.Op {
 	t, ok := r.byID[turn]
 	if !ok {
 		return nil
 	}
 	ops := t.ops()
 	if t.sealed {
-		ops = append(ops, Op{Type: OpSeal, Task: t.task, Turn: t.turn})
+		ops = append(ops, schema.Op{Type: schema.OpSeal, Task: t.task, Turn: t.turn})
 	}
 	if t.result != nil {
-		ops = append(ops, Op{Type: OpResult, Task: t.task, Turn: t.turn, Result: t.result.clone()})
+		ops = append(ops, schema.Op{Type: schema.OpResult, Task: t.task, Turn: t.turn, Result: cloneResult(t.result)})
 	}
 	return ops
 }

@@ -1,10 +1,6 @@
-package merge
+package schema
 
-import (
-	"fmt"
-	"maps"
-	"slices"
-)
+import "fmt"
 
 // Verdict is how a turn ended, in one word a front end can switch on.
 type Verdict string
@@ -12,10 +8,10 @@ type Verdict string
 // The verdicts. The first six follow the task state that settled the turn;
 // incomplete says that no such state could be observed.
 const (
-	// VerdictCompleted: the task completed; TurnResult.Reply and
-	// TurnResult.Artifacts hold the answer.
+	// VerdictCompleted: the task completed; Result.Reply and
+	// Result.Artifacts hold the answer.
 	VerdictCompleted Verdict = "completed"
-	// VerdictFailed: the task failed; TurnResult.Error holds the callee's
+	// VerdictFailed: the task failed; Result.Error holds the callee's
 	// reason, when it gave one.
 	VerdictFailed Verdict = "failed"
 	// VerdictRejected: the callee refused the task without starting it.
@@ -23,13 +19,13 @@ const (
 	// VerdictCanceled: the task was canceled.
 	VerdictCanceled Verdict = "canceled"
 	// VerdictInputRequired: the turn ended on a question
-	// (TurnResult.Interrupt); the task goes on when the caller answers on
+	// (Result.Interrupt); the task goes on when the caller answers on
 	// the same task, in a new turn.
 	VerdictInputRequired Verdict = "input-required"
 	// VerdictAuthRequired: like VerdictInputRequired, for credentials.
 	VerdictAuthRequired Verdict = "auth-required"
 	// VerdictIncomplete: the turn could not be brought to an end (the
-	// stream was cut and the task could not be resolved); TurnResult.Error
+	// stream was cut and the task could not be resolved); Result.Error
 	// says why. It is never a success: the task may still be running.
 	VerdictIncomplete Verdict = "incomplete"
 )
@@ -57,7 +53,7 @@ func VerdictOf(state string) Verdict {
 	return VerdictIncomplete
 }
 
-// TurnResult is the authoritative result of a turn, as a front end gets it
+// Result is the authoritative result of a turn, as a front end gets it
 // in the result op: a JSON form of the verdict that package terminal
 // decides from the task state alone (terminal.Outcome.Result builds it).
 // Progress never changes it.
@@ -68,7 +64,7 @@ func VerdictOf(state string) Verdict {
 //	 "verdict":"input-required","interrupt":{"question":"Approve?","items":[
 //	 {"toolCallId":"call-9","toolName":"expense-review","message":"Approve?"}]},
 //	 "context":"c1","counters":{"applied":12,…}}
-type TurnResult struct {
+type Result struct {
 	// State is the A2A 1.0 name of the state that settled the turn
 	// (TASK_STATE_COMPLETED, …); for an incomplete turn the last state
 	// observed, or "" when there was none.
@@ -138,7 +134,7 @@ type InterruptItem struct {
 // verdict that agrees with the state, a reply only when completed, an
 // interrupt only when interrupted, counters that are not negative. The
 // error wraps [ErrBadOp] and says what is wrong.
-func (r *TurnResult) Validate() error {
+func (r *Result) Validate() error {
 	want, settled := verdictStates[r.Verdict]
 	switch {
 	case r.Verdict == VerdictIncomplete:
@@ -167,37 +163,4 @@ func (r *TurnResult) Validate() error {
 		}
 	}
 	return nil
-}
-
-// equal reports whether two results are the same.
-func (r *TurnResult) equal(o *TurnResult) bool {
-	return r.State == o.State && r.Verdict == o.Verdict && r.Reply == o.Reply && r.ArtifactsTruncated == o.ArtifactsTruncated &&
-		r.Error == o.Error && r.Context == o.Context && slices.Equal(r.Artifacts, o.Artifacts) &&
-		equalInterrupts(r.Interrupt, o.Interrupt) && equalCounters(&r.Counters, &o.Counters)
-}
-
-func equalInterrupts(a, b *Interrupt) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.Question == b.Question && slices.Equal(a.Items, b.Items)
-}
-
-func equalCounters(a, b *Counters) bool {
-	return a.Applied == b.Applied && a.Duplicates == b.Duplicates && a.Conflicts == b.Conflicts &&
-		a.Late == b.Late && a.Gaps == b.Gaps && a.DroppedAfterSeal == b.DroppedAfterSeal &&
-		a.DroppedByCap == b.DroppedByCap && a.Invalid == b.Invalid && maps.Equal(a.Fallbacks, b.Fallbacks)
-}
-
-// clone returns a deep copy of r.
-func (r *TurnResult) clone() *TurnResult {
-	c := *r
-	c.Artifacts = slices.Clone(r.Artifacts)
-	if r.Interrupt != nil {
-		in := *r.Interrupt
-		in.Items = slices.Clone(r.Interrupt.Items)
-		c.Interrupt = &in
-	}
-	c.Counters = r.Counters.clone()
-	return &c
 }

@@ -1,10 +1,6 @@
-package merge
+package schema
 
-import (
-	"maps"
-
-	"github.com/tfrs/a2a-progress/envelope"
-)
+import "github.com/tfrs/a2a-progress/envelope"
 
 // View is an immutable snapshot of a turn: blocks in order, tool calls,
 // counters. A View shares nothing mutable with its Turn; later Applies never
@@ -116,9 +112,4 @@ type Counters struct {
 	// Fallbacks counts the applied fallbacks by reason; nil when there is
 	// none.
 	Fallbacks map[envelope.Reason]int64 `json:"fallbacks,omitempty"`
-}
-
-func (c Counters) clone() Counters {
-	c.Fallbacks = maps.Clone(c.Fallbacks)
-	return c
 }

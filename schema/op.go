@@ -1,4 +1,4 @@
-package merge
+package schema
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/wiretime"
 )
 
 // OpType is the type of an op.
@@ -18,7 +19,7 @@ const (
 	OpBlock OpType = "block"
 	// OpSeal says the turn is sealed.
 	OpSeal OpType = "seal"
-	// OpResult carries the turn's verdict (see [TurnResult]).
+	// OpResult carries the turn's verdict (see [Result]).
 	OpResult OpType = "result"
 )
 
@@ -51,7 +52,7 @@ const (
 // ordinal and — when it is anchored — after (see [Block]: seq means nothing
 // for a fallback, id is its identity; a projection's seq counts within its
 // streamKey only). A seal op has only type, task and turn. A result op has
-// type, task, turn and the fields of [TurnResult], flat.
+// type, task, turn and the fields of [Result], flat.
 //
 // The decoder is strict about values (an unknown type, kind, status, source
 // or verdict, a payload that does not fit its kind, a missing turn, an at
@@ -70,12 +71,12 @@ type Op struct {
 	// At, or Block.At when At is zero). It is informational: a Receiver
 	// never uses it for identity or order, and keeps the first arrival's.
 	// Its JSON form is canonical RFC 3339 in UTC with nine fractional
-	// digits (see [FormatAt]).
+	// digits (see [formatAt]).
 	At time.Time
 	// Block is the block of an OpBlock; zero otherwise.
 	Block Block
 	// Result is the verdict of an OpResult; nil otherwise.
-	Result *TurnResult
+	Result *Result
 }
 
 // blockJSON is the flat JSON form of a block.
@@ -109,14 +110,14 @@ type blockOpJSON struct {
 
 type resultOpJSON struct {
 	opHeadJSON
-	TurnResult
+	Result
 }
 
 // anyOpJSON is what the decoder reads: any op's fields.
 type anyOpJSON struct {
 	opHeadJSON
 	blockJSON
-	TurnResult
+	Result
 }
 
 // atLayout is the canonical form of an at: RFC 3339 in UTC with nine
@@ -124,10 +125,10 @@ type anyOpJSON struct {
 // and strings sort as instants.
 const atLayout = "2006-01-02T15:04:05.000000000Z"
 
-// FormatAt returns the canonical JSON form of an op's at: t in UTC, RFC
+// formatAt returns the canonical JSON form of an op's at: t in UTC, RFC
 // 3339 with nine fractional digits ("2026-12-01T10:00:00.250000000Z"); ""
 // for the zero time. Years outside 0000–9999 are clamped to that range.
-func FormatAt(t time.Time) string {
+func formatAt(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
@@ -151,7 +152,7 @@ func parseAt(s string) (time.Time, error) {
 	if err != nil || t.Format(atLayout) != s {
 		return time.Time{}, fmt.Errorf("%w: at %q is not RFC 3339 in UTC with nine fractional digits (2026-12-01T10:00:00.250000000Z)", ErrBadOp, s)
 	}
-	if t.Before(minAt) || t.After(maxAt) { // the zero time too: unknown is no at
+	if t.Before(wiretime.Min) || t.After(wiretime.Max) { // the zero time too: unknown is no at
 		return time.Time{}, fmt.Errorf("%w: at %q is outside the years 1678 to 2261, the times a receiver keeps", ErrBadOp, s)
 	}
 	return t, nil
@@ -168,7 +169,7 @@ func (b Block) toJSON() (*blockJSON, error) {
 	}
 	w := &blockJSON{StreamKey: b.Key.StreamKey, Seq: b.Key.Seq, ID: b.Key.ID, Kind: b.Kind, Status: b.Status,
 		Payload: p, Source: b.Source, Reason: b.Reason, OverSoftLimit: b.OverSoftLimit, Parent: b.Parent, Truncated: b.Truncated,
-		Ordinal: b.Ordinal, At: FormatAt(b.At)}
+		Ordinal: b.Ordinal, At: formatAt(b.At)}
 	if b.Anchored {
 		w.After = &b.After
 	}
@@ -197,7 +198,7 @@ func (w *blockJSON) block() (Block, error) {
 	}
 	// What a producer always writes for a placed block (PROTOCOL.md §4.1),
 	// checked as schema/op.schema.json does.
-	if b.placed() && b.Ordinal < 1 {
+	if b.Source != SourceEnvelope && b.Ordinal < 1 {
 		return Block{}, fmt.Errorf("%w: %s block %q without an ordinal", ErrBadOp, w.Source, w.ID)
 	}
 	if b.Source == SourceFallback && !isFallbackReason(b.Reason) {
@@ -286,7 +287,7 @@ func (o Op) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON decodes an op and checks it as schema/op.schema.json
 // does: an unknown type, kind, status, source or verdict, a payload that
 // does not fit its kind, a missing task or turn, an at not in canonical
-// form ([FormatAt]) or outside the years 1678 to 2261, a fallback or
+// form ([formatAt]) or outside the years 1678 to 2261, a fallback or
 // projection without its ordinal, a fallback without a fallback reason
 // (PROTOCOL.md §2.6), a result without its counters is an error wrapping
 // [ErrBadOp] that says which. Fields it does not know are ignored.
@@ -314,7 +315,7 @@ func (o *Op) UnmarshalJSON(data []byte) error {
 		if err := requireCounters(data); err != nil {
 			return err
 		}
-		r := w.TurnResult
+		r := w.Result
 		if err := r.Validate(); err != nil {
 			return err
 		}
