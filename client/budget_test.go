@@ -38,7 +38,7 @@ func TestTurnBudget(t *testing.T) {
 	}
 	var caps []merge.Cap
 	for _, u := range r.updates {
-		if u.Type == UpdateProgress && u.Change.Result == merge.DroppedCap {
+		if u.Type == UpdateProgress && u.Change.Effect == merge.DroppedCap {
 			caps = append(caps, u.Change.Cap)
 		}
 	}

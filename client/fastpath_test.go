@@ -14,7 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // sentRequest is what an outgoing request carried, as a2a-go built it.
@@ -189,12 +189,12 @@ func TestFastPathSameUpdates(t *testing.T) {
 	}
 	// Updates of events without a timestamp (the snapshot, these working
 	// updates) are stamped on arrival, and so are their blocks' at.
-	opts := cmp.Options{cmpopts.IgnoreFields(Update{}, "Timestamp"), cmpopts.IgnoreFields(merge.Op{}, "At"),
-		cmpopts.IgnoreFields(merge.Block{}, "At"), cmpopts.EquateErrors()}
+	opts := cmp.Options{cmpopts.IgnoreFields(Update{}, "Timestamp"), cmpopts.IgnoreFields(schema.Op{}, "At"),
+		cmpopts.IgnoreFields(schema.Block{}, "At"), cmpopts.EquateErrors()}
 	if diff := cmp.Diff(off.updates, on.updates, opts); diff != "" {
 		t.Errorf("updates differ (-a2a-go reader +fast path):\n%s", diff)
 	}
-	if diff := cmp.Diff(off.view, on.view, cmpopts.IgnoreFields(merge.Block{}, "At")); diff != "" {
+	if diff := cmp.Diff(off.view, on.view, cmpopts.IgnoreFields(schema.Block{}, "At")); diff != "" {
 		t.Errorf("views differ (-a2a-go reader +fast path):\n%s", diff)
 	}
 }
@@ -236,7 +236,7 @@ func TestFastPathSameErrors(t *testing.T) {
 				t.Fatalf("a2a-go reader: %d reconnects", off.count(UpdateReconnect))
 			}
 			opts := cmp.Options{cmpopts.IgnoreFields(Update{}, "Timestamp"),
-				cmpopts.IgnoreFields(merge.Op{}, "At"), cmpopts.IgnoreFields(merge.Block{}, "At"),
+				cmpopts.IgnoreFields(schema.Op{}, "At"), cmpopts.IgnoreFields(schema.Block{}, "At"),
 				cmp.Transformer("error", func(err error) string {
 					if err == nil {
 						return ""

@@ -13,9 +13,10 @@ import (
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
-func blockTexts(v merge.View) []string {
+func blockTexts(v schema.View) []string {
 	var out []string
 	for _, b := range v.Blocks {
 		if t, ok := b.Payload.(envelope.Text); ok {
@@ -335,7 +336,7 @@ func TestOutputBeyondCaps(t *testing.T) {
 	}
 	dropped, tooLarge := 0, 0
 	for _, u := range r.updates {
-		if u.Change.Result == merge.DroppedCap {
+		if u.Change.Effect == merge.DroppedCap {
 			dropped++
 		}
 		if u.Reading.Reason == envelope.ReasonChunkTooLarge {

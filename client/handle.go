@@ -9,6 +9,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
@@ -125,8 +126,8 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 
 // resultOp returns the result op of the turn: the verdict of
 // Stream.Outcome (an incomplete one when the turn did not settle) as a
-// merge.TurnResult, with the turn's counters.
-func (s *Stream) resultOp() merge.Op {
+// schema.Result, with the turn's counters.
+func (s *Stream) resultOp() schema.Op {
 	var o terminal.Outcome
 	if s.settled {
 		o, _ = s.tracker.Outcome()
@@ -148,10 +149,10 @@ func (s *Stream) progress(base Update, r envelope.Reading, backfill bool, emit e
 	if s.news.reading(r, ch) {
 		s.gained++
 	}
-	if ch.Result == merge.DroppedCap && !s.capSaid {
+	if ch.Effect == merge.DroppedCap && !s.capSaid {
 		s.sayCap(ch.Cap)
 	}
-	if backfill && ch.Result == merge.Duplicate {
+	if backfill && ch.Effect == merge.Duplicate {
 		return true
 	}
 	u := base

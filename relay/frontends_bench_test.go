@@ -11,6 +11,7 @@ import (
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // discardWriter is a ResponseWriter that counts and drops what is written.
@@ -42,7 +43,7 @@ func BenchmarkFrontFormats(b *testing.B) {
 		var evs []Event
 		for _, e := range sc.Envelopes() {
 			ch := turn.Apply(envelope.Reading{Envelope: e})
-			if ch.Result != merge.Applied {
+			if ch.Effect != merge.Applied {
 				continue
 			}
 			data, _ := json.Marshal(ch.Op)
@@ -101,7 +102,7 @@ func BenchmarkNestedFormats(b *testing.B) {
 		for _, e := range agenttest.Trajectory(n).Envelopes() {
 			rs = append(rs, envelope.Reading{Envelope: e})
 		}
-		us := calleeUpdates("task-1", rs, merge.TurnResult{Verdict: merge.VerdictCompleted, State: "TASK_STATE_COMPLETED", Reply: "done"})
+		us := calleeUpdates("task-1", rs, schema.Result{Verdict: schema.VerdictCompleted, State: "TASK_STATE_COMPLETED", Reply: "done"})
 		var applied int
 		for _, u := range us {
 			if _, ok := u.Op(); ok {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // TestFrontendBadRequests: a request the endpoints cannot send gets a
@@ -102,7 +102,7 @@ func TestAGUIInterruptIDNamesTask(t *testing.T) {
 func TestFrontIDsStable(t *testing.T) {
 	var ids [2][]string
 	for i := range ids {
-		v := play(realisticReadings(), nil, func(*merge.View, *frontOutcome) {})
+		v := play(realisticReadings(), nil, func(*schema.View, *frontOutcome) {})
 		for _, it := range frontItems(&v, (*frontIDs)(nil).forTurn(frontPrefix(mapTask, mapTurn)), nil) {
 			ids[i] = append(ids[i], it.id)
 		}

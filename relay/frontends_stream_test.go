@@ -10,15 +10,16 @@ import (
 
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // opsOf is what a relay forwards for readings delivered in order rs: the op
 // of each applied block, the seal, the result op for out.
-func opsOf(rs []envelope.Reading, out *frontOutcome) []merge.Op {
+func opsOf(rs []envelope.Reading, out *frontOutcome) []schema.Op {
 	turn := merge.NewTurn(mapTask, mapTurn, merge.Caps{})
-	var ops []merge.Op
+	var ops []schema.Op
 	for _, r := range rs {
-		if ch := turn.Apply(r); ch.Result == merge.Applied {
+		if ch := turn.Apply(r); ch.Effect == merge.Applied {
 			ops = append(ops, ch.Op)
 		}
 	}
@@ -29,7 +30,7 @@ func opsOf(rs []envelope.Reading, out *frontOutcome) []merge.Op {
 // streamServer serves the ops through frontStream as live ops — the path
 // where an op that only appends an item skips the render — with AG-UI at
 // POST /run and the AI SDK at POST /api/chat. dup sends every op twice.
-func streamServer(t *testing.T, ops []merge.Op, dup bool) *httptest.Server {
+func streamServer(t *testing.T, ops []schema.Op, dup bool) *httptest.Server {
 	serve := func(mk func(r *http.Request) *frontStream) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			s := mk(r)
@@ -87,7 +88,7 @@ func TestFrontStreamLiveOps(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				ops := opsOf(rs, out)
 				s := streamServer(t, ops, dup)
-				want := wantShown(play(rs, out, func(*merge.View, *frontOutcome) {}), out)
+				want := wantShown(play(rs, out, func(*schema.View, *frontOutcome) {}), out)
 				checkBothFronts(t, s.URL, want, out)
 			})
 		}
@@ -103,17 +104,17 @@ func TestFrontStreamEndsAtIncomplete(t *testing.T) {
 	rs := realisticReadings()
 	half := len(rs) / 2
 	turn := merge.NewTurn(mapTask, mapTurn, merge.Caps{})
-	var ops []merge.Op
+	var ops []schema.Op
 	for i, r := range rs {
 		if i == half {
-			ops = append(ops, turn.ResultOp(merge.TurnResult{Verdict: merge.VerdictIncomplete, State: "TASK_STATE_WORKING", Error: "stream cut"}))
+			ops = append(ops, turn.ResultOp(schema.Result{Verdict: schema.VerdictIncomplete, State: "TASK_STATE_WORKING", Error: "stream cut"}))
 		}
-		if ch := turn.Apply(r); ch.Result == merge.Applied {
+		if ch := turn.Apply(r); ch.Effect == merge.Applied {
 			ops = append(ops, ch.Op)
 		}
 	}
-	out := &frontOutcome{Verdict: merge.VerdictIncomplete, Error: "stream cut"}
-	want := wantShown(play(rs[:half], nil, func(*merge.View, *frontOutcome) {}), out)
+	out := &frontOutcome{Verdict: schema.VerdictIncomplete, Error: "stream cut"}
+	want := wantShown(play(rs[:half], nil, func(*schema.View, *frontOutcome) {}), out)
 	s := streamServer(t, ops, false)
 	checkBothFronts(t, s.URL, want, out)
 }

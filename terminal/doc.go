@@ -83,7 +83,7 @@
 // turn settles; [Tracker.Observe] takes one event at a time for callers
 // that also render progress. [Tracker.Outcome] gives the verdict, and
 // [Outcome.Result] the same verdict in the JSON form a front end gets as
-// the turn's result op (merge.TurnResult, PROTOCOL.md §4.3): one word
+// the turn's result op (schema.Result, PROTOCOL.md §4.3): one word
 // (completed, failed, rejected, canceled, input-required, auth-required,
 // incomplete) and what goes with it.
 //

@@ -3,7 +3,7 @@ package terminal
 import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // InterruptMetadataKey is the key of status.message.metadata under which
@@ -17,7 +17,7 @@ const InterruptMetadataKey = "_interrupt"
 // that asked it. Any field may be "" when the peer left it out. It is the
 // result op's item type, so that an Outcome's items are the result's as
 // they are.
-type InterruptItem = merge.InterruptItem
+type InterruptItem = schema.InterruptItem
 
 // Interrupt is what the caller answers when a turn ends in input-required
 // or auth-required. The answer goes to the same task: a new message with

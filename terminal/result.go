@@ -9,10 +9,11 @@ import (
 
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // Result returns the outcome in the JSON form a front end gets as the
-// turn's result op (merge.TurnResult; PROTOCOL.md §4.3): the verdict in one
+// turn's result op (schema.Result; PROTOCOL.md §4.3): the verdict in one
 // word, decided by State alone, and what goes with it —
 //
 //   - completed: Reply (Text) and Artifacts (id, name, text parts joined
@@ -35,9 +36,9 @@ import (
 // artifact's text is bounded by the artifact limits ([Limits]). The
 // Outcome itself keeps what it was given. Counters are left zero: they are the merge's, which
 // merge.Turn.ResultOp fills in.
-func (o Outcome) Result() merge.TurnResult {
-	r := merge.TurnResult{State: string(o.State), Verdict: merge.VerdictOf(string(o.State)), Context: Cut(o.ContextID, MaxNameBytes)}
-	if r.Verdict == merge.VerdictIncomplete {
+func (o Outcome) Result() schema.Result {
+	r := schema.Result{State: string(o.State), Verdict: schema.VerdictOf(string(o.State)), Context: Cut(o.ContextID, MaxNameBytes)}
+	if r.Verdict == schema.VerdictIncomplete {
 		if o.Err != nil {
 			r.Error = Cut(o.Err.Error(), MaxMessageBytes)
 		}
@@ -45,29 +46,29 @@ func (o Outcome) Result() merge.TurnResult {
 	}
 	for _, a := range o.Artifacts {
 		if a != nil {
-			r.Artifacts = append(r.Artifacts, merge.Artifact{ID: Cut(string(a.ID), MaxNameBytes), Name: Cut(a.Name, MaxNameBytes),
+			r.Artifacts = append(r.Artifacts, schema.Artifact{ID: Cut(string(a.ID), MaxNameBytes), Name: Cut(a.Name, MaxNameBytes),
 				Text: partsText(a.Parts)})
 		}
 	}
 	r.ArtifactsTruncated = o.Truncated
 	switch r.Verdict {
-	case merge.VerdictCompleted:
+	case schema.VerdictCompleted:
 		r.Reply = Cut(o.Text, MaxReplyBytes)
-	case merge.VerdictFailed, merge.VerdictRejected, merge.VerdictCanceled:
+	case schema.VerdictFailed, schema.VerdictRejected, schema.VerdictCanceled:
 		var ve *VerdictError
 		if errors.As(o.Err, &ve) {
 			r.Error = Cut(ve.Reason, MaxMessageBytes)
 		} else {
 			r.Error = Cut(o.Text, MaxMessageBytes)
 		}
-	case merge.VerdictInputRequired, merge.VerdictAuthRequired:
-		in := &merge.Interrupt{Question: o.Text}
+	case schema.VerdictInputRequired, schema.VerdictAuthRequired:
+		in := &schema.Interrupt{Question: o.Text}
 		if o.Interrupt != nil {
 			if o.Interrupt.Question != "" {
 				in.Question = o.Interrupt.Question
 			}
 			for _, it := range o.Interrupt.Items {
-				in.Items = append(in.Items, merge.InterruptItem{ToolCallID: Cut(it.ToolCallID, MaxNameBytes),
+				in.Items = append(in.Items, schema.InterruptItem{ToolCallID: Cut(it.ToolCallID, MaxNameBytes),
 					ToolName: Cut(it.ToolName, MaxNameBytes), Message: Cut(it.Message, MaxMessageBytes)})
 			}
 		}

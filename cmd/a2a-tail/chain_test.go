@@ -12,7 +12,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/internal/chaintest"
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // startChain starts B and C of the chain (internal/chaintest); a2a-tail
@@ -247,7 +247,7 @@ func TestChainSchemas(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustValidate(t, sc["view"], "-o json view", doc.View)
-	var v merge.View
+	var v schema.View
 	if err := json.Unmarshal(doc.View, &v); err != nil {
 		t.Fatal(err)
 	}

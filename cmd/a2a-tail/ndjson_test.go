@@ -12,12 +12,13 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
 // TestNDJSONLines pins the lines of -o ndjson: each op the stream
 // forwards, in the library's JSON form (a block with its turn and at, the
-// seal), and last the result op with exitCode spliced in — merge.Op
+// seal), and last the result op with exitCode spliced in — schema.Op
 // marshals itself, which once hid every field added beside it.
 func TestNDJSONLines(t *testing.T) {
 	at := time.Date(2026, 11, 30, 5, 0, 0, 123, time.FixedZone("CET", 3600))
@@ -79,9 +80,9 @@ func TestResultInterrupt(t *testing.T) {
 	out := terminal.Outcome{TaskID: "task-1", State: a2a.TaskStateInputRequired, Class: terminal.ClassInterrupted,
 		Text: "which region?", Interrupt: &terminal.Interrupt{State: a2a.TaskStateInputRequired,
 			Message: a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart("which region?")), Text: "which region?",
-			Items: []terminal.InterruptItem{{ToolCallID: "call-1", ToolName: "deploy", Message: "which region?"}}}}
+			Items: []schema.InterruptItem{{ToolCallID: "call-1", ToolName: "deploy", Message: "which region?"}}}}
 	var b strings.Builder
-	if err := (&ndjsonSink{w: &b}).finish(merge.View{Task: "task-1", Turn: "msg-1"}, out, nil); err != nil {
+	if err := (&ndjsonSink{w: &b}).finish(schema.View{Task: "task-1", Turn: "msg-1"}, out, nil); err != nil {
 		t.Fatal(err)
 	}
 	var got map[string]any

@@ -100,7 +100,7 @@ func (a *app) caps() merge.Caps {
 // blocks: which one (the Change names it), and the flag that raises it.
 // The result's counters (droppedByCap) say how many in the end.
 func (a *app) noticeCap(ch merge.Change) {
-	if ch.Result != merge.DroppedCap || a.capNotice {
+	if ch.Effect != merge.DroppedCap || a.capNotice {
 		return
 	}
 	a.capNotice = true

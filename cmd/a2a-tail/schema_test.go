@@ -16,6 +16,7 @@ import (
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
@@ -147,7 +148,7 @@ func TestSchemasAgainstCLIOutput(t *testing.T) {
 // richTurn applies a bit of everything: envelopes of every kind, a late
 // one, a gap, a duplicate, a conflict, fallbacks before and after
 // envelopes, a projection, a capped text, an over-soft chunk; then seals.
-func richTurn() (*merge.Turn, []merge.Op) {
+func richTurn() (*merge.Turn, []schema.Op) {
 	t := merge.NewTurn("task-1", "msg-1", merge.Caps{MaxTextBytes: 8})
 	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	env := func(key string, seq int64, st envelope.Status, p envelope.Payload) envelope.Reading {
@@ -162,7 +163,7 @@ func richTurn() (*merge.Turn, []merge.Op) {
 		OverSoftLimit: true}
 	proj := env("ri:b1:call-9", 1, envelope.StatusDone, envelope.ToolCall{Tool: "expense-review", ToolCallID: "call-9"})
 	proj.ID = "ri:b1:call-9:1"
-	var ops []merge.Op
+	var ops []schema.Op
 	for i, r := range []envelope.Reading{
 		fb("msg:m0", "starting", envelope.ReasonNoEnvelope),
 		env("", 1, envelope.StatusRunning, envelope.Thinking{Text: "a long thought, cut"}),
@@ -177,7 +178,7 @@ func richTurn() (*merge.Turn, []merge.Op) {
 		env("", 9, envelope.StatusAborted, envelope.ErrorPayload{Message: "killed"}),
 		env("", 10, envelope.StatusRunning, envelope.Text{Text: "done"}),
 	} {
-		if ch := t.ApplyAt(r, at.Add(time.Duration(i)*time.Millisecond)); ch.Result == merge.Applied {
+		if ch := t.ApplyAt(r, at.Add(time.Duration(i)*time.Millisecond)); ch.Effect == merge.Applied {
 			ops = append(ops, ch.Op)
 		}
 	}
@@ -217,7 +218,7 @@ func TestSchemasAgainstViewsAndOps(t *testing.T) {
 	if stubs == 0 {
 		t.Error("the snapshot has no stub: the test checks none")
 	}
-	for what, v := range map[string]merge.View{"Turn view": turn.View(), "Receiver view": rcv.View(),
+	for what, v := range map[string]schema.View{"Turn view": turn.View(), "Receiver view": rcv.View(),
 		"empty Receiver view": merge.NewReceiver("task-1", merge.Caps{}).View(), "empty Turn view": merge.NewTurn("task-1", "m", merge.Caps{}).View()} {
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -234,7 +235,7 @@ func TestSchemasAgainstViewsAndOps(t *testing.T) {
 		{State: a2a.TaskStateRejected, Class: terminal.ClassTerminal, Err: &terminal.VerdictError{State: a2a.TaskStateRejected}},
 		{State: a2a.TaskStateCanceled, Class: terminal.ClassTerminal, Err: &terminal.VerdictError{State: a2a.TaskStateCanceled}},
 		{State: a2a.TaskStateInputRequired, Class: terminal.ClassInterrupted, Text: "?", Interrupt: &terminal.Interrupt{Text: "?",
-			Items: []terminal.InterruptItem{{ToolCallID: "c", ToolName: "n", Message: "?"}}}},
+			Items: []schema.InterruptItem{{ToolCallID: "c", ToolName: "n", Message: "?"}}}},
 		{State: a2a.TaskStateAuthRequired, Class: terminal.ClassInterrupted, Interrupt: &terminal.Interrupt{Text: "log in"}},
 		{State: a2a.TaskStateWorking, Err: &terminal.CutError{LastState: a2a.TaskStateWorking}},
 		{Err: &terminal.CutError{}},
@@ -311,10 +312,10 @@ func TestSchemasRefuseBrokenDocuments(t *testing.T) {
 				t.Errorf("%s validates against %s, want an error:\n%s", tc.name, tc.schema, tc.doc)
 			}
 			// The Go decoder refuses what the schema refuses.
-			var op merge.Op
+			var op schema.Op
 			err := json.Unmarshal([]byte(tc.doc), &op)
 			if tc.schema == "op" && err == nil {
-				t.Errorf("merge.Op decodes %s without an error", tc.name)
+				t.Errorf("schema.Op decodes %s without an error", tc.name)
 			}
 		})
 	}
