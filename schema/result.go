@@ -45,13 +45,20 @@ var verdictStates = map[Verdict]string{
 // states map to their verdict, every other state (submitted, working,
 // unspecified, "", an unknown name) to VerdictIncomplete.
 func VerdictOf(state string) Verdict {
-	for v, s := range verdictStates {
-		if s == state {
-			return v
-		}
+	if v, ok := stateVerdicts[state]; ok {
+		return v
 	}
 	return VerdictIncomplete
 }
+
+// stateVerdicts is verdictStates the other way round.
+var stateVerdicts = func() map[string]Verdict {
+	m := make(map[string]Verdict, len(verdictStates))
+	for v, s := range verdictStates {
+		m[s] = v
+	}
+	return m
+}()
 
 // Result is the authoritative result of a turn, as a front end gets it
 // in the result op: a JSON form of the verdict that package terminal

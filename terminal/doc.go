@@ -31,7 +31,7 @@
 //     may still be running or may be long over. Resubscribe
 //     (SubscribeToTask) or ask GetTask, and keep observing with the same
 //     [Tracker]; report "incomplete" only when the task cannot be resolved.
-//     A cut's Outcome has no Message, Text or Artifacts and a non-nil Err,
+//     A cut's Outcome has no Message, Reply or Artifacts and a non-nil Err,
 //     so it can never be mistaken for an empty success.
 //
 // # Discipline
@@ -103,6 +103,6 @@
 //	switch {
 //	case err != nil: // failed, rejected, canceled — or still cut: "incomplete"
 //	case out.Interrupt != nil: // ask the user, answer on out.TaskID
-//	default: // out.Text, out.Artifacts
+//	default: // out.Reply, out.Artifacts
 //	}
 package terminal

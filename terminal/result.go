@@ -16,7 +16,7 @@ import (
 // turn's result op (schema.Result; PROTOCOL.md §4.3): the verdict in one
 // word, decided by State alone, and what goes with it —
 //
-//   - completed: Reply (Text) and Artifacts (id, name, text parts joined
+//   - completed: Reply and Artifacts (id, name, text parts joined
 //     with "\n");
 //   - failed, rejected, canceled: Error, the callee's reason (the final
 //     status message's text; "" when it gave none);
@@ -53,16 +53,16 @@ func (o Outcome) Result() schema.Result {
 	r.ArtifactsTruncated = o.Truncated
 	switch r.Verdict {
 	case schema.VerdictCompleted:
-		r.Reply = Cut(o.Text, MaxReplyBytes)
+		r.Reply = Cut(o.Reply, MaxReplyBytes)
 	case schema.VerdictFailed, schema.VerdictRejected, schema.VerdictCanceled:
 		var ve *VerdictError
 		if errors.As(o.Err, &ve) {
 			r.Error = Cut(ve.Reason, MaxMessageBytes)
 		} else {
-			r.Error = Cut(o.Text, MaxMessageBytes)
+			r.Error = Cut(o.Reply, MaxMessageBytes)
 		}
 	case schema.VerdictInputRequired, schema.VerdictAuthRequired:
-		in := &schema.Interrupt{Question: o.Text}
+		in := &schema.Interrupt{Question: o.Reply}
 		if o.Interrupt != nil {
 			if o.Interrupt.Question != "" {
 				in.Question = o.Interrupt.Question

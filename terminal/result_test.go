@@ -25,14 +25,14 @@ func TestOutcomeResult(t *testing.T) {
 	}{
 		{
 			name: "completed",
-			out: Outcome{ContextID: "c1", State: a2a.TaskStateCompleted, Class: ClassTerminal, Message: msg("42"), Text: "42",
+			out: Outcome{ContextID: "c1", State: a2a.TaskStateCompleted, Class: ClassTerminal, Message: msg("42"), Reply: "42",
 				Artifacts: []*a2a.Artifact{art}, Truncated: true},
 			want: schema.Result{State: "TASK_STATE_COMPLETED", Verdict: schema.VerdictCompleted, Reply: "42", Context: "c1",
 				Artifacts: []schema.Artifact{{ID: "a1", Name: "report", Text: "line 1\nline 2"}}, ArtifactsTruncated: true},
 		},
 		{
 			name: "failed: the reason, never a reply",
-			out: Outcome{State: a2a.TaskStateFailed, Class: ClassTerminal, Message: msg("quota"), Text: "quota",
+			out: Outcome{State: a2a.TaskStateFailed, Class: ClassTerminal, Message: msg("quota"), Reply: "quota",
 				Err: &VerdictError{State: a2a.TaskStateFailed, Reason: "quota"}},
 			want: schema.Result{State: "TASK_STATE_FAILED", Verdict: schema.VerdictFailed, Error: "quota"},
 		},
@@ -48,15 +48,15 @@ func TestOutcomeResult(t *testing.T) {
 		},
 		{
 			name: "input required: the structured question and its items",
-			out: Outcome{State: a2a.TaskStateInputRequired, Class: ClassInterrupted, Text: "status text",
+			out: Outcome{State: a2a.TaskStateInputRequired, Class: ClassInterrupted, Reply: "status text",
 				Interrupt: &Interrupt{State: a2a.TaskStateInputRequired, Text: "status text", Question: "Approve?",
-					Items: []InterruptItem{{ToolCallID: "call-9", ToolName: "expense-review", Message: "Approve?"}}}},
+					Items: []schema.InterruptItem{{ToolCallID: "call-9", ToolName: "expense-review", Message: "Approve?"}}}},
 			want: schema.Result{State: "TASK_STATE_INPUT_REQUIRED", Verdict: schema.VerdictInputRequired,
 				Interrupt: &schema.Interrupt{Question: "Approve?", Items: []schema.InterruptItem{{ToolCallID: "call-9", ToolName: "expense-review", Message: "Approve?"}}}},
 		},
 		{
 			name: "auth required: the status text is the question",
-			out: Outcome{State: a2a.TaskStateAuthRequired, Class: ClassInterrupted, Text: "log in",
+			out: Outcome{State: a2a.TaskStateAuthRequired, Class: ClassInterrupted, Reply: "log in",
 				Interrupt: &Interrupt{State: a2a.TaskStateAuthRequired, Text: "log in"}},
 			want: schema.Result{State: "TASK_STATE_AUTH_REQUIRED", Verdict: schema.VerdictAuthRequired, Interrupt: &schema.Interrupt{Question: "log in"}},
 		},
@@ -104,7 +104,7 @@ func TestCut(t *testing.T) {
 // items and names are cut.
 func TestResultCutsPeerStrings(t *testing.T) {
 	huge := strings.Repeat("x", 9<<20)
-	o := Outcome{State: a2a.TaskStateInputRequired, Text: huge,
+	o := Outcome{State: a2a.TaskStateInputRequired, Reply: huge,
 		Interrupt: &Interrupt{Items: []schema.InterruptItem{{ToolCallID: huge, ToolName: huge, Message: huge}}},
 		Artifacts: []*a2a.Artifact{{ID: a2a.ArtifactID(huge), Name: huge}}}
 	r := o.Result()
