@@ -33,8 +33,8 @@ func TestTurnBudget(t *testing.T) {
 	cl := a.client(t, WithTurnBudget(budget))
 	st, _ := cl.SendText(testCtx(t), "go")
 	r := collect(t, st)
-	if r.err != nil || r.out.Text != "done" {
-		t.Fatalf("stream %v, reply %q; want completed", r.err, r.out.Text)
+	if r.err != nil || r.out.Reply != "done" {
+		t.Fatalf("stream %v, reply %q; want completed", r.err, r.out.Reply)
 	}
 	var caps []merge.Cap
 	for _, u := range r.updates {

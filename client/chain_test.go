@@ -152,7 +152,7 @@ func runChainVia(t *testing.T, cutAB, cutBC int, abrupt bool, url func(*agenttes
 	if err != nil {
 		t.Fatalf("outcome: %v", err)
 	}
-	r.view, r.reply = s.View(), out.Text
+	r.view, r.reply = s.View(), out.Reply
 	return r
 }
 

@@ -57,7 +57,7 @@ func ExampleClient_Send() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(out.State, "-", out.Text)
+	fmt.Println(out.State, "-", out.Reply)
 	v := s.View()
 	fmt.Printf("%d blocks, %d tool calls, %d duplicate, %d late\n", len(v.Blocks), len(v.ToolCalls), v.Counters.Duplicates, v.Counters.Late)
 	// Output:

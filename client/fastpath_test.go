@@ -281,7 +281,7 @@ func TestFastPathCROnlyStream(t *testing.T) {
 	if diff := cmp.Diff(int64(n), r.view.Counters.Applied); diff != "" {
 		t.Errorf("blocks applied (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff("done", r.out.Text); diff != "" {
+	if diff := cmp.Diff("done", r.out.Reply); diff != "" {
 		t.Errorf("reply (-want +got):\n%s", diff)
 	}
 }

@@ -33,8 +33,8 @@ func TestSendEveryTransportAndVersion(t *testing.T) {
 			if r.err != nil || r.outErr != nil {
 				t.Fatalf("stream error %v, outcome error %v", r.err, r.outErr)
 			}
-			if r.out.State != a2a.TaskStateCompleted || r.out.Text != "done: 40 updates" {
-				t.Errorf("outcome = %s %q, want completed %q", r.out.State, r.out.Text, "done: 40 updates")
+			if r.out.State != a2a.TaskStateCompleted || r.out.Reply != "done: 40 updates" {
+				t.Errorf("outcome = %s %q, want completed %q", r.out.State, r.out.Reply, "done: 40 updates")
 			}
 			if !r.view.Sealed {
 				t.Error("view not sealed")
@@ -91,8 +91,8 @@ func TestNewFromCardEveryTransportAndVersion(t *testing.T) {
 			if r.outErr != nil {
 				t.Fatalf("outcome: %v (stream %v)", r.outErr, r.err)
 			}
-			if r.out.Text != agenttest.RealisticReply || len(r.out.Artifacts) != 1 {
-				t.Errorf("outcome text %q, %d artifacts", r.out.Text, len(r.out.Artifacts))
+			if r.out.Reply != agenttest.RealisticReply || len(r.out.Artifacts) != 1 {
+				t.Errorf("outcome text %q, %d artifacts", r.out.Reply, len(r.out.Artifacts))
 			}
 			if want == nil {
 				want = &r
@@ -148,7 +148,7 @@ func TestSendRealistic(t *testing.T) {
 		t.Errorf("update before the last = %+v, want the settling state with the seal op", seal)
 	}
 	if last.Type != UpdateResult || last.Change.Op.Type != schema.OpResult || last.Change.Op.Result.Verdict != schema.VerdictCompleted ||
-		last.Change.Op.Result.Reply != r.out.Text {
+		last.Change.Op.Result.Reply != r.out.Reply {
 		t.Errorf("last update = %+v, want the result op of the completed turn", last)
 	}
 	if r.out.Class != terminal.ClassTerminal {

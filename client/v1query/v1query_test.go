@@ -169,7 +169,7 @@ func TestSendSeedFrames(t *testing.T) {
 		t.Errorf("result op, the last update (-want +got):\n%s", diff)
 	}
 	wantOut := terminal.Outcome{TaskID: "6d72bcf8-...", ContextID: "6d72bcf8-...", State: a2a.TaskStateInputRequired,
-		Class: terminal.ClassInterrupted, Text: question,
+		Class: terminal.ClassInterrupted, Reply: question,
 		Interrupt: &terminal.Interrupt{State: a2a.TaskStateInputRequired, Text: question, Question: question,
 			Items: []schema.InterruptItem{{ToolCallID: "call_00_JIhiVhnvjabn7DCjgY2D1744", ToolName: "expense-review", Message: question}}}}
 	if diff := cmp.Diff(wantOut, r.out, cmpopts.IgnoreFields(terminal.Outcome{}, "Message"), cmpopts.IgnoreFields(terminal.Interrupt{}, "Message")); diff != "" {
@@ -254,7 +254,7 @@ func TestSendReplyAndEnds(t *testing.T) {
 				if !errors.Is(r.err, client.ErrIncomplete) || !errors.Is(r.err, tt.wantSErr) || !errors.Is(r.outErr, client.ErrIncomplete) {
 					t.Fatalf("stream err = %v, outcome err = %v, want ErrIncomplete and %v", r.err, r.outErr, tt.wantSErr)
 				}
-				if r.out.Artifacts != nil || r.out.Text != "" {
+				if r.out.Artifacts != nil || r.out.Reply != "" {
 					t.Errorf("an incomplete turn has a reply: %+v", r.out)
 				}
 				return

@@ -176,9 +176,9 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 		return s + fmt.Sprintf("  answer on task %s\n", peerText(string(out.TaskID)))
 	case err == nil:
 		s := paint(color, green, "✓ completed")
-		if out.Text != "" {
+		if out.Reply != "" {
 			// The reply is the answer: cut far later than a message.
-			s += ": " + printable(terminal.Cut(out.Text, terminal.MaxReplyBytes))
+			s += ": " + printable(terminal.Cut(out.Reply, terminal.MaxReplyBytes))
 		}
 		s += "\n"
 		for _, art := range out.Artifacts {
@@ -200,7 +200,7 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 	if out.Err == nil || out.Class != terminal.ClassTerminal {
 		return paint(color, red, "✗ error") + ": " + errText(err) + "\n"
 	}
-	reason := out.Text
+	reason := out.Reply
 	if reason == "" {
 		reason = "(no reason given)"
 	}

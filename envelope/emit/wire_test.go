@@ -154,8 +154,8 @@ func TestOverTheWire(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if out.State != a2a.TaskStateCompleted || out.Text != fmt.Sprintf("%d tools ran", tools) {
-				t.Errorf("outcome %s %q", out.State, out.Text)
+			if out.State != a2a.TaskStateCompleted || out.Reply != fmt.Sprintf("%d tools ran", tools) {
+				t.Errorf("outcome %s %q", out.State, out.Reply)
 			}
 			v := s.View()
 			got := slices.Clone(v.ToolCalls)

@@ -78,7 +78,7 @@ type outcome struct {
 
 func newOutcome(o terminal.Outcome) outcome {
 	out := outcome{TaskID: string(o.TaskID), ContextID: o.ContextID, State: o.State, Class: o.Class.String(),
-		Text: o.Text, Artifacts: o.Artifacts, Truncated: o.Truncated}
+		Text: o.Reply, Artifacts: o.Artifacts, Truncated: o.Truncated}
 	if o.Interrupt != nil {
 		in := *o.Interrupt
 		in.Message = nil // its text is in Text

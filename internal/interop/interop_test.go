@@ -39,7 +39,7 @@ type outcome struct {
 }
 
 func summarize(o terminal.Outcome, err error) outcome {
-	s := outcome{State: o.State, Class: o.Class, Text: o.Text, Artifacts: len(o.Artifacts)}
+	s := outcome{State: o.State, Class: o.Class, Text: o.Reply, Artifacts: len(o.Artifacts)}
 	switch {
 	case err == nil:
 	case errors.Is(err, terminal.ErrRejected):

@@ -115,7 +115,7 @@ func runWorker() error {
 	if err != nil {
 		res.Err = err.Error()
 	} else {
-		res.Reply = out.Text
+		res.Reply = out.Reply
 	}
 	return json.NewEncoder(os.Stdout).Encode(res)
 }
