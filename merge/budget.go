@@ -1,11 +1,11 @@
 package merge
 
 import (
-	"github.com/tfrs/a2a-progress/schema"
 	"math"
 	"sync/atomic"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // Budget is a memory budget in bytes: what a turn retains is charged to

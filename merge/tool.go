@@ -1,13 +1,13 @@
 package merge
 
 import (
-	"github.com/tfrs/a2a-progress/schema"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // gapMarker is the line put into a tool call's Output between two chunks

@@ -1,11 +1,11 @@
 package merge
 
 import (
-	"github.com/tfrs/a2a-progress/schema"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 const (

@@ -1,10 +1,10 @@
 package merge
 
 import (
-	"github.com/tfrs/a2a-progress/schema"
 	"time"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // Turn merges the progress of one turn into a view, and stamps every op it

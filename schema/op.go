@@ -24,10 +24,10 @@ const (
 )
 
 // Op is one change to forward to a front end: self-contained, idempotent for
-// a [Receiver], and order-free (a Receiver that gets a Turn's ops in any
+// a [merge.Receiver], and order-free (a Receiver that gets a Turn's ops in any
 // order ends with the Turn's view).
 //
-// Every op names its task and its turn (see [Turn] for what a turn id is):
+// Every op names its task and its turn (see [merge.Turn] for what a turn id is):
 // a Receiver keeps one view per turn, so the seqs of a second turn on the
 // same task never meet the first turn's.
 //
@@ -160,12 +160,12 @@ func parseAt(s string) (time.Time, error) {
 
 // ErrBadOp is returned (wrapped) by the JSON decoders for an op or block that
 // cannot be decoded.
-var ErrBadOp = errors.New("merge: bad op")
+var ErrBadOp = errors.New("schema: bad op")
 
 func (b Block) toJSON() (*blockJSON, error) {
 	p, err := json.Marshal(b.Payload)
 	if err != nil {
-		return nil, fmt.Errorf("merge: payload: %w", err)
+		return nil, fmt.Errorf("schema: payload: %w", err)
 	}
 	w := &blockJSON{StreamKey: b.Key.StreamKey, Seq: b.Key.Seq, ID: b.Key.ID, Kind: b.Kind, Status: b.Status,
 		Payload: p, Source: b.Source, Reason: b.Reason, OverSoftLimit: b.OverSoftLimit, Parent: b.Parent, Truncated: b.Truncated,

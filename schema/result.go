@@ -1,6 +1,9 @@
 package schema
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Verdict is how a turn ended, in one word a front end can switch on.
 type Verdict string
@@ -101,6 +104,25 @@ type Result struct {
 	// receiver's own counters describe the ops it got; these describe the
 	// events the caller got).
 	Counters Counters `json:"counters"`
+}
+
+// Answer returns the answer of the turn: the reply when it is not empty,
+// else the text of the artifacts that have text, joined with "\n" (a
+// callee may put its whole answer in artifacts and leave the final status
+// message empty). It is "" when there is neither. Check Verdict first: a
+// turn that did not complete has no reply, and its artifacts, if any, are
+// what it produced before it ended (PROTOCOL.md §4.3).
+func (r *Result) Answer() string {
+	if r.Reply != "" {
+		return r.Reply
+	}
+	var texts []string
+	for _, a := range r.Artifacts {
+		if a.Text != "" {
+			texts = append(texts, a.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
 }
 
 // Artifact is one output artifact of a completed turn, reduced to what a
