@@ -145,7 +145,7 @@ func TestCompatProjections(t *testing.T) {
 					diag = append(diag, u.Reading.Err)
 				}
 			}
-			if len(diag) != 1 || !errors.Is(diag[0], envelope.ErrBadField) {
+			if len(diag) != 1 || !errors.Is(diag[0], envelope.ReasonBadField) {
 				t.Errorf("diagnostics = %v, want the one bad sequence", diag)
 			}
 			if n := r.count(UpdateArtifact); n != 1 {
