@@ -26,7 +26,7 @@ func TestCapsDefaults(t *testing.T) {
 
 // Each cap: what is refused or cut, and where it is counted.
 func TestCaps(t *testing.T) {
-	long := strings.Repeat("k", MaxIdentBytes+1)
+	long := strings.Repeat("k", envelope.MaxIdentBytes+1)
 	tests := []struct {
 		name    string
 		caps    Caps
@@ -112,7 +112,7 @@ func TestCaps(t *testing.T) {
 			blocks: []string{"1", "2", "msg:1"},
 		},
 		{
-			name: "MaxIdentBytes: a block with a longer identifier is dropped",
+			name: "envelope.MaxIdentBytes: a block with a longer identifier is dropped",
 			in: []envelope.Reading{run(long, 1, text("a")), fallback("msg:"+long, "f", envelope.ReasonBadJSON),
 				run("c1", 2, call(long)), run("", 3, envelope.ToolOutputAppend{Tool: "t", ToolCallID: long, Chunk: "x"})},
 			want:   []Effect{DroppedCap, DroppedCap, DroppedCap, DroppedCap},

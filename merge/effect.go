@@ -77,7 +77,7 @@ const (
 	CapBlocks Cap = "blocks"
 	// CapStreamKeys: Caps.MaxStreamKeys.
 	CapStreamKeys Cap = "streamKeys"
-	// CapIdent: an identifier over MaxIdentBytes.
+	// CapIdent: an identifier over envelope.MaxIdentBytes.
 	CapIdent Cap = "ident"
 	// CapBytes: the turn's byte budget (Caps.MaxTurnBytes, Caps.Budget).
 	CapBytes Cap = "bytes"

@@ -1,13 +1,6 @@
 package merge
 
-import (
-	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/schema"
-)
-
-// identCap is [MaxIdentBytes]: the identifier limit of PROTOCOL.md §2.5,
-// which a block's parent is held to as well.
-const identCap = envelope.MaxIdentBytes
+import "github.com/tfrs/a2a-progress/schema"
 
 // MaxDepth caps how deep tool calls nest in a view (PROTOCOL.md §10.3): a
 // call whose chain of parents is longer — and one whose chain loops — is

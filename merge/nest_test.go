@@ -152,13 +152,13 @@ func TestNestParentIsContent(t *testing.T) {
 	}
 }
 
-// The caps cover the whole tree: a parent is an identifier (MaxIdentBytes),
+// The caps cover the whole tree: a parent is an identifier (envelope.MaxIdentBytes),
 // and forwarded blocks count against the turn's blocks.
 func TestNestCaps(t *testing.T) {
 	turn := NewTurn("t1", "m1", Caps{MaxBlocks: 2})
-	long := strings.Repeat("p", MaxIdentBytes+1)
+	long := strings.Repeat("p", envelope.MaxIdentBytes+1)
 	if got := turn.Apply(under(long, run("", 1, text("x")))).Effect; got != DroppedCap {
-		t.Errorf("parent over MaxIdentBytes: %v, want DroppedCap", got)
+		t.Errorf("parent over envelope.MaxIdentBytes: %v, want DroppedCap", got)
 	}
 	turn.Apply(run("ask", 2, call("ask_colleague")))
 	turn.Apply(under("ask", run("", 3, text("sub"))))

@@ -54,16 +54,16 @@ func place(b *schema.Block) (int64, int) {
 // projection), identified by its ID.
 func placedByArrival(b *schema.Block) bool { return b.Source != schema.SourceEnvelope }
 
-// identTooLong reports whether an identifier of b is over MaxIdentBytes.
+// identTooLong reports whether an identifier of b is over envelope.MaxIdentBytes.
 func identTooLong(b *schema.Block) bool {
-	if len(b.Key.StreamKey) > MaxIdentBytes || len(b.Key.ID) > MaxIdentBytes || len(b.Parent) > MaxIdentBytes {
+	if len(b.Key.StreamKey) > envelope.MaxIdentBytes || len(b.Key.ID) > envelope.MaxIdentBytes || len(b.Parent) > envelope.MaxIdentBytes {
 		return true
 	}
 	switch p := b.Payload.(type) {
 	case envelope.ToolCall:
-		return len(p.Tool) > MaxIdentBytes || len(p.ToolCallID) > MaxIdentBytes
+		return len(p.Tool) > envelope.MaxIdentBytes || len(p.ToolCallID) > envelope.MaxIdentBytes
 	case envelope.ToolOutputAppend:
-		return len(p.Tool) > MaxIdentBytes || len(p.ToolCallID) > MaxIdentBytes
+		return len(p.Tool) > envelope.MaxIdentBytes || len(p.ToolCallID) > envelope.MaxIdentBytes
 	}
 	return false
 }

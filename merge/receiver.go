@@ -3,6 +3,7 @@ package merge
 import (
 	"slices"
 
+	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -34,7 +35,7 @@ const MaxReceiverTurns = 16
 // Give it the Turn's caps (they bound each turn): the output cap decides
 // which chunk bytes a view shows. Its memory is bounded by
 // MaxReceiverTurns times a turn's (see [Caps]), and a turn id longer than
-// [MaxIdentBytes] makes its op invalid. A Receiver is not safe for
+// [envelope.MaxIdentBytes] makes its op invalid. A Receiver is not safe for
 // concurrent use.
 type Receiver struct {
 	task    string
@@ -70,11 +71,11 @@ func NewReceiver(task string, caps Caps) *Receiver {
 //   - a result op: Applied the first time; Duplicate for the same result
 //     again, Conflict for another one (the first stands).
 //   - an op for another task, without a turn or with one longer than
-//     [MaxIdentBytes], of an unknown type, with an invalid block or result:
+//     [envelope.MaxIdentBytes], of an unknown type, with an invalid block or result:
 //     [Invalid], counted in Counters.Invalid of every view, and ignored.
 //   - an op of an evicted turn: DroppedCap, counted by Refused.
 func (r *Receiver) Apply(op schema.Op) Effect {
-	if op.Task != r.task || op.Turn == "" || len(op.Turn) > MaxIdentBytes || !validOp(&op) {
+	if op.Task != r.task || op.Turn == "" || len(op.Turn) > envelope.MaxIdentBytes || !validOp(&op) {
 		r.invalid++
 		return Invalid
 	}

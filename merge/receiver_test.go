@@ -127,7 +127,7 @@ func TestReceiverApplyResults(t *testing.T) {
 	noTurn := a
 	noTurn.Turn = ""
 	longTurn := a
-	longTurn.Turn = strings.Repeat("m", MaxIdentBytes+1)
+	longTurn.Turn = strings.Repeat("m", envelope.MaxIdentBytes+1)
 	nilResult := schema.Op{Type: schema.OpResult, Task: "t1", Turn: "m1"}
 
 	r := NewReceiver("t1", Caps{})
