@@ -257,11 +257,11 @@ func (s *Stream) recordIDs(info a2a.TaskInfo, ev a2a.Event) {
 
 // openingMessage returns the id of the last user message of t's history:
 // the message that opened the task's current turn; "" when there is none,
-// or when its id is longer than a receiver takes (merge.MaxIdentBytes).
+// or when its id is longer than a receiver takes (envelope.MaxIdentBytes).
 func openingMessage(t *a2a.Task) string {
 	for i := len(t.History) - 1; i >= 0; i-- {
 		if m := t.History[i]; m != nil && m.Role == a2a.MessageRoleUser {
-			if len(m.ID) > merge.MaxIdentBytes {
+			if len(m.ID) > envelope.MaxIdentBytes {
 				return ""
 			}
 			return m.ID

@@ -239,7 +239,7 @@ func TestTurnFromHistory(t *testing.T) {
 		{"no history", []a2a.Event{snapshot(), completed}, "task:t-1"},
 		{"no user message in the history", []a2a.Event{snapshot(agent), completed}, "task:t-1"},
 		{"a user message without an id", []a2a.Event{snapshot(user("")), completed}, "task:t-1"},
-		{"an id longer than a receiver takes", []a2a.Event{snapshot(user(strings.Repeat("x", merge.MaxIdentBytes+1))), completed}, "task:t-1"},
+		{"an id longer than a receiver takes", []a2a.Event{snapshot(user(strings.Repeat("x", envelope.MaxIdentBytes+1))), completed}, "task:t-1"},
 		{"a later snapshot does not rename the turn", []a2a.Event{snapshot(user("u-1")), snapshot(user("u-1"), user("u-9")), completed}, "u-1"},
 	}
 	for _, tt := range tests {

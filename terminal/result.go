@@ -8,7 +8,6 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -86,8 +85,8 @@ const (
 	MaxMessageBytes = envelope.SoftChunkLimit
 	// MaxNameBytes bounds an id or a name: an artifact's id and name, an
 	// interrupt item's tool name and call id, the context id
-	// (merge.MaxIdentBytes).
-	MaxNameBytes = merge.MaxIdentBytes
+	// (envelope.MaxIdentBytes).
+	MaxNameBytes = envelope.MaxIdentBytes
 	// MaxReplyBytes bounds the reply of a completed turn (1 MiB). A reply
 	// is the answer, not a message about it: it is cut far later than a
 	// reason, and says so.

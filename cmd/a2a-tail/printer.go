@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/tfrs/a2a-progress/envelope"
+
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/terminal"
 )
@@ -113,7 +115,7 @@ func (a *app) noticeCap(ch merge.Change) {
 	case merge.CapBytes:
 		a.warnf("a2a-tail: cap reached: the turn keeps %d bytes at most (max turn bytes); newer blocks are dropped and counted (droppedByCap); raise it with --max-turn-bytes\n", a.turnBytes())
 	default:
-		a.warnf("a2a-tail: a block with an identifier over %d bytes was dropped and counted (droppedByCap)\n", merge.MaxIdentBytes)
+		a.warnf("a2a-tail: a block with an identifier over %d bytes was dropped and counted (droppedByCap)\n", envelope.MaxIdentBytes)
 	}
 }
 

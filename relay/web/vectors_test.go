@@ -279,7 +279,7 @@ func vectors(t testing.TB) []vector {
 	add(v)
 
 	p = newProducer(t, merge.Caps{}).run("c1", 1, grep).run("", 2, text("x"))
-	long := strings.Repeat("é", merge.MaxIdentBytes/2) + "x" // 1025 bytes
+	long := strings.Repeat("é", envelope.MaxIdentBytes/2) + "x" // 1025 bytes
 	v = p.vector("ident-too-long", "Identifiers over 1024 bytes (streamKey, id, tool, tool_call_id) drop the block "+
 		"by the cap; 1024 bytes are fine.", merge.Caps{})
 	for i, edit := range []func(*schema.Op){
@@ -473,7 +473,7 @@ func invalidVector(t testing.TB) vector {
 		`{"type":"block","task":"t1","streamKey":"","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"2026-12-01T24:00:00.000000000Z"}`,
 		`{"type":"block","task":"t1","streamKey":"","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":1764583200}`,
 		`{"type":"seal","task":"t1","turn":""}`,
-		`{"type":"seal","task":"t1","turn":"` + strings.Repeat("é", merge.MaxIdentBytes/2) + `x"}`,
+		`{"type":"seal","task":"t1","turn":"` + strings.Repeat("é", envelope.MaxIdentBytes/2) + `x"}`,
 		`{"type":"result","task":"t1","state":"TASK_STATE_FAILED","verdict":"completed","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`,
 		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"done","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`,
 		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"incomplete","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`,
