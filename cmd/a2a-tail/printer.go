@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/tfrs/a2a-progress/envelope"
-
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/terminal"
 )
