@@ -103,6 +103,27 @@
 //	switch {
 //	case err != nil: // failed, rejected, canceled — or still cut: "incomplete"
 //	case out.Interrupt != nil: // ask the user, answer on out.TaskID
-//	default: // out.Reply, out.Artifacts
+//	default: // out.Result().Answer(): the reply, else the artifacts' text
 //	}
+//
+// # Which type to use when
+//
+// Four names describe how a turn ended; each has one job:
+//
+//   - [Outcome] — the Go-side decision, with the a2a-go values (the
+//     status Message, the Artifacts with all their parts, the Interrupt
+//     with its metadata). Use it in a Go program that acts on the turn:
+//     an orchestrator passing a sub-agent's answer on, a CLI.
+//   - [*VerdictError] (and [*CutError]) — the error that Outcome and Track
+//     return for failed, rejected, canceled (and cut) turns, so that
+//     `if err != nil` is the failure check; errors.Is with [ErrFailed],
+//     [ErrRejected], [ErrCanceled], [ErrCut] tells which.
+//   - schema.Result — the same decision as a wire form ([Outcome.Result]):
+//     plain strings, cut to sizes a front end can show, the JSON of the
+//     result op. Use it to send the end of a turn anywhere (a relay, a
+//     log, another process), and schema.Result.Answer for "the answer".
+//   - schema.Verdict — one word of the Result (completed, failed, …,
+//     incomplete), decided by the one state → verdict table
+//     (schema.VerdictOf) that this package's [Class] also follows. Switch
+//     on it where a front end needs one word.
 package terminal
