@@ -364,7 +364,7 @@ func (c *core) block(ref int32) schema.Block {
 	return b
 }
 
-// compareRefBlock orders the block of ref against b (see [Block]).
+// compareRefBlock orders the block of ref against b (see [schema.Block]).
 func (c *core) compareRefBlock(ref int32, b *schema.Block) int {
 	if ref < 0 {
 		return comparePlace(c.placedAt(ref), b)

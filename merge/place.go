@@ -10,7 +10,7 @@ import (
 	"github.com/tfrs/a2a-progress/schema"
 )
 
-// comparePlace orders blocks in a view (see [Block]).
+// comparePlace orders blocks in a view (see [schema.Block]).
 func comparePlace(a, b *schema.Block) int {
 	pa, ca := place(a)
 	pb, cb := place(b)

@@ -24,7 +24,7 @@ const MaxReceiverTurns = 16
 // Gaps and Fallbacks. Its other counters are its own observations of the
 // ops it got (duplicates, conflicts, late ops; Invalid counts the invalid
 // ops of the whole receiver), since block ops do not carry the Turn's; the
-// result op does ([TurnResult].Counters).
+// result op does ([schema.Result].Counters).
 //
 // Turns are ordered by the first arrival of one of their ops; View is the
 // latest. At most [MaxReceiverTurns] are kept: a new turn beyond them

@@ -103,7 +103,7 @@ func (t *Turn) Seal() schema.Op {
 // turn's counters now. Call it once the verdict is known — after
 // [Turn.Seal] for a settled turn; for an incomplete one (no seal: the task
 // may still be running) whenever the caller gives up. r must be valid
-// (see [TurnResult.Validate]); ResultOp does not check it.
+// (see [schema.Result.Validate]); ResultOp does not check it.
 func (t *Turn) ResultOp(r schema.Result) schema.Op {
 	r.Counters = t.countersNow()
 	return schema.Op{Type: schema.OpResult, Task: t.task, Turn: t.turn, Result: &r}
