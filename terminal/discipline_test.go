@@ -185,7 +185,7 @@ func TestDisciplineFirstTerminalWins(t *testing.T) {
 					t.Errorf("Outcome.State (-want +got):\n%s", diff)
 				}
 				if diff := cmp.Diff("first", got.Reply); diff != "" {
-					t.Errorf("Outcome.Text (-want +got):\n%s", diff)
+					t.Errorf("Outcome.Reply (-want +got):\n%s", diff)
 				}
 				conflicts := 0
 				if wantConflict {
