@@ -18,7 +18,7 @@ import (
 // client that already holds it replaces it instead of adding a second one.
 
 // frontOutcome is the settled end of a turn as the front-end encoders render
-// it: the result op's TurnResult (PROTOCOL.md §4.3).
+// it: the result op's schema.Result (PROTOCOL.md §4.3).
 type frontOutcome = schema.Result
 
 // interrupted reports whether a verdict is an interrupt (the turn waits for

@@ -31,7 +31,7 @@ var update = flag.Bool("update", false, "rewrite the golden op vectors in testda
 //     writes a schema.View; with no turn, the receiver's empty view;
 //   - NAME.json: what the vector shows, the receiving task, the caps a
 //     receiver is built with, what Apply says of each op, the turn ids, and
-//     the latest turn's outcome (the result op's TurnResult, or null).
+//     the latest turn's outcome (the result op's schema.Result, or null).
 const vectorDir = "../../testdata/ops"
 
 type vectorMeta struct {
