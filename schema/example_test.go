@@ -36,5 +36,5 @@ func ExampleOp_UnmarshalJSON() {
 	var op schema.Op
 	fmt.Println(json.Unmarshal([]byte(line), &op))
 	// Output:
-	// schema: bad op: result: verdict completed with state "TASK_STATE_FAILED", want TASK_STATE_COMPLETED
+	// schema: bad op: result: verdict "completed" with state "TASK_STATE_FAILED" (whose verdict is failed)
 }

@@ -33,43 +33,30 @@ const (
 	VerdictIncomplete Verdict = "incomplete"
 )
 
-// verdictStates is the one table from a settled verdict to the A2A 1.0
-// state it stands for, and back ([VerdictOf]). A slice, not a map: a scan
-// of six strings that mostly differ in length is several times faster than
-// hashing, and terminal classifies every event with it.
-var verdictStates = [...]struct {
-	verdict Verdict
-	state   string
-}{
-	{VerdictCompleted, "TASK_STATE_COMPLETED"},
-	{VerdictFailed, "TASK_STATE_FAILED"},
-	{VerdictRejected, "TASK_STATE_REJECTED"},
-	{VerdictCanceled, "TASK_STATE_CANCELED"},
-	{VerdictInputRequired, "TASK_STATE_INPUT_REQUIRED"},
-	{VerdictAuthRequired, "TASK_STATE_AUTH_REQUIRED"},
-}
-
 // VerdictOf returns the verdict of an A2A 1.0 task state name: the settled
 // states map to their verdict, every other state (submitted, working,
 // unspecified, "", an unknown name) to VerdictIncomplete.
+//
+// It is the one table from a task state to a verdict: [Result.Validate]
+// checks a result's verdict against it, and package terminal classifies
+// every event with it. A switch, which Go compiles to a search by length
+// and value: a few nanoseconds, without hashing.
 func VerdictOf(state string) Verdict {
-	for _, p := range verdictStates {
-		if p.state == state {
-			return p.verdict
-		}
+	switch state {
+	case "TASK_STATE_COMPLETED":
+		return VerdictCompleted
+	case "TASK_STATE_FAILED":
+		return VerdictFailed
+	case "TASK_STATE_REJECTED":
+		return VerdictRejected
+	case "TASK_STATE_CANCELED":
+		return VerdictCanceled
+	case "TASK_STATE_INPUT_REQUIRED":
+		return VerdictInputRequired
+	case "TASK_STATE_AUTH_REQUIRED":
+		return VerdictAuthRequired
 	}
 	return VerdictIncomplete
-}
-
-// stateOf returns the state a settled verdict stands for; ok is false for
-// incomplete and unknown verdicts.
-func stateOf(v Verdict) (state string, ok bool) {
-	for _, p := range verdictStates {
-		if p.verdict == v {
-			return p.state, true
-		}
-	}
-	return "", false
 }
 
 // Result is the authoritative result of a turn, as a front end gets it
@@ -173,16 +160,13 @@ type InterruptItem struct {
 // interrupt only when interrupted, counters that are not negative. The
 // error wraps [ErrBadOp] and says what is wrong.
 func (r *Result) Validate() error {
-	want, settled := stateOf(r.Verdict)
-	switch {
+	switch got := VerdictOf(r.State); {
 	case r.Verdict == VerdictIncomplete:
-		if VerdictOf(r.State) != VerdictIncomplete {
+		if got != VerdictIncomplete {
 			return fmt.Errorf("%w: result: verdict incomplete with the settled state %q", ErrBadOp, r.State)
 		}
-	case !settled:
-		return fmt.Errorf("%w: result: verdict %q", ErrBadOp, r.Verdict)
-	case r.State != want:
-		return fmt.Errorf("%w: result: verdict %s with state %q, want %s", ErrBadOp, r.Verdict, r.State, want)
+	case got != r.Verdict:
+		return fmt.Errorf("%w: result: verdict %q with state %q (whose verdict is %s)", ErrBadOp, r.Verdict, r.State, got)
 	}
 	if r.Reply != "" && r.Verdict != VerdictCompleted {
 		return fmt.Errorf("%w: result: a reply with verdict %s", ErrBadOp, r.Verdict)
