@@ -46,7 +46,7 @@ const (
 // every envelope with a higher seq, and among fallbacks with the same anchor
 // by Ordinal. A fallback that arrived before any envelope (Anchored false)
 // comes before all envelopes. The fields After, Anchored and Ordinal travel in
-// the block's [Op], so a [merge.Receiver] places it the same way.
+// the block's [Op], so a merge.Receiver places it the same way.
 type Block struct {
 	Key    Key
 	Kind   envelope.Kind

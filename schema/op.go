@@ -24,10 +24,10 @@ const (
 )
 
 // Op is one change to forward to a front end: self-contained, idempotent for
-// a [merge.Receiver], and order-free (a Receiver that gets a Turn's ops in any
+// a merge.Receiver, and order-free (a Receiver that gets a Turn's ops in any
 // order ends with the Turn's view).
 //
-// Every op names its task and its turn (see [merge.Turn] for what a turn id is):
+// Every op names its task and its turn (see merge.Turn for what a turn id is):
 // a Receiver keeps one view per turn, so the seqs of a second turn on the
 // same task never meet the first turn's.
 //
