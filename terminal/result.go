@@ -31,12 +31,12 @@ import (
 // Every string of the peer is cut, so that a result op stays small
 // whatever the peer sent (see [Cut]): the reason, the question and each
 // item's message at [MaxMessageBytes]; artifact ids and names, tool
-// names and call ids at [MaxNameBytes]; the reply at [MaxReplyBytes]. An
+// names and call ids at envelope.MaxIdentBytes (the identifier limit); the reply at [MaxReplyBytes]. An
 // artifact's text is bounded by the artifact limits ([Limits]). The
 // Outcome itself keeps what it was given. Counters are left zero: they are the merge's, which
 // merge.Turn.ResultOp fills in.
 func (o Outcome) Result() schema.Result {
-	r := schema.Result{State: string(o.State), Verdict: schema.VerdictOf(string(o.State)), Context: Cut(o.ContextID, MaxNameBytes)}
+	r := schema.Result{State: string(o.State), Verdict: schema.VerdictOf(string(o.State)), Context: Cut(o.ContextID, envelope.MaxIdentBytes)}
 	if r.Verdict == schema.VerdictIncomplete {
 		if o.Err != nil {
 			r.Error = Cut(o.Err.Error(), MaxMessageBytes)
@@ -45,7 +45,7 @@ func (o Outcome) Result() schema.Result {
 	}
 	for _, a := range o.Artifacts {
 		if a != nil {
-			r.Artifacts = append(r.Artifacts, schema.Artifact{ID: Cut(string(a.ID), MaxNameBytes), Name: Cut(a.Name, MaxNameBytes),
+			r.Artifacts = append(r.Artifacts, schema.Artifact{ID: Cut(string(a.ID), envelope.MaxIdentBytes), Name: Cut(a.Name, envelope.MaxIdentBytes),
 				Text: partsText(a.Parts)})
 		}
 	}
@@ -67,8 +67,8 @@ func (o Outcome) Result() schema.Result {
 				in.Question = o.Interrupt.Question
 			}
 			for _, it := range o.Interrupt.Items {
-				in.Items = append(in.Items, schema.InterruptItem{ToolCallID: Cut(it.ToolCallID, MaxNameBytes),
-					ToolName: Cut(it.ToolName, MaxNameBytes), Message: Cut(it.Message, MaxMessageBytes)})
+				in.Items = append(in.Items, schema.InterruptItem{ToolCallID: Cut(it.ToolCallID, envelope.MaxIdentBytes),
+					ToolName: Cut(it.ToolName, envelope.MaxIdentBytes), Message: Cut(it.Message, MaxMessageBytes)})
 			}
 		}
 		in.Question = Cut(in.Question, MaxMessageBytes)
@@ -83,10 +83,6 @@ const (
 	// and each of its items' messages, and an incomplete turn's error
 	// (8 KiB: envelope.SoftChunkLimit, the text a block keeps).
 	MaxMessageBytes = envelope.SoftChunkLimit
-	// MaxNameBytes bounds an id or a name: an artifact's id and name, an
-	// interrupt item's tool name and call id, the context id
-	// (envelope.MaxIdentBytes).
-	MaxNameBytes = envelope.MaxIdentBytes
 	// MaxReplyBytes bounds the reply of a completed turn (1 MiB). A reply
 	// is the answer, not a message about it: it is cut far later than a
 	// reason, and says so.
