@@ -31,9 +31,10 @@ import (
 // Every string of the peer is cut, so that a result op stays small
 // whatever the peer sent (see [Cut]): the reason, the question and each
 // item's message at [MaxMessageBytes]; artifact ids and names, tool
-// names and call ids at envelope.MaxIdentBytes (the identifier limit); the reply at [MaxReplyBytes]. An
-// artifact's text is bounded by the artifact limits ([Limits]). The
-// Outcome itself keeps what it was given. Counters are left zero: they are the merge's, which
+// names and call ids, the context id at envelope.MaxIdentBytes (the
+// identifier limit); the reply at [MaxReplyBytes]. An artifact's text is
+// bounded by the artifact limits ([Limits]). The Outcome itself keeps what
+// it was given. Counters are left zero: they are the merge's, which
 // merge.Turn.ResultOp fills in.
 func (o Outcome) Result() schema.Result {
 	r := schema.Result{State: string(o.State), Verdict: schema.VerdictOf(string(o.State)), Context: Cut(o.ContextID, envelope.MaxIdentBytes)}
