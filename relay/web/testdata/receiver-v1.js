@@ -6,7 +6,7 @@
 // checked against the same golden vectors (testdata/ops/) and against each
 // other on random op streams: for the same ops, apply says the same, and
 // viewJSON() and outcomeJSON() are byte for byte Go's json.Marshal of
-// schema.View and schema.Result. JSON.stringify(view()) is the same JSON
+// merge.View and merge.TurnResult. JSON.stringify(view()) is the same JSON
 // but for Go's escaping of <, >, &, U+2028 and U+2029, for int64 values
 // beyond 2^53 (see Numbers), and for a fallback reason that is an array
 // index ("7"), which a JS object lists first where Go sorts it as a string.
@@ -60,7 +60,7 @@ const INT64_MIN = -(1n << 63n);
 const INT64_MAX = (1n << 63n) - 1n;
 const MAX_JSON_DEPTH = 10000; // Go's encoding/json nesting limit
 
-/** The results of apply (Go merge.Effect names). */
+/** The results of apply (Go merge.Result names). */
 export const Results = Object.freeze({
   applied: "applied",
   duplicate: "duplicate",
@@ -1449,7 +1449,7 @@ export class Receiver {
     return plain(this.#model());
   }
 
-  /** The latest turn's view as Go's json.Marshal writes schema.View: exact, byte for byte. */
+  /** The latest turn's view as Go's json.Marshal writes merge.View: exact, byte for byte. */
   viewJSON() {
     return goJSON(this.#model());
   }
@@ -1486,7 +1486,7 @@ export class Receiver {
     return m === null ? null : plain(m);
   }
 
-  /** outcome as Go's json.Marshal writes schema.Result ("null" before it arrived). */
+  /** outcome as Go's json.Marshal writes merge.TurnResult ("null" before it arrived). */
   outcomeJSON(turn) {
     const m = this.#result(turn);
     return m === null ? "null" : goJSON(m);
