@@ -115,7 +115,7 @@ func TestLateFollowBackfills(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if u.Type == UpdateProgress && u.Change.Result == merge.Applied {
+				if u.Type == UpdateProgress && u.Change.Effect == merge.Applied {
 					n++
 				}
 				if n == 15 {

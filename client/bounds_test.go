@@ -45,8 +45,8 @@ func TestGetTaskBodyIsBounded(t *testing.T) {
 			st, _ := a.client(t, WithRetry(1, 0, 0), withBounds(transport.Bounds{Response: 1 << 20, Event: transport.DefaultBounds.Event})).Follow(testCtx(t), rawTask)
 			r := collect(t, st)
 			if !tc.wantErr {
-				if r.err != nil || r.out.Text != "done" {
-					t.Fatalf("stream %v, outcome %q", r.err, r.out.Text)
+				if r.err != nil || r.out.Reply != "done" {
+					t.Fatalf("stream %v, outcome %q", r.err, r.out.Reply)
 				}
 				return
 			}
@@ -78,8 +78,8 @@ func TestGRPCLongHistoryResolves(t *testing.T) {
 			}
 			f, _ := cl.Follow(testCtx(t), st.TaskID()) // settled: GetTask
 			r := collect(t, f)
-			if r.err != nil || r.out.Text != "ok" || len(r.view.Blocks) != 6 {
-				t.Fatalf("follow: %s %q %v, %d blocks; want completed with 6 blocks", r.out.State, r.out.Text, r.err, len(r.view.Blocks))
+			if r.err != nil || r.out.Reply != "ok" || len(r.view.Blocks) != 6 {
+				t.Fatalf("follow: %s %q %v, %d blocks; want completed with 6 blocks", r.out.State, r.out.Reply, r.err, len(r.view.Blocks))
 			}
 		})
 	}
@@ -124,8 +124,8 @@ func TestGRPCOversizeGetTaskShrinksHistory(t *testing.T) {
 		withBounds(transport.Bounds{Response: 1 << 20, Event: transport.DefaultBounds.Event}))
 	f, _ := cl.Follow(testCtx(t), st.TaskID())
 	r := collect(t, f)
-	if r.err != nil || r.out.Text != "ok" {
-		t.Fatalf("follow: %s %q %v; want completed", r.out.State, r.out.Text, r.err)
+	if r.err != nil || r.out.Reply != "ok" {
+		t.Fatalf("follow: %s %q %v; want completed", r.out.State, r.out.Reply, r.err)
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -33,12 +33,12 @@ func TestTurnBudget(t *testing.T) {
 	cl := a.client(t, WithTurnBudget(budget))
 	st, _ := cl.SendText(testCtx(t), "go")
 	r := collect(t, st)
-	if r.err != nil || r.out.Text != "done" {
-		t.Fatalf("stream %v, reply %q; want completed", r.err, r.out.Text)
+	if r.err != nil || r.out.Reply != "done" {
+		t.Fatalf("stream %v, reply %q; want completed", r.err, r.out.Reply)
 	}
 	var caps []merge.Cap
 	for _, u := range r.updates {
-		if u.Type == UpdateProgress && u.Change.Result == merge.DroppedCap {
+		if u.Type == UpdateProgress && u.Change.Effect == merge.DroppedCap {
 			caps = append(caps, u.Change.Cap)
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/chaintest"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // chainRetry keeps the resumes of the chain tests quick.
@@ -34,7 +35,7 @@ type node struct {
 
 // tree is v as nodes: the blocks in view order (a tool call's own blocks
 // with its status), then the tool calls with their output.
-func tree(v merge.View) []node {
+func tree(v schema.View) []node {
 	var out []node
 	for _, b := range v.Blocks {
 		n := node{Kind: string(b.Kind), Key: b.ToolKey(), Parent: b.Parent, Status: string(b.Status)}
@@ -80,8 +81,8 @@ func wantTree() []node {
 
 // chainRun is what A got from one turn of the chain.
 type chainRun struct {
-	view    merge.View
-	ops     []merge.Op
+	view    schema.View
+	ops     []schema.Op
 	reply   string
 	raw     []*a2a.TaskStatusUpdateEvent // the live working updates, for the plain reader
 	resumes int
@@ -151,7 +152,7 @@ func runChainVia(t *testing.T, cutAB, cutBC int, abrupt bool, url func(*agenttes
 	if err != nil {
 		t.Fatalf("outcome: %v", err)
 	}
-	r.view, r.reply = s.View(), out.Text
+	r.view, r.reply = s.View(), out.Reply
 	return r
 }
 
@@ -177,7 +178,7 @@ func checkChain(t *testing.T, r *chainRun) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var back merge.Op
+		var back schema.Op
 		if err := json.Unmarshal(b, &back); err != nil {
 			t.Fatalf("%s: %v", b, err)
 		}

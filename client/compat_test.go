@@ -9,7 +9,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
@@ -82,18 +82,18 @@ func TestCompatProjections(t *testing.T) {
 	question := "Approve the expense? Answer 'approved' or give a reason."
 
 	call := func(id string) envelope.ToolCall { return envelope.ToolCall{Tool: "expense-review", ToolCallID: id} }
-	eb := func(key string, seq int64, kind envelope.Kind, st envelope.Status, p envelope.Payload) merge.Block {
-		return merge.Block{Key: merge.Key{StreamKey: key, Seq: seq}, Kind: kind, Status: st, Payload: p, Source: merge.SourceEnvelope}
+	eb := func(key string, seq int64, kind envelope.Kind, st envelope.Status, p envelope.Payload) schema.Block {
+		return schema.Block{Key: schema.Key{StreamKey: key, Seq: seq}, Kind: kind, Status: st, Payload: p, Source: schema.SourceEnvelope}
 	}
-	pb := func(key string, seq int64, kind envelope.Kind, st envelope.Status, p envelope.Payload, after, ord int64) merge.Block {
-		return merge.Block{Key: merge.Key{StreamKey: key, Seq: seq, ID: key + ":" + string(rune('0'+seq))}, Kind: kind, Status: st,
-			Payload: p, Source: merge.SourceProjection, Anchored: true, After: after, Ordinal: ord}
+	pb := func(key string, seq int64, kind envelope.Kind, st envelope.Status, p envelope.Payload, after, ord int64) schema.Block {
+		return schema.Block{Key: schema.Key{StreamKey: key, Seq: seq, ID: key + ":" + string(rune('0'+seq))}, Kind: kind, Status: st,
+			Payload: p, Source: schema.SourceProjection, Anchored: true, After: after, Ordinal: ord}
 	}
 	const mA, mB, mC = "ri:batch-1:call-A", "ri:batch-1:call-B", "ri:batch-2:call-A"
-	badFallback := merge.Block{Key: merge.Key{ID: "artifact:bad-1"}, Kind: envelope.KindText, Status: envelope.StatusRunning,
-		Payload: envelope.Text{Text: "RUNNING"}, Source: merge.SourceFallback, Reason: envelope.ReasonBadField, Anchored: true, After: 102, Ordinal: 6}
-	wantView := merge.View{
-		Blocks: []merge.Block{
+	badFallback := schema.Block{Key: schema.Key{ID: "artifact:bad-1"}, Kind: envelope.KindText, Status: envelope.StatusRunning,
+		Payload: envelope.Text{Text: "RUNNING"}, Source: schema.SourceFallback, Reason: envelope.ReasonBadField, Anchored: true, After: 102, Ordinal: 6}
+	wantView := schema.View{
+		Blocks: []schema.Block{
 			eb("", 100, envelope.KindThinking, envelope.StatusRunning, envelope.Thinking{Text: "delegating the review"}),
 			pb(mA, 1, envelope.KindToolCall, envelope.StatusRunning, call("call-A"), 100, 1),
 			eb("call-1", 101, envelope.KindToolCall, envelope.StatusRunning, envelope.ToolCall{Tool: "lookup", ToolCallID: "call-1"}),
@@ -106,21 +106,21 @@ func TestCompatProjections(t *testing.T) {
 			pb(mC, 1, envelope.KindToolCall, envelope.StatusRunning, call("call-A"), 102, 7),
 			pb(mC, 2, envelope.KindText, envelope.StatusRunning, envelope.Text{Text: "expense-review: awaiting input"}, 102, 8),
 		},
-		ToolCalls: []merge.ToolCall{
-			{Key: mA, Tool: "expense-review", ToolCallID: "call-A", Status: merge.ToolDone, Started: true, FirstSeq: 1},
-			{Key: "call-1", Tool: "lookup", ToolCallID: "call-1", Status: merge.ToolDone, Started: true, FirstSeq: 101},
-			{Key: mB, Tool: "expense-review", ToolCallID: "call-B", Status: merge.ToolAborted, Started: true, FirstSeq: 1},
-			{Key: mC, Tool: "expense-review", ToolCallID: "call-A", Status: merge.ToolUnfinished, Started: true, FirstSeq: 1},
+		ToolCalls: []schema.ToolCall{
+			{Key: mA, Tool: "expense-review", ToolCallID: "call-A", Status: schema.ToolDone, Started: true, FirstSeq: 1},
+			{Key: "call-1", Tool: "lookup", ToolCallID: "call-1", Status: schema.ToolDone, Started: true, FirstSeq: 101},
+			{Key: mB, Tool: "expense-review", ToolCallID: "call-B", Status: schema.ToolAborted, Started: true, FirstSeq: 1},
+			{Key: mC, Tool: "expense-review", ToolCallID: "call-A", Status: schema.ToolUnfinished, Started: true, FirstSeq: 1},
 		},
-		Counters: merge.Counters{Applied: 11, Duplicates: 1, Fallbacks: map[envelope.Reason]int64{envelope.ReasonBadField: 1}},
+		Counters: schema.Counters{Applied: 11, Duplicates: 1, Fallbacks: map[envelope.Reason]int64{envelope.ReasonBadField: 1}},
 		Sealed:   true,
 	}
 	wantOut := terminal.Outcome{
-		State: a2a.TaskStateInputRequired, Class: terminal.ClassInterrupted, Text: question,
+		State: a2a.TaskStateInputRequired, Class: terminal.ClassInterrupted, Reply: question,
 		Artifacts: []*a2a.Artifact{{Name: "notes", Metadata: map[string]any{"source": "expense-db"},
 			Parts: a2a.ContentParts{a2a.NewTextPart("3 receipts attached")}}},
 		Interrupt: &terminal.Interrupt{State: a2a.TaskStateInputRequired, Text: question, Question: question,
-			Items: []terminal.InterruptItem{{ToolCallID: "call-A", ToolName: "expense-review", Message: question}}},
+			Items: []schema.InterruptItem{{ToolCallID: "call-A", ToolName: "expense-review", Message: question}}},
 	}
 
 	for _, c := range combos() {
@@ -145,7 +145,7 @@ func TestCompatProjections(t *testing.T) {
 					diag = append(diag, u.Reading.Err)
 				}
 			}
-			if len(diag) != 1 || !errors.Is(diag[0], envelope.ErrBadField) {
+			if len(diag) != 1 || !errors.Is(diag[0], envelope.ReasonBadField) {
 				t.Errorf("diagnostics = %v, want the one bad sequence", diag)
 			}
 			if n := r.count(UpdateArtifact); n != 1 {
@@ -176,7 +176,7 @@ func TestCompatOff(t *testing.T) {
 	if diff := cmp.Diff([]string{"a1", "b1", "a2", "b2", "out", "b3", "bad-1", "c1", "c2"}, ids); diff != "" {
 		t.Errorf("artifacts (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(merge.Counters{Applied: 3}, r.view.Counters); diff != "" {
+	if diff := cmp.Diff(schema.Counters{Applied: 3}, r.view.Counters); diff != "" {
 		t.Errorf("counters (-want +got):\n%s", diff)
 	}
 }

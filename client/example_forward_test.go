@@ -46,7 +46,7 @@ func (x asker) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq
 			return
 		}
 		_ = call.Done()
-		_ = em.Finish(a2a.TaskStateCompleted, "my colleague says: "+out.Text)
+		_ = em.Finish(a2a.TaskStateCompleted, "my colleague says: "+out.Reply)
 	}
 }
 
@@ -88,7 +88,7 @@ func ExampleForward() {
 	for _, t := range s.View().ToolCalls {
 		fmt.Printf("%s%s %s\n", strings.Repeat("  ", t.Depth), t.Tool, t.Status)
 	}
-	fmt.Println(out.Text)
+	fmt.Println(out.Reply)
 	// Output:
 	// ask_colleague done
 	//   search_orders done

@@ -43,7 +43,7 @@ func ExampleWrap() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(out.State == a2a.TaskStateCompleted, out.Text)
+	fmt.Println(out.State == a2a.TaskStateCompleted, out.Reply)
 	// Output:
 	// true Order 42 has shipped; all 3 items are in stock.
 }
@@ -76,7 +76,7 @@ func ExampleWithRetry() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(out.Text)
+	fmt.Println(out.Reply)
 	// Output:
 	// Order 42 has shipped; all 3 items are in stock.
 }

@@ -47,7 +47,7 @@ func ExampleClient_Respond() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(out.State, "-", out.Text)
+	fmt.Println(out.State, "-", out.Reply)
 	fmt.Println("same task:", next.TaskID() == first.TaskID())
 	// Output:
 	// TASK_STATE_INPUT_REQUIRED - interrupted: true

@@ -15,6 +15,7 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // agent starts a test agent (package agenttest); a real caller has an
@@ -48,7 +49,7 @@ func ExampleClient_Send() {
 		if err != nil {
 			log.Fatal(err) // an *IncompleteError, or ctx's error
 		}
-		if u.Type == client.UpdateProgress && u.Change.Result == merge.Applied && u.Change.Tool != nil && u.Change.ToolStatusChanged {
+		if u.Type == client.UpdateProgress && u.Change.Effect == merge.Applied && u.Change.Tool != nil && u.Change.ToolStatusChanged {
 			fmt.Printf("tool %s: %s\n", u.Change.Tool.Tool, u.Change.Tool.Status)
 		}
 	}
@@ -56,7 +57,7 @@ func ExampleClient_Send() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(out.State, "-", out.Text)
+	fmt.Println(out.State, "-", out.Reply)
 	v := s.View()
 	fmt.Printf("%d blocks, %d tool calls, %d duplicate, %d late\n", len(v.Blocks), len(v.ToolCalls), v.Counters.Duplicates, v.Counters.Late)
 	// Output:
@@ -101,9 +102,9 @@ func ExampleUpdate_Op() {
 	}
 
 	var front *merge.Receiver // the front end
-	types := map[merge.OpType]int{}
+	types := map[schema.OpType]int{}
 	for _, b := range lines {
-		var op merge.Op
+		var op schema.Op
 		if err := json.Unmarshal(b, &op); err != nil {
 			log.Fatal(err)
 		}
@@ -114,7 +115,7 @@ func ExampleUpdate_Op() {
 		types[op.Type]++
 	}
 	v, res := front.View(), front.Result()
-	fmt.Println(types[merge.OpBlock], "blocks,", types[merge.OpSeal], "seal,", types[merge.OpResult], "result")
+	fmt.Println(types[schema.OpBlock], "blocks,", types[schema.OpSeal], "seal,", types[schema.OpResult], "result")
 	fmt.Println(v.Turn == s.Turn(), len(v.ToolCalls), "tool calls:", v.ToolCalls[0].Status, v.ToolCalls[1].Status)
 	fmt.Println(res.Verdict, "-", res.Reply)
 	// Output:

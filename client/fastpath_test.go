@@ -15,7 +15,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/internal/transport"
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // sentRequest is what an outgoing request carried, as a2a-go built it.
@@ -190,12 +190,12 @@ func TestFastPathSameUpdates(t *testing.T) {
 	}
 	// Updates of events without a timestamp (the snapshot, these working
 	// updates) are stamped on arrival, and so are their blocks' at.
-	opts := cmp.Options{cmpopts.IgnoreFields(Update{}, "Timestamp"), cmpopts.IgnoreFields(merge.Op{}, "At"),
-		cmpopts.IgnoreFields(merge.Block{}, "At"), cmpopts.EquateErrors()}
+	opts := cmp.Options{cmpopts.IgnoreFields(Update{}, "Timestamp"), cmpopts.IgnoreFields(schema.Op{}, "At"),
+		cmpopts.IgnoreFields(schema.Block{}, "At"), cmpopts.EquateErrors()}
 	if diff := cmp.Diff(off.updates, on.updates, opts); diff != "" {
 		t.Errorf("updates differ (-a2a-go reader +fast path):\n%s", diff)
 	}
-	if diff := cmp.Diff(off.view, on.view, cmpopts.IgnoreFields(merge.Block{}, "At")); diff != "" {
+	if diff := cmp.Diff(off.view, on.view, cmpopts.IgnoreFields(schema.Block{}, "At")); diff != "" {
 		t.Errorf("views differ (-a2a-go reader +fast path):\n%s", diff)
 	}
 }
@@ -237,7 +237,7 @@ func TestFastPathSameErrors(t *testing.T) {
 				t.Fatalf("a2a-go reader: %d reconnects", off.count(UpdateReconnect))
 			}
 			opts := cmp.Options{cmpopts.IgnoreFields(Update{}, "Timestamp"),
-				cmpopts.IgnoreFields(merge.Op{}, "At"), cmpopts.IgnoreFields(merge.Block{}, "At"),
+				cmpopts.IgnoreFields(schema.Op{}, "At"), cmpopts.IgnoreFields(schema.Block{}, "At"),
 				cmp.Transformer("error", func(err error) string {
 					if err == nil {
 						return ""
@@ -282,7 +282,7 @@ func TestFastPathCROnlyStream(t *testing.T) {
 	if diff := cmp.Diff(int64(n), r.view.Counters.Applied); diff != "" {
 		t.Errorf("blocks applied (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff("done", r.out.Text); diff != "" {
+	if diff := cmp.Diff("done", r.out.Reply); diff != "" {
 		t.Errorf("reply (-want +got):\n%s", diff)
 	}
 }

@@ -13,9 +13,10 @@ import (
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
-func blockTexts(v merge.View) []string {
+func blockTexts(v schema.View) []string {
 	var out []string
 	for _, b := range v.Blocks {
 		if t, ok := b.Payload.(envelope.Text); ok {
@@ -50,8 +51,8 @@ func TestGiantFrame(t *testing.T) {
 	st, _ := a.client(t).SendText(testCtx(t), "go")
 	r := collect(t, st)
 	runtime.ReadMemStats(&after)
-	if r.err != nil || r.out.Text != "done" {
-		t.Fatalf("stream %v, outcome %q %v", r.err, r.out.Text, r.outErr)
+	if r.err != nil || r.out.Reply != "done" {
+		t.Fatalf("stream %v, outcome %q %v", r.err, r.out.Reply, r.outErr)
 	}
 	var cause error
 	for _, u := range r.updates {
@@ -133,8 +134,8 @@ func TestMalformedFrames(t *testing.T) {
 	a.setTask(taskEv(a2a.TaskStateWorking, userMsg(), envMsg(1, "one")))
 	st, _ := a.client(t).SendText(testCtx(t), "go")
 	r := collect(t, st)
-	if r.err != nil || r.out.Text != "done" {
-		t.Fatalf("stream %v, outcome %q", r.err, r.out.Text)
+	if r.err != nil || r.out.Reply != "done" {
+		t.Fatalf("stream %v, outcome %q", r.err, r.out.Reply)
 	}
 	var causes []string
 	var fallback *envelope.Reading
@@ -185,8 +186,8 @@ func TestEventsOutOfOrder(t *testing.T) {
 	})
 	st, _ := a.client(t).SendText(testCtx(t), "go")
 	r := collect(t, st)
-	if r.err != nil || r.outErr != nil || r.out.Text != "all good" {
-		t.Fatalf("stream %v, outcome %q %v: an error block must not change the verdict", r.err, r.out.Text, r.outErr)
+	if r.err != nil || r.outErr != nil || r.out.Reply != "all good" {
+		t.Fatalf("stream %v, outcome %q %v: an error block must not change the verdict", r.err, r.out.Reply, r.outErr)
 	}
 	var ignored []error
 	for _, u := range r.updates {
@@ -224,8 +225,8 @@ func TestIdleTimeoutIsACut(t *testing.T) {
 		})
 	st, _ := a.client(t, WithIdleTimeout(1500*time.Millisecond)).SendText(testCtx(t), "go")
 	r := collect(t, st)
-	if r.err != nil || r.out.Text != "done" {
-		t.Fatalf("stream %v, outcome %q", r.err, r.out.Text)
+	if r.err != nil || r.out.Reply != "done" {
+		t.Fatalf("stream %v, outcome %q", r.err, r.out.Reply)
 	}
 	n := 0
 	for _, u := range r.updates {
@@ -262,8 +263,8 @@ func TestKeepAliveIsNotIdle(t *testing.T) {
 	})
 	st, _ := a.client(t, WithIdleTimeout(keepAliveIdle)).SendText(testCtx(t), "go")
 	r := collect(t, st)
-	if r.err != nil || r.out.Text != "done" || r.count(UpdateReconnect) != 0 {
-		t.Fatalf("stream %v, outcome %q, %d reconnects", r.err, r.out.Text, r.count(UpdateReconnect))
+	if r.err != nil || r.out.Reply != "done" || r.count(UpdateReconnect) != 0 {
+		t.Fatalf("stream %v, outcome %q, %d reconnects", r.err, r.out.Reply, r.count(UpdateReconnect))
 	}
 }
 
@@ -335,7 +336,7 @@ func TestOutputBeyondCaps(t *testing.T) {
 	}
 	dropped, tooLarge := 0, 0
 	for _, u := range r.updates {
-		if u.Change.Result == merge.DroppedCap {
+		if u.Change.Effect == merge.DroppedCap {
 			dropped++
 		}
 		if u.Reading.Reason == envelope.ReasonChunkTooLarge {
@@ -454,7 +455,7 @@ func TestSendMessageReply(t *testing.T) {
 	})
 	st, _ := a.client(t).SendText(testCtx(t), "hi")
 	r := collect(t, st)
-	if r.err != nil || r.outErr != nil || r.out.Text != "hi there" || r.count(UpdateMessage) != 1 || !r.view.Sealed {
-		t.Fatalf("stream %v, outcome %q %v, %d message updates", r.err, r.out.Text, r.outErr, r.count(UpdateMessage))
+	if r.err != nil || r.outErr != nil || r.out.Reply != "hi there" || r.count(UpdateMessage) != 1 || !r.view.Sealed {
+		t.Fatalf("stream %v, outcome %q %v, %d message updates", r.err, r.out.Reply, r.outErr, r.count(UpdateMessage))
 	}
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/envelope/emit"
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
@@ -29,7 +29,7 @@ import (
 func Forward(s *Stream, f emit.Forwarder) (terminal.Outcome, error) {
 	return s.Run(func(u Update) error {
 		op, ok := u.Op()
-		if !ok || op.Type != merge.OpBlock {
+		if !ok || op.Type != schema.OpBlock {
 			return nil
 		}
 		b := forwardBlock(op.Block)
@@ -46,6 +46,6 @@ func Forward(s *Stream, f emit.Forwarder) (terminal.Outcome, error) {
 
 // forwardBlock is b, a block of a sub-agent's turn, as [emit.Block]: its
 // tool key, its parent, status and payload.
-func forwardBlock(b merge.Block) emit.Block {
+func forwardBlock(b schema.Block) emit.Block {
 	return emit.Block{Key: b.ToolKey(), Parent: b.Parent, Status: b.Status, Payload: b.Payload}
 }

@@ -118,7 +118,7 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 
 // setResultOp sets u.Change to the result op of the turn: the verdict of
 // Stream.Outcome (an incomplete one when the turn did not settle) as a
-// merge.TurnResult, with the turn's counters. It writes through u so that
+// schema.Result, with the turn's counters. It writes through u so that
 // no caller's frame holds the op (280 bytes): iterate calls it.
 func (s *Stream) setResultOp(u *Update) {
 	var o terminal.Outcome
@@ -142,10 +142,10 @@ func (s *Stream) progress(base *Update, r envelope.Reading, backfill bool, emit 
 	if s.news.reading(r, ch) {
 		s.gained++
 	}
-	if ch.Result == merge.DroppedCap && !s.capSaid {
+	if ch.Effect == merge.DroppedCap && !s.capSaid {
 		s.sayCap(ch.Cap)
 	}
-	if backfill && ch.Result == merge.Duplicate {
+	if backfill && ch.Effect == merge.Duplicate {
 		return true
 	}
 	u := s.from(base, UpdateProgress)
@@ -247,11 +247,11 @@ func (s *Stream) recordIDs(info a2a.TaskInfo, ev a2a.Event) {
 
 // openingMessage returns the id of the last user message of t's history:
 // the message that opened the task's current turn; "" when there is none,
-// or when its id is longer than a receiver takes (merge.MaxIdentBytes).
+// or when its id is longer than a receiver takes (envelope.MaxIdentBytes).
 func openingMessage(t *a2a.Task) string {
 	for i := len(t.History) - 1; i >= 0; i-- {
 		if m := t.History[i]; m != nil && m.Role == a2a.MessageRoleUser {
-			if len(m.ID) > merge.MaxIdentBytes {
+			if len(m.ID) > envelope.MaxIdentBytes {
 				return ""
 			}
 			return m.ID

@@ -68,7 +68,7 @@ func TestSlowConsumerIsNotIdle(t *testing.T) {
 	if n := r.count(UpdateReconnect); n != 0 {
 		t.Errorf("%d reconnects: the consumer's time was taken for the peer's silence", n)
 	}
-	if out, err := st.Outcome(); err != nil || out.Text != "done" {
-		t.Errorf("outcome %q %v", out.Text, err)
+	if out, err := st.Outcome(); err != nil || out.Reply != "done" {
+		t.Errorf("outcome %q %v", out.Reply, err)
 	}
 }

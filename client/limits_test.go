@@ -56,8 +56,8 @@ func TestGRPCStreamEventIsBounded(t *testing.T) {
 	cl := newForced(t, s, combo{a2a.TransportProtocolGRPC, agenttest.V1}, WithRetry(8, 20*time.Millisecond, 250*time.Millisecond), withBounds(transport.Bounds{Response: transport.DefaultBounds.Response, Event: 1 << 20}))
 	st, _ := cl.SendText(testCtx(t), "big-event")
 	r := collect(t, st)
-	if r.err != nil || r.out.Text != "ok" || len(r.view.Blocks) != 1 {
-		t.Fatalf("%s %q %v, %d blocks; want completed with the big block", r.out.State, r.out.Text, r.err, len(r.view.Blocks))
+	if r.err != nil || r.out.Reply != "ok" || len(r.view.Blocks) != 1 {
+		t.Fatalf("%s %q %v, %d blocks; want completed with the big block", r.out.State, r.out.Reply, r.err, len(r.view.Blocks))
 	}
 	var cut error
 	for _, u := range r.updates {

@@ -13,7 +13,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
@@ -89,7 +89,7 @@ type result struct {
 	err     error
 	out     terminal.Outcome
 	outErr  error
-	view    merge.View
+	view    schema.View
 }
 
 func collect(t *testing.T, s *Stream) result {
@@ -118,11 +118,11 @@ func (r result) count(typ UpdateType) int {
 }
 
 // viewOpts compares views of different runs: task ids differ per run.
-var viewOpts = cmp.Options{cmpopts.IgnoreFields(merge.View{}, "Task", "Turn"), cmpopts.IgnoreFields(merge.Block{}, "At")}
+var viewOpts = cmp.Options{cmpopts.IgnoreFields(schema.View{}, "Task", "Turn"), cmpopts.IgnoreFields(schema.Block{}, "At")}
 
 // cutViewOpts also ignores the duplicate count: a resumed stream replays
 // history, which the merge counts as duplicates — and that is the point.
-var cutViewOpts = cmp.Options{cmpopts.IgnoreFields(merge.View{}, "Task", "Turn"), cmpopts.IgnoreFields(merge.Block{}, "At"), cmpopts.IgnoreFields(merge.Counters{}, "Duplicates")}
+var cutViewOpts = cmp.Options{cmpopts.IgnoreFields(schema.View{}, "Task", "Turn"), cmpopts.IgnoreFields(schema.Block{}, "At"), cmpopts.IgnoreFields(schema.Counters{}, "Duplicates")}
 
 // outcomeOpts compares outcomes of different runs: ids and shared pointers differ.
 var outcomeOpts = cmp.Options{

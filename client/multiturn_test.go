@@ -54,7 +54,7 @@ func TestSendToSettledTaskIsRefused(t *testing.T) {
 			st := continueTurn(t, cl, first.TaskID(), "mt-done")
 			r := collect(t, st)
 			if r.err == nil || r.outErr == nil {
-				t.Fatalf("second send to a completed task: outcome %s %q, err %v; want an error", r.out.State, r.out.Text, r.err)
+				t.Fatalf("second send to a completed task: outcome %s %q, err %v; want an error", r.out.State, r.out.Reply, r.err)
 			}
 			if errors.Is(r.err, ErrIncomplete) {
 				t.Errorf("err = %v, want the agent's refusal", r.err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
@@ -71,9 +72,9 @@ func (n *news) state(st a2a.TaskState) bool {
 // reading reports whether a reading the merge took (ch) is news.
 func (n *news) reading(r envelope.Reading, ch merge.Change) bool {
 	switch {
-	case ch.Result == merge.Applied && !r.Fallback && ch.Op.Block.Source == merge.SourceEnvelope:
+	case ch.Effect == merge.Applied && !r.Fallback && ch.Op.Block.Source == schema.SourceEnvelope:
 		return true
-	case ch.Result != merge.Applied && ch.Result != merge.DroppedCap:
+	case ch.Effect != merge.Applied && ch.Effect != merge.DroppedCap:
 		return false
 	}
 	var h maphash.Hash

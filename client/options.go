@@ -352,7 +352,7 @@ const maxEventBytes = ssewire.DefaultMaxEventBytes
 // input" text block, COMPLETED done, FAILED and TIMED_OUT aborted with an
 // error block naming resultCategory. The text of such an artifact (the bare
 // phase string) is never read as the phase. Its per-member sequence lives
-// in a seq space of its own (merge.SourceProjection, keyed
+// in a seq space of its own (schema.SourceProjection, keyed
 // "ri:<batchId>:<toolCallId>"), so it neither collides with tfrs envelopes
 // nor makes gaps among their seqs. A "_remote_invocation" value that does
 // not have the documented shape is still progress: a text fallback that

@@ -133,8 +133,8 @@ func TestWrap(t *testing.T) {
 	cl := Wrap(ac)
 	st, _ := cl.SendText(testCtx(t), agenttest.RealisticName)
 	out, err := st.Run(func(Update) error { return nil })
-	if err != nil || out.Text != agenttest.RealisticReply {
-		t.Fatalf("%q, %v", out.Text, err)
+	if err != nil || out.Reply != agenttest.RealisticReply {
+		t.Fatalf("%q, %v", out.Reply, err)
 	}
 	if cl.Close() != nil || cl.A2A() != ac {
 		t.Error("Close or A2A misbehaves")
@@ -251,8 +251,8 @@ func TestHistoryLength(t *testing.T) {
 			}
 			st, _ := cl.Poll(testCtx(t), sent.TaskID(), time.Hour)
 			out, err := st.Run(func(Update) error { return nil })
-			if err != nil || out.Text != agenttest.RealisticReply {
-				t.Fatalf("outcome %q, %v", out.Text, err)
+			if err != nil || out.Reply != agenttest.RealisticReply {
+				t.Fatalf("outcome %q, %v", out.Reply, err)
 			}
 			spy.mu.Lock()
 			got := strings.Join(spy.got, ",")

@@ -15,6 +15,7 @@ import (
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/heldcall"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
@@ -50,7 +51,7 @@ const (
 	// that were new follow as UpdateProgress with Backfill set.
 	UpdateSnapshot
 	// UpdateResult: the turn's verdict as a result op (Change.Op, whose
-	// Result is the merge.TurnResult of Stream.Outcome). It follows the
+	// Result is the schema.Result of Stream.Outcome). It follows the
 	// settling UpdateState and is the last update of a settled turn; a
 	// turn that cannot be brought to an end gets one too, with verdict
 	// incomplete, right before the stream's error.
@@ -126,14 +127,14 @@ type Update struct {
 //	if op, ok := u.Op(); ok {
 //		forward(op) // e.g. json.Marshal(op) as one NDJSON line
 //	}
-func (u Update) Op() (merge.Op, bool) {
+func (u Update) Op() (schema.Op, bool) {
 	switch u.Type {
 	case UpdateProgress:
-		return u.Change.Op, u.Change.Result == merge.Applied
+		return u.Change.Op, u.Change.Effect == merge.Applied
 	case UpdateState, UpdateResult:
 		return u.Change.Op, u.Change.Op.Type != ""
 	}
-	return merge.Op{}, false
+	return schema.Op{}, false
 }
 
 type mode int
@@ -276,7 +277,7 @@ func (s *Stream) Turn() string {
 // View returns a snapshot of the merged progress so far. It is safe to
 // call from any goroutine, during and after the iteration; each call
 // copies the view, so call it when you render, not per update.
-func (s *Stream) View() merge.View {
+func (s *Stream) View() schema.View {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.turn == nil {

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
@@ -33,8 +33,8 @@ func TestSendEveryTransportAndVersion(t *testing.T) {
 			if r.err != nil || r.outErr != nil {
 				t.Fatalf("stream error %v, outcome error %v", r.err, r.outErr)
 			}
-			if r.out.State != a2a.TaskStateCompleted || r.out.Text != "done: 40 updates" {
-				t.Errorf("outcome = %s %q, want completed %q", r.out.State, r.out.Text, "done: 40 updates")
+			if r.out.State != a2a.TaskStateCompleted || r.out.Reply != "done: 40 updates" {
+				t.Errorf("outcome = %s %q, want completed %q", r.out.State, r.out.Reply, "done: 40 updates")
 			}
 			if !r.view.Sealed {
 				t.Error("view not sealed")
@@ -63,10 +63,10 @@ func TestSendEveryTransportAndVersion(t *testing.T) {
 
 // normFallbacks blanks the message-id identity of fallback blocks, which
 // the callee generates per run.
-func normFallbacks(v merge.View) merge.View {
-	v.Blocks = append([]merge.Block(nil), v.Blocks...)
+func normFallbacks(v schema.View) schema.View {
+	v.Blocks = append([]schema.Block(nil), v.Blocks...)
 	for i := range v.Blocks {
-		if v.Blocks[i].Source == merge.SourceFallback {
+		if v.Blocks[i].Source == schema.SourceFallback {
 			v.Blocks[i].Key.ID = "fallback"
 		}
 	}
@@ -91,8 +91,8 @@ func TestNewFromCardEveryTransportAndVersion(t *testing.T) {
 			if r.outErr != nil {
 				t.Fatalf("outcome: %v (stream %v)", r.outErr, r.err)
 			}
-			if r.out.Text != agenttest.RealisticReply || len(r.out.Artifacts) != 1 {
-				t.Errorf("outcome text %q, %d artifacts", r.out.Text, len(r.out.Artifacts))
+			if r.out.Reply != agenttest.RealisticReply || len(r.out.Artifacts) != 1 {
+				t.Errorf("outcome text %q, %d artifacts", r.out.Reply, len(r.out.Artifacts))
 			}
 			if want == nil {
 				want = &r
@@ -132,7 +132,7 @@ func TestSendRealistic(t *testing.T) {
 		t.Fatal(r.outErr)
 	}
 	v := r.view
-	if len(v.ToolCalls) != 2 || v.ToolCalls[0].Status != merge.ToolDone || v.ToolCalls[1].Status != merge.ToolDone {
+	if len(v.ToolCalls) != 2 || v.ToolCalls[0].Status != schema.ToolDone || v.ToolCalls[1].Status != schema.ToolDone {
 		t.Fatalf("tool calls = %+v", v.ToolCalls)
 	}
 	if got, want := v.ToolCalls[1].Output, "sku A: 12 in stock\nsku B: 1 in stock\nsku C: 7 in stock\n"; got != want {
@@ -144,11 +144,11 @@ func TestSendRealistic(t *testing.T) {
 	// The stream: state changes, every working update, the settling state
 	// with the seal, then the result.
 	seal, last := r.updates[len(r.updates)-2], r.updates[len(r.updates)-1]
-	if seal.Type != UpdateState || seal.State != a2a.TaskStateCompleted || seal.Change.Op.Type != merge.OpSeal {
+	if seal.Type != UpdateState || seal.State != a2a.TaskStateCompleted || seal.Change.Op.Type != schema.OpSeal {
 		t.Errorf("update before the last = %+v, want the settling state with the seal op", seal)
 	}
-	if last.Type != UpdateResult || last.Change.Op.Type != merge.OpResult || last.Change.Op.Result.Verdict != merge.VerdictCompleted ||
-		last.Change.Op.Result.Reply != r.out.Text {
+	if last.Type != UpdateResult || last.Change.Op.Type != schema.OpResult || last.Change.Op.Result.Verdict != schema.VerdictCompleted ||
+		last.Change.Op.Result.Reply != r.out.Reply {
 		t.Errorf("last update = %+v, want the result op of the completed turn", last)
 	}
 	if r.out.Class != terminal.ClassTerminal {

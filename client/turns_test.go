@@ -16,11 +16,12 @@ import (
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // forwarded returns the ops a front end gets from r: what Update.Op hands.
-func forwarded(r result) []merge.Op {
-	var ops []merge.Op
+func forwarded(r result) []schema.Op {
+	var ops []schema.Op
 	for _, u := range r.updates {
 		if op, ok := u.Op(); ok {
 			ops = append(ops, op)
@@ -47,7 +48,7 @@ func sendAs(t *testing.T, cl *Client, id string, task a2a.TaskID, text string) (
 
 // receiverFree zeroes what a Receiver counts about the ops it got rather
 // than about the turn.
-func receiverFree(v merge.View) merge.View {
+func receiverFree(v schema.View) schema.View {
 	v.Counters.Duplicates, v.Counters.Conflicts, v.Counters.Late, v.Counters.DroppedAfterSeal, v.Counters.DroppedByCap = 0, 0, 0, 0, 0
 	return v
 }
@@ -76,13 +77,13 @@ func TestTwoTurnsOneReceiver(t *testing.T) {
 				t.Fatalf("turn 2: %v", r2.outErr)
 			}
 			ops1, ops2 := forwarded(r1), forwarded(r2)
-			checkTurnOps(t, ops1, string(task), id1, merge.VerdictInputRequired)
-			checkTurnOps(t, ops2, string(task), id2, merge.VerdictCompleted)
+			checkTurnOps(t, ops1, string(task), id1, schema.VerdictInputRequired)
+			checkTurnOps(t, ops2, string(task), id2, schema.VerdictCompleted)
 			if !sharesKey(ops1, ops2) {
 				t.Fatal("the turns share no (streamKey, seq): the test does not restart seqs")
 			}
 
-			all := append(append([]merge.Op(nil), ops1...), ops2...)
+			all := append(append([]schema.Op(nil), ops1...), ops2...)
 			rand.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
 			rcv := merge.NewReceiver(string(task), merge.DefaultCaps())
 			for _, op := range all {
@@ -95,7 +96,7 @@ func TestTwoTurnsOneReceiver(t *testing.T) {
 			}
 			for _, tc := range []struct {
 				id   string
-				want merge.View
+				want schema.View
 			}{{id1, r1.view}, {id2, r2.view}} {
 				got, ok := rcv.TurnView(tc.id)
 				if !ok {
@@ -124,7 +125,7 @@ func TestTwoTurnsOneReceiver(t *testing.T) {
 				if st.Turn() != id2 {
 					t.Errorf("%s: Turn = %q, want %q", name, st.Turn(), id2)
 				}
-				checkTurnOps(t, forwarded(r), string(task), id2, merge.VerdictCompleted)
+				checkTurnOps(t, forwarded(r), string(task), id2, schema.VerdictCompleted)
 			}
 		})
 	}
@@ -143,7 +144,7 @@ func sortedTurns(r *merge.Receiver, first string) []string {
 // checkTurnOps checks a turn's forwarded ops: every op names the task and
 // the turn, every block has its at, and the last two are the seal and the
 // result with the given verdict.
-func checkTurnOps(t *testing.T, ops []merge.Op, task, turn string, verdict merge.Verdict) {
+func checkTurnOps(t *testing.T, ops []schema.Op, task, turn string, verdict schema.Verdict) {
 	t.Helper()
 	if len(ops) < 3 {
 		t.Fatalf("%d ops, want blocks, a seal and a result", len(ops))
@@ -152,25 +153,25 @@ func checkTurnOps(t *testing.T, ops []merge.Op, task, turn string, verdict merge
 		if op.Task != task || op.Turn != turn {
 			t.Fatalf("op %s names task %q turn %q, want %q %q", op.Type, op.Task, op.Turn, task, turn)
 		}
-		if op.Type == merge.OpBlock && (op.At.IsZero() || !op.At.Equal(op.Block.At)) {
+		if op.Type == schema.OpBlock && (op.At.IsZero() || !op.At.Equal(op.Block.At)) {
 			t.Fatalf("block op %v: at %v (block %v), want a time", op.Block.Key, op.At, op.Block.At)
 		}
 	}
 	seal, res := ops[len(ops)-2], ops[len(ops)-1]
-	if seal.Type != merge.OpSeal || res.Type != merge.OpResult || res.Result.Verdict != verdict {
+	if seal.Type != schema.OpSeal || res.Type != schema.OpResult || res.Result.Verdict != verdict {
 		t.Errorf("last ops %s, %s (%+v), want seal, result %s", seal.Type, res.Type, res.Result, verdict)
 	}
 }
 
-func sharesKey(a, b []merge.Op) bool {
-	keys := map[merge.Key]bool{}
+func sharesKey(a, b []schema.Op) bool {
+	keys := map[schema.Key]bool{}
 	for _, op := range a {
-		if op.Type == merge.OpBlock {
+		if op.Type == schema.OpBlock {
 			keys[op.Block.Key] = true
 		}
 	}
 	for _, op := range b {
-		if op.Type == merge.OpBlock && keys[op.Block.Key] {
+		if op.Type == schema.OpBlock && keys[op.Block.Key] {
 			return true
 		}
 	}
@@ -190,7 +191,7 @@ func TestBlockAt(t *testing.T) {
 	var stamped int
 	for _, u := range r.updates {
 		op, ok := u.Op()
-		if !ok || op.Type != merge.OpBlock {
+		if !ok || op.Type != schema.OpBlock {
 			if ok && !op.At.IsZero() {
 				t.Errorf("%s op with at %v", op.Type, op.At)
 			}
@@ -238,7 +239,7 @@ func TestTurnFromHistory(t *testing.T) {
 		{"no history", []a2a.Event{snapshot(), completed}, "task:t-1"},
 		{"no user message in the history", []a2a.Event{snapshot(agent), completed}, "task:t-1"},
 		{"a user message without an id", []a2a.Event{snapshot(user("")), completed}, "task:t-1"},
-		{"an id longer than a receiver takes", []a2a.Event{snapshot(user(strings.Repeat("x", merge.MaxIdentBytes+1))), completed}, "task:t-1"},
+		{"an id longer than a receiver takes", []a2a.Event{snapshot(user(strings.Repeat("x", envelope.MaxIdentBytes+1))), completed}, "task:t-1"},
 		{"a later snapshot does not rename the turn", []a2a.Event{snapshot(user("u-1")), snapshot(user("u-1"), user("u-9")), completed}, "u-1"},
 	}
 	for _, tt := range tests {
@@ -279,7 +280,7 @@ func TestIncompleteResult(t *testing.T) {
 	working := &a2a.TaskStatusUpdateEvent{TaskID: "t-1", ContextID: "c-1", Status: a2a.TaskStatus{State: a2a.TaskStateWorking,
 		Message: a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart("still at it"))}}
 	st := Replay(context.Background(), events(working))
-	var ops []merge.Op
+	var ops []schema.Op
 	var types []UpdateType
 	var last error
 	for u, err := range st.Updates() {
@@ -298,13 +299,13 @@ func TestIncompleteResult(t *testing.T) {
 	if last == nil {
 		t.Fatal("no stream error")
 	}
-	want := merge.Op{Type: merge.OpResult, Task: "t-1", Turn: "task:t-1", Result: &merge.TurnResult{State: "TASK_STATE_WORKING",
-		Verdict: merge.VerdictIncomplete, Error: last.Error(), Context: "c-1", Counters: merge.Counters{Applied: 1,
+	want := schema.Op{Type: schema.OpResult, Task: "t-1", Turn: "task:t-1", Result: &schema.Result{State: "TASK_STATE_WORKING",
+		Verdict: schema.VerdictIncomplete, Error: last.Error(), Context: "c-1", Counters: schema.Counters{Applied: 1,
 			Fallbacks: map[envelope.Reason]int64{envelope.ReasonNoEnvelope: 1}}}}
 	if d := cmp.Diff(want, ops[len(ops)-1], cmpopts.EquateEmpty()); d != "" {
 		t.Errorf("result op (-want +got):\n%s", d)
 	}
-	if len(ops) != 2 || ops[0].Type != merge.OpBlock {
+	if len(ops) != 2 || ops[0].Type != schema.OpBlock {
 		t.Errorf("ops = %v, want the block and the result (no seal)", fmt.Sprint(ops))
 	}
 }

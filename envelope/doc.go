@@ -13,8 +13,9 @@
 // Reading never fails: [FromMessage] returns a [Reading] that either holds a
 // valid [Envelope] or, when there is no usable envelope, a pseudo envelope of
 // kind text whose payload is the update's text, marked as a fallback with the
-// [Reason] why. Every reason has its own sentinel error ([ErrBadJSON],
-// [ErrUnsupportedVersion], …) usable with errors.Is; the detailed [*Error]
+// [Reason] why. Every reason is also the error value of its condition
+// ([ReasonBadJSON], [ReasonUnsupportedVersion], …), usable with errors.Is;
+// the detailed [*Error]
 // names the field at fault.
 //
 // # Rules this package decides

@@ -9,7 +9,18 @@ import (
 // Reason says why an update has no usable envelope (or why an extra envelope
 // in the same update was ignored). Its values are stable strings, safe to
 // log, count and serialise.
+//
+// A Reason is also the error value of its condition, for errors.Is: the
+// detailed [*Error] of a reason matches it,
+//
+//	errors.Is(err, envelope.ReasonBadField)
+//
+// so there is one name per condition, in the wire form and in Go.
 type Reason string
+
+// Error implements error with the reason's stable name, "bad_field", so
+// that a Reason prints the same whether fmt sees a string or an error.
+func (r Reason) Error() string { return string(r) }
 
 // The reasons. ReasonNone means a valid envelope was used.
 const (
@@ -37,9 +48,9 @@ const (
 )
 
 // Error is the detailed error for an envelope that cannot be used. It
-// matches the sentinel of its reason with errors.Is:
+// matches its [Reason] with errors.Is:
 //
-//	errors.Is(err, envelope.ErrBadField)
+//	errors.Is(err, envelope.ReasonBadField)
 type Error struct {
 	// Reason classifies the failure.
 	Reason Reason
@@ -51,16 +62,8 @@ type Error struct {
 	Err error
 }
 
-// Sentinels, one per reason, for errors.Is.
 var (
-	ErrNoEnvelope          = &Error{Reason: ReasonNoEnvelope}
-	ErrBadJSON             = &Error{Reason: ReasonBadJSON}
-	ErrUnsupportedVersion  = &Error{Reason: ReasonUnsupportedVersion}
-	ErrUnknownKind         = &Error{Reason: ReasonUnknownKind}
-	ErrBadField            = &Error{Reason: ReasonBadField}
-	ErrChunkTooLarge       = &Error{Reason: ReasonChunkTooLarge}
-	ErrEnvelopeTooLarge    = &Error{Reason: ReasonEnvelopeTooLarge}
-	ErrExtraEnvelope       = &Error{Reason: ReasonExtraEnvelope}
+	errNoEnvelope          = &Error{Reason: ReasonNoEnvelope}
 	errNoEnvelopeInMessage = &Error{Reason: ReasonNoEnvelope, Detail: "no part carries metadata.tfrs"}
 )
 
@@ -84,11 +87,10 @@ func (e *Error) Error() string {
 	return s
 }
 
-// Is reports whether target is an *Error with the same reason and no field,
-// that is, the sentinel of e's reason.
+// Is reports whether target is e's [Reason].
 func (e *Error) Is(target error) bool {
-	t, ok := target.(*Error)
-	return ok && t.Field == "" && t.Detail == "" && t.Err == nil && t.Reason == e.Reason
+	r, ok := target.(Reason)
+	return ok && r == e.Reason
 }
 
 // Unwrap returns the underlying error.

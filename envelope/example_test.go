@@ -45,7 +45,7 @@ func ExampleFromMessage_fallback() {
 	newer.Metadata = map[string]any{envelope.MetadataKey: `{"v":2,"kind":"web_search"}`}
 	r = envelope.FromMessage(&a2a.Message{ID: "m-2", Parts: a2a.ContentParts{newer}})
 	fmt.Println(r.Fallback, r.Reason, r.ID, r.Envelope.Payload.(envelope.Text).Text)
-	fmt.Println(errors.Is(r.Err, envelope.ErrUnsupportedVersion), r.Err)
+	fmt.Println(errors.Is(r.Err, envelope.ReasonUnsupportedVersion), r.Err)
 	// Output:
 	// true no_envelope msg:m-1 still working…
 	// true unsupported_version msg:m-2 searching the web
@@ -120,7 +120,7 @@ func ExampleParse() {
 	if errors.As(err, &e) {
 		fmt.Println(e.Reason, e.Field)
 	}
-	fmt.Println(errors.Is(err, envelope.ErrBadField))
+	fmt.Println(errors.Is(err, envelope.ReasonBadField))
 	fmt.Println(err)
 	// Output:
 	// bad_field seq

@@ -21,8 +21,8 @@ func ForwardKey(call, sub string) string {
 	if sub == "" {
 		return ""
 	}
-	return ForwardPrefix + EscapeKey(call) + ":" + EscapeKey(sub)
+	return forwardPrefix + EscapeKey(call) + ":" + EscapeKey(sub)
 }
 
-// ForwardPrefix begins every key [ForwardKey] makes.
-const ForwardPrefix = "fw:"
+// forwardPrefix begins every key [ForwardKey] makes.
+const forwardPrefix = "fw:"

@@ -9,16 +9,17 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// sentinels maps each reason to the sentinel errors.Is must match.
+// sentinels maps each reason to the error value errors.Is must match: the
+// reason itself.
 var sentinels = map[Reason]error{
-	ReasonNoEnvelope:         ErrNoEnvelope,
-	ReasonBadJSON:            ErrBadJSON,
-	ReasonUnsupportedVersion: ErrUnsupportedVersion,
-	ReasonUnknownKind:        ErrUnknownKind,
-	ReasonBadField:           ErrBadField,
-	ReasonChunkTooLarge:      ErrChunkTooLarge,
-	ReasonEnvelopeTooLarge:   ErrEnvelopeTooLarge,
-	ReasonExtraEnvelope:      ErrExtraEnvelope,
+	ReasonNoEnvelope:         ReasonNoEnvelope,
+	ReasonBadJSON:            ReasonBadJSON,
+	ReasonUnsupportedVersion: ReasonUnsupportedVersion,
+	ReasonUnknownKind:        ReasonUnknownKind,
+	ReasonBadField:           ReasonBadField,
+	ReasonChunkTooLarge:      ReasonChunkTooLarge,
+	ReasonEnvelopeTooLarge:   ReasonEnvelopeTooLarge,
+	ReasonExtraEnvelope:      ReasonExtraEnvelope,
 }
 
 // textEnv is a valid text envelope around the given members, for cases that
@@ -309,10 +310,10 @@ func checkError(t *testing.T, err error, reason Reason, field string) {
 func TestErrorString(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		err  *Error
+		err  error
 		want string
 	}{
-		{"sentinel", ErrBadJSON, "envelope: bad_json"},
+		{"a reason", ReasonBadJSON, "bad_json"},
 		{"field and detail", fieldError("seq", "must be an integer, got a fraction"), "envelope: seq: must be an integer, got a fraction (bad_field)"},
 		{"wrapped", &Error{Reason: ReasonBadJSON, Err: errors.New("eof")}, "envelope: bad_json: eof"},
 		{"detail and wrapped", &Error{Reason: ReasonBadJSON, Detail: "object form cannot be encoded", Err: errors.New("x")}, "envelope: object form cannot be encoded: x (bad_json)"},
@@ -333,8 +334,8 @@ func TestErrorString(t *testing.T) {
 func TestErrorIs(t *testing.T) {
 	inner := errors.New("inner")
 	err := &Error{Reason: ReasonBadJSON, Detail: "d", Err: inner}
-	if !errors.Is(err, ErrBadJSON) || !errors.Is(err, inner) {
-		t.Errorf("errors.Is must match the sentinel and the wrapped error")
+	if !errors.Is(err, ReasonBadJSON) || !errors.Is(err, inner) {
+		t.Errorf("errors.Is must match the reason and the wrapped error")
 	}
 	// A detailed error is not a sentinel: it must not match another detailed one.
 	if errors.Is(fieldError("seq", "x"), fieldError("seq", "x")) {

@@ -30,15 +30,15 @@ const (
 // fromPart reads the envelope carried by one part's metadata["tfrs"].
 //
 // It returns the envelope, the form in which it was found, whether its chunk
-// is over [SoftChunkLimit], and an [*Error]: [ErrNoEnvelope] when the part
+// is over [SoftChunkLimit], and an [*Error]: [ReasonNoEnvelope] when the part
 // has no tfrs key, or the reason the envelope cannot be used.
 func fromPart(p *a2a.Part) (e Envelope, form Form, overSoft bool, err error) {
 	if p == nil {
-		return Envelope{}, FormNone, false, ErrNoEnvelope
+		return Envelope{}, FormNone, false, errNoEnvelope
 	}
 	v, ok := p.Metadata[MetadataKey]
 	if !ok {
-		return Envelope{}, FormNone, false, ErrNoEnvelope
+		return Envelope{}, FormNone, false, errNoEnvelope
 	}
 	switch v := v.(type) {
 	case string:

@@ -155,8 +155,8 @@ func TestFromMessage(t *testing.T) {
 			}
 			if got.Fallback {
 				checkError(t, got.Err, got.Reason, errField(got.Err))
-				if got.Reason == ReasonNoEnvelope && !errors.Is(got.Err, ErrNoEnvelope) {
-					t.Errorf("Err = %v, want ErrNoEnvelope", got.Err)
+				if got.Reason == ReasonNoEnvelope && !errors.Is(got.Err, ReasonNoEnvelope) {
+					t.Errorf("Err = %v, want ReasonNoEnvelope", got.Err)
 				}
 			} else if got.Err != nil {
 				t.Errorf("Err = %v for a valid envelope", got.Err)

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // Budget is a memory budget in bytes: what a turn retains is charged to
@@ -97,9 +98,9 @@ const BlockOverhead = 128
 // streamOverhead is what a tool call's state is charged on top of its key.
 const streamOverhead = 320
 
-// cost is what keeping b charges the budget: its strings and the
+// blockCost is what keeping b charges the budget: its strings and the
 // overhead of its record.
-func (b *Block) cost() int64 {
+func blockCost(b *schema.Block) int64 {
 	n := int64(BlockOverhead) + int64(len(b.Key.StreamKey)+len(b.Key.ID))
 	switch p := b.Payload.(type) {
 	case envelope.Text:
@@ -113,7 +114,7 @@ func (b *Block) cost() int64 {
 	case envelope.ToolOutputAppend:
 		n += int64(len(p.Tool) + len(p.ToolCallID) + len(p.Chunk))
 	}
-	if b.placed() {
+	if placedByArrival(b) {
 		n += 2 * BlockOverhead // a placed Block is kept whole, and indexed by ID
 	}
 	return n

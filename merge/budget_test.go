@@ -31,8 +31,8 @@ func TestBudgetDropsNewest(t *testing.T) {
 		t.Errorf("used %d of %d", b.Used(), b.Limit())
 	}
 	// A duplicate of a kept block is still a duplicate, budget full or not.
-	if ch := tr.Apply(run("", 1, text(strings.Repeat("x", 1000)))); ch.Result != Duplicate {
-		t.Errorf("a duplicate past the budget: %v", ch.Result)
+	if ch := tr.Apply(run("", 1, text(strings.Repeat("x", 1000)))); ch.Effect != Duplicate {
+		t.Errorf("a duplicate past the budget: %v", ch.Effect)
 	}
 }
 
@@ -44,8 +44,8 @@ func TestBudgetEvictionGivesBack(t *testing.T) {
 	tr := NewTurn("t1", "m1", Caps{Budget: b, MaxOutputBytes: 4 << 10})
 	tr.Apply(run("k", 1, call("sh")))
 	for i := range 1000 { // 1 MiB of output
-		if ch := tr.Apply(run("k", int64(i+2), chunk("sh", strings.Repeat("y", 1<<10)))); ch.Result != Applied {
-			t.Fatalf("chunk %d: %v (%s), budget %d of %d", i, ch.Result, ch.Cap, b.Used(), b.Limit())
+		if ch := tr.Apply(run("k", int64(i+2), chunk("sh", strings.Repeat("y", 1<<10)))); ch.Effect != Applied {
+			t.Fatalf("chunk %d: %v (%s), budget %d of %d", i, ch.Effect, ch.Cap, b.Used(), b.Limit())
 		}
 	}
 	v := tr.View()
@@ -64,8 +64,8 @@ func TestThousandsOfToolCallsKeepEveryBlock(t *testing.T) {
 	tr := NewTurn("t1", "m1", Caps{})
 	seq := int64(0)
 	apply := func(r envelope.Reading) {
-		if ch := tr.Apply(r); ch.Result != Applied {
-			t.Fatalf("seq %d: %v (%s)", r.Envelope.Seq, ch.Result, ch.Cap)
+		if ch := tr.Apply(r); ch.Effect != Applied {
+			t.Fatalf("seq %d: %v (%s)", r.Envelope.Seq, ch.Effect, ch.Cap)
 		}
 	}
 	for i := range 2000 {

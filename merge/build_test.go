@@ -40,10 +40,10 @@ func applyAll(caps Caps, rs ...envelope.Reading) *Turn {
 }
 
 // results applies rs to t and returns what each Apply did.
-func results(t *Turn, rs []envelope.Reading) []Result {
-	out := make([]Result, len(rs))
+func results(t *Turn, rs []envelope.Reading) []Effect {
+	out := make([]Effect, len(rs))
 	for i, r := range rs {
-		out[i] = t.Apply(r).Result
+		out[i] = t.Apply(r).Effect
 	}
 	return out
 }

@@ -16,8 +16,10 @@ import "math"
 // above what the budget lets a real turn reach.
 //
 // Every cap is counted when it bites: a block refused by the budget,
-// MaxBlocks or MaxStreamKeys (or by [MaxIdentBytes]) adds one to
-// Counters.DroppedByCap, and its Change names the cap ([Change].Cap);
+// MaxBlocks or MaxStreamKeys — or by envelope.MaxIdentBytes, the longest
+// identifier a block may carry (its streamKey, fallback ID, parent,
+// payload tool or tool_call_id: identifiers are keys, and cutting them
+// would merge blocks that differ) — adds one to Counters.DroppedByCap, and its Change names the cap ([Change].Cap);
 // output cut by MaxOutputBytes shows in ToolCall.Truncated; text cut by
 // MaxTextBytes shows in Block.Truncated.
 //
@@ -56,12 +58,6 @@ type Caps struct {
 	// (cut at a rune boundary); Block.Truncated counts the bytes cut.
 	MaxTextBytes int
 }
-
-// MaxIdentBytes is the longest identifier a block may carry: its streamKey,
-// fallback ID, payload tool or tool_call_id. A longer one drops the block
-// (DroppedByCap): identifiers are keys, and cutting them would merge blocks
-// that differ.
-const MaxIdentBytes = identCap
 
 // The default caps.
 const (

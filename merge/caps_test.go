@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 func TestCapsDefaults(t *testing.T) {
@@ -25,13 +26,13 @@ func TestCapsDefaults(t *testing.T) {
 
 // Each cap: what is refused or cut, and where it is counted.
 func TestCaps(t *testing.T) {
-	long := strings.Repeat("k", MaxIdentBytes+1)
+	long := strings.Repeat("k", envelope.MaxIdentBytes+1)
 	tests := []struct {
 		name    string
 		caps    Caps
 		in      []envelope.Reading
-		want    []Result
-		counts  Counters
+		want    []Effect
+		counts  schema.Counters
 		blocks  []string
 		outputs []toolOutput
 	}{
@@ -40,53 +41,53 @@ func TestCaps(t *testing.T) {
 			caps: Caps{MaxBlocks: 2},
 			in: []envelope.Reading{run("", 1, text("a")), fallback("msg:1", "f", envelope.ReasonNoEnvelope),
 				run("", 2, text("b")), fallback("msg:2", "g", envelope.ReasonNoEnvelope), run("", 1, text("a"))},
-			want:   []Result{Applied, Applied, DroppedCap, DroppedCap, Duplicate},
-			counts: Counters{Applied: 2, Duplicates: 1, DroppedByCap: 2, Fallbacks: map[envelope.Reason]int64{envelope.ReasonNoEnvelope: 1}},
+			want:   []Effect{Applied, Applied, DroppedCap, DroppedCap, Duplicate},
+			counts: schema.Counters{Applied: 2, Duplicates: 1, DroppedByCap: 2, Fallbacks: map[envelope.Reason]int64{envelope.ReasonNoEnvelope: 1}},
 			blocks: []string{"1", "msg:1"},
 		},
 		{
 			name:    "MaxBlocks counts chunks",
 			caps:    Caps{MaxBlocks: 2},
 			in:      []envelope.Reading{run("c1", 1, chunk("t", "a")), run("c1", 2, chunk("t", "b")), run("c1", 3, chunk("t", "c"))},
-			want:    []Result{Applied, Applied, DroppedCap},
-			counts:  Counters{Applied: 2, DroppedByCap: 1},
-			outputs: []toolOutput{{Key: "c1", Output: "ab", Status: ToolRunning}},
+			want:    []Effect{Applied, Applied, DroppedCap},
+			counts:  schema.Counters{Applied: 2, DroppedByCap: 1},
+			outputs: []toolOutput{{Key: "c1", Output: "ab", Status: schema.ToolRunning}},
 		},
 		{
 			name: "MaxStreamKeys: a new key with tool state is dropped; plain text on it is not",
 			caps: Caps{MaxStreamKeys: 1},
 			in: []envelope.Reading{run("c1", 1, call("grep")), run("c2", 2, call("ls")), run("c2", 3, text("progress")),
 				env("c2", 4, done, text("closing")), env("c1", 5, done, text("closing"))},
-			want:    []Result{Applied, DroppedCap, Applied, DroppedCap, Applied},
-			counts:  Counters{Applied: 3, DroppedByCap: 2, Gaps: 2},
+			want:    []Effect{Applied, DroppedCap, Applied, DroppedCap, Applied},
+			counts:  schema.Counters{Applied: 3, DroppedByCap: 2, Gaps: 2},
 			blocks:  []string{"c1:1", "c2:3", "c1:5"},
-			outputs: []toolOutput{{Key: "c1", Status: ToolDone}},
+			outputs: []toolOutput{{Key: "c1", Status: schema.ToolDone}},
 		},
 		{
 			name: "MaxOutputBytes: the newest bytes are kept",
 			caps: Caps{MaxOutputBytes: 10},
 			in: []envelope.Reading{run("c1", 1, chunk("t", "aaaa\n")), run("c1", 2, chunk("t", "bbbb\n")),
 				run("c1", 3, chunk("t", "cccc\n"))},
-			want:    []Result{Applied, Applied, Applied},
-			counts:  Counters{Applied: 3},
-			outputs: []toolOutput{{Key: "c1", Output: "bbbb\ncccc\n", Truncated: 5, Status: ToolRunning}},
+			want:    []Effect{Applied, Applied, Applied},
+			counts:  schema.Counters{Applied: 3},
+			outputs: []toolOutput{{Key: "c1", Output: "bbbb\ncccc\n", Truncated: 5, Status: schema.ToolRunning}},
 		},
 		{
 			name: "MaxOutputBytes: the cut may fall inside a chunk",
 			caps: Caps{MaxOutputBytes: 7},
 			in: []envelope.Reading{run("c1", 3, chunk("t", "cccc\n")), run("c1", 1, chunk("t", "aaaa\n")),
 				run("c1", 2, chunk("t", "bbbb\n"))},
-			want:    []Result{Applied, Applied, Applied},
-			counts:  Counters{Applied: 3, Late: 2},
-			outputs: []toolOutput{{Key: "c1", Output: "b\ncccc\n", Truncated: 8, Status: ToolRunning}},
+			want:    []Effect{Applied, Applied, Applied},
+			counts:  schema.Counters{Applied: 3, Late: 2},
+			outputs: []toolOutput{{Key: "c1", Output: "b\ncccc\n", Truncated: 8, Status: schema.ToolRunning}},
 		},
 		{
 			name:    "MaxOutputBytes: never inside a rune",
 			caps:    Caps{MaxOutputBytes: 4},
 			in:      []envelope.Reading{run("c1", 1, chunk("t", "ééé"))}, // 6 bytes; keeping 4 would start mid-rune
-			want:    []Result{Applied},
-			counts:  Counters{Applied: 1},
-			outputs: []toolOutput{{Key: "c1", Output: "éé", Truncated: 2, Status: ToolRunning}},
+			want:    []Effect{Applied},
+			counts:  schema.Counters{Applied: 1},
+			outputs: []toolOutput{{Key: "c1", Output: "éé", Truncated: 2, Status: schema.ToolRunning}},
 		},
 		{
 			// The evicted text is gone, so a copy of an evicted chunk is
@@ -97,25 +98,25 @@ func TestCaps(t *testing.T) {
 			in: []envelope.Reading{run("c1", 2, chunk("t", "bbbb\n")), run("c1", 3, chunk("t", "cccc\n")),
 				run("c1", 1, chunk("t", "aaaa\n")), run("c1", 1, chunk("t", "aaaa\n")), run("c1", 1, chunk("t", "AAAA\n")),
 				run("c1", 1, chunk("t", "AAA\n"))},
-			want:    []Result{Applied, Applied, Applied, Duplicate, Duplicate, Conflict},
-			counts:  Counters{Applied: 3, Late: 1, Duplicates: 2, Conflicts: 1},
-			outputs: []toolOutput{{Key: "c1", Output: "cccc\n", Truncated: 10, Status: ToolRunning}},
+			want:    []Effect{Applied, Applied, Applied, Duplicate, Duplicate, Conflict},
+			counts:  schema.Counters{Applied: 3, Late: 1, Duplicates: 2, Conflicts: 1},
+			outputs: []toolOutput{{Key: "c1", Output: "cccc\n", Truncated: 10, Status: schema.ToolRunning}},
 		},
 		{
 			name: "MaxTextBytes: the head of the text is kept, at a rune boundary",
 			caps: Caps{MaxTextBytes: 2},
 			in: []envelope.Reading{run("", 1, text("héllo")), run("", 2, think("ok")),
 				fallback("msg:1", "ßig", envelope.ReasonBadJSON), run("", 1, text("héllo"))},
-			want:   []Result{Applied, Applied, Applied, Duplicate},
-			counts: Counters{Applied: 3, Duplicates: 1, Fallbacks: map[envelope.Reason]int64{envelope.ReasonBadJSON: 1}},
+			want:   []Effect{Applied, Applied, Applied, Duplicate},
+			counts: schema.Counters{Applied: 3, Duplicates: 1, Fallbacks: map[envelope.Reason]int64{envelope.ReasonBadJSON: 1}},
 			blocks: []string{"1", "2", "msg:1"},
 		},
 		{
-			name: "MaxIdentBytes: a block with a longer identifier is dropped",
+			name: "envelope.MaxIdentBytes: a block with a longer identifier is dropped",
 			in: []envelope.Reading{run(long, 1, text("a")), fallback("msg:"+long, "f", envelope.ReasonBadJSON),
 				run("c1", 2, call(long)), run("", 3, envelope.ToolOutputAppend{Tool: "t", ToolCallID: long, Chunk: "x"})},
-			want:   []Result{DroppedCap, DroppedCap, DroppedCap, DroppedCap},
-			counts: Counters{DroppedByCap: 4},
+			want:   []Effect{DroppedCap, DroppedCap, DroppedCap, DroppedCap},
+			counts: schema.Counters{DroppedByCap: 4},
 		},
 	}
 	for _, tt := range tests {
@@ -194,8 +195,8 @@ func TestMaxTextBytesReleasesTheRest(t *testing.T) {
 	for i := range n {
 		text := strings.Repeat(string(rune('a'+i%26)), size)
 		msg := &a2a.Message{ID: fmt.Sprintf("m%d", i), Parts: a2a.ContentParts{a2a.NewTextPart(text)}}
-		if c := turn.Apply(envelope.FromMessage(msg)); c.Result != Applied {
-			t.Fatalf("block %d: %v", i, c.Result)
+		if c := turn.Apply(envelope.FromMessage(msg)); c.Effect != Applied {
+			t.Fatalf("block %d: %v", i, c.Effect)
 		}
 	}
 	grown := heapAfterGC() - before
@@ -220,8 +221,8 @@ func TestMaxOutputBytesReleasesDroppedChunks(t *testing.T) {
 			t.Fatal(err)
 		}
 		// Read back from the wire form, as a caller does.
-		if c := turn.Apply(envelope.FromMessage(&a2a.Message{ID: "m", Parts: a2a.ContentParts{p}})); c.Result != Applied {
-			t.Fatalf("chunk %d: %v", i, c.Result)
+		if c := turn.Apply(envelope.FromMessage(&a2a.Message{ID: "m", Parts: a2a.ContentParts{p}})); c.Effect != Applied {
+			t.Fatalf("chunk %d: %v", i, c.Effect)
 		}
 	}
 	grown := heapAfterGC() - before

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/wiretime"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // core is the merge state that Turn and Receiver share. Every piece of the
@@ -24,7 +26,7 @@ type core struct {
 	// order; indices are stable. A ref (int32) names either: a ref >= 0 is
 	// envelopes.at(ref), a ref < 0 is placedAt(ref) (see placedRef).
 	envelopes pagedRecs
-	placed    []Block
+	placed    []schema.Block
 
 	// The identity set, split so that the common case costs no hashing: an
 	// envelope that arrives in order (seq > every seq before it) is
@@ -56,7 +58,7 @@ type core struct {
 	byProjectionKey map[string]int32 // the projections' tool keys: a space of their own
 	lastStream      *stream          // the envelope stream of the latest lookup: floods hit it
 
-	counters Counters
+	counters schema.Counters
 
 	// parents holds Block.Parent of the applied envelopes that have one
 	// (nest.go), so that a turn without nesting pays nothing for it.
@@ -107,19 +109,6 @@ type rec struct {
 // epoch: a time like any other.
 const atUnknown = math.MinInt64
 
-// The range of an at a block keeps (PROTOCOL.md §4.4): the whole years
-// inside what Unix nanoseconds in an int64 hold (1677-09-21 to 2262-04-11),
-// so that a schema can say it with a pattern and atUnknown is outside it.
-var (
-	minAt = time.Date(1678, 1, 1, 0, 0, 0, 0, time.UTC)
-	maxAt = time.Date(2261, 12, 31, 23, 59, 59, 999999999, time.UTC)
-)
-
-// atKept reports whether t is zero (unknown) or in the range a block keeps.
-func atKept(t time.Time) bool {
-	return t.IsZero() || !t.Before(minAt) && !t.After(maxAt)
-}
-
 // pagedRecs is a list of recs stored in pages, so that growing it never
 // copies what it holds (a plain slice grown by append copies each element
 // about five times over its life).
@@ -153,7 +142,7 @@ func (rs *pagedRecs) add(r rec) {
 func placedRef(i int) int32 { return ^int32(i) }
 
 // placedAt returns the placed block a negative ref names.
-func (c *core) placedAt(ref int32) *Block { return &c.placed[^ref] }
+func (c *core) placedAt(ref int32) *schema.Block { return &c.placed[^ref] }
 
 func newCore(task, turn string, caps Caps) core {
 	caps = caps.withDefaults()
@@ -175,19 +164,19 @@ func newCore(task, turn string, caps Caps) core {
 
 // apply merges one block. place is true on the Turn, which stamps a
 // fallback's placement from its arrival; a Receiver keeps the op's.
-func (c *core) apply(b *Block, place bool) Change {
-	if !b.valid() {
+func (c *core) apply(b *schema.Block, place bool) Change {
+	if !(b.Validate() == nil) {
 		c.counters.Invalid++
-		return Change{Result: Invalid}
+		return Change{Effect: Invalid}
 	}
-	b.capText(c.caps.MaxTextBytes)
-	if !atKept(b.At) {
+	capText(b, c.caps.MaxTextBytes)
+	if !wiretime.Kept(b.At) {
 		// A time the peer's clock cannot have meant (PROTOCOL.md §4.4).
 		b.At = time.Time{}
 	}
 	// Identity first: a duplicate of an applied block is a duplicate even
 	// when a cap is full.
-	if b.placed() {
+	if placedByArrival(b) {
 		if i, ok := c.byID[b.Key.ID]; ok {
 			return c.duplicate(samePlaced(c.placedAt(i), b))
 		}
@@ -199,32 +188,32 @@ func (c *core) apply(b *Block, place bool) Change {
 	if c.envelopes.n+len(c.placed) >= c.caps.MaxBlocks {
 		return c.dropped(CapBlocks)
 	}
-	if b.identTooLong() {
+	if identTooLong(b) {
 		return c.dropped(CapIdent)
 	}
-	cost := b.cost()
+	cost := blockCost(b)
 	if !c.reserve(cost) {
 		return c.dropped(CapBytes)
 	}
 	var st *stream
-	if b.touchesTool() {
+	if touchesTool(b) {
 		var refused Cap
-		if st, refused = c.stream(b.ToolKey(), b.Source == SourceProjection); st == nil {
+		if st, refused = c.stream(b.ToolKey(), b.Source == schema.SourceProjection); st == nil {
 			c.release(cost)
 			return c.dropped(refused)
 		}
 	}
 
-	ch := Change{Result: Applied}
+	ch := Change{Effect: Applied}
 	var ref int32
-	if b.placed() {
+	if placedByArrival(b) {
 		if place {
 			b.Anchored, b.After, b.Ordinal = c.hasSeq, c.maxSeq, int64(len(c.placed))+1
 		}
 		ref = placedRef(len(c.placed))
 		c.placed = append(c.placed, *b)
 		c.byID[b.Key.ID] = ref
-		if b.Source == SourceFallback {
+		if b.Source == schema.SourceFallback {
 			if c.counters.Fallbacks == nil {
 				c.counters.Fallbacks = make(map[envelope.Reason]int64)
 			}
@@ -267,7 +256,7 @@ func (c *core) apply(b *Block, place bool) Change {
 		c.order = append(c.order, ref)
 	}
 	c.counters.Applied++
-	ch.Op = Op{Type: OpBlock, Task: c.task, Turn: c.turn, At: b.At, Block: *b}
+	ch.Op = schema.Op{Type: schema.OpBlock, Task: c.task, Turn: c.turn, At: b.At, Block: *b}
 
 	if st != nil {
 		was := st.last
@@ -280,7 +269,7 @@ func (c *core) apply(b *Block, place bool) Change {
 		if st.isTool && (changed || was == nil || was.Status != st.status(c.sealed)) {
 			// Most blocks (chunks) leave the summary as it was: it is
 			// shared rather than allocated per event.
-			st.last = new(ToolCall)
+			st.last = new(schema.ToolCall)
 			*st.last = st.summary(c.sealed)
 		}
 		if st.isTool {
@@ -294,7 +283,7 @@ func (c *core) apply(b *Block, place bool) Change {
 // dropped counts a block refused by cap.
 func (c *core) dropped(cap Cap) Change {
 	c.counters.DroppedByCap++
-	return Change{Result: DroppedCap, Cap: cap}
+	return Change{Effect: DroppedCap, Cap: cap}
 }
 
 // lookup returns the applied envelope (seq, key), or nil.
@@ -319,24 +308,24 @@ func (c *core) lookup(seq int64, key string) *rec {
 func (c *core) duplicate(same bool) Change {
 	if same {
 		c.counters.Duplicates++
-		return Change{Result: Duplicate}
+		return Change{Effect: Duplicate}
 	}
 	c.counters.Conflicts++
-	return Change{Result: Conflict}
+	return Change{Effect: Conflict}
 }
 
 // samePlaced reports whether two placed blocks with one ID have the same
 // content (PROTOCOL.md §6.1), overSoftLimit included as for an envelope.
 // (A fallback and a projection never share an ID in a Turn: their IDs have
 // different prefixes.)
-func samePlaced(a, b *Block) bool {
+func samePlaced(a, b *schema.Block) bool {
 	return a.Source == b.Source && a.Key.StreamKey == b.Key.StreamKey && a.Key.Seq == b.Key.Seq &&
 		a.Kind == b.Kind && a.Status == b.Status && a.Payload == b.Payload && a.Reason == b.Reason &&
 		a.OverSoftLimit == b.OverSoftLimit
 }
 
 // same reports whether envelope b has the content of r.
-func (r *rec) same(b *Block) bool {
+func (r *rec) same(b *schema.Block) bool {
 	if r.status != b.Status || r.overSoft != b.OverSoftLimit {
 		return false
 	}
@@ -354,13 +343,13 @@ func (r *rec) same(b *Block) bool {
 }
 
 // block returns the block a ref names.
-func (c *core) block(ref int32) Block {
+func (c *core) block(ref int32) schema.Block {
 	if ref < 0 {
 		return *c.placedAt(ref)
 	}
 	r := c.envelopes.at(ref)
-	b := Block{Key: Key{StreamKey: r.key, Seq: r.seq}, Status: r.status, Payload: r.payload,
-		Source: SourceEnvelope, OverSoftLimit: r.overSoft, Parent: c.parentOf(r)}
+	b := schema.Block{Key: schema.Key{StreamKey: r.key, Seq: r.seq}, Status: r.status, Payload: r.payload,
+		Source: schema.SourceEnvelope, OverSoftLimit: r.overSoft, Parent: c.parentOf(r)}
 	if r.at != atUnknown {
 		b.At = time.Unix(0, r.at).UTC()
 	}
@@ -375,16 +364,16 @@ func (c *core) block(ref int32) Block {
 	return b
 }
 
-// compareRefBlock orders the block of ref against b (see [Block]).
-func (c *core) compareRefBlock(ref int32, b *Block) int {
+// compareRefBlock orders the block of ref against b (see [schema.Block]).
+func (c *core) compareRefBlock(ref int32, b *schema.Block) int {
 	if ref < 0 {
 		return comparePlace(c.placedAt(ref), b)
 	}
 	r := c.envelopes.at(ref)
-	if b.Source == SourceEnvelope { // the common case, without a Block
+	if b.Source == schema.SourceEnvelope { // the common case, without a Block
 		return compareSeqKey(r.seq, r.key, b.Key.Seq, b.Key.StreamKey)
 	}
-	return comparePlace(&Block{Key: Key{StreamKey: r.key, Seq: r.seq}, Source: SourceEnvelope}, b)
+	return comparePlace(&schema.Block{Key: schema.Key{StreamKey: r.key, Seq: r.seq}, Source: schema.SourceEnvelope}, b)
 }
 
 func (c *core) compareRefs(i, j int32) int {
@@ -392,7 +381,7 @@ func (c *core) compareRefs(i, j int32) int {
 		return c.compareRefBlock(i, c.placedAt(j))
 	}
 	r := c.envelopes.at(j)
-	return c.compareRefBlock(i, &Block{Key: Key{StreamKey: r.key, Seq: r.seq}, Source: SourceEnvelope})
+	return c.compareRefBlock(i, &schema.Block{Key: schema.Key{StreamKey: r.key, Seq: r.seq}, Source: schema.SourceEnvelope})
 }
 
 // stream returns the tool state of key — in the projections' key space
@@ -444,14 +433,14 @@ func (c *core) newStream(key string) Cap {
 // view builds the snapshot. It sorts the internal indexes in place if an
 // out-of-order arrival left them unsorted, so that repeated views and
 // in-order arrivals after it stay cheap.
-func (c *core) view() View {
+func (c *core) view() schema.View {
 	if !c.sorted {
 		slices.SortFunc(c.order, c.compareRefs)
 		c.sorted = true
 	}
-	v := View{Task: c.task, Turn: c.turn, Sealed: c.sealed, Counters: c.countersNow()}
+	v := schema.View{Task: c.task, Turn: c.turn, Sealed: c.sealed, Counters: c.countersNow()}
 	if len(c.order) > 0 {
-		v.Blocks = make([]Block, len(c.order))
+		v.Blocks = make([]schema.Block, len(c.order))
 		for k, ref := range c.order {
 			v.Blocks[k] = c.block(ref)
 		}
@@ -471,7 +460,7 @@ func (c *core) view() View {
 }
 
 // countersNow returns a copy of the counters with Gaps brought up to date.
-func (c *core) countersNow() Counters {
+func (c *core) countersNow() schema.Counters {
 	if c.seqsOf < c.envelopes.n {
 		for i := int32(c.seqsOf); i < int32(c.envelopes.n); i++ {
 			c.seqs = append(c.seqs, c.envelopes.at(i).seq)
@@ -480,14 +469,14 @@ func (c *core) countersNow() Counters {
 		slices.Sort(c.seqs) // mostly sorted already: cheap for pdqsort
 		c.seqs = slices.Compact(c.seqs)
 	}
-	cs := c.counters.clone()
+	cs := cloneCounters(c.counters)
 	cs.Gaps = missing(c.seqs)
 	return cs
 }
 
 // ops returns an op for every applied block — a chunk whose text the
 // output cap dropped as its stub — in view order, chunks at their seq.
-func (c *core) ops() []Op {
+func (c *core) ops() []schema.Op {
 	refs := make([]int32, 0, c.envelopes.n+len(c.placed))
 	for i := range int32(c.envelopes.n) {
 		refs = append(refs, i)
@@ -496,10 +485,10 @@ func (c *core) ops() []Op {
 		refs = append(refs, placedRef(i))
 	}
 	slices.SortFunc(refs, c.compareRefs)
-	ops := make([]Op, len(refs))
+	ops := make([]schema.Op, len(refs))
 	for k, ref := range refs {
 		b := c.block(ref)
-		ops[k] = Op{Type: OpBlock, Task: c.task, Turn: c.turn, At: b.At, Block: b}
+		ops[k] = schema.Op{Type: schema.OpBlock, Task: c.task, Turn: c.turn, At: b.At, Block: b}
 	}
 	return ops
 }

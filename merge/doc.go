@@ -1,5 +1,9 @@
 // Package merge merges the progress envelopes of a turn into a live view for
-// a caller's front end, and into ops that carry the view to it.
+// a caller's front end, and into ops that carry the view to it. The view
+// and the ops are the wire forms of package schema (schema.View,
+// schema.Op); this package makes them ([Turn], from envelopes) and applies
+// them ([Receiver], from ops), and reports what each apply did: its
+// [Effect] (applied, duplicate, conflict, …) in a [Change].
 //
 // # The model
 //
@@ -33,7 +37,7 @@
 //     one thing arrival decides: the tests shuffle envelopes freely but keep
 //     each fallback after its anchor and before the seqs that followed it.
 //   - Tool calls. Blocks are grouped by key — the streamKey, or the
-//     tool_call_id when the streamKey is empty — into [ToolCall]s: a name,
+//     tool_call_id when the streamKey is empty — into [schema.ToolCall]s: a name,
 //     a status running → done | aborted, and an output made of the key's
 //     tool_output_append chunks in seq order. Chunks are folded into their
 //     call and are not listed in View.Blocks. Between two chunks where the
@@ -46,7 +50,7 @@
 //     (PROTOCOL.md §5.1: a remote invocation's frames count "sequence" per
 //     member, 1, 2, 3…, next to envelope seqs 100…). A Reading that is not a
 //     fallback yet carries an ID (envelope.FromMessage never makes one) is
-//     such a [SourceProjection] block: its identity is the ID, it is placed
+//     such a [schema.SourceProjection] block: its identity is the ID, it is placed
 //     by arrival exactly like a fallback, and its seq orders it only within
 //     its streamKey — which is a key space of its own, one tool call per
 //     key. So a projection never orders, delays or anchors envelopes, never
@@ -55,7 +59,7 @@
 //     where its first tool_call block was placed.
 //   - Seal. The terminal state, not progress, decides the turn. When it
 //     arrives, [Turn.Seal] freezes the view: calls still running become
-//     [ToolUnfinished], and later readings are counted as DroppedAfterSeal.
+//     [schema.ToolUnfinished], and later readings are counted as DroppedAfterSeal.
 //
 // The tolerance cases of the spec follow from these rules, without errors:
 // output before the tool_call opens the call (named by its chunk until the
@@ -93,16 +97,16 @@
 // view stays independent of arrival order; the output cap too, since it
 // keeps the newest chunks by seq.
 //
-// # Ops, results and receivers
+// # Ops, results, effects and receivers
 //
-// Each applied block yields an [Op] (Change.Op), Seal yields one more, and
-// [Turn.ResultOp] a last one: the verdict of the turn as a [TurnResult]
+// Each applied block yields a [schema.Op] (Change.Op), Seal yields one more, and
+// [Turn.ResultOp] a last one: the verdict of the turn as a [schema.Result]
 // (completed with its reply, failed with the callee's reason, a question to
 // answer, or incomplete), which package terminal decides from the task
 // state alone. Every op names its task and turn; a block op also carries at,
 // when the block was produced — informational, never identity or order. An
 // op is self-contained and idempotent, with a stable flat JSON form (see
-// [Op]; PROTOCOL.md §4). A front end applies the ops to a [Receiver], in
+// [schema.Op]; PROTOCOL.md §4). A front end applies the ops to a [Receiver], in
 // whatever order and however many times they reach it: it keeps one view
 // per turn of the task, each ending equal to its Turn's view, and the
 // latest turn's result; [Receiver.Ops] gives a turn back as ops, to bring a

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 func reading(streamKey string, seq int64, status envelope.Status, p envelope.Payload) envelope.Reading {
@@ -27,7 +28,7 @@ func ExampleTurn() {
 		reading("call-1", 13, envelope.StatusDone, envelope.Text{Text: "grep finished"}),
 	} {
 		ch := t.Apply(r)
-		fmt.Println(r.Envelope.Seq, ch.Result, "late:", ch.Late)
+		fmt.Println(r.Envelope.Seq, ch.Effect, "late:", ch.Late)
 	}
 	v := t.View()
 	tc := v.ToolCalls[0]
@@ -53,7 +54,7 @@ func ExampleTurn_Seal() {
 	t.Seal()
 	ch := t.Apply(reading("call-1", 6, envelope.StatusDone, envelope.ToolCall{Tool: "tail"}))
 	tc := t.View().ToolCalls[0]
-	fmt.Println(ch.Result, tc.Status, tc.Gaps)
+	fmt.Println(ch.Effect, tc.Status, tc.Gaps)
 	fmt.Print(tc.Output)
 	// Output:
 	// dropped_sealed unfinished 1
@@ -67,7 +68,7 @@ func ExampleTurn_Seal() {
 func ExampleReceiver() {
 	t := merge.NewTurn("task-1", "msg-1", merge.Caps{})
 	at := time.Date(2026, 12, 1, 10, 0, 0, 250_000_000, time.UTC)
-	var ops []merge.Op
+	var ops []schema.Op
 	for i, r := range []envelope.Reading{
 		reading("call-1", 41, envelope.StatusRunning, envelope.ToolCall{Tool: "search"}),
 		{Fallback: true, Reason: envelope.ReasonNoEnvelope, ID: "msg:m7", Part: -1,
@@ -75,7 +76,7 @@ func ExampleReceiver() {
 				Payload: envelope.Text{Text: "still searching"}}},
 		reading("", 42, envelope.StatusRunning, envelope.Thinking{Text: "found it"}),
 	} {
-		if ch := t.ApplyAt(r, at.Add(time.Duration(i)*time.Second)); ch.Result == merge.Applied {
+		if ch := t.ApplyAt(r, at.Add(time.Duration(i)*time.Second)); ch.Effect == merge.Applied {
 			ops = append(ops, ch.Op)
 		}
 	}
@@ -107,14 +108,14 @@ func ExampleReceiver_turns() {
 	rcv := merge.NewReceiver("task-1", merge.Caps{})
 	for _, turn := range []string{"msg-1", "msg-2"} {
 		t := merge.NewTurn("task-1", turn, merge.Caps{})
-		ops := []merge.Op{
+		ops := []schema.Op{
 			t.Apply(reading("", 1, envelope.StatusRunning, envelope.Text{Text: "working on " + turn})).Op,
 			t.Seal(),
 		}
-		verdict := merge.TurnResult{State: "TASK_STATE_INPUT_REQUIRED", Verdict: merge.VerdictInputRequired,
-			Interrupt: &merge.Interrupt{Question: "Approve?"}}
+		verdict := schema.Result{State: "TASK_STATE_INPUT_REQUIRED", Verdict: schema.VerdictInputRequired,
+			Interrupt: &schema.Interrupt{Question: "Approve?"}}
 		if turn == "msg-2" {
-			verdict = merge.TurnResult{State: "TASK_STATE_COMPLETED", Verdict: merge.VerdictCompleted, Reply: "approved"}
+			verdict = schema.Result{State: "TASK_STATE_COMPLETED", Verdict: schema.VerdictCompleted, Reply: "approved"}
 		}
 		ops = append(ops, t.ResultOp(verdict))
 		for _, op := range ops {

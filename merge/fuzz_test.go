@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // FuzzReceiver feeds NDJSON ops from a peer — whatever bytes — through the
@@ -30,7 +31,7 @@ func FuzzReceiver(f *testing.F) {
 			lines = opLines(data[1:])
 		}
 		for _, line := range lines {
-			var op merge.Op
+			var op schema.Op
 			if err := json.Unmarshal(line, &op); err != nil {
 				continue
 			}
@@ -38,7 +39,7 @@ func FuzzReceiver(f *testing.F) {
 			if err != nil {
 				t.Fatalf("a decoded op does not encode: %v (%q)", err, line)
 			}
-			var again merge.Op
+			var again schema.Op
 			if err := json.Unmarshal(b, &again); err != nil {
 				t.Fatalf("an encoded op does not decode: %v (%s)", err, b)
 			}

@@ -77,8 +77,8 @@ func benchApply(b *testing.B, rs []envelope.Reading) {
 		if i%len(rs) == 0 && i > 0 {
 			turn = NewTurn("t1", "m1", caps)
 		}
-		if ch := turn.Apply(rs[i%len(rs)]); ch.Result != Applied {
-			b.Fatalf("reading %d: %v", i%len(rs), ch.Result)
+		if ch := turn.Apply(rs[i%len(rs)]); ch.Effect != Applied {
+			b.Fatalf("reading %d: %v", i%len(rs), ch.Effect)
 		} else if ch.Late {
 			late++
 		}

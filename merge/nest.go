@@ -1,10 +1,6 @@
 package merge
 
-import "github.com/tfrs/a2a-progress/envelope"
-
-// identCap is [MaxIdentBytes]: the identifier limit of PROTOCOL.md §2.5,
-// which a block's parent is held to as well.
-const identCap = envelope.MaxIdentBytes
+import "github.com/tfrs/a2a-progress/schema"
 
 // MaxDepth caps how deep tool calls nest in a view (PROTOCOL.md §10.3): a
 // call whose chain of parents is longer — and one whose chain loops — is
@@ -38,7 +34,7 @@ func (c *core) parentOf(r *rec) string {
 // call of the view), when that is at most MaxDepth; 0 otherwise. It is a
 // function of the calls alone, so of the set of blocks. A projection's
 // call is in a key space of its own (PROTOCOL.md §6.4): it is no parent.
-func nestCalls(calls []ToolCall, streams []*stream) {
+func nestCalls(calls []schema.ToolCall, streams []*stream) {
 	var byKey map[string]int
 	for i := range calls {
 		if calls[i].Parent == "" {
@@ -58,7 +54,7 @@ func nestCalls(calls []ToolCall, streams []*stream) {
 
 // depthOf walks up from calls[i] at most MaxDepth+1 steps: past that, the
 // chain is too long or loops.
-func depthOf(calls []ToolCall, byKey map[string]int, i int) int {
+func depthOf(calls []schema.ToolCall, byKey map[string]int, i int) int {
 	for d := 0; d <= MaxDepth; d++ {
 		j, ok := byKey[calls[i].Parent]
 		if calls[i].Parent == "" || !ok {

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // under is r nested under the call parent (PROTOCOL.md §10).
@@ -20,7 +21,7 @@ func under(parent string, r envelope.Reading) envelope.Reading {
 }
 
 // depths maps each call of v to its Parent and Depth.
-func depths(v View) map[string][2]string {
+func depths(v schema.View) map[string][2]string {
 	m := make(map[string][2]string)
 	for _, c := range v.ToolCalls {
 		m[c.Key] = [2]string{c.Parent, strconv.Itoa(c.Depth)}
@@ -96,11 +97,11 @@ func TestNestDepth(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			turn := NewTurn("t1", "m1", Caps{})
-			var ops []Op
+			var ops []schema.Op
 			for _, r := range tt.in {
 				ch := turn.Apply(r)
-				if ch.Result != Applied {
-					t.Fatalf("Apply: %v", ch.Result)
+				if ch.Effect != Applied {
+					t.Fatalf("Apply: %v", ch.Effect)
 				}
 				ops = append(ops, ch.Op)
 			}
@@ -117,14 +118,14 @@ func TestNestDepth(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					var op Op
+					var op schema.Op
 					if err := json.Unmarshal(b, &op); err != nil {
 						t.Fatal(err)
 					}
 					rx.Apply(op)
 				}
 				// Late is the receiver's own observation of the arrival order.
-				if d := cmp.Diff(v, rx.View(), cmpopts.IgnoreFields(Counters{}, "Late")); d != "" {
+				if d := cmp.Diff(v, rx.View(), cmpopts.IgnoreFields(schema.Counters{}, "Late")); d != "" {
 					t.Fatalf("Receiver view (-turn +receiver):\n%s", d)
 				}
 			}
@@ -137,13 +138,13 @@ func TestNestDepth(t *testing.T) {
 func TestNestParentIsContent(t *testing.T) {
 	turn := NewTurn("t1", "m1", Caps{})
 	turn.Apply(under("ask", run("c1", 1, call("t"))))
-	if got := turn.Apply(under("ask", run("c1", 1, call("t")))).Result; got != Duplicate {
+	if got := turn.Apply(under("ask", run("c1", 1, call("t")))).Effect; got != Duplicate {
 		t.Errorf("same parent: %v, want Duplicate", got)
 	}
-	if got := turn.Apply(under("other", run("c1", 1, call("t")))).Result; got != Conflict {
+	if got := turn.Apply(under("other", run("c1", 1, call("t")))).Effect; got != Conflict {
 		t.Errorf("other parent: %v, want Conflict", got)
 	}
-	if got := turn.Apply(run("c1", 1, call("t"))).Result; got != Conflict {
+	if got := turn.Apply(run("c1", 1, call("t"))).Effect; got != Conflict {
 		t.Errorf("no parent: %v, want Conflict", got)
 	}
 	if got := turn.View().Blocks[0].Parent; got != "ask" {
@@ -151,17 +152,17 @@ func TestNestParentIsContent(t *testing.T) {
 	}
 }
 
-// The caps cover the whole tree: a parent is an identifier (MaxIdentBytes),
+// The caps cover the whole tree: a parent is an identifier (envelope.MaxIdentBytes),
 // and forwarded blocks count against the turn's blocks.
 func TestNestCaps(t *testing.T) {
 	turn := NewTurn("t1", "m1", Caps{MaxBlocks: 2})
-	long := strings.Repeat("p", MaxIdentBytes+1)
-	if got := turn.Apply(under(long, run("", 1, text("x")))).Result; got != DroppedCap {
-		t.Errorf("parent over MaxIdentBytes: %v, want DroppedCap", got)
+	long := strings.Repeat("p", envelope.MaxIdentBytes+1)
+	if got := turn.Apply(under(long, run("", 1, text("x")))).Effect; got != DroppedCap {
+		t.Errorf("parent over envelope.MaxIdentBytes: %v, want DroppedCap", got)
 	}
 	turn.Apply(run("ask", 2, call("ask_colleague")))
 	turn.Apply(under("ask", run("", 3, text("sub"))))
-	if got := turn.Apply(under("ask", run("", 4, text("more")))).Result; got != DroppedCap {
+	if got := turn.Apply(under("ask", run("", 4, text("more")))).Effect; got != DroppedCap {
 		t.Errorf("past MaxBlocks: %v, want DroppedCap", got)
 	}
 }
@@ -182,8 +183,8 @@ func TestNestOpJSON(t *testing.T) {
 		{"parent is its own call", `{"type":"block","task":"t1","turn":"m1","streamKey":"c1","seq":1,"id":"","kind":"tool_call","status":"running","payload":{"tool":"t"},"source":"envelope","parent":"c1"}`},
 		{"parent not a string", `{"type":"block","task":"t1","turn":"m1","streamKey":"","seq":1,"id":"","kind":"text","status":"running","payload":{"text":"x"},"source":"envelope","parent":1}`},
 	} {
-		var op Op
-		if err := json.Unmarshal([]byte(tc.in), &op); !errors.Is(err, ErrBadOp) {
+		var op schema.Op
+		if err := json.Unmarshal([]byte(tc.in), &op); !errors.Is(err, schema.ErrBadOp) {
 			t.Errorf("%s: %v, want ErrBadOp", tc.name, err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // proj builds the reading of a projection block: member key, the member's
@@ -22,15 +23,15 @@ func proj(key string, seq int64, status envelope.Status, p envelope.Payload) env
 func pcall(tool, id string) envelope.ToolCall { return envelope.ToolCall{Tool: tool, ToolCallID: id} }
 
 // pblock is the block a projection reading becomes at a placement.
-func pblock(r envelope.Reading, anchored bool, after, ordinal int64) Block {
+func pblock(r envelope.Reading, anchored bool, after, ordinal int64) schema.Block {
 	e := r.Envelope
-	return Block{Key: Key{StreamKey: e.StreamKey, Seq: e.Seq, ID: r.ID}, Kind: e.Kind, Status: e.Status,
-		Payload: e.Payload, Source: SourceProjection, Anchored: anchored, After: after, Ordinal: ordinal}
+	return schema.Block{Key: schema.Key{StreamKey: e.StreamKey, Seq: e.Seq, ID: r.ID}, Kind: e.Kind, Status: e.Status,
+		Payload: e.Payload, Source: schema.SourceProjection, Anchored: anchored, After: after, Ordinal: ordinal}
 }
 
-func eblock(r envelope.Reading) Block {
+func eblock(r envelope.Reading) schema.Block {
 	e := r.Envelope
-	return Block{Key: Key{StreamKey: e.StreamKey, Seq: e.Seq}, Kind: e.Kind, Status: e.Status, Payload: e.Payload, Source: SourceEnvelope}
+	return schema.Block{Key: schema.Key{StreamKey: e.StreamKey, Seq: e.Seq}, Kind: e.Kind, Status: e.Status, Payload: e.Payload, Source: schema.SourceEnvelope}
 }
 
 func TestProjections(t *testing.T) {
@@ -47,54 +48,54 @@ func TestProjections(t *testing.T) {
 	tests := []struct {
 		name    string
 		in      []envelope.Reading
-		results []Result
-		want    View
+		results []Effect
+		want    schema.View
 	}{
 		{
 			name: "per-member seqs beside envelope seqs: no gaps, nothing late, placed by arrival",
 			in:   []envelope.Reading{e100, p1, e101, q1, p2, e103, p3, q2},
-			want: View{Task: "t1", Turn: "m1",
-				Blocks: []Block{eblock(e100), pblock(p1, true, 100, 1), eblock(e101), pblock(q1, true, 101, 2),
+			want: schema.View{Task: "t1", Turn: "m1",
+				Blocks: []schema.Block{eblock(e100), pblock(p1, true, 100, 1), eblock(e101), pblock(q1, true, 101, 2),
 					pblock(p2, true, 101, 3), eblock(e103), pblock(p3, true, 103, 4), pblock(q2, true, 103, 5)},
-				ToolCalls: []ToolCall{
-					{Key: m1, Tool: "expense-review", ToolCallID: "call-1", Status: ToolDone, Started: true, FirstSeq: 1},
-					{Key: "c", Tool: "grep", Status: ToolDone, Started: true, FirstSeq: 101},
-					{Key: m2, Tool: "audit", ToolCallID: "call-2", Status: ToolAborted, Started: true, FirstSeq: 1},
+				ToolCalls: []schema.ToolCall{
+					{Key: m1, Tool: "expense-review", ToolCallID: "call-1", Status: schema.ToolDone, Started: true, FirstSeq: 1},
+					{Key: "c", Tool: "grep", Status: schema.ToolDone, Started: true, FirstSeq: 101},
+					{Key: m2, Tool: "audit", ToolCallID: "call-2", Status: schema.ToolAborted, Started: true, FirstSeq: 1},
 				},
 				// 102 is the only missing envelope seq; the members' 1..3
 				// are not seqs of the turn.
-				Counters: Counters{Applied: 8, Gaps: 1}},
+				Counters: schema.Counters{Applied: 8, Gaps: 1}},
 		},
 		{
 			name:    "two members with the same sequence do not collide; a repeat is a duplicate, other content a conflict",
 			in:      []envelope.Reading{p1, q1, p1, proj(m1, 1, envelope.StatusRunning, pcall("other", "call-1"))},
-			results: []Result{Applied, Applied, Duplicate, Conflict},
-			want: View{Task: "t1", Turn: "m1",
-				Blocks: []Block{pblock(p1, false, 0, 1), pblock(q1, false, 0, 2)},
-				ToolCalls: []ToolCall{
-					{Key: m1, Tool: "expense-review", ToolCallID: "call-1", Status: ToolRunning, Started: true, FirstSeq: 1},
-					{Key: m2, Tool: "audit", ToolCallID: "call-2", Status: ToolRunning, Started: true, FirstSeq: 1},
+			results: []Effect{Applied, Applied, Duplicate, Conflict},
+			want: schema.View{Task: "t1", Turn: "m1",
+				Blocks: []schema.Block{pblock(p1, false, 0, 1), pblock(q1, false, 0, 2)},
+				ToolCalls: []schema.ToolCall{
+					{Key: m1, Tool: "expense-review", ToolCallID: "call-1", Status: schema.ToolRunning, Started: true, FirstSeq: 1},
+					{Key: m2, Tool: "audit", ToolCallID: "call-2", Status: schema.ToolRunning, Started: true, FirstSeq: 1},
 				},
-				Counters: Counters{Applied: 2, Duplicates: 1, Conflicts: 1}},
+				Counters: schema.Counters{Applied: 2, Duplicates: 1, Conflicts: 1}},
 		},
 		{
 			name: "a member's own seqs decide its status, whatever the arrival",
 			in:   []envelope.Reading{p3, p1, p2},
-			want: View{Task: "t1", Turn: "m1",
-				Blocks:    []Block{pblock(p3, false, 0, 1), pblock(p1, false, 0, 2), pblock(p2, false, 0, 3)},
-				ToolCalls: []ToolCall{{Key: m1, Tool: "expense-review", ToolCallID: "call-1", Status: ToolDone, Started: true, FirstSeq: 1}},
-				Counters:  Counters{Applied: 3}},
+			want: schema.View{Task: "t1", Turn: "m1",
+				Blocks:    []schema.Block{pblock(p3, false, 0, 1), pblock(p1, false, 0, 2), pblock(p2, false, 0, 3)},
+				ToolCalls: []schema.ToolCall{{Key: m1, Tool: "expense-review", ToolCallID: "call-1", Status: schema.ToolDone, Started: true, FirstSeq: 1}},
+				Counters:  schema.Counters{Applied: 3}},
 		},
 		{
 			name: "an envelope stream key equal to a member key is another call",
 			in:   []envelope.Reading{run(m1, 7, call("local")), p1},
-			want: View{Task: "t1", Turn: "m1",
-				Blocks: []Block{eblock(run(m1, 7, call("local"))), pblock(p1, true, 7, 1)},
-				ToolCalls: []ToolCall{
-					{Key: m1, Tool: "local", Status: ToolRunning, Started: true, FirstSeq: 7},
-					{Key: m1, Tool: "expense-review", ToolCallID: "call-1", Status: ToolRunning, Started: true, FirstSeq: 1},
+			want: schema.View{Task: "t1", Turn: "m1",
+				Blocks: []schema.Block{eblock(run(m1, 7, call("local"))), pblock(p1, true, 7, 1)},
+				ToolCalls: []schema.ToolCall{
+					{Key: m1, Tool: "local", Status: schema.ToolRunning, Started: true, FirstSeq: 7},
+					{Key: m1, Tool: "expense-review", ToolCallID: "call-1", Status: schema.ToolRunning, Started: true, FirstSeq: 1},
 				},
-				Counters: Counters{Applied: 2}},
+				Counters: schema.Counters{Applied: 2}},
 		},
 		{
 			name: "chunks, an empty key and bad placement are invalid",
@@ -102,8 +103,8 @@ func TestProjections(t *testing.T) {
 				proj(m1, 4, envelope.StatusRunning, envelope.ToolOutputAppend{Tool: "x", Chunk: "y"}),
 				proj("", 4, envelope.StatusRunning, pcall("x", "")),
 			},
-			results: []Result{Invalid, Invalid},
-			want:    View{Task: "t1", Turn: "m1", Counters: Counters{Invalid: 2}},
+			results: []Effect{Invalid, Invalid},
+			want:    schema.View{Task: "t1", Turn: "m1", Counters: schema.Counters{Invalid: 2}},
 		},
 	}
 	for _, tt := range tests {
@@ -159,9 +160,9 @@ func TestPropertyProjectionsLeaveEnvelopesAlone(t *testing.T) {
 		for _, r := range traj {
 			alone.Apply(r)
 		}
-		var ops []Op
+		var ops []schema.Op
 		for _, r := range mixed {
-			if ch := with.Apply(r); ch.Result == Applied {
+			if ch := with.Apply(r); ch.Effect == Applied {
 				ops = append(ops, ch.Op)
 			}
 		}
@@ -180,7 +181,7 @@ func TestPropertyProjectionsLeaveEnvelopesAlone(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var back Op
+			var back schema.Op
 			if err := json.Unmarshal(b, &back); err != nil {
 				t.Fatalf("seed %d: %s: %v", seed, b, err)
 			}
@@ -195,11 +196,11 @@ func TestPropertyProjectionsLeaveEnvelopesAlone(t *testing.T) {
 // withoutProjections keeps what envelopes and fallbacks make of a view;
 // fallback placement is compared by position, not by ordinal, which counts
 // projections too.
-func withoutProjections(v View) View {
-	out := View{Task: v.Task, Sealed: v.Sealed, Counters: v.Counters}
+func withoutProjections(v schema.View) schema.View {
+	out := schema.View{Task: v.Task, Sealed: v.Sealed, Counters: v.Counters}
 	out.Counters.Applied = 0
 	for _, b := range v.Blocks {
-		if b.Source != SourceProjection {
+		if b.Source != schema.SourceProjection {
 			b.Ordinal = 0
 			out.Blocks = append(out.Blocks, b)
 		}
@@ -212,6 +213,6 @@ func withoutProjections(v View) View {
 	return out
 }
 
-func isMemberKey(tc ToolCall) bool {
+func isMemberKey(tc schema.ToolCall) bool {
 	return len(tc.Key) > 3 && tc.Key[:3] == "ri:" && tc.Tool == "remote"
 }

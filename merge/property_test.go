@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // The property: a turn's view depends on the set of blocks it received, not
@@ -56,8 +57,8 @@ func TestPropertyAnyOrderSameView(t *testing.T) {
 		in := NewTurn("t1", "m1", caps)
 		for i, r := range traj {
 			ch := in.Apply(r)
-			if ch.Result != Applied || ch.Late {
-				t.Fatalf("seed %d: in-order reading %d: %v late=%v, want applied in order", seed, i, ch.Result, ch.Late)
+			if ch.Effect != Applied || ch.Late {
+				t.Fatalf("seed %d: in-order reading %d: %v late=%v, want applied in order", seed, i, ch.Effect, ch.Late)
 			}
 		}
 		sealAndTrail(in, sealed, after, traj)
@@ -70,9 +71,9 @@ func TestPropertyAnyOrderSameView(t *testing.T) {
 			cases++
 			arrival, dups, conflicts := permute(rng, traj)
 			got := NewTurn("t1", "m1", caps)
-			var ops []Op
+			var ops []schema.Op
 			for _, r := range arrival {
-				if ch := got.Apply(r); ch.Result == Applied {
+				if ch := got.Apply(r); ch.Effect == Applied {
 					ops = append(ops, ch.Op)
 				}
 			}
@@ -243,7 +244,7 @@ func permute(rng *rand.Rand, traj []envelope.Reading) (arrival []envelope.Readin
 // lateCount counts the envelopes applied after a higher seq: the first
 // arrival of each identity, in arrival order.
 func lateCount(arrival []envelope.Reading) int64 {
-	seen := map[Key]bool{}
+	seen := map[schema.Key]bool{}
 	var late int64
 	var top int64
 	has := false
@@ -251,7 +252,7 @@ func lateCount(arrival []envelope.Reading) int64 {
 		if r.Fallback {
 			continue
 		}
-		k := Key{StreamKey: r.Envelope.StreamKey, Seq: r.Envelope.Seq}
+		k := schema.Key{StreamKey: r.Envelope.StreamKey, Seq: r.Envelope.Seq}
 		if seen[k] {
 			continue
 		}
@@ -281,10 +282,10 @@ func sealAndTrail(t *Turn, sealed bool, after int, traj []envelope.Reading) {
 // receive applies ops (round-tripped through JSON when viaJSON), shuffled
 // and partly duplicated, to a new Receiver; it returns its view and the
 // number of duplicated block ops.
-func receive(t *testing.T, rng *rand.Rand, ops []Op, caps Caps, viaJSON bool) (View, int64) {
+func receive(t *testing.T, rng *rand.Rand, ops []schema.Op, caps Caps, viaJSON bool) (schema.View, int64) {
 	t.Helper()
 	var dups int64
-	var all []Op
+	var all []schema.Op
 	for _, op := range ops {
 		back := op
 		if viaJSON {
@@ -292,7 +293,7 @@ func receive(t *testing.T, rng *rand.Rand, ops []Op, caps Caps, viaJSON bool) (V
 			if err != nil {
 				t.Fatalf("marshal %+v: %v", op, err)
 			}
-			back = Op{}
+			back = schema.Op{}
 			if err := json.Unmarshal(b, &back); err != nil {
 				t.Fatalf("unmarshal %s: %v", b, err)
 			}
@@ -300,7 +301,7 @@ func receive(t *testing.T, rng *rand.Rand, ops []Op, caps Caps, viaJSON bool) (V
 		all = append(all, back)
 		if rng.IntN(5) == 0 {
 			all = append(all, back)
-			if back.Type == OpBlock {
+			if back.Type == schema.OpBlock {
 				dups++
 			}
 		}
@@ -316,7 +317,7 @@ func receive(t *testing.T, rng *rand.Rand, ops []Op, caps Caps, viaJSON bool) (V
 // rebuild feeds ops to a receiver, takes its snapshot (Receiver.Ops),
 // shuffles it and feeds it to a second receiver, whose view it returns
 // (transport-free). Every op of the snapshot must apply.
-func rebuild(t *testing.T, rng *rand.Rand, ops []Op, caps Caps) View {
+func rebuild(t *testing.T, rng *rand.Rand, ops []schema.Op, caps Caps) schema.View {
 	t.Helper()
 	src := NewReceiver("t1", caps)
 	for _, op := range ops {
@@ -344,7 +345,7 @@ func rebuild(t *testing.T, rng *rand.Rand, ops []Op, caps Caps) View {
 
 // transportFree zeroes the counters that describe arrivals rather than
 // content.
-func transportFree(v View) View {
+func transportFree(v schema.View) schema.View {
 	c := &v.Counters
 	c.Duplicates, c.Conflicts, c.Late, c.DroppedAfterSeal, c.DroppedByCap, c.Invalid = 0, 0, 0, 0, 0, 0
 	return v
@@ -354,10 +355,10 @@ type toolOutput struct {
 	Key, Output string
 	Truncated   int64
 	Gaps        int
-	Status      ToolStatus
+	Status      schema.ToolStatus
 }
 
-func toolOutputs(v View) []toolOutput {
+func toolOutputs(v schema.View) []toolOutput {
 	var out []toolOutput
 	for _, tc := range v.ToolCalls {
 		out = append(out, toolOutput{tc.Key, tc.Output, tc.Truncated, tc.Gaps, tc.Status})
@@ -376,7 +377,7 @@ func naiveOutputs(traj []envelope.Reading, caps Caps, sealed bool) []toolOutput 
 	}
 	seqs := map[int64]bool{}
 	pieces := map[string][]piece{}
-	status := map[string]ToolStatus{}
+	status := map[string]schema.ToolStatus{}
 	var keys []string
 	first := map[string]int64{}
 	for _, r := range traj {
@@ -407,7 +408,7 @@ func naiveOutputs(traj []envelope.Reading, caps Caps, sealed bool) []toolOutput 
 			}
 		}
 		if e.Status != envelope.StatusRunning && status[key] == "" {
-			status[key] = ToolStatus(e.Status)
+			status[key] = schema.ToolStatus(e.Status)
 		}
 	}
 	var out []toolOutput
@@ -425,9 +426,9 @@ func naiveOutputs(traj []envelope.Reading, caps Caps, sealed bool) []toolOutput 
 		}
 		o := toolOutput{Key: key, Status: status[key]}
 		if o.Status == "" {
-			o.Status = ToolRunning
+			o.Status = schema.ToolRunning
 			if sealed {
-				o.Status = ToolUnfinished
+				o.Status = schema.ToolUnfinished
 			}
 		}
 		var b strings.Builder

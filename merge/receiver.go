@@ -1,6 +1,11 @@
 package merge
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/schema"
+)
 
 // MaxReceiverTurns is the number of turns a [Receiver] keeps. A task has
 // one turn per request on it (an interrupt answered on the task opens the
@@ -19,7 +24,7 @@ const MaxReceiverTurns = 16
 // Gaps and Fallbacks. Its other counters are its own observations of the
 // ops it got (duplicates, conflicts, late ops; Invalid counts the invalid
 // ops of the whole receiver), since block ops do not carry the Turn's; the
-// result op does ([TurnResult].Counters).
+// result op does ([schema.Result].Counters).
 //
 // Turns are ordered by the first arrival of one of their ops; View is the
 // latest. At most [MaxReceiverTurns] are kept: a new turn beyond them
@@ -30,7 +35,7 @@ const MaxReceiverTurns = 16
 // Give it the Turn's caps (they bound each turn): the output cap decides
 // which chunk bytes a view shows. Its memory is bounded by
 // MaxReceiverTurns times a turn's (see [Caps]), and a turn id longer than
-// [MaxIdentBytes] makes its op invalid. A Receiver is not safe for
+// [envelope.MaxIdentBytes] makes its op invalid. A Receiver is not safe for
 // concurrent use.
 type Receiver struct {
 	task    string
@@ -49,7 +54,7 @@ type Receiver struct {
 
 type recvTurn struct {
 	core
-	result *TurnResult
+	result *schema.Result
 }
 
 // NewReceiver returns an empty receiver for the ops of task under caps.
@@ -66,11 +71,11 @@ func NewReceiver(task string, caps Caps) *Receiver {
 //   - a result op: Applied the first time; Duplicate for the same result
 //     again, Conflict for another one (the first stands).
 //   - an op for another task, without a turn or with one longer than
-//     [MaxIdentBytes], of an unknown type, with an invalid block or result:
+//     [envelope.MaxIdentBytes], of an unknown type, with an invalid block or result:
 //     [Invalid], counted in Counters.Invalid of every view, and ignored.
 //   - an op of an evicted turn: DroppedCap, counted by Refused.
-func (r *Receiver) Apply(op Op) Result {
-	if op.Task != r.task || op.Turn == "" || len(op.Turn) > MaxIdentBytes || !validOp(&op) {
+func (r *Receiver) Apply(op schema.Op) Effect {
+	if op.Task != r.task || op.Turn == "" || len(op.Turn) > envelope.MaxIdentBytes || !validOp(&op) {
 		r.invalid++
 		return Invalid
 	}
@@ -80,18 +85,18 @@ func (r *Receiver) Apply(op Op) Result {
 		return DroppedCap
 	}
 	switch op.Type {
-	case OpSeal:
+	case schema.OpSeal:
 		if t.sealed {
 			return Duplicate
 		}
 		t.sealed = true
 		return Applied
-	case OpResult:
+	case schema.OpResult:
 		switch {
 		case t.result == nil:
-			t.result = op.Result.clone()
+			t.result = cloneResult(op.Result)
 			return Applied
-		case t.result.equal(op.Result):
+		case equalResults(t.result, op.Result):
 			return Duplicate
 		}
 		return Conflict
@@ -103,19 +108,19 @@ func (r *Receiver) Apply(op Op) Result {
 	if !b.At.IsZero() {
 		b.At = b.At.UTC()
 	}
-	return t.apply(&b, false).Result
+	return t.apply(&b, false).Effect
 }
 
 // validOp reports whether op has a known type with a valid block or result.
-func validOp(op *Op) bool {
+func validOp(op *schema.Op) bool {
 	switch op.Type {
-	case OpSeal:
+	case schema.OpSeal:
 		return true
-	case OpResult:
+	case schema.OpResult:
 		return op.Result != nil && op.Result.Validate() == nil
-	case OpBlock:
+	case schema.OpBlock:
 		b := &op.Block
-		return (b.Source == SourceEnvelope || b.Ordinal >= 1) && b.valid()
+		return (b.Source == schema.SourceEnvelope || b.Ordinal >= 1) && (b.Validate() == nil)
 	}
 	return false
 }
@@ -159,9 +164,9 @@ func (r *Receiver) remember(id string) {
 
 // View returns a snapshot of the latest turn (the last whose first op
 // arrived); before any valid op, an empty view of the task with no turn.
-func (r *Receiver) View() View {
+func (r *Receiver) View() schema.View {
 	if len(r.turns) == 0 {
-		v := View{Task: r.task}
+		v := schema.View{Task: r.task}
 		v.Counters.Invalid = r.invalid
 		return v
 	}
@@ -170,15 +175,15 @@ func (r *Receiver) View() View {
 
 // TurnView returns a snapshot of the turn with id turn; ok is false when
 // the receiver does not keep it.
-func (r *Receiver) TurnView(turn string) (v View, ok bool) {
+func (r *Receiver) TurnView(turn string) (v schema.View, ok bool) {
 	t, ok := r.byID[turn]
 	if !ok {
-		return View{}, false
+		return schema.View{}, false
 	}
 	return r.viewOf(t), true
 }
 
-func (r *Receiver) viewOf(t *recvTurn) View {
+func (r *Receiver) viewOf(t *recvTurn) schema.View {
 	v := t.view()
 	v.Counters.Invalid = r.invalid
 	return v
@@ -196,12 +201,12 @@ func (r *Receiver) Turns() []string {
 
 // Result returns a copy of the latest turn's result, or nil before its
 // result op arrived.
-func (r *Receiver) Result() *TurnResult {
+func (r *Receiver) Result() *schema.Result {
 	if len(r.turns) == 0 {
 		return nil
 	}
 	if res := r.turns[len(r.turns)-1].result; res != nil {
-		return res.clone()
+		return cloneResult(res)
 	}
 	return nil
 }
@@ -217,17 +222,17 @@ func (r *Receiver) Result() *TurnResult {
 //
 // A relay uses it to bring a late subscriber up to date before it
 // forwards live ops.
-func (r *Receiver) Ops(turn string) []Op {
+func (r *Receiver) Ops(turn string) []schema.Op {
 	t, ok := r.byID[turn]
 	if !ok {
 		return nil
 	}
 	ops := t.ops()
 	if t.sealed {
-		ops = append(ops, Op{Type: OpSeal, Task: t.task, Turn: t.turn})
+		ops = append(ops, schema.Op{Type: schema.OpSeal, Task: t.task, Turn: t.turn})
 	}
 	if t.result != nil {
-		ops = append(ops, Op{Type: OpResult, Task: t.task, Turn: t.turn, Result: t.result.clone()})
+		ops = append(ops, schema.Op{Type: schema.OpResult, Task: t.task, Turn: t.turn, Result: cloneResult(t.result)})
 	}
 	return ops
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 func TestReceiver(t *testing.T) {
@@ -25,20 +26,20 @@ func TestReceiver(t *testing.T) {
 
 	tests := []struct {
 		name string
-		ops  []Op
-		want View
+		ops  []schema.Op
+		want schema.View
 	}{
 		{
 			name: "a block after the seal is still applied",
-			ops:  []Op{seal, b, a, a},
-			want: View{Task: "t1", Turn: "m1", Sealed: true, Blocks: []Block{a.Block, b.Block},
-				ToolCalls: []ToolCall{{Key: "c1", Tool: "grep", Status: ToolUnfinished, Started: true, FirstSeq: 1}},
-				Counters:  Counters{Applied: 2, Duplicates: 1, Fallbacks: map[envelope.Reason]int64{envelope.ReasonNoEnvelope: 1}}},
+			ops:  []schema.Op{seal, b, a, a},
+			want: schema.View{Task: "t1", Turn: "m1", Sealed: true, Blocks: []schema.Block{a.Block, b.Block},
+				ToolCalls: []schema.ToolCall{{Key: "c1", Tool: "grep", Status: schema.ToolUnfinished, Started: true, FirstSeq: 1}},
+				Counters:  schema.Counters{Applied: 2, Duplicates: 1, Fallbacks: map[envelope.Reason]int64{envelope.ReasonNoEnvelope: 1}}},
 		},
 		{
 			name: "ops of another task, unknown types and bad blocks are counted, not applied",
-			ops:  []Op{{Type: OpSeal, Task: "t2"}, {Type: "rewind", Task: "t1"}, badFallback, badBlock, placedEnvelope},
-			want: View{Task: "t1", Counters: Counters{Invalid: 5}},
+			ops:  []schema.Op{{Type: schema.OpSeal, Task: "t2"}, {Type: "rewind", Task: "t1"}, badFallback, badBlock, placedEnvelope},
+			want: schema.View{Task: "t1", Counters: schema.Counters{Invalid: 5}},
 		},
 	}
 	for _, tt := range tests {
@@ -60,24 +61,24 @@ func TestReceiver(t *testing.T) {
 func TestReceiverTwoTurnsSeqsRestart(t *testing.T) {
 	t1 := NewTurn("t1", "m1", Caps{})
 	t2 := NewTurn("t1", "m2", Caps{})
-	var ops []Op
+	var ops []schema.Op
 	for _, r := range []envelope.Reading{run("c1", 1, call("grep")), env("c1", 2, envelope.StatusDone, chunk("grep", "a\n"))} {
 		ops = append(ops, t1.Apply(r).Op)
 	}
-	ops = append(ops, t1.Seal(), t1.ResultOp(TurnResult{State: "TASK_STATE_INPUT_REQUIRED", Verdict: VerdictInputRequired,
-		Interrupt: &Interrupt{Question: "go on?"}}))
+	ops = append(ops, t1.Seal(), t1.ResultOp(schema.Result{State: "TASK_STATE_INPUT_REQUIRED", Verdict: schema.VerdictInputRequired,
+		Interrupt: &schema.Interrupt{Question: "go on?"}}))
 	// The same seqs and stream key, other content.
 	for _, r := range []envelope.Reading{run("c1", 1, call("sed")), run("c1", 2, chunk("sed", "b\n"))} {
 		ops = append(ops, t2.Apply(r).Op)
 	}
-	ops = append(ops, t2.Seal(), t2.ResultOp(TurnResult{State: "TASK_STATE_COMPLETED", Verdict: VerdictCompleted, Reply: "ok"}))
+	ops = append(ops, t2.Seal(), t2.ResultOp(schema.Result{State: "TASK_STATE_COMPLETED", Verdict: schema.VerdictCompleted, Reply: "ok"}))
 
 	r := NewReceiver("t1", Caps{})
-	var got []Result
+	var got []Effect
 	for _, op := range ops {
 		got = append(got, r.Apply(op))
 	}
-	if d := cmp.Diff([]Result{Applied, Applied, Applied, Applied, Applied, Applied, Applied, Applied}, got); d != "" {
+	if d := cmp.Diff([]Effect{Applied, Applied, Applied, Applied, Applied, Applied, Applied, Applied}, got); d != "" {
 		t.Errorf("results (-want +got):\n%s", d)
 	}
 	if d := cmp.Diff([]string{"m1", "m2"}, r.Turns()); d != "" {
@@ -87,21 +88,21 @@ func TestReceiverTwoTurnsSeqsRestart(t *testing.T) {
 	if !ok {
 		t.Fatal("TurnView(m1): not kept")
 	}
-	want1 := View{Task: "t1", Turn: "m1", Sealed: true,
-		Blocks:    []Block{{Key: Key{StreamKey: "c1", Seq: 1}, Kind: envelope.KindToolCall, Status: envelope.StatusRunning, Payload: call("grep"), Source: SourceEnvelope}},
-		ToolCalls: []ToolCall{{Key: "c1", Tool: "grep", Status: ToolDone, Started: true, FirstSeq: 1, Output: "a\n", Chunks: 1, Bytes: 2}},
-		Counters:  Counters{Applied: 2}}
+	want1 := schema.View{Task: "t1", Turn: "m1", Sealed: true,
+		Blocks:    []schema.Block{{Key: schema.Key{StreamKey: "c1", Seq: 1}, Kind: envelope.KindToolCall, Status: envelope.StatusRunning, Payload: call("grep"), Source: schema.SourceEnvelope}},
+		ToolCalls: []schema.ToolCall{{Key: "c1", Tool: "grep", Status: schema.ToolDone, Started: true, FirstSeq: 1, Output: "a\n", Chunks: 1, Bytes: 2}},
+		Counters:  schema.Counters{Applied: 2}}
 	if d := cmp.Diff(want1, v1); d != "" {
 		t.Errorf("TurnView(m1) (-want +got):\n%s", d)
 	}
-	want2 := View{Task: "t1", Turn: "m2", Sealed: true,
-		Blocks:    []Block{{Key: Key{StreamKey: "c1", Seq: 1}, Kind: envelope.KindToolCall, Status: envelope.StatusRunning, Payload: call("sed"), Source: SourceEnvelope}},
-		ToolCalls: []ToolCall{{Key: "c1", Tool: "sed", Status: ToolUnfinished, Started: true, FirstSeq: 1, Output: "b\n", Chunks: 1, Bytes: 2}},
-		Counters:  Counters{Applied: 2}}
+	want2 := schema.View{Task: "t1", Turn: "m2", Sealed: true,
+		Blocks:    []schema.Block{{Key: schema.Key{StreamKey: "c1", Seq: 1}, Kind: envelope.KindToolCall, Status: envelope.StatusRunning, Payload: call("sed"), Source: schema.SourceEnvelope}},
+		ToolCalls: []schema.ToolCall{{Key: "c1", Tool: "sed", Status: schema.ToolUnfinished, Started: true, FirstSeq: 1, Output: "b\n", Chunks: 1, Bytes: 2}},
+		Counters:  schema.Counters{Applied: 2}}
 	if d := cmp.Diff(want2, r.View()); d != "" {
 		t.Errorf("View, the latest turn (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff(&TurnResult{State: "TASK_STATE_COMPLETED", Verdict: VerdictCompleted, Reply: "ok", Counters: Counters{Applied: 2}}, r.Result()); d != "" {
+	if d := cmp.Diff(&schema.Result{State: "TASK_STATE_COMPLETED", Verdict: schema.VerdictCompleted, Reply: "ok", Counters: schema.Counters{Applied: 2}}, r.Result()); d != "" {
 		t.Errorf("Result (-want +got):\n%s", d)
 	}
 	// A straggler of turn 1 goes to turn 1, and the latest stays turn 2.
@@ -120,21 +121,21 @@ func TestReceiverApplyResults(t *testing.T) {
 	conflict := a
 	conflict.Block.Payload = call("sed")
 	seal := turn.Seal()
-	done := turn.ResultOp(TurnResult{State: "TASK_STATE_COMPLETED", Verdict: VerdictCompleted, Reply: "yes"})
-	other := turn.ResultOp(TurnResult{State: "TASK_STATE_COMPLETED", Verdict: VerdictCompleted, Reply: "no"})
-	badResult := turn.ResultOp(TurnResult{State: "TASK_STATE_WORKING", Verdict: VerdictCompleted})
+	done := turn.ResultOp(schema.Result{State: "TASK_STATE_COMPLETED", Verdict: schema.VerdictCompleted, Reply: "yes"})
+	other := turn.ResultOp(schema.Result{State: "TASK_STATE_COMPLETED", Verdict: schema.VerdictCompleted, Reply: "no"})
+	badResult := turn.ResultOp(schema.Result{State: "TASK_STATE_WORKING", Verdict: schema.VerdictCompleted})
 	noTurn := a
 	noTurn.Turn = ""
 	longTurn := a
-	longTurn.Turn = strings.Repeat("m", MaxIdentBytes+1)
-	nilResult := Op{Type: OpResult, Task: "t1", Turn: "m1"}
+	longTurn.Turn = strings.Repeat("m", envelope.MaxIdentBytes+1)
+	nilResult := schema.Op{Type: schema.OpResult, Task: "t1", Turn: "m1"}
 
 	r := NewReceiver("t1", Caps{})
-	var got []Result
-	for _, op := range []Op{a, a, conflict, seal, seal, done, done, other, badResult, noTurn, nilResult, longTurn} {
+	var got []Effect
+	for _, op := range []schema.Op{a, a, conflict, seal, seal, done, done, other, badResult, noTurn, nilResult, longTurn} {
 		got = append(got, r.Apply(op))
 	}
-	want := []Result{Applied, Duplicate, Conflict, Applied, Duplicate, Applied, Duplicate, Conflict, Invalid, Invalid, Invalid, Invalid}
+	want := []Effect{Applied, Duplicate, Conflict, Applied, Duplicate, Applied, Duplicate, Conflict, Invalid, Invalid, Invalid, Invalid}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("results (-want +got):\n%s", d)
 	}
@@ -181,8 +182,8 @@ func TestAtFirstArrivalStays(t *testing.T) {
 	turn := NewTurn("t1", "m1", Caps{})
 	first := turn.ApplyAt(run("c1", 1, call("grep")), at0)
 	again := turn.ApplyAt(run("c1", 1, call("grep")), at0.Add(time.Hour))
-	if first.Result != Applied || again.Result != Duplicate {
-		t.Fatalf("results %v, %v; want applied, duplicate", first.Result, again.Result)
+	if first.Effect != Applied || again.Effect != Duplicate {
+		t.Fatalf("results %v, %v; want applied, duplicate", first.Effect, again.Effect)
 	}
 	if d := cmp.Diff(at0, turn.View().Blocks[0].At); d != "" {
 		t.Errorf("Turn: at (-want +got):\n%s", d)
@@ -190,8 +191,8 @@ func TestAtFirstArrivalStays(t *testing.T) {
 	r := NewReceiver("t1", Caps{})
 	later := first.Op
 	later.At = at0.Add(time.Hour)
-	got := []Result{r.Apply(first.Op), r.Apply(later)}
-	if d := cmp.Diff([]Result{Applied, Duplicate}, got); d != "" {
+	got := []Effect{r.Apply(first.Op), r.Apply(later)}
+	if d := cmp.Diff([]Effect{Applied, Duplicate}, got); d != "" {
 		t.Errorf("Receiver: results (-want +got):\n%s", d)
 	}
 	if d := cmp.Diff(at0, r.View().Blocks[0].At); d != "" {
@@ -203,7 +204,7 @@ func TestAtFirstArrivalStays(t *testing.T) {
 // its placement and at, then the seal, then the result.
 func TestReceiverOps(t *testing.T) {
 	turn := NewTurn("t1", "m1", Caps{})
-	var ops []Op
+	var ops []schema.Op
 	for i, r := range []envelope.Reading{
 		run("c1", 5, chunk("grep", "b\n")),
 		fallback("msg:1", "hm", envelope.ReasonNoEnvelope),
@@ -212,12 +213,12 @@ func TestReceiverOps(t *testing.T) {
 	} {
 		ops = append(ops, turn.ApplyAt(r, at0.Add(time.Duration(i)*time.Second)).Op)
 	}
-	ops = append(ops, turn.Seal(), turn.ResultOp(TurnResult{State: "TASK_STATE_FAILED", Verdict: VerdictFailed, Error: "quota"}))
+	ops = append(ops, turn.Seal(), turn.ResultOp(schema.Result{State: "TASK_STATE_FAILED", Verdict: schema.VerdictFailed, Error: "quota"}))
 	r := NewReceiver("t1", Caps{})
 	for i := len(ops) - 1; i >= 0; i-- {
 		r.Apply(ops[i])
 	}
-	want := []Op{ops[2], ops[3], ops[0], ops[1], ops[4], ops[5]}
+	want := []schema.Op{ops[2], ops[3], ops[0], ops[1], ops[4], ops[5]}
 	if d := cmp.Diff(want, r.Ops("m1")); d != "" {
 		t.Errorf("Ops (-want +got):\n%s", d)
 	}
@@ -240,7 +241,7 @@ func TestReceiverOps(t *testing.T) {
 func TestReceiverOpsStubs(t *testing.T) {
 	caps := Caps{MaxOutputBytes: 4}
 	turn := NewTurn("t1", "m1", caps)
-	var ops []Op
+	var ops []schema.Op
 	for _, r := range []envelope.Reading{
 		run("", 1, chunk("first-name", "aaaa")), // names the call, then is evicted
 		env("", 2, envelope.StatusDone, chunk("grep", "bbbb")),
@@ -254,11 +255,11 @@ func TestReceiverOpsStubs(t *testing.T) {
 		src.Apply(op)
 	}
 	snap := src.Ops("m1")
-	stub := func(seq int64, status envelope.Status, tool string, n int64) Op {
-		return Op{Type: OpBlock, Task: "t1", Turn: "m1", Block: Block{Key: Key{Seq: seq}, Kind: envelope.KindToolOutputAppend,
-			Status: status, Payload: chunk(tool, ""), Source: SourceEnvelope, Truncated: n}}
+	stub := func(seq int64, status envelope.Status, tool string, n int64) schema.Op {
+		return schema.Op{Type: schema.OpBlock, Task: "t1", Turn: "m1", Block: schema.Block{Key: schema.Key{Seq: seq}, Kind: envelope.KindToolOutputAppend,
+			Status: status, Payload: chunk(tool, ""), Source: schema.SourceEnvelope, Truncated: n}}
 	}
-	want := []Op{stub(1, envelope.StatusRunning, "first-name", 4), stub(2, envelope.StatusDone, "grep", 4), ops[2], ops[3]}
+	want := []schema.Op{stub(1, envelope.StatusRunning, "first-name", 4), stub(2, envelope.StatusDone, "grep", 4), ops[2], ops[3]}
 	if d := cmp.Diff(want, snap); d != "" {
 		t.Fatalf("Ops (-want +got):\n%s", d)
 	}
@@ -267,7 +268,7 @@ func TestReceiverOpsStubs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var back Op
+		var back schema.Op
 		if err := json.Unmarshal(b, &back); err != nil {
 			t.Fatalf("%s: %v", b, err)
 		}
@@ -279,7 +280,7 @@ func TestReceiverOpsStubs(t *testing.T) {
 	for i := len(snap) - 1; i >= 0; i-- {
 		rebuilt.Apply(snap[i])
 	}
-	wantCall := []ToolCall{{Key: "", Tool: "first-name", Status: ToolDone, FirstSeq: 1, Output: "ccdd",
+	wantCall := []schema.ToolCall{{Key: "", Tool: "first-name", Status: schema.ToolDone, FirstSeq: 1, Output: "ccdd",
 		Truncated: 8, Chunks: 4, Bytes: 12}}
 	if d := cmp.Diff(wantCall, rebuilt.View().ToolCalls); d != "" {
 		t.Errorf("rebuilt call (-want +got):\n%s", d)
@@ -289,8 +290,8 @@ func TestReceiverOpsStubs(t *testing.T) {
 	}
 	// The full chunk after its stub, and the stub after the full chunk
 	// (retained or evicted): duplicates.
-	got := []Result{rebuilt.Apply(ops[0]), src.Apply(snap[0]), rebuilt.Apply(snap[3])}
-	if d := cmp.Diff([]Result{Duplicate, Duplicate, Duplicate}, got); d != "" {
+	got := []Effect{rebuilt.Apply(ops[0]), src.Apply(snap[0]), rebuilt.Apply(snap[3])}
+	if d := cmp.Diff([]Effect{Duplicate, Duplicate, Duplicate}, got); d != "" {
 		t.Errorf("results (-want +got):\n%s", d)
 	}
 	// A stub of another size, or with text, is not the block.
@@ -298,7 +299,20 @@ func TestReceiverOpsStubs(t *testing.T) {
 	other.Block.Truncated = 3
 	withText := snap[0]
 	withText.Block.Payload = chunk("first-name", "a")
-	if got := []Result{rebuilt.Apply(other), rebuilt.Apply(withText)}; !cmp.Equal([]Result{Conflict, Invalid}, got) {
+	if got := []Effect{rebuilt.Apply(other), rebuilt.Apply(withText)}; !cmp.Equal([]Effect{Conflict, Invalid}, got) {
 		t.Errorf("results = %v, want conflict, invalid", got)
+	}
+}
+
+// A new receiver's view writes [] for no blocks and no tool calls, never
+// null (PROTOCOL.md §4.5).
+func TestReceiverEmptyViewJSON(t *testing.T) {
+	b, err := json.Marshal(NewReceiver("t1", Caps{}).View())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"task":"t1","turn":"","blocks":[],"toolCalls":[],"counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0},"sealed":false}`
+	if d := cmp.Diff(want, string(b)); d != "" {
+		t.Errorf("view JSON (-want +got):\n%s", d)
 	}
 }

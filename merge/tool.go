@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // gapMarker is the line put into a tool call's Output between two chunks
@@ -64,7 +65,7 @@ type stream struct {
 
 	// last is the summary the latest Change reported; shared, never
 	// modified.
-	last *ToolCall
+	last *schema.ToolCall
 
 	// stub is the payload an evicted chunk keeps — its names without its
 	// text (the names never share the text's memory: the envelope reader
@@ -119,7 +120,7 @@ func (st *stream) add(c *core, idx int32) (changed bool) {
 // addPlaced applies a projection block (never a chunk) with this stream's
 // key and reports whether the summary may have changed. Its seq orders it
 // within the stream only.
-func (st *stream) addPlaced(b *Block) (changed bool) {
+func (st *stream) addPlaced(b *schema.Block) (changed bool) {
 	seq, sk := b.Key.Seq, b.Key.StreamKey
 	if p, ok := b.Payload.(envelope.ToolCall); ok {
 		changed = st.markTool(seq)
@@ -137,11 +138,11 @@ func (st *stream) addPlaced(b *Block) (changed bool) {
 }
 
 // placeBlock is where the stream's call stands among the turn's blocks.
-func (st *stream) placeBlock() Block {
+func (st *stream) placeBlock() schema.Block {
 	if st.proj {
-		return Block{Key: Key{StreamKey: st.key}, Source: SourceProjection, Anchored: st.anchored, After: st.after, Ordinal: st.ordinal}
+		return schema.Block{Key: schema.Key{StreamKey: st.key}, Source: schema.SourceProjection, Anchored: st.anchored, After: st.after, Ordinal: st.ordinal}
 	}
-	return Block{Key: Key{StreamKey: st.key, Seq: st.first}, Source: SourceEnvelope}
+	return schema.Block{Key: schema.Key{StreamKey: st.key, Seq: st.first}, Source: schema.SourceEnvelope}
 }
 
 // lowest is what the lowest block by (seq, streamKey) of some sort said: a
@@ -187,28 +188,28 @@ func (st *stream) evict(c *core) {
 	}
 }
 
-func (st *stream) status(sealed bool) ToolStatus {
+func (st *stream) status(sealed bool) schema.ToolStatus {
 	switch {
 	case st.end.set:
-		return ToolStatus(st.end.v)
+		return schema.ToolStatus(st.end.v)
 	case sealed:
-		return ToolUnfinished
+		return schema.ToolUnfinished
 	}
-	return ToolRunning
+	return schema.ToolRunning
 }
 
 // summary is the tool call without what View assembles.
-func (st *stream) summary(sealed bool) ToolCall {
+func (st *stream) summary(sealed bool) schema.ToolCall {
 	named, parent := st.chunk.v, st.chunkParent
 	if st.start.set {
 		named, parent = st.start.v, st.startParent
 	}
-	return ToolCall{Key: st.key, Tool: named.Tool, ToolCallID: named.ToolCallID, Status: st.status(sealed),
+	return schema.ToolCall{Key: st.key, Tool: named.Tool, ToolCallID: named.ToolCallID, Status: st.status(sealed),
 		Started: st.start.set, FirstSeq: st.first, Parent: parent}
 }
 
 // render is the tool call with its output, assembled once per View.
-func (st *stream) render(c *core) ToolCall {
+func (st *stream) render(c *core) schema.ToolCall {
 	tc := st.summary(c.sealed)
 	tc.Chunks, tc.Bytes, tc.Truncated = st.chunks, st.bytes, st.evicted
 	if len(st.heap) == 0 {

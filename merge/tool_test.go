@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 const (
@@ -19,7 +20,7 @@ func TestToolCalls(t *testing.T) {
 		name   string
 		in     []envelope.Reading
 		seal   bool
-		want   []ToolCall
+		want   []schema.ToolCall
 		blocks int // len(View.Blocks)
 	}{
 		{
@@ -30,7 +31,7 @@ func TestToolCalls(t *testing.T) {
 				run("c1", 3, chunk("grep", "b\n")),
 				env("c1", 4, done, call("grep")),
 			},
-			want: []ToolCall{{Key: "c1", Tool: "grep", Status: ToolDone, Started: true, FirstSeq: 1,
+			want: []schema.ToolCall{{Key: "c1", Tool: "grep", Status: schema.ToolDone, Started: true, FirstSeq: 1,
 				Output: "a\nb\n", Chunks: 2, Bytes: 4}},
 			blocks: 2, // chunks are folded into the call
 		},
@@ -40,7 +41,7 @@ func TestToolCalls(t *testing.T) {
 				run("c1", 2, chunk("grep-from-chunk", "a\n")),
 				run("c1", 1, call("grep")),
 			},
-			want: []ToolCall{{Key: "c1", Tool: "grep", Status: ToolRunning, Started: true, FirstSeq: 1,
+			want: []schema.ToolCall{{Key: "c1", Tool: "grep", Status: schema.ToolRunning, Started: true, FirstSeq: 1,
 				Output: "a\n", Chunks: 1, Bytes: 2}},
 			blocks: 1,
 		},
@@ -50,7 +51,7 @@ func TestToolCalls(t *testing.T) {
 				run("c1", 3, chunk("late-name", "b\n")),
 				run("c1", 2, chunk("grep", "a\n")),
 			},
-			want: []ToolCall{{Key: "c1", Tool: "grep", Status: ToolRunning, FirstSeq: 2,
+			want: []schema.ToolCall{{Key: "c1", Tool: "grep", Status: schema.ToolRunning, FirstSeq: 2,
 				Output: "a\nb\n", Chunks: 2, Bytes: 4}},
 		},
 		{
@@ -59,7 +60,7 @@ func TestToolCalls(t *testing.T) {
 				env("c1", 5, done, call("grep")),
 				run("c1", 1, call("grep")),
 			},
-			want:   []ToolCall{{Key: "c1", Tool: "grep", Status: ToolDone, Started: true, FirstSeq: 1}},
+			want:   []schema.ToolCall{{Key: "c1", Tool: "grep", Status: schema.ToolDone, Started: true, FirstSeq: 1}},
 			blocks: 2,
 		},
 		{
@@ -68,7 +69,7 @@ func TestToolCalls(t *testing.T) {
 				env("c1", 1, done, text("closing early")),
 				run("c1", 2, call("grep")),
 			},
-			want:   []ToolCall{{Key: "c1", Tool: "grep", Status: ToolDone, Started: true, FirstSeq: 2}},
+			want:   []schema.ToolCall{{Key: "c1", Tool: "grep", Status: schema.ToolDone, Started: true, FirstSeq: 2}},
 			blocks: 2,
 		},
 		{
@@ -79,7 +80,7 @@ func TestToolCalls(t *testing.T) {
 				env("c1", 4, done, call("grep")),
 				env("c1", 3, done, call("grep")), // a duplicate, too
 			},
-			want:   []ToolCall{{Key: "c1", Tool: "grep", Status: ToolDone, Started: true, FirstSeq: 1}},
+			want:   []schema.ToolCall{{Key: "c1", Tool: "grep", Status: schema.ToolDone, Started: true, FirstSeq: 1}},
 			blocks: 3,
 		},
 		{
@@ -89,7 +90,7 @@ func TestToolCalls(t *testing.T) {
 				env("c1", 4, done, call("grep")),
 				env("c1", 3, aborted, call("grep")),
 			},
-			want:   []ToolCall{{Key: "c1", Tool: "grep", Status: ToolAborted, Started: true, FirstSeq: 1}},
+			want:   []schema.ToolCall{{Key: "c1", Tool: "grep", Status: schema.ToolAborted, Started: true, FirstSeq: 1}},
 			blocks: 3,
 		},
 		{
@@ -100,7 +101,7 @@ func TestToolCalls(t *testing.T) {
 				env("c1", 3, done, call("grep")),
 				run("c1", 4, chunk("grep", "flushed late\n")),
 			},
-			want: []ToolCall{{Key: "c1", Tool: "grep", Status: ToolDone, Started: true, FirstSeq: 1,
+			want: []schema.ToolCall{{Key: "c1", Tool: "grep", Status: schema.ToolDone, Started: true, FirstSeq: 1,
 				Output: "a\nflushed late\n", Chunks: 2, Bytes: 15}},
 			blocks: 2,
 		},
@@ -110,7 +111,7 @@ func TestToolCalls(t *testing.T) {
 				run("c1", 1, call("grep")),
 				env("c1", 2, aborted, errp("killed")),
 			},
-			want:   []ToolCall{{Key: "c1", Tool: "grep", Status: ToolAborted, Started: true, FirstSeq: 1}},
+			want:   []schema.ToolCall{{Key: "c1", Tool: "grep", Status: schema.ToolAborted, Started: true, FirstSeq: 1}},
 			blocks: 2,
 		},
 		{
@@ -119,7 +120,7 @@ func TestToolCalls(t *testing.T) {
 				run("c1", 1, call("grep")),
 				env("c1", 2, done, chunk("grep", "last\n")),
 			},
-			want: []ToolCall{{Key: "c1", Tool: "grep", Status: ToolDone, Started: true, FirstSeq: 1,
+			want: []schema.ToolCall{{Key: "c1", Tool: "grep", Status: schema.ToolDone, Started: true, FirstSeq: 1,
 				Output: "last\n", Chunks: 1, Bytes: 5}},
 			blocks: 1,
 		},
@@ -131,10 +132,10 @@ func TestToolCalls(t *testing.T) {
 				run("", 3, envelope.ToolCall{Tool: "ls", ToolCallID: "id-2"}),
 				env("id-1", 4, done, text("grep done")),
 			},
-			want: []ToolCall{
-				{Key: "id-1", Tool: "grep", ToolCallID: "id-1", Status: ToolDone, Started: true, FirstSeq: 1,
+			want: []schema.ToolCall{
+				{Key: "id-1", Tool: "grep", ToolCallID: "id-1", Status: schema.ToolDone, Started: true, FirstSeq: 1,
 					Output: "a\n", Chunks: 1, Bytes: 2},
-				{Key: "id-2", Tool: "ls", ToolCallID: "id-2", Status: ToolRunning, Started: true, FirstSeq: 3},
+				{Key: "id-2", Tool: "ls", ToolCallID: "id-2", Status: schema.ToolRunning, Started: true, FirstSeq: 3},
 			},
 			blocks: 3,
 		},
@@ -154,9 +155,9 @@ func TestToolCalls(t *testing.T) {
 				env("c2", 3, done, call("ls")),
 			},
 			seal: true,
-			want: []ToolCall{
-				{Key: "c1", Tool: "grep", Status: ToolUnfinished, Started: true, FirstSeq: 1},
-				{Key: "c2", Tool: "ls", Status: ToolDone, Started: true, FirstSeq: 2},
+			want: []schema.ToolCall{
+				{Key: "c1", Tool: "grep", Status: schema.ToolUnfinished, Started: true, FirstSeq: 1},
+				{Key: "c2", Tool: "ls", Status: schema.ToolDone, Started: true, FirstSeq: 2},
 			},
 			blocks: 3,
 		},
@@ -168,7 +169,7 @@ func TestToolCalls(t *testing.T) {
 				run("c1", 5, chunk("tail", "five")), // no newline: the marker adds one
 				run("c1", 7, chunk("tail", "seven\n")),
 			},
-			want: []ToolCall{{Key: "c1", Tool: "tail", Status: ToolRunning, FirstSeq: 1, Gaps: 2, Chunks: 4, Bytes: 19,
+			want: []schema.ToolCall{{Key: "c1", Tool: "tail", Status: schema.ToolRunning, FirstSeq: 1, Gaps: 2, Chunks: 4, Bytes: 19,
 				Output: "one\n[gap: 2 seqs missing]\nfour\nfive\n[gap: 1 seq missing]\nseven\n"}},
 		},
 		{
@@ -179,9 +180,9 @@ func TestToolCalls(t *testing.T) {
 				run("c2", 3, call("ls")),
 				run("c1", 4, chunk("tail", "four\n")),
 			},
-			want: []ToolCall{
-				{Key: "c1", Tool: "tail", Status: ToolRunning, FirstSeq: 1, Chunks: 2, Bytes: 9, Output: "one\nfour\n"},
-				{Key: "c2", Tool: "ls", Status: ToolRunning, Started: true, FirstSeq: 3},
+			want: []schema.ToolCall{
+				{Key: "c1", Tool: "tail", Status: schema.ToolRunning, FirstSeq: 1, Chunks: 2, Bytes: 9, Output: "one\nfour\n"},
+				{Key: "c2", Tool: "ls", Status: schema.ToolRunning, Started: true, FirstSeq: 3},
 			},
 			blocks: 2,
 		},
@@ -192,7 +193,7 @@ func TestToolCalls(t *testing.T) {
 				run("c1", 3, chunk("tail", "three\n")),
 				run("", 2, text("late")),
 			},
-			want: []ToolCall{{Key: "c1", Tool: "tail", Status: ToolRunning, FirstSeq: 1, Chunks: 2, Bytes: 10,
+			want: []schema.ToolCall{{Key: "c1", Tool: "tail", Status: schema.ToolRunning, FirstSeq: 1, Chunks: 2, Bytes: 10,
 				Output: "one\nthree\n"}},
 			blocks: 1,
 		},
@@ -217,9 +218,9 @@ func TestToolCalls(t *testing.T) {
 // What each Apply reports about the tool call it touched.
 func TestChangeTool(t *testing.T) {
 	type step struct {
-		Result  Result
+		Result  Effect
 		Late    bool
-		Status  ToolStatus // "" when Change.Tool is nil
+		Status  schema.ToolStatus // "" when Change.Tool is nil
 		Changed bool
 	}
 	tests := []struct {
@@ -236,10 +237,10 @@ func TestChangeTool(t *testing.T) {
 				env("c1", 4, done, call("grep")),
 			},
 			want: []step{
-				{Applied, false, ToolRunning, true},
-				{Applied, false, ToolRunning, false},
-				{Applied, false, ToolDone, true},
-				{Applied, false, ToolDone, false},
+				{Applied, false, schema.ToolRunning, true},
+				{Applied, false, schema.ToolRunning, false},
+				{Applied, false, schema.ToolDone, true},
+				{Applied, false, schema.ToolDone, false},
 			},
 		},
 		{
@@ -254,7 +255,7 @@ func TestChangeTool(t *testing.T) {
 				{Applied, false, "", false},
 				{Applied, true, "", false},
 				{Applied, true, "", false},
-				{Applied, true, ToolDone, true},
+				{Applied, true, schema.ToolDone, true},
 			},
 		},
 	}
@@ -264,7 +265,7 @@ func TestChangeTool(t *testing.T) {
 			var got []step
 			for _, r := range tt.in {
 				ch := turn.Apply(r)
-				s := step{Result: ch.Result, Late: ch.Late, Changed: ch.ToolStatusChanged}
+				s := step{Result: ch.Effect, Late: ch.Late, Changed: ch.ToolStatusChanged}
 				if ch.Tool != nil {
 					s.Status = ch.Tool.Status
 					if ch.Tool.Output != "" {

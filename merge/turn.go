@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // Turn merges the progress of one turn into a view, and stamps every op it
@@ -68,23 +69,23 @@ func (t *Turn) ApplyAt(r envelope.Reading, at time.Time) Change { return t.apply
 func (t *Turn) applyReading(r *envelope.Reading, at time.Time) Change {
 	if t.sealed {
 		t.counters.DroppedAfterSeal++
-		return Change{Result: DroppedSealed}
+		return Change{Effect: DroppedSealed}
 	}
 	e := &r.Envelope
-	b := Block{Kind: e.Kind, Status: e.Status, Payload: e.Payload, OverSoftLimit: r.OverSoftLimit}
+	b := schema.Block{Kind: e.Kind, Status: e.Status, Payload: e.Payload, OverSoftLimit: r.OverSoftLimit}
 	if !at.IsZero() {
 		b.At = at.UTC()
 	}
 	switch {
 	case r.Fallback:
-		b.Key.ID, b.Source, b.Reason = r.ID, SourceFallback, r.Reason
+		b.Key.ID, b.Source, b.Reason = r.ID, schema.SourceFallback, r.Reason
 	case r.ID != "":
 		// Not from envelope.FromMessage: progress with a seq space of its
 		// own (SourceProjection).
-		b.Key = Key{StreamKey: e.StreamKey, Seq: e.Seq, ID: r.ID}
-		b.Source = SourceProjection
+		b.Key = schema.Key{StreamKey: e.StreamKey, Seq: e.Seq, ID: r.ID}
+		b.Source = schema.SourceProjection
 	default:
-		b.Key.StreamKey, b.Key.Seq, b.Source, b.Parent = e.StreamKey, e.Seq, SourceEnvelope, e.Parent
+		b.Key.StreamKey, b.Key.Seq, b.Source, b.Parent = e.StreamKey, e.Seq, schema.SourceEnvelope, e.Parent
 	}
 	return t.apply(&b, true)
 }
@@ -93,19 +94,19 @@ func (t *Turn) applyReading(r *envelope.Reading, at time.Time) Change {
 // answer; progress never does). Tool calls still running become unfinished,
 // and later readings are counted as DroppedAfterSeal. It returns the seal op
 // to forward. Sealing twice changes nothing and returns the same op.
-func (t *Turn) Seal() Op {
+func (t *Turn) Seal() schema.Op {
 	t.sealed = true
-	return Op{Type: OpSeal, Task: t.task, Turn: t.turn}
+	return schema.Op{Type: schema.OpSeal, Task: t.task, Turn: t.turn}
 }
 
 // ResultOp returns the result op of the turn: r, with Counters set to the
 // turn's counters now. Call it once the verdict is known — after
 // [Turn.Seal] for a settled turn; for an incomplete one (no seal: the task
 // may still be running) whenever the caller gives up. r must be valid
-// (see [TurnResult.Validate]); ResultOp does not check it.
-func (t *Turn) ResultOp(r TurnResult) Op {
+// (see [schema.Result.Validate]); ResultOp does not check it.
+func (t *Turn) ResultOp(r schema.Result) schema.Op {
 	r.Counters = t.countersNow()
-	return Op{Type: OpResult, Task: t.task, Turn: t.turn, Result: &r}
+	return schema.Op{Type: schema.OpResult, Task: t.task, Turn: t.turn, Result: &r}
 }
 
 // Sealed reports whether the turn is sealed.
@@ -120,4 +121,4 @@ func (t *Turn) ID() string { return t.turn }
 // View returns a snapshot of the turn. It costs O(n) (O(n log n) after late
 // arrivals) and builds each tool call's output once: call it to render, not
 // per event — per event, forward Change.Op.
-func (t *Turn) View() View { return t.view() }
+func (t *Turn) View() schema.View { return t.view() }

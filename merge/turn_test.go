@@ -7,15 +7,16 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // order lists a view's blocks as "seq" / "streamKey:seq" for envelopes and
 // their ID for fallbacks.
-func order(v View) []string {
+func order(v schema.View) []string {
 	var out []string
 	for _, b := range v.Blocks {
 		switch {
-		case b.Source == SourceFallback:
+		case b.Source == schema.SourceFallback:
 			out = append(out, b.Key.ID)
 		case b.Key.StreamKey != "":
 			out = append(out, fmt.Sprintf("%s:%d", b.Key.StreamKey, b.Key.Seq))
@@ -89,8 +90,8 @@ func TestOrder(t *testing.T) {
 			var late []bool
 			for _, r := range tt.in {
 				ch := turn.Apply(r)
-				if ch.Result != Applied {
-					t.Fatalf("Apply: %v, want applied", ch.Result)
+				if ch.Effect != Applied {
+					t.Fatalf("Apply: %v, want applied", ch.Effect)
 				}
 				late = append(late, ch.Late)
 			}
@@ -109,48 +110,48 @@ func TestIdentity(t *testing.T) {
 	tests := []struct {
 		name    string
 		in      []envelope.Reading
-		want    []Result
+		want    []Effect
 		payload envelope.Payload // of the one block
-		counts  Counters
+		counts  schema.Counters
 	}{
 		{
 			name:    "duplicate: applied once",
 			in:      []envelope.Reading{run("c1", 7, text("a")), run("c1", 7, text("a"))},
-			want:    []Result{Applied, Duplicate},
+			want:    []Effect{Applied, Duplicate},
 			payload: text("a"),
-			counts:  Counters{Applied: 1, Duplicates: 1},
+			counts:  schema.Counters{Applied: 1, Duplicates: 1},
 		},
 		{
 			name:    "conflict: other content, first wins",
 			in:      []envelope.Reading{run("c1", 7, text("a")), run("c1", 7, text("b")), env("c1", 7, done, text("a"))},
-			want:    []Result{Applied, Conflict, Conflict},
+			want:    []Effect{Applied, Conflict, Conflict},
 			payload: text("a"),
-			counts:  Counters{Applied: 1, Conflicts: 2},
+			counts:  schema.Counters{Applied: 1, Conflicts: 2},
 		},
 		{
 			name: "fallback duplicate by ID",
 			in: []envelope.Reading{fallback("msg:1", "x", envelope.ReasonBadJSON), fallback("msg:1", "x", envelope.ReasonBadJSON),
 				fallback("msg:1", "other text", envelope.ReasonBadJSON)},
-			want:    []Result{Applied, Duplicate, Conflict},
+			want:    []Effect{Applied, Duplicate, Conflict},
 			payload: text("x"),
-			counts: Counters{Applied: 1, Duplicates: 1, Conflicts: 1,
+			counts: schema.Counters{Applied: 1, Duplicates: 1, Conflicts: 1,
 				Fallbacks: map[envelope.Reason]int64{envelope.ReasonBadJSON: 1}},
 		},
 		{
 			name: "the same seq on two keys: two identities, the late one found too",
 			in: []envelope.Reading{run("b", 5, text("a")), run("", 7, text("x")), run("a", 5, text("a")),
 				run("b", 5, text("a")), run("a", 5, text("a")), run("a", 5, text("other")), run("c", 7, text("a"))},
-			want:    []Result{Applied, Applied, Applied, Duplicate, Duplicate, Conflict, Applied},
+			want:    []Effect{Applied, Applied, Applied, Duplicate, Duplicate, Conflict, Applied},
 			payload: nil,
-			counts:  Counters{Applied: 4, Duplicates: 2, Conflicts: 1, Late: 1, Gaps: 1},
+			counts:  schema.Counters{Applied: 4, Duplicates: 2, Conflicts: 1, Late: 1, Gaps: 1},
 		},
 		{
 			name: "an invalid reading is counted, not applied",
 			in: []envelope.Reading{run("c1", 1, text("a")), {Envelope: envelope.Envelope{V: 1, Kind: envelope.KindThinking,
 				Seq: 2, Status: envelope.StatusRunning, Payload: text("kind and payload disagree")}}},
-			want:    []Result{Applied, Invalid},
+			want:    []Effect{Applied, Invalid},
 			payload: text("a"),
-			counts:  Counters{Applied: 1, Invalid: 1},
+			counts:  schema.Counters{Applied: 1, Invalid: 1},
 		},
 	}
 	for _, tt := range tests {
@@ -179,25 +180,25 @@ func TestIdentity(t *testing.T) {
 func TestSeal(t *testing.T) {
 	turn := NewTurn("t1", "m1", Caps{})
 	turn.Apply(run("c1", 1, call("grep")))
-	if d := cmp.Diff(Op{Type: OpSeal, Task: "t1", Turn: "m1"}, turn.Seal()); d != "" {
+	if d := cmp.Diff(schema.Op{Type: schema.OpSeal, Task: "t1", Turn: "m1"}, turn.Seal()); d != "" {
 		t.Errorf("Seal op (-want +got):\n%s", d)
 	}
 	turn.Seal() // twice changes nothing
-	got := []Result{
-		turn.Apply(run("c1", 2, chunk("grep", "late"))).Result,
-		turn.Apply(env("c1", 3, done, call("grep"))).Result,
-		turn.Apply(run("c1", 1, call("grep"))).Result, // even a duplicate
+	got := []Effect{
+		turn.Apply(run("c1", 2, chunk("grep", "late"))).Effect,
+		turn.Apply(env("c1", 3, done, call("grep"))).Effect,
+		turn.Apply(run("c1", 1, call("grep"))).Effect, // even a duplicate
 	}
-	if d := cmp.Diff([]Result{DroppedSealed, DroppedSealed, DroppedSealed}, got); d != "" {
+	if d := cmp.Diff([]Effect{DroppedSealed, DroppedSealed, DroppedSealed}, got); d != "" {
 		t.Errorf("results after seal (-want +got):\n%s", d)
 	}
-	want := View{
+	want := schema.View{
 		Task:      "t1",
 		Turn:      "m1",
 		Sealed:    true,
-		Blocks:    []Block{{Key: Key{StreamKey: "c1", Seq: 1}, Kind: envelope.KindToolCall, Status: envelope.StatusRunning, Payload: call("grep"), Source: SourceEnvelope}},
-		ToolCalls: []ToolCall{{Key: "c1", Tool: "grep", Status: ToolUnfinished, Started: true, FirstSeq: 1}},
-		Counters:  Counters{Applied: 1, DroppedAfterSeal: 3},
+		Blocks:    []schema.Block{{Key: schema.Key{StreamKey: "c1", Seq: 1}, Kind: envelope.KindToolCall, Status: envelope.StatusRunning, Payload: call("grep"), Source: schema.SourceEnvelope}},
+		ToolCalls: []schema.ToolCall{{Key: "c1", Tool: "grep", Status: schema.ToolUnfinished, Started: true, FirstSeq: 1}},
+		Counters:  schema.Counters{Applied: 1, DroppedAfterSeal: 3},
 	}
 	if d := cmp.Diff(want, turn.View()); d != "" {
 		t.Errorf("View (-want +got):\n%s", d)
@@ -214,7 +215,7 @@ func TestCounters(t *testing.T) {
 		run("", 12, text("c")), // late, fills one
 		run("", 12, text("c")),
 	)
-	want := Counters{Applied: 6, Duplicates: 1, Late: 1, Gaps: 2,
+	want := schema.Counters{Applied: 6, Duplicates: 1, Late: 1, Gaps: 2,
 		Fallbacks: map[envelope.Reason]int64{envelope.ReasonNoEnvelope: 2, envelope.ReasonUnsupportedVersion: 1}}
 	if d := cmp.Diff(want, turn.View().Counters); d != "" {
 		t.Errorf("Counters (-want +got):\n%s", d)
@@ -257,13 +258,13 @@ func TestSameSeqTiesStayCheap(t *testing.T) {
 	const n = 2000
 	turn := NewTurn("t1", "m1", Caps{MaxBlocks: 2*n + 2})
 	for i := range n {
-		if r := turn.Apply(run(fmt.Sprintf("k%d", i), 5, text("x"))).Result; r != Applied {
+		if r := turn.Apply(run(fmt.Sprintf("k%d", i), 5, text("x"))).Effect; r != Applied {
 			t.Fatalf("tie %d: %v, want applied", i, r)
 		}
 	}
 	turn.Apply(run("z", 9, text("y")))
 	for i := range n {
-		if ch := turn.Apply(run(fmt.Sprintf("late%d", i), 7, text("x"))); ch.Result != Applied || !ch.Late {
+		if ch := turn.Apply(run(fmt.Sprintf("late%d", i), 7, text("x"))); ch.Effect != Applied || !ch.Late {
 			t.Fatalf("late tie %d: %+v, want applied late", i, ch)
 		}
 	}
@@ -271,14 +272,14 @@ func TestSameSeqTiesStayCheap(t *testing.T) {
 		t.Errorf("the bisected index holds %d recs, want 2 (one per distinct in-order seq)", got)
 	}
 	for i := range n {
-		if r := turn.Apply(run(fmt.Sprintf("k%d", i), 5, text("x"))).Result; r != Duplicate {
+		if r := turn.Apply(run(fmt.Sprintf("k%d", i), 5, text("x"))).Effect; r != Duplicate {
 			t.Fatalf("again tie %d: %v, want duplicate", i, r)
 		}
-		if r := turn.Apply(run(fmt.Sprintf("late%d", i), 7, text("other"))).Result; r != Conflict {
+		if r := turn.Apply(run(fmt.Sprintf("late%d", i), 7, text("other"))).Effect; r != Conflict {
 			t.Fatalf("again late tie %d: %v, want conflict", i, r)
 		}
 	}
-	if r := turn.Apply(run("k0", 7, text("x"))).Result; r != Applied {
+	if r := turn.Apply(run("k0", 7, text("x"))).Effect; r != Applied {
 		t.Errorf("a known key at another seq: %v, want applied", r)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/tfrs/a2a-progress/client"
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // Attach publishes a turn the caller is already running — typically its own
@@ -126,7 +126,7 @@ func (h *Handler) adoptLocked(t *task, id, turn string) *task {
 // lock alone, as a Follow's ops do: Handler.mu, shared by every task, is
 // taken only to adopt one (Close evicts every task, so a closed handler
 // never gets here with a live one).
-func (h *Handler) publishAttached(t *task, op merge.Op) *task {
+func (h *Handler) publishAttached(t *task, op schema.Op) *task {
 	if t != nil {
 		t.mu.Lock()
 		if !t.gone {

@@ -7,8 +7,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
-	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // A subscriber racing the attached Send: it asks for the task as soon as
@@ -55,7 +55,7 @@ func TestAttachRace(t *testing.T) {
 		if r.err != nil {
 			t.Fatalf("round %d: subscriber: %v", i, r.err)
 		}
-		if len(r.evs) == 0 || r.evs[len(r.evs)-1].Op.Type != merge.OpResult {
+		if len(r.evs) == 0 || r.evs[len(r.evs)-1].Op.Type != schema.OpResult {
 			t.Fatalf("round %d: the stream did not end with the result: %+v", i, ops(r.evs))
 		}
 		twice := map[string]int{}

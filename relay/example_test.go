@@ -13,8 +13,8 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // Publish a turn the orchestrator runs itself, and read it as a browser
@@ -60,14 +60,14 @@ func ExampleHandler_Attach() {
 		if !ok {
 			continue
 		}
-		var op merge.Op
+		var op schema.Op
 		if err := json.Unmarshal([]byte(data), &op); err != nil {
 			panic(err)
 		}
 		switch op.Type {
-		case merge.OpBlock:
+		case schema.OpBlock:
 			fmt.Println("browser:", op.Type, op.Block.Key.Seq, op.Block.Kind, op.Block.Status)
-		case merge.OpResult:
+		case schema.OpResult:
 			fmt.Println("browser:", op.Type, op.Result.Verdict, op.Result.Reply)
 		default:
 			fmt.Println("browser:", op.Type)

@@ -3,13 +3,13 @@ package relay
 import (
 	"net/http"
 
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // Event is one op on its way to a subscriber.
 type Event struct {
 	// Op is the op.
-	Op merge.Op
+	Op schema.Op
 	// JSON is Op's JSON form, encoded once for every subscriber. It is
 	// shared: do not modify it.
 	JSON []byte

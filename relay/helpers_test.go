@@ -22,6 +22,7 @@ import (
 	"github.com/tfrs/a2a-progress/internal/sseframe"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 func testCtx(t *testing.T) context.Context {
@@ -90,7 +91,7 @@ func dispatch(t *testing.T, c *client.Client, name string) string {
 // event is one received SSE event.
 type event struct {
 	ID string
-	Op merge.Op
+	Op schema.Op
 }
 
 // conn is one open event stream.
@@ -142,7 +143,7 @@ func (c *conn) next() (event, error) {
 		if !ev.HasData {
 			continue // retry:
 		}
-		var op merge.Op
+		var op schema.Op
 		if err := json.Unmarshal(ev.Data, &op); err != nil {
 			return event{}, fmt.Errorf("op %q: %w", ev.Data, err)
 		}
@@ -179,8 +180,8 @@ func readAll(ctx context.Context, u, lastID string) ([]event, error) {
 	return c.rest()
 }
 
-func ops(evs []event) []merge.Op {
-	out := make([]merge.Op, len(evs))
+func ops(evs []event) []schema.Op {
+	out := make([]schema.Op, len(evs))
 	for i, e := range evs {
 		out[i] = e.Op
 	}
@@ -198,7 +199,7 @@ func lastID(prev string, evs []event) string {
 }
 
 // viewOf applies ops to a fresh receiver.
-func viewOf(task string, ops []merge.Op) merge.View {
+func viewOf(task string, ops []schema.Op) schema.View {
 	r := merge.NewReceiver(task, merge.Caps{})
 	for _, op := range ops {
 		r.Apply(op)
@@ -207,10 +208,10 @@ func viewOf(task string, ops []merge.Op) merge.View {
 }
 
 // blockIDs lists the identities of the block ops, for "each block once".
-func blockIDs(ops []merge.Op) map[string]int {
+func blockIDs(ops []schema.Op) map[string]int {
 	m := map[string]int{}
 	for _, op := range ops {
-		if op.Type == merge.OpBlock {
+		if op.Type == schema.OpBlock {
 			m[fmt.Sprintf("%s/%s/%d/%s", op.Turn, op.Block.Key.StreamKey, op.Block.Key.Seq, op.Block.Key.ID)]++
 		}
 	}

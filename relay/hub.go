@@ -14,6 +14,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
@@ -55,7 +56,7 @@ type Handler struct {
 
 // entry is one op of a task's log, encoded once for every subscriber.
 type entry struct {
-	op   merge.Op
+	op   schema.Op
 	data []byte
 	id   string // the Store's record id (WithStore), "" in memory
 }
@@ -240,7 +241,7 @@ func (h *Handler) reserveFront(t *task, frontStateBytes int64) (*merge.Budget, e
 // publishLocked appends op to t's log, trims the log to its caps, updates
 // the view and wakes the subscribers. It never blocks on a subscriber. The
 // caller holds t.mu.
-func (h *Handler) publishLocked(t *task, op merge.Op) {
+func (h *Handler) publishLocked(t *task, op schema.Op) {
 	data, err := json.Marshal(op)
 	if err != nil {
 		h.cfg.logger.Warn("relay: op not encodable", "task", t.id, "err", err)
@@ -428,7 +429,7 @@ func (h *Handler) runFollow(ctx context.Context, t *task) error {
 		t.mu.Lock()
 		op, ok := u.Op()
 		switch {
-		case ok && op.Type == merge.OpResult && op.Result != nil && op.Result.Verdict == merge.VerdictIncomplete &&
+		case ok && op.Type == schema.OpResult && op.Result != nil && op.Result.Verdict == schema.VerdictIncomplete &&
 			len(t.log) == 0 && t.base == 0:
 			// A follow that got nothing at all (an unknown task) is
 			// answered with its error — 404, 502 — not with a stream

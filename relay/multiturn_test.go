@@ -8,6 +8,7 @@ import (
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // Two turns of one task, each attached from the orchestrator's own Send:
@@ -40,7 +41,7 @@ func TestAttachTwoTurns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last := first[len(first)-1].Op; last.Type != merge.OpResult || last.Result.Verdict != merge.VerdictInputRequired {
+	if last := first[len(first)-1].Op; last.Type != schema.OpResult || last.Result.Verdict != schema.VerdictInputRequired {
 		t.Fatalf("first turn ends with %+v, want its input-required result", last)
 	}
 
@@ -98,7 +99,7 @@ func TestAttachTwoTurns(t *testing.T) {
 	if turns := r.Turns(); len(turns) != 2 {
 		t.Fatalf("turns %v, want 2", turns)
 	}
-	if res := r.Result(); res == nil || res.Verdict != merge.VerdictCompleted {
+	if res := r.Result(); res == nil || res.Verdict != schema.VerdictCompleted {
 		t.Fatalf("latest result %+v, want completed", res)
 	}
 	diffView(t, s2.View(), r.View())

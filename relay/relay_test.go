@@ -25,6 +25,7 @@ import (
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 func TestMain(m *testing.M) {
@@ -78,7 +79,7 @@ func (s *setup) live(t *testing.T, gate string) []event {
 	if err != nil {
 		t.Fatalf("read: %v", err)
 	}
-	if len(evs) < 10 || evs[len(evs)-1].Op.Type != merge.OpResult {
+	if len(evs) < 10 || evs[len(evs)-1].Op.Type != schema.OpResult {
 		t.Fatalf("live read ended after %d ops without the settling op last", len(evs))
 	}
 	for i, ev := range evs {
@@ -92,14 +93,14 @@ func (s *setup) live(t *testing.T, gate string) []event {
 // shown is what a page shows of a view: comparable across receivers, whose
 // counters of duplicates they saw differ by design.
 type shown struct {
-	Blocks    []merge.Block
-	ToolCalls []merge.ToolCall
+	Blocks    []schema.Block
+	ToolCalls []schema.ToolCall
 	Sealed    bool
 }
 
 // show drops the blocks' at: informational, it is the time a follow saw
 // the block (a replica that backfills from history sees another).
-func show(v merge.View) shown {
+func show(v schema.View) shown {
 	blocks := slices.Clone(v.Blocks)
 	for i := range blocks {
 		blocks[i].At = time.Time{}
@@ -107,7 +108,7 @@ func show(v merge.View) shown {
 	return shown{blocks, v.ToolCalls, v.Sealed}
 }
 
-func diffView(t *testing.T, want, got merge.View) {
+func diffView(t *testing.T, want, got schema.View) {
 	t.Helper()
 	w, _ := json.Marshal(show(want))
 	g, _ := json.Marshal(show(got))
@@ -176,7 +177,7 @@ func TestResumeWhileLive(t *testing.T) {
 		case err != nil:
 			t.Fatal(err)
 		default:
-			if ev.Op.Type == merge.OpResult && len(got) > 0 && got[len(got)-1].Op.Type == merge.OpResult {
+			if ev.Op.Type == schema.OpResult && len(got) > 0 && got[len(got)-1].Op.Type == schema.OpResult {
 				done = true // the settling op again: it had it all
 				break
 			}
@@ -252,7 +253,7 @@ func TestUnknownCursorMidTurn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ev.Op.Type == merge.OpBlock {
+		if ev.Op.Type == schema.OpBlock {
 			break
 		}
 	}
@@ -285,7 +286,7 @@ func TestReconnectAfterSettle(t *testing.T) {
 		t.Fatal(err)
 	}
 	diffView(t, viewOf(s.task, ops(all)), viewOf(s.task, ops(got)))
-	if got[len(got)-1].Op.Type != merge.OpResult {
+	if got[len(got)-1].Op.Type != schema.OpResult {
 		t.Errorf("last op %q, want the settling op", got[len(got)-1].Op.Type)
 	}
 }

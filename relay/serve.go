@@ -6,8 +6,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay/internal/seam"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // ServeHTTP serves GET /tasks/{taskId}/events relative to where the handler
@@ -150,7 +150,7 @@ func (s *streamState) begin(cur string) bool {
 	} else if c, ok := parseCursor(cur); ok && c.epoch == h.epoch && c.gen == t.gen && c.n >= t.base && c.n <= t.end() {
 		s.pos, resumed = c.n, true
 	}
-	var snap []merge.Op
+	var snap []schema.Op
 	var snapID string // the cursor of the snapshot's last event
 	if !resumed {
 		s.pos = t.end()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // This file is the Handler's side of a shared Store (WithStore): the
@@ -234,7 +235,7 @@ func (h *Handler) runMirror(ctx context.Context, t *task) error {
 // record that repeats what the view has (a publisher putting its view back
 // after a Store failure) is not served twice. The caller holds t.mu.
 func (h *Handler) mirrorLocked(t *task, rec Record) {
-	var op merge.Op
+	var op schema.Op
 	if err := json.Unmarshal(rec.Op, &op); err != nil {
 		h.cfg.logger.Warn("relay: store: a record is not an op; skipped", "task", t.id, "id", rec.ID, "err", err)
 		return
@@ -334,7 +335,7 @@ func (h *Handler) followLeased(ctx context.Context, t *task) (done, published bo
 		if !ok {
 			continue
 		}
-		if op.Type == merge.OpResult && op.Result != nil && op.Result.Verdict == merge.VerdictIncomplete && !p.published {
+		if op.Type == schema.OpResult && op.Result != nil && op.Result.Verdict == schema.VerdictIncomplete && !p.published {
 			// As runFollow: a follow that got nothing is answered with its
 			// error, not with a stream that holds only "incomplete".
 			continue
@@ -435,7 +436,7 @@ func (h *Handler) holdLease(ctx context.Context, task string) func() {
 }
 
 // publish appends op, or puts the whole view back after a failure.
-func (p *publisher) publish(op merge.Op) {
+func (p *publisher) publish(op schema.Op) {
 	newTurn, _ := p.view.applyResult(op)
 	if newTurn {
 		p.settled = false

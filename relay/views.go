@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // views rebuilds a task's view for snapshots: a merge.Receiver fed with
@@ -33,13 +34,13 @@ func newViews(task string, parent *merge.Budget) *views {
 func (v *views) release() { v.budget.ReleaseAll() }
 
 // apply adds op and reports whether it opened a turn the task had not seen.
-func (v *views) apply(op merge.Op) (newTurn bool) {
+func (v *views) apply(op schema.Op) (newTurn bool) {
 	newTurn, _ = v.applyResult(op)
 	return newTurn
 }
 
 // applyResult is apply, with what the receiver did with op.
-func (v *views) applyResult(op merge.Op) (newTurn bool, res merge.Result) {
+func (v *views) applyResult(op schema.Op) (newTurn bool, res merge.Effect) {
 	if op.Turn == v.latest {
 		return false, v.r.Apply(op)
 	}
@@ -54,8 +55,8 @@ func (v *views) applyResult(op merge.Op) (newTurn bool, res merge.Result) {
 
 // snapshot returns ops that rebuild the task's view: every retained turn,
 // oldest first, so that a receiver orders the turns as the relay does.
-func (v *views) snapshot() []merge.Op {
-	var ops []merge.Op
+func (v *views) snapshot() []schema.Op {
+	var ops []schema.Op
 	for _, turn := range v.r.Turns() {
 		ops = append(ops, v.r.Ops(turn)...)
 	}
@@ -66,11 +67,11 @@ func (v *views) snapshot() []merge.Op {
 // latest turn for the relay: its result. An incomplete result is forwarded
 // but settles nothing: this relay could not follow the turn to its end, and
 // the next subscriber's follow may.
-func settles(t *task, op merge.Op) bool { return t.views.settles(op) }
+func settles(t *task, op schema.Op) bool { return t.views.settles(op) }
 
 // settles reports whether op, just applied, settles the latest turn (see
 // the function settles).
-func (v *views) settles(op merge.Op) bool {
-	return op.Type == merge.OpResult && op.Result != nil && op.Result.Verdict != merge.VerdictIncomplete &&
+func (v *views) settles(op schema.Op) bool {
+	return op.Type == schema.OpResult && op.Result != nil && op.Result.Verdict != schema.VerdictIncomplete &&
 		op.Turn == v.latest
 }

@@ -18,15 +18,15 @@ import (
 // the artifacts. A field ≤ 0 means its default.
 type Limits struct {
 	// MaxArtifacts is the number of distinct artifact ids kept.
-	// Default [DefaultMaxArtifacts].
+	// Default 1024.
 	MaxArtifacts int
 	// MaxParts is the number of parts kept across all artifacts.
-	// Default [DefaultMaxParts].
+	// Default 65536.
 	MaxParts int
 	// MaxBytes is the size kept across all artifacts: of their parts
 	// (text, raw bytes, URL, filename, media type, an estimate of data and
 	// metadata values) and of their own id, name, description, extensions
-	// and metadata. Default [DefaultMaxBytes].
+	// and metadata. Default 64 MiB.
 	MaxBytes int
 	// Budget, when set, is charged the same bytes as MaxBytes counts: a
 	// turn's one byte budget, shared with its merge (merge.Caps.Budget),
@@ -35,22 +35,22 @@ type Limits struct {
 	Budget *merge.Budget
 }
 
-// Default limits.
+// The default limits.
 const (
-	DefaultMaxArtifacts = 1024
-	DefaultMaxParts     = 1 << 16
-	DefaultMaxBytes     = 64 << 20
+	defaultMaxArtifacts = 1024
+	defaultMaxParts     = 1 << 16
+	defaultMaxBytes     = 64 << 20
 )
 
 func (l Limits) withDefaults() Limits {
 	if l.MaxArtifacts <= 0 {
-		l.MaxArtifacts = DefaultMaxArtifacts
+		l.MaxArtifacts = defaultMaxArtifacts
 	}
 	if l.MaxParts <= 0 {
-		l.MaxParts = DefaultMaxParts
+		l.MaxParts = defaultMaxParts
 	}
 	if l.MaxBytes <= 0 {
-		l.MaxBytes = DefaultMaxBytes
+		l.MaxBytes = defaultMaxBytes
 	}
 	return l
 }

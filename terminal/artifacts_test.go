@@ -224,8 +224,8 @@ func TestLimitsDefaults(t *testing.T) {
 		in   Limits
 		want Limits
 	}{
-		{"zero", Limits{}, Limits{DefaultMaxArtifacts, DefaultMaxParts, DefaultMaxBytes, nil}},
-		{"negative", Limits{-1, -1, -1, nil}, Limits{DefaultMaxArtifacts, DefaultMaxParts, DefaultMaxBytes, nil}},
+		{"zero", Limits{}, Limits{defaultMaxArtifacts, defaultMaxParts, defaultMaxBytes, nil}},
+		{"negative", Limits{-1, -1, -1, nil}, Limits{defaultMaxArtifacts, defaultMaxParts, defaultMaxBytes, nil}},
 		{"set", Limits{1, 2, 3, nil}, Limits{1, 2, 3, nil}},
 	}
 	for _, tt := range tests {

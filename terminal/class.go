@@ -4,6 +4,8 @@ import (
 	"strconv"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // Class is what a task state means for the turn that observed it.
@@ -44,11 +46,13 @@ func (c Class) String() string {
 // a2a-go's conversion, the v0.3 names (working, input-required, …). Every
 // other value — "", the unspecified state, v0.3 "unknown", a typo — is
 // [ClassInProgress]: an unknown state can never end a turn.
+//
+// The verdict comes from the one state → verdict table, [schema.VerdictOf].
 func classify(s a2a.TaskState) Class {
-	switch canonical(s) {
-	case a2a.TaskStateCompleted, a2a.TaskStateFailed, a2a.TaskStateCanceled, a2a.TaskStateRejected:
+	switch schema.VerdictOf(string(canonical(s))) {
+	case schema.VerdictCompleted, schema.VerdictFailed, schema.VerdictCanceled, schema.VerdictRejected:
 		return ClassTerminal
-	case a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired:
+	case schema.VerdictInputRequired, schema.VerdictAuthRequired:
 		return ClassInterrupted
 	}
 	return ClassInProgress

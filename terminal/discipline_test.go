@@ -9,6 +9,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // workingEnvelope is a working status update carrying a real envelope.
@@ -183,8 +184,8 @@ func TestDisciplineFirstTerminalWins(t *testing.T) {
 				if diff := cmp.Diff(first, got.State); diff != "" {
 					t.Errorf("Outcome.State (-want +got):\n%s", diff)
 				}
-				if diff := cmp.Diff("first", got.Text); diff != "" {
-					t.Errorf("Outcome.Text (-want +got):\n%s", diff)
+				if diff := cmp.Diff("first", got.Reply); diff != "" {
+					t.Errorf("Outcome.Reply (-want +got):\n%s", diff)
 				}
 				conflicts := 0
 				if wantConflict {
@@ -266,7 +267,7 @@ func TestDisciplineCutIsNeverSuccess(t *testing.T) {
 				Artifacts []*a2a.Artifact
 				Interrupt *Interrupt
 				Class     Class
-			}{got.Message, got.Text, got.Artifacts, got.Interrupt, got.Class}
+			}{got.Message, got.Reply, got.Artifacts, got.Interrupt, got.Class}
 			if diff := cmp.Diff(struct {
 				Message   *a2a.Message
 				Text      string
@@ -326,7 +327,7 @@ func isRemoteInvocation(ev *a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool
 // seam is what keeps them out. Either way the phase strings in them never
 // change the state.
 func TestDisciplineProgressArtifactsNeverInOutcome(t *testing.T) {
-	wantItems := []InterruptItem{{ToolCallID: "call_00_32BxucUtBW0bBQZE9mz32638", ToolName: "expense-review", Message: seedQuestion}}
+	wantItems := []schema.InterruptItem{{ToolCallID: "call_00_32BxucUtBW0bBQZE9mz32638", ToolName: "expense-review", Message: seedQuestion}}
 	tests := []struct {
 		name          string
 		opts          []Option

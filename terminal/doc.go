@@ -31,7 +31,7 @@
 //     may still be running or may be long over. Resubscribe
 //     (SubscribeToTask) or ask GetTask, and keep observing with the same
 //     [Tracker]; report "incomplete" only when the task cannot be resolved.
-//     A cut's Outcome has no Message, Text or Artifacts and a non-nil Err,
+//     A cut's Outcome has no Message, Reply or Artifacts and a non-nil Err,
 //     so it can never be mistaken for an empty success.
 //
 // # Discipline
@@ -83,7 +83,7 @@
 // turn settles; [Tracker.Observe] takes one event at a time for callers
 // that also render progress. [Tracker.Outcome] gives the verdict, and
 // [Outcome.Result] the same verdict in the JSON form a front end gets as
-// the turn's result op (merge.TurnResult, PROTOCOL.md §4.3): one word
+// the turn's result op (schema.Result, PROTOCOL.md §4.3): one word
 // (completed, failed, rejected, canceled, input-required, auth-required,
 // incomplete) and what goes with it.
 //
@@ -103,6 +103,27 @@
 //	switch {
 //	case err != nil: // failed, rejected, canceled — or still cut: "incomplete"
 //	case out.Interrupt != nil: // ask the user, answer on out.TaskID
-//	default: // out.Text, out.Artifacts
+//	default: // out.Result().Answer(): the reply, else the artifacts' text
 //	}
+//
+// # Which type to use when
+//
+// Four names describe how a turn ended; each has one job:
+//
+//   - [Outcome] — the Go-side decision, with the a2a-go values (the
+//     status Message, the Artifacts with all their parts, the Interrupt
+//     with its metadata). Use it in a Go program that acts on the turn:
+//     an orchestrator passing a sub-agent's answer on, a CLI.
+//   - [*VerdictError] (and [*CutError]) — the error that Outcome and Track
+//     return for failed, rejected, canceled (and cut) turns, so that
+//     `if err != nil` is the failure check; errors.Is with [ErrFailed],
+//     [ErrRejected], [ErrCanceled], [ErrCut] tells which.
+//   - schema.Result — the same decision as a wire form ([Outcome.Result]):
+//     plain strings, cut to sizes a front end can show, the JSON of the
+//     result op. Use it to send the end of a turn anywhere (a relay, a
+//     log, another process), and schema.Result.Answer for "the answer".
+//   - schema.Verdict — one word of the Result (completed, failed, …,
+//     incomplete), decided by the one state → verdict table
+//     (schema.VerdictOf) that this package's [Class] also follows. Switch
+//     on it where a front end needs one word.
 package terminal

@@ -52,7 +52,7 @@ func Example() {
 		return
 	}
 	fmt.Println(out.Class, out.State)
-	fmt.Println("reply:", out.Text)
+	fmt.Println("reply:", out.Reply)
 	for _, a := range out.Artifacts {
 		for _, p := range a.Parts {
 			fmt.Printf("%s: %s\n", a.ID, p.Text())
@@ -72,14 +72,14 @@ func Example_cut() {
 	tr := terminal.NewTracker()
 	out, err := tr.Track(events(io.ErrUnexpectedEOF,
 		a2a.NewStatusUpdateEvent(task, a2a.TaskStateWorking, agentText("Done! (almost)"))))
-	fmt.Println(errors.Is(err, terminal.ErrCut), out.Text == "", out.Err != nil)
+	fmt.Println(errors.Is(err, terminal.ErrCut), out.Reply == "", out.Err != nil)
 	fmt.Println(err)
 
 	// client.SubscribeToTask(ctx, &a2a.SubscribeToTaskRequest{ID: out.TaskID})
 	out, err = tr.Track(events(nil,
 		&a2a.Task{ID: task.TaskID, ContextID: task.ContextID, Status: a2a.TaskStatus{State: a2a.TaskStateWorking}},
 		a2a.NewStatusUpdateEvent(task, a2a.TaskStateCompleted, agentText("All done."))))
-	fmt.Println(out.State, err, out.Text)
+	fmt.Println(out.State, err, out.Reply)
 	// Output:
 	// true true true
 	// terminal: stream ended before the turn settled (task "task-7", last state TASK_STATE_WORKING): unexpected EOF

@@ -43,7 +43,7 @@ func FuzzObserve(f *testing.F) {
 		if out.Err != err {
 			t.Fatalf("Outcome.Err %v differs from the error %v", out.Err, err)
 		}
-		if out.Class == ClassInProgress && (out.Message != nil || out.Text != "" || out.Artifacts != nil) {
+		if out.Class == ClassInProgress && (out.Message != nil || out.Reply != "" || out.Artifacts != nil) {
 			t.Fatalf("a cut carries a reply: %+v", out)
 		}
 		for _, a := range out.Artifacts {

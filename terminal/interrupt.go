@@ -3,7 +3,7 @@ package terminal
 import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // InterruptMetadataKey is the key of status.message.metadata under which
@@ -12,12 +12,6 @@ import (
 //	"_interrupt": {"message": "…",
 //	               "items": [{"toolCallId": "call_1", "toolName": "expense-review", "message": "…"}]}
 const InterruptMetadataKey = "_interrupt"
-
-// InterruptItem is one question of an interrupt, tied to the tool call
-// that asked it. Any field may be "" when the peer left it out. It is the
-// result op's item type, so that an Outcome's items are the result's as
-// they are.
-type InterruptItem = merge.InterruptItem
 
 // Interrupt is what the caller answers when a turn ends in input-required
 // or auth-required. The answer goes to the same task: a new message with
@@ -34,7 +28,7 @@ type Interrupt struct {
 	// is the question).
 	Question string
 	// Items are _interrupt.items, in order. nil when there are none.
-	Items []InterruptItem
+	Items []schema.InterruptItem
 }
 
 // parseInterrupt reads m.metadata._interrupt. The value arrives from JSON,
@@ -43,7 +37,7 @@ type Interrupt struct {
 // fields read as ""; a value of the wrong type is ignored (the field, the
 // item or the whole key), never a panic. malformed reports that the key was
 // present but something in it had the wrong type.
-func parseInterrupt(m *a2a.Message) (question string, items []InterruptItem, malformed bool) {
+func parseInterrupt(m *a2a.Message) (question string, items []schema.InterruptItem, malformed bool) {
 	if m == nil || m.Metadata == nil {
 		return "", nil, false
 	}
@@ -74,13 +68,13 @@ func parseInterrupt(m *a2a.Message) (question string, items []InterruptItem, mal
 		malformed = true
 	}
 	for _, o := range list {
-		var it InterruptItem
+		var it schema.InterruptItem
 		var b1, b2, b3 bool
 		it.ToolCallID, b1 = stringField(o, "toolCallId", "tool_call_id")
 		it.ToolName, b2 = stringField(o, "toolName", "tool_name")
 		it.Message, b3 = stringField(o, "message")
 		malformed = malformed || b1 || b2 || b3
-		if it == (InterruptItem{}) {
+		if it == (schema.InterruptItem{}) {
 			// Nothing to answer and nothing to show.
 			continue
 		}

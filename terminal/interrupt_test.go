@@ -5,16 +5,18 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 func TestParseInterrupt(t *testing.T) {
 	type result struct {
 		Question  string
-		Items     []InterruptItem
+		Items     []schema.InterruptItem
 		Malformed bool
 	}
 	item := map[string]any{"toolCallId": "call_1", "toolName": "expense-review", "message": "approve?"}
-	want1 := InterruptItem{ToolCallID: "call_1", ToolName: "expense-review", Message: "approve?"}
+	want1 := schema.InterruptItem{ToolCallID: "call_1", ToolName: "expense-review", Message: "approve?"}
 	tests := []struct {
 		name string
 		meta map[string]any
@@ -24,37 +26,37 @@ func TestParseInterrupt(t *testing.T) {
 		{"no _interrupt key", map[string]any{"other": 1.0}, result{}},
 		{"null _interrupt", map[string]any{"_interrupt": nil}, result{}},
 		{"the seed's shape", map[string]any{"_interrupt": map[string]any{"message": "Q", "items": []any{item}}},
-			result{Question: "Q", Items: []InterruptItem{want1}}},
+			result{Question: "Q", Items: []schema.InterruptItem{want1}}},
 		{"message only", map[string]any{"_interrupt": map[string]any{"message": "Q"}}, result{Question: "Q"}},
 		{"items only", map[string]any{"_interrupt": map[string]any{"items": []any{item, item}}},
-			result{Items: []InterruptItem{want1, want1}}},
+			result{Items: []schema.InterruptItem{want1, want1}}},
 		{"empty object", map[string]any{"_interrupt": map[string]any{}}, result{}},
 		{"item with missing fields", map[string]any{"_interrupt": map[string]any{"items": []any{map[string]any{"toolCallId": "c"}}}},
-			result{Items: []InterruptItem{{ToolCallID: "c"}}}},
+			result{Items: []schema.InterruptItem{{ToolCallID: "c"}}}},
 		{"snake_case keys", map[string]any{"_interrupt": map[string]any{"items": []any{
 			map[string]any{"tool_call_id": "c", "tool_name": "t", "message": "m"}}}},
-			result{Items: []InterruptItem{{ToolCallID: "c", ToolName: "t", Message: "m"}}}},
+			result{Items: []schema.InterruptItem{{ToolCallID: "c", ToolName: "t", Message: "m"}}}},
 		{"camelCase wins over snake_case", map[string]any{"_interrupt": map[string]any{"items": []any{
 			map[string]any{"toolCallId": "camel", "tool_call_id": "snake"}}}},
-			result{Items: []InterruptItem{{ToolCallID: "camel"}}}},
+			result{Items: []schema.InterruptItem{{ToolCallID: "camel"}}}},
 		{"Go producer's []map[string]any", map[string]any{"_interrupt": map[string]any{"items": []map[string]any{item}}},
-			result{Items: []InterruptItem{want1}}},
+			result{Items: []schema.InterruptItem{want1}}},
 		{"empty items are dropped", map[string]any{"_interrupt": map[string]any{"items": []any{map[string]any{}, item}}},
-			result{Items: []InterruptItem{want1}}},
+			result{Items: []schema.InterruptItem{want1}}},
 		{"_interrupt is a string", map[string]any{"_interrupt": `{"message":"Q"}`}, result{Malformed: true}},
 		{"_interrupt is a list", map[string]any{"_interrupt": []any{item}}, result{Malformed: true}},
 		{"message is a number", map[string]any{"_interrupt": map[string]any{"message": 3.0, "items": []any{item}}},
-			result{Items: []InterruptItem{want1}, Malformed: true}},
+			result{Items: []schema.InterruptItem{want1}, Malformed: true}},
 		{"items is an object", map[string]any{"_interrupt": map[string]any{"message": "Q", "items": item}},
 			result{Question: "Q", Malformed: true}},
 		{"an item is a string", map[string]any{"_interrupt": map[string]any{"items": []any{"call_1", item, nil}}},
-			result{Items: []InterruptItem{want1}, Malformed: true}},
+			result{Items: []schema.InterruptItem{want1}, Malformed: true}},
 		{"a field of the wrong type", map[string]any{"_interrupt": map[string]any{"items": []any{
 			map[string]any{"toolCallId": 42.0, "toolName": "t", "message": []any{"m"}}}}},
-			result{Items: []InterruptItem{{ToolName: "t"}}, Malformed: true}},
+			result{Items: []schema.InterruptItem{{ToolName: "t"}}, Malformed: true}},
 		{"null fields read as missing", map[string]any{"_interrupt": map[string]any{"message": nil, "items": []any{
 			map[string]any{"toolCallId": nil, "tool_call_id": "c"}}}},
-			result{Items: []InterruptItem{{ToolCallID: "c"}}}},
+			result{Items: []schema.InterruptItem{{ToolCallID: "c"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,7 +88,7 @@ func TestInterruptOutcome(t *testing.T) {
 			name:   "the seed's A2A stream",
 			events: decodeEvents(t, seedRunning, seedInputRequiredFrame, seedInterrupt),
 			want: &Interrupt{State: a2a.TaskStateInputRequired, Text: seedQuestion, Question: seedQuestion,
-				Items: []InterruptItem{{ToolCallID: "call_00_32BxucUtBW0bBQZE9mz32638", ToolName: "expense-review", Message: seedQuestion}}},
+				Items: []schema.InterruptItem{{ToolCallID: "call_00_32BxucUtBW0bBQZE9mz32638", ToolName: "expense-review", Message: seedQuestion}}},
 		},
 		{
 			name:   "auth-required without _interrupt",

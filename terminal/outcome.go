@@ -4,12 +4,13 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // Outcome is the result of a turn, decided by its task state alone.
 //
 // Err is nil only for completed and interrupted turns. Fields that hold
-// the reply (Message, Text, Artifacts) are empty for a cut, so a cut read
+// the reply (Message, Reply, Artifacts) are empty for a cut, so a cut read
 // carelessly looks empty, never like an answer.
 type Outcome struct {
 	// TaskID is the task's id: the first one observed ("" for a direct
@@ -25,8 +26,11 @@ type Outcome struct {
 	// Message reply. It is shared with the event it came from: do not
 	// modify it. nil for a cut.
 	Message *a2a.Message
-	// Text is the text parts of Message joined with "\n".
-	Text string
+	// Reply is the text parts of Message joined with "\n": the answer of
+	// a completed turn (when it is not only in Artifacts — see
+	// [schema.Result.Answer]), the callee's reason of a failed one, the
+	// question of an interrupted one.
+	Reply string
 	// Artifacts are the task's artifacts, assembled from the updates (or
 	// taken from the last snapshot), in order of first appearance, without
 	// those the progress seam routed away. They are copies; the parts are
@@ -68,15 +72,15 @@ func (t *Tracker) outcome(cause error) (Outcome, error) {
 		return o, o.Err
 	}
 	o.Message = t.msg
-	o.Text = envelope.MessageText(t.msg)
+	o.Reply = envelope.MessageText(t.msg)
 	o.Artifacts = t.arts.snapshot()
 	o.Truncated = t.arts.full
-	switch t.state {
-	case a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired:
-		o.Interrupt = &Interrupt{State: t.state, Message: t.msg, Text: o.Text,
-			Question: t.question, Items: append([]InterruptItem(nil), t.items...)}
-	case a2a.TaskStateFailed, a2a.TaskStateRejected, a2a.TaskStateCanceled:
-		o.Err = &VerdictError{TaskID: t.taskID, State: t.state, Reason: o.Text, Message: t.msg}
+	switch schema.VerdictOf(string(t.state)) {
+	case schema.VerdictInputRequired, schema.VerdictAuthRequired:
+		o.Interrupt = &Interrupt{State: t.state, Message: t.msg, Text: o.Reply,
+			Question: t.question, Items: append([]schema.InterruptItem(nil), t.items...)}
+	case schema.VerdictFailed, schema.VerdictRejected, schema.VerdictCanceled:
+		o.Err = &VerdictError{TaskID: t.taskID, State: t.state, Reason: o.Reply, Message: t.msg}
 	}
 	return o, o.Err
 }

@@ -8,14 +8,14 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // Result returns the outcome in the JSON form a front end gets as the
-// turn's result op (merge.TurnResult; PROTOCOL.md §4.3): the verdict in one
+// turn's result op (schema.Result; PROTOCOL.md §4.3): the verdict in one
 // word, decided by State alone, and what goes with it —
 //
-//   - completed: Reply (Text) and Artifacts (id, name, text parts joined
+//   - completed: Reply and Artifacts (id, name, text parts joined
 //     with "\n");
 //   - failed, rejected, canceled: Error, the callee's reason (the final
 //     status message's text; "" when it gave none);
@@ -31,13 +31,14 @@ import (
 // Every string of the peer is cut, so that a result op stays small
 // whatever the peer sent (see [Cut]): the reason, the question and each
 // item's message at [MaxMessageBytes]; artifact ids and names, tool
-// names and call ids at [MaxNameBytes]; the reply at [MaxReplyBytes]. An
-// artifact's text is bounded by the artifact limits ([Limits]). The
-// Outcome itself keeps what it was given. Counters are left zero: they are the merge's, which
+// names and call ids, the context id at envelope.MaxIdentBytes (the
+// identifier limit); the reply at [MaxReplyBytes]. An artifact's text is
+// bounded by the artifact limits ([Limits]). The Outcome itself keeps what
+// it was given. Counters are left zero: they are the merge's, which
 // merge.Turn.ResultOp fills in.
-func (o Outcome) Result() merge.TurnResult {
-	r := merge.TurnResult{State: string(o.State), Verdict: merge.VerdictOf(string(o.State)), Context: Cut(o.ContextID, MaxNameBytes)}
-	if r.Verdict == merge.VerdictIncomplete {
+func (o Outcome) Result() schema.Result {
+	r := schema.Result{State: string(o.State), Verdict: schema.VerdictOf(string(o.State)), Context: Cut(o.ContextID, envelope.MaxIdentBytes)}
+	if r.Verdict == schema.VerdictIncomplete {
 		if o.Err != nil {
 			r.Error = Cut(o.Err.Error(), MaxMessageBytes)
 		}
@@ -45,30 +46,30 @@ func (o Outcome) Result() merge.TurnResult {
 	}
 	for _, a := range o.Artifacts {
 		if a != nil {
-			r.Artifacts = append(r.Artifacts, merge.Artifact{ID: Cut(string(a.ID), MaxNameBytes), Name: Cut(a.Name, MaxNameBytes),
+			r.Artifacts = append(r.Artifacts, schema.Artifact{ID: Cut(string(a.ID), envelope.MaxIdentBytes), Name: Cut(a.Name, envelope.MaxIdentBytes),
 				Text: partsText(a.Parts)})
 		}
 	}
 	r.ArtifactsTruncated = o.Truncated
 	switch r.Verdict {
-	case merge.VerdictCompleted:
-		r.Reply = Cut(o.Text, MaxReplyBytes)
-	case merge.VerdictFailed, merge.VerdictRejected, merge.VerdictCanceled:
+	case schema.VerdictCompleted:
+		r.Reply = Cut(o.Reply, MaxReplyBytes)
+	case schema.VerdictFailed, schema.VerdictRejected, schema.VerdictCanceled:
 		var ve *VerdictError
 		if errors.As(o.Err, &ve) {
 			r.Error = Cut(ve.Reason, MaxMessageBytes)
 		} else {
-			r.Error = Cut(o.Text, MaxMessageBytes)
+			r.Error = Cut(o.Reply, MaxMessageBytes)
 		}
-	case merge.VerdictInputRequired, merge.VerdictAuthRequired:
-		in := &merge.Interrupt{Question: o.Text}
+	case schema.VerdictInputRequired, schema.VerdictAuthRequired:
+		in := &schema.Interrupt{Question: o.Reply}
 		if o.Interrupt != nil {
 			if o.Interrupt.Question != "" {
 				in.Question = o.Interrupt.Question
 			}
 			for _, it := range o.Interrupt.Items {
-				in.Items = append(in.Items, merge.InterruptItem{ToolCallID: Cut(it.ToolCallID, MaxNameBytes),
-					ToolName: Cut(it.ToolName, MaxNameBytes), Message: Cut(it.Message, MaxMessageBytes)})
+				in.Items = append(in.Items, schema.InterruptItem{ToolCallID: Cut(it.ToolCallID, envelope.MaxIdentBytes),
+					ToolName: Cut(it.ToolName, envelope.MaxIdentBytes), Message: Cut(it.Message, MaxMessageBytes)})
 			}
 		}
 		in.Question = Cut(in.Question, MaxMessageBytes)
@@ -83,10 +84,6 @@ const (
 	// and each of its items' messages, and an incomplete turn's error
 	// (8 KiB: envelope.SoftChunkLimit, the text a block keeps).
 	MaxMessageBytes = envelope.SoftChunkLimit
-	// MaxNameBytes bounds an id or a name: an artifact's id and name, an
-	// interrupt item's tool name and call id, the context id
-	// (merge.MaxIdentBytes).
-	MaxNameBytes = merge.MaxIdentBytes
 	// MaxReplyBytes bounds the reply of a completed turn (1 MiB). A reply
 	// is the answer, not a message about it: it is cut far later than a
 	// reason, and says so.

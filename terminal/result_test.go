@@ -8,7 +8,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // Outcome.Result is the library's JSON form of the verdict: one verdict
@@ -21,50 +21,50 @@ func TestOutcomeResult(t *testing.T) {
 	tests := []struct {
 		name string
 		out  Outcome
-		want merge.TurnResult
+		want schema.Result
 	}{
 		{
 			name: "completed",
-			out: Outcome{ContextID: "c1", State: a2a.TaskStateCompleted, Class: ClassTerminal, Message: msg("42"), Text: "42",
+			out: Outcome{ContextID: "c1", State: a2a.TaskStateCompleted, Class: ClassTerminal, Message: msg("42"), Reply: "42",
 				Artifacts: []*a2a.Artifact{art}, Truncated: true},
-			want: merge.TurnResult{State: "TASK_STATE_COMPLETED", Verdict: merge.VerdictCompleted, Reply: "42", Context: "c1",
-				Artifacts: []merge.Artifact{{ID: "a1", Name: "report", Text: "line 1\nline 2"}}, ArtifactsTruncated: true},
+			want: schema.Result{State: "TASK_STATE_COMPLETED", Verdict: schema.VerdictCompleted, Reply: "42", Context: "c1",
+				Artifacts: []schema.Artifact{{ID: "a1", Name: "report", Text: "line 1\nline 2"}}, ArtifactsTruncated: true},
 		},
 		{
 			name: "failed: the reason, never a reply",
-			out: Outcome{State: a2a.TaskStateFailed, Class: ClassTerminal, Message: msg("quota"), Text: "quota",
+			out: Outcome{State: a2a.TaskStateFailed, Class: ClassTerminal, Message: msg("quota"), Reply: "quota",
 				Err: &VerdictError{State: a2a.TaskStateFailed, Reason: "quota"}},
-			want: merge.TurnResult{State: "TASK_STATE_FAILED", Verdict: merge.VerdictFailed, Error: "quota"},
+			want: schema.Result{State: "TASK_STATE_FAILED", Verdict: schema.VerdictFailed, Error: "quota"},
 		},
 		{
 			name: "rejected without a reason",
 			out:  Outcome{State: a2a.TaskStateRejected, Class: ClassTerminal, Err: &VerdictError{State: a2a.TaskStateRejected}},
-			want: merge.TurnResult{State: "TASK_STATE_REJECTED", Verdict: merge.VerdictRejected},
+			want: schema.Result{State: "TASK_STATE_REJECTED", Verdict: schema.VerdictRejected},
 		},
 		{
 			name: "canceled",
 			out:  Outcome{State: a2a.TaskStateCanceled, Class: ClassTerminal, Err: &VerdictError{State: a2a.TaskStateCanceled, Reason: "by user"}},
-			want: merge.TurnResult{State: "TASK_STATE_CANCELED", Verdict: merge.VerdictCanceled, Error: "by user"},
+			want: schema.Result{State: "TASK_STATE_CANCELED", Verdict: schema.VerdictCanceled, Error: "by user"},
 		},
 		{
 			name: "input required: the structured question and its items",
-			out: Outcome{State: a2a.TaskStateInputRequired, Class: ClassInterrupted, Text: "status text",
+			out: Outcome{State: a2a.TaskStateInputRequired, Class: ClassInterrupted, Reply: "status text",
 				Interrupt: &Interrupt{State: a2a.TaskStateInputRequired, Text: "status text", Question: "Approve?",
-					Items: []InterruptItem{{ToolCallID: "call-9", ToolName: "expense-review", Message: "Approve?"}}}},
-			want: merge.TurnResult{State: "TASK_STATE_INPUT_REQUIRED", Verdict: merge.VerdictInputRequired,
-				Interrupt: &merge.Interrupt{Question: "Approve?", Items: []merge.InterruptItem{{ToolCallID: "call-9", ToolName: "expense-review", Message: "Approve?"}}}},
+					Items: []schema.InterruptItem{{ToolCallID: "call-9", ToolName: "expense-review", Message: "Approve?"}}}},
+			want: schema.Result{State: "TASK_STATE_INPUT_REQUIRED", Verdict: schema.VerdictInputRequired,
+				Interrupt: &schema.Interrupt{Question: "Approve?", Items: []schema.InterruptItem{{ToolCallID: "call-9", ToolName: "expense-review", Message: "Approve?"}}}},
 		},
 		{
 			name: "auth required: the status text is the question",
-			out: Outcome{State: a2a.TaskStateAuthRequired, Class: ClassInterrupted, Text: "log in",
+			out: Outcome{State: a2a.TaskStateAuthRequired, Class: ClassInterrupted, Reply: "log in",
 				Interrupt: &Interrupt{State: a2a.TaskStateAuthRequired, Text: "log in"}},
-			want: merge.TurnResult{State: "TASK_STATE_AUTH_REQUIRED", Verdict: merge.VerdictAuthRequired, Interrupt: &merge.Interrupt{Question: "log in"}},
+			want: schema.Result{State: "TASK_STATE_AUTH_REQUIRED", Verdict: schema.VerdictAuthRequired, Interrupt: &schema.Interrupt{Question: "log in"}},
 		},
 		{
 			name: "a cut is incomplete, with its error",
 			out: Outcome{State: a2a.TaskStateWorking, Class: ClassInProgress,
 				Err: &CutError{TaskID: "t1", LastState: a2a.TaskStateWorking}},
-			want: merge.TurnResult{State: "TASK_STATE_WORKING", Verdict: merge.VerdictIncomplete,
+			want: schema.Result{State: "TASK_STATE_WORKING", Verdict: schema.VerdictIncomplete,
 				Error: `terminal: stream ended before the turn settled (task "t1", last state TASK_STATE_WORKING)`},
 		},
 	}
@@ -104,8 +104,8 @@ func TestCut(t *testing.T) {
 // items and names are cut.
 func TestResultCutsPeerStrings(t *testing.T) {
 	huge := strings.Repeat("x", 9<<20)
-	o := Outcome{State: a2a.TaskStateInputRequired, Text: huge,
-		Interrupt: &Interrupt{Items: []merge.InterruptItem{{ToolCallID: huge, ToolName: huge, Message: huge}}},
+	o := Outcome{State: a2a.TaskStateInputRequired, Reply: huge,
+		Interrupt: &Interrupt{Items: []schema.InterruptItem{{ToolCallID: huge, ToolName: huge, Message: huge}}},
 		Artifacts: []*a2a.Artifact{{ID: a2a.ArtifactID(huge), Name: huge}}}
 	r := o.Result()
 	b, err := json.Marshal(r)

@@ -93,7 +93,7 @@ func TestTrackResumes(t *testing.T) {
 		t.Fatalf("second Track error = %v", err)
 	}
 	want := Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Class: ClassTerminal,
-		Message: agentMsg("ok"), Text: "ok", Artifacts: []*a2a.Artifact{art("a", "part 1", "part 2", "part 3")}}
+		Message: agentMsg("ok"), Reply: "ok", Artifacts: []*a2a.Artifact{art("a", "part 1", "part 2", "part 3")}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Outcome (-want +got):\n%s", diff)
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // Option configures a [Tracker].
@@ -134,7 +135,7 @@ type Tracker struct {
 	state     a2a.TaskState
 	msg       *a2a.Message // status message of state (or the direct reply)
 	question  string       // _interrupt.message of an interrupted state
-	items     []InterruptItem
+	items     []schema.InterruptItem
 	arts      artifactSet
 	c         Counters
 }

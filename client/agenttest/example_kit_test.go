@@ -44,7 +44,7 @@ func ExampleTransports() {
 			if err != nil {
 				log.Fatal(err)
 			}
-			fmt.Println(tr, v, out.Text == agenttest.RealisticReply, len(s.View().ToolCalls))
+			fmt.Println(tr, v, out.Reply == agenttest.RealisticReply, len(s.View().ToolCalls))
 		}
 	}
 	// Output:
@@ -86,7 +86,7 @@ func ExampleTrajectory() {
 		log.Fatal(err)
 	}
 	cnt := s.View().Counters
-	fmt.Println(out.State, "-", out.Text)
+	fmt.Println(out.State, "-", out.Reply)
 	fmt.Println("applied", cnt.Applied, "gaps", cnt.Gaps, "fallbacks", cnt.Fallbacks)
 	// Output:
 	// TASK_STATE_COMPLETED - done: 10 updates

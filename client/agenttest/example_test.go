@@ -42,7 +42,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	v := s.View()
-	fmt.Println(out.State, "-", out.Text)
+	fmt.Println(out.State, "-", out.Reply)
 	fmt.Printf("%d tool calls, %d duplicates, %d late\n", len(v.ToolCalls), v.Counters.Duplicates, v.Counters.Late)
 	for _, tc := range v.ToolCalls {
 		fmt.Printf("%s %s %s %q\n", tc.Key, tc.Tool, tc.Status, tc.Output)
@@ -99,7 +99,7 @@ func ExampleScript() {
 		}
 		fmt.Println()
 	}
-	fmt.Println(out.State, "-", out.Interrupt != nil, out.Text)
+	fmt.Println(out.State, "-", out.Interrupt != nil, out.Reply)
 	// Output:
 	// thinking from envelope {"two warehouses match"}
 	// text from fallback {"still looking"} (no_envelope)

@@ -69,7 +69,7 @@ func TestTrajectoryKnobs(t *testing.T) {
 				t.Fatalf("raw steps = %d, want 1", len(raws))
 			}
 			r := envelope.FromMessage(raws[0])
-			if !r.Fallback || !errors.Is(r.Err, envelope.ErrChunkTooLarge) {
+			if !r.Fallback || !errors.Is(r.Err, envelope.ReasonChunkTooLarge) {
 				t.Errorf("oversize reading: fallback=%v err=%v, want ErrChunkTooLarge", r.Fallback, r.Err)
 			}
 			if got := gaps(sc); got != 1 {

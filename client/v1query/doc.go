@@ -10,7 +10,7 @@
 // is the interrupt (an Outcome.Interrupt with its items, state
 // input-required), and every other frame is a business chunk of the reply
 // (client.UpdateArtifact; the Outcome's artifact "reply", one part per chunk;
-// Outcome.Text, the text chunks joined). The body's clean end completes the
+// Outcome.Reply, the text chunks joined). The body's clean end completes the
 // turn.
 //
 // The package is built on client's generic seams: the frames become A2A

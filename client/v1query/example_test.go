@@ -41,7 +41,7 @@ func ExampleSend() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(out.TaskID, out.State, "-", out.Text)
+	fmt.Println(out.TaskID, out.State, "-", out.Reply)
 	// Output:
 	// tool expense-review: running
 	// tool expense-review: done
@@ -72,7 +72,7 @@ func ExampleWithHTTPClient() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(out.State, "-", out.Text)
+	fmt.Println(out.State, "-", out.Reply)
 	// Output:
 	// TASK_STATE_COMPLETED - Done over TLS.
 }

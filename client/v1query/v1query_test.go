@@ -23,7 +23,7 @@ import (
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/sseframe"
 	"github.com/tfrs/a2a-progress/internal/ssewire"
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
@@ -95,7 +95,7 @@ type result struct {
 	err     error
 	out     terminal.Outcome
 	outErr  error
-	view    merge.View
+	view    schema.View
 }
 
 func collect(t *testing.T, s *client.Stream) result {
@@ -136,23 +136,23 @@ func TestSendSeedFrames(t *testing.T) {
 
 	const key = "ri:333a9f5f-...:call_00_JIhiVhnvjabn7DCjgY2D1744"
 	question := "费用报销审核需要您的审批。请审核后输入 'approved' 通过，或说明拒绝理由。"
-	wantView := merge.View{Task: "6d72bcf8-...", Sealed: true,
-		Blocks: []merge.Block{
-			{Key: merge.Key{StreamKey: key, Seq: 1, ID: key + ":1"}, Kind: envelope.KindToolCall, Status: envelope.StatusRunning,
-				Payload: envelope.ToolCall{Tool: "expense-review", ToolCallID: "call_00_JIhiVhnvjabn7DCjgY2D1744"}, Source: merge.SourceProjection, Ordinal: 1},
-			{Key: merge.Key{StreamKey: key, Seq: 2, ID: key + ":2"}, Kind: envelope.KindText, Status: envelope.StatusRunning,
-				Payload: envelope.Text{Text: "expense-review: awaiting input"}, Source: merge.SourceProjection, Ordinal: 2},
+	wantView := schema.View{Task: "6d72bcf8-...", Sealed: true,
+		Blocks: []schema.Block{
+			{Key: schema.Key{StreamKey: key, Seq: 1, ID: key + ":1"}, Kind: envelope.KindToolCall, Status: envelope.StatusRunning,
+				Payload: envelope.ToolCall{Tool: "expense-review", ToolCallID: "call_00_JIhiVhnvjabn7DCjgY2D1744"}, Source: schema.SourceProjection, Ordinal: 1},
+			{Key: schema.Key{StreamKey: key, Seq: 2, ID: key + ":2"}, Kind: envelope.KindText, Status: envelope.StatusRunning,
+				Payload: envelope.Text{Text: "expense-review: awaiting input"}, Source: schema.SourceProjection, Ordinal: 2},
 		},
-		ToolCalls: []merge.ToolCall{{Key: key, Tool: "expense-review", ToolCallID: "call_00_JIhiVhnvjabn7DCjgY2D1744",
-			Status: merge.ToolUnfinished, Started: true, FirstSeq: 1}},
-		Counters: merge.Counters{Applied: 2},
+		ToolCalls: []schema.ToolCall{{Key: key, Tool: "expense-review", ToolCallID: "call_00_JIhiVhnvjabn7DCjgY2D1744",
+			Status: schema.ToolUnfinished, Started: true, FirstSeq: 1}},
+		Counters: schema.Counters{Applied: 2},
 	}
 	// The endpoint has no message ids: the request names the turn.
 	if !strings.HasPrefix(st.Turn(), "query:") || len(st.Turn()) <= len("query:") {
 		t.Errorf("Turn = %q, want query:<id>", st.Turn())
 	}
 	wantView.Turn = st.Turn()
-	if diff := cmp.Diff(wantView, r.view, cmpopts.IgnoreFields(merge.Block{}, "At")); diff != "" {
+	if diff := cmp.Diff(wantView, r.view, cmpopts.IgnoreFields(schema.Block{}, "At")); diff != "" {
 		t.Errorf("view (-want +got):\n%s", diff)
 	}
 	for _, b := range r.view.Blocks {
@@ -160,19 +160,19 @@ func TestSendSeedFrames(t *testing.T) {
 			t.Errorf("block %v: at = %v, want its arrival time in UTC", b.Key, b.At)
 		}
 	}
-	wantResult := merge.Op{Type: merge.OpResult, Task: "6d72bcf8-...", Turn: st.Turn(), Result: &merge.TurnResult{
-		State: "TASK_STATE_INPUT_REQUIRED", Verdict: merge.VerdictInputRequired, Context: "6d72bcf8-...",
-		Interrupt: &merge.Interrupt{Question: question, Items: []merge.InterruptItem{
+	wantResult := schema.Op{Type: schema.OpResult, Task: "6d72bcf8-...", Turn: st.Turn(), Result: &schema.Result{
+		State: "TASK_STATE_INPUT_REQUIRED", Verdict: schema.VerdictInputRequired, Context: "6d72bcf8-...",
+		Interrupt: &schema.Interrupt{Question: question, Items: []schema.InterruptItem{
 			{ToolCallID: "call_00_JIhiVhnvjabn7DCjgY2D1744", ToolName: "expense-review", Message: question}}},
-		Counters: merge.Counters{Applied: 2}}}
+		Counters: schema.Counters{Applied: 2}}}
 	last, _ := r.updates[len(r.updates)-1].Op()
 	if diff := cmp.Diff(wantResult, last); diff != "" {
 		t.Errorf("result op, the last update (-want +got):\n%s", diff)
 	}
 	wantOut := terminal.Outcome{TaskID: "6d72bcf8-...", ContextID: "6d72bcf8-...", State: a2a.TaskStateInputRequired,
-		Class: terminal.ClassInterrupted, Text: question,
+		Class: terminal.ClassInterrupted, Reply: question,
 		Interrupt: &terminal.Interrupt{State: a2a.TaskStateInputRequired, Text: question, Question: question,
-			Items: []terminal.InterruptItem{{ToolCallID: "call_00_JIhiVhnvjabn7DCjgY2D1744", ToolName: "expense-review", Message: question}}}}
+			Items: []schema.InterruptItem{{ToolCallID: "call_00_JIhiVhnvjabn7DCjgY2D1744", ToolName: "expense-review", Message: question}}}}
 	if diff := cmp.Diff(wantOut, r.out, cmpopts.IgnoreFields(terminal.Outcome{}, "Message"), cmpopts.IgnoreFields(terminal.Interrupt{}, "Message")); diff != "" {
 		t.Errorf("outcome (-want +got):\n%s", diff)
 	}
@@ -201,14 +201,14 @@ func TestSendReplyAndEnds(t *testing.T) {
 		wantSErr  error // from the stream
 		wantState a2a.TaskState
 		wantReply []string
-		wantTools []merge.ToolStatus
+		wantTools []schema.ToolStatus
 	}{
 		{
 			name:      "business chunks are the reply; the body's end completes the turn",
 			srv:       queryServer{body: running + "data: {\"content\":\"The expense \"}\n\n" + done + "data: {\"content\":\"is approved.\"}\n\n"},
 			wantState: a2a.TaskStateCompleted,
 			wantReply: []string{"The expense ", "is approved."},
-			wantTools: []merge.ToolStatus{merge.ToolDone},
+			wantTools: []schema.ToolStatus{schema.ToolDone},
 		},
 		{
 			name:     "a body cut inside a frame is incomplete, never a reply",
@@ -255,7 +255,7 @@ func TestSendReplyAndEnds(t *testing.T) {
 				if !errors.Is(r.err, client.ErrIncomplete) || !errors.Is(r.err, tt.wantSErr) || !errors.Is(r.outErr, client.ErrIncomplete) {
 					t.Fatalf("stream err = %v, outcome err = %v, want ErrIncomplete and %v", r.err, r.outErr, tt.wantSErr)
 				}
-				if r.out.Artifacts != nil || r.out.Text != "" {
+				if r.out.Artifacts != nil || r.out.Reply != "" {
 					t.Errorf("an incomplete turn has a reply: %+v", r.out)
 				}
 				return
@@ -269,7 +269,7 @@ func TestSendReplyAndEnds(t *testing.T) {
 					reply = append(reply, string(a.ID)+":"+p.Text())
 				}
 			}
-			var tools []merge.ToolStatus
+			var tools []schema.ToolStatus
 			for _, tc := range r.view.ToolCalls {
 				tools = append(tools, tc.Status)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +13,8 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/internal/chaintest"
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/internal/schematest"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // startChain starts B and C of the chain (internal/chaintest); a2a-tail
@@ -228,7 +230,7 @@ func TestChainWebPage(t *testing.T) {
 // validate against schema/, and the forwarded blocks and calls carry their
 // parent there.
 func TestChainSchemas(t *testing.T) {
-	sc := schemas(t)
+	sc := schematest.Compile(t, filepath.Join("..", "..", "schema"))
 	ch := startChain(t)
 	res := runCLI(t.Context(), testApp(""), "send", "-o", "ndjson", ch.B.URL, "where is my order?")
 	if res.Code != exitOK {
@@ -246,8 +248,8 @@ func TestChainSchemas(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil {
 		t.Fatal(err)
 	}
-	mustValidate(t, sc["view"], "-o json view", doc.View)
-	var v merge.View
+	schematest.MustValidate(t, sc["view"], "-o json view", doc.View)
+	var v schema.View
 	if err := json.Unmarshal(doc.View, &v); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,7 @@ package main
 
 import (
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // ANSI SGR codes of the text output.
@@ -21,13 +21,13 @@ func paint(on bool, code, s string) string {
 	return "\x1b[" + code + "m" + s + "\x1b[0m"
 }
 
-func toolColor(s merge.ToolStatus) string {
+func toolColor(s schema.ToolStatus) string {
 	switch s {
-	case merge.ToolDone:
+	case schema.ToolDone:
 		return green
-	case merge.ToolAborted:
+	case schema.ToolAborted:
 		return red
-	case merge.ToolUnfinished:
+	case schema.ToolUnfinished:
 		return yellow
 	}
 	return blue

@@ -258,8 +258,8 @@ func (a *app) diagnose(u client.Update) {
 			}
 		}
 		a.noticeCap(u.Change)
-		if a.verbose > 0 && u.Change.Result != merge.Applied {
-			a.warnf("a2a-tail: %s envelope %s/%d\n", u.Change.Result, r.Envelope.StreamKey, r.Envelope.Seq)
+		if a.verbose > 0 && u.Change.Effect != merge.Applied {
+			a.warnf("a2a-tail: %s envelope %s/%d\n", u.Change.Effect, r.Envelope.StreamKey, r.Envelope.Seq)
 		}
 	}
 }

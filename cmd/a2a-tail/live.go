@@ -14,6 +14,7 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
@@ -178,7 +179,7 @@ func (s *liveSink) update(u client.Update) error {
 	if u.TaskID != "" && s.task == "" {
 		s.task, s.dirty = u.TaskID, true
 	}
-	if u.Type != client.UpdateProgress || u.Change.Result != merge.Applied {
+	if u.Type != client.UpdateProgress || u.Change.Effect != merge.Applied {
 		return s.err
 	}
 	if s.recv == nil {
@@ -190,7 +191,7 @@ func (s *liveSink) update(u client.Update) error {
 		if _, ok := s.started[t.Key]; !ok {
 			s.started[t.Key] = now
 		}
-		if t.Status != merge.ToolRunning {
+		if t.Status != schema.ToolRunning {
 			if _, ok := s.ended[t.Key]; !ok {
 				s.ended[t.Key] = now
 			}
@@ -216,7 +217,7 @@ func (s *liveSink) close() {
 	<-s.stopped
 }
 
-func (s *liveSink) finish(v merge.View, out terminal.Outcome, err error) error {
+func (s *liveSink) finish(v schema.View, out terminal.Outcome, err error) error {
 	s.close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -228,7 +229,7 @@ func (s *liveSink) finish(v merge.View, out terminal.Outcome, err error) error {
 	}
 	now := s.now()
 	for _, t := range v.ToolCalls {
-		if _, ok := s.ended[t.Key]; !ok && t.Status != merge.ToolRunning {
+		if _, ok := s.ended[t.Key]; !ok && t.Status != schema.ToolRunning {
 			s.ended[t.Key] = now
 		}
 	}
@@ -249,7 +250,7 @@ func (s *liveSink) finish(v merge.View, out terminal.Outcome, err error) error {
 
 // draw renders the current view; the caller holds s.mu.
 func (s *liveSink) draw(final bool) {
-	var v merge.View
+	var v schema.View
 	if s.recv != nil {
 		v = s.recv.View()
 	}
@@ -306,7 +307,7 @@ func (s *liveSink) writeFrame(f string, final bool) {
 
 // frame renders a view. Lines are built plain and painted last, so that
 // clip counts visible columns only.
-func (s *liveSink) frame(v merge.View, final bool) string {
+func (s *liveSink) frame(v schema.View, final bool) string {
 	// The header stays in the final frame: the task id is what a later
 	// command (follow, answer, cancel) needs. It counts the whole view.
 	return s.header(v) + "\n" + s.body(v)
@@ -314,9 +315,9 @@ func (s *liveSink) frame(v merge.View, final bool) string {
 
 // body is the frame under its header: the view's blocks in order, each
 // tool call on its lines with the calls nested under it (PROTOCOL.md §10).
-func (s *liveSink) body(v merge.View) string {
+func (s *liveSink) body(v schema.View) string {
 	v, kids := nestSplit(v)
-	tools := make(map[string]merge.ToolCall, len(v.ToolCalls))
+	tools := make(map[string]schema.ToolCall, len(v.ToolCalls))
 	for _, t := range v.ToolCalls {
 		tools[t.Key] = t
 	}
@@ -345,7 +346,7 @@ func (s *liveSink) body(v merge.View) string {
 				prefix := "   "
 				if i == 0 {
 					prefix = "·  "
-					if blk.Source == merge.SourceFallback {
+					if blk.Source == schema.SourceFallback {
 						prefix = "~  "
 					}
 				}
@@ -367,7 +368,7 @@ func (s *liveSink) body(v merge.View) string {
 
 // header is the first line of the live frame: the task, its state and the
 // counters.
-func (s *liveSink) header(v merge.View) string {
+func (s *liveSink) header(v schema.View) string {
 	c := v.Counters
 	status := stateWord(s.state)
 	if s.task != "" {
@@ -394,8 +395,8 @@ func plural[N int | int64](n N, word string) string {
 	return fmt.Sprintf("%d %ss", n, word)
 }
 
-func (s *liveSink) toolLines(b *strings.Builder, t merge.ToolCall) {
-	icon := map[merge.ToolStatus]string{merge.ToolDone: "✓", merge.ToolAborted: "✗", merge.ToolUnfinished: "⚠"}[t.Status]
+func (s *liveSink) toolLines(b *strings.Builder, t schema.ToolCall) {
+	icon := map[schema.ToolStatus]string{schema.ToolDone: "✓", schema.ToolAborted: "✗", schema.ToolUnfinished: "⚠"}[t.Status]
 	if icon == "" {
 		icon = spinner[s.tick%len(spinner)]
 	}

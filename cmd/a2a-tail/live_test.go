@@ -217,7 +217,7 @@ func (f *liveFeed) send(e envelope.Envelope) {
 func (f *liveFeed) finish(reply string) {
 	f.t.Helper()
 	f.turn.Seal()
-	out := terminal.Outcome{TaskID: "task-1", State: a2a.TaskStateCompleted, Class: terminal.ClassTerminal, Text: reply}
+	out := terminal.Outcome{TaskID: "task-1", State: a2a.TaskStateCompleted, Class: terminal.ClassTerminal, Reply: reply}
 	if err := f.sink.finish(f.turn.View(), out, nil); err != nil {
 		f.t.Fatal(err)
 	}

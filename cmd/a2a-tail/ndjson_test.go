@@ -12,12 +12,13 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
 // TestNDJSONLines pins the lines of -o ndjson: each op the stream
 // forwards, in the library's JSON form (a block with its turn and at, the
-// seal), and last the result op with exitCode spliced in — merge.Op
+// seal), and last the result op with exitCode spliced in — schema.Op
 // marshals itself, which once hid every field added beside it.
 func TestNDJSONLines(t *testing.T) {
 	at := time.Date(2026, 11, 30, 5, 0, 0, 123, time.FixedZone("CET", 3600))
@@ -27,7 +28,7 @@ func TestNDJSONLines(t *testing.T) {
 	dup := turn.ApplyAt(envelope.Reading{Envelope: envelope.Envelope{V: 1, Kind: envelope.KindToolCall, StreamKey: "call-1", Seq: 101,
 		Status: envelope.StatusRunning, Payload: envelope.ToolCall{Tool: "search_orders", ToolCallID: "call-1"}}}, at)
 	seal := turn.Seal()
-	out := terminal.Outcome{TaskID: "task-1", ContextID: "ctx-1", State: a2a.TaskStateCompleted, Class: terminal.ClassTerminal, Text: "done"}
+	out := terminal.Outcome{TaskID: "task-1", ContextID: "ctx-1", State: a2a.TaskStateCompleted, Class: terminal.ClassTerminal, Reply: "done"}
 	result := turn.ResultOp(out.Result())
 
 	var b strings.Builder
@@ -77,11 +78,11 @@ func TestNDJSONLines(t *testing.T) {
 // question is not an answer).
 func TestResultInterrupt(t *testing.T) {
 	out := terminal.Outcome{TaskID: "task-1", State: a2a.TaskStateInputRequired, Class: terminal.ClassInterrupted,
-		Text: "which region?", Interrupt: &terminal.Interrupt{State: a2a.TaskStateInputRequired,
+		Reply: "which region?", Interrupt: &terminal.Interrupt{State: a2a.TaskStateInputRequired,
 			Message: a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart("which region?")), Text: "which region?",
-			Items: []terminal.InterruptItem{{ToolCallID: "call-1", ToolName: "deploy", Message: "which region?"}}}}
+			Items: []schema.InterruptItem{{ToolCallID: "call-1", ToolName: "deploy", Message: "which region?"}}}}
 	var b strings.Builder
-	if err := (&ndjsonSink{w: &b}).finish(merge.View{Task: "task-1", Turn: "msg-1"}, out, nil); err != nil {
+	if err := (&ndjsonSink{w: &b}).finish(schema.View{Task: "task-1", Turn: "msg-1"}, out, nil); err != nil {
 		t.Fatal(err)
 	}
 	var got map[string]any
@@ -115,7 +116,7 @@ func TestAppendOnlyIsPrintable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := s.finish(turn.View(), terminal.Outcome{State: a2a.TaskStateCompleted, Class: terminal.ClassTerminal, Text: "bye\x1b[0m"}, nil); err != nil {
+	if err := s.finish(turn.View(), terminal.Outcome{State: a2a.TaskStateCompleted, Class: terminal.ClassTerminal, Reply: "bye\x1b[0m"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	want := "  1 ^[[2J^[]52;c;cHduZWQ=^Ghi\n" +

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // The rendering of nested calls (the nesting extension, PROTOCOL.md §10):
@@ -21,7 +22,7 @@ const nestIndent = "   ┆ "
 // whose parent is a call of v, go into the part of their top-level
 // ancestor. A part keeps v's task, turn and seal; applied to a part,
 // nestSplit finds the next level down. It is a function of v alone.
-func nestSplit(v merge.View) (merge.View, map[string]merge.View) {
+func nestSplit(v schema.View) (schema.View, map[string]schema.View) {
 	calls := make(map[string]bool, len(v.ToolCalls))
 	nested := false
 	for _, t := range v.ToolCalls {
@@ -54,7 +55,7 @@ func nestSplit(v merge.View) (merge.View, map[string]merge.View) {
 		}
 		return key
 	}
-	under := func(b *merge.Block) string {
+	under := func(b *schema.Block) string {
 		if key := b.ToolKey(); key != "" && calls[key] &&
 			(b.Kind == envelope.KindToolCall || b.Kind == envelope.KindToolOutputAppend) {
 			if up := callParent[key]; up != "" { // a call's own block goes where the call goes
@@ -69,14 +70,14 @@ func nestSplit(v merge.View) (merge.View, map[string]merge.View) {
 	}
 	top := v
 	top.Blocks, top.ToolCalls = nil, nil
-	kids := make(map[string]merge.View)
-	part := func(key string) merge.View {
+	kids := make(map[string]schema.View)
+	part := func(key string) schema.View {
 		if key == "" {
 			return top
 		}
 		k, ok := kids[key]
 		if !ok {
-			k = merge.View{Task: v.Task, Turn: v.Turn, Sealed: v.Sealed}
+			k = schema.View{Task: v.Task, Turn: v.Turn, Sealed: v.Sealed}
 		}
 		return k
 	}
@@ -108,7 +109,7 @@ func nestSplit(v merge.View) (merge.View, map[string]merge.View) {
 
 // nestedLines writes, under the lines of call key in the live view, the
 // frame of what belongs under it, each line indented by nestIndent.
-func (s *liveSink) nestedLines(b *strings.Builder, kids map[string]merge.View, key string) {
+func (s *liveSink) nestedLines(b *strings.Builder, kids map[string]schema.View, key string) {
 	kv, ok := kids[key]
 	if !ok {
 		return

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"strings"
 
+	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/terminal"
 )
@@ -100,7 +101,7 @@ func (a *app) caps() merge.Caps {
 // blocks: which one (the Change names it), and the flag that raises it.
 // The result's counters (droppedByCap) say how many in the end.
 func (a *app) noticeCap(ch merge.Change) {
-	if ch.Result != merge.DroppedCap || a.capNotice {
+	if ch.Effect != merge.DroppedCap || a.capNotice {
 		return
 	}
 	a.capNotice = true
@@ -113,7 +114,7 @@ func (a *app) noticeCap(ch merge.Change) {
 	case merge.CapBytes:
 		a.warnf("a2a-tail: cap reached: the turn keeps %d bytes at most (max turn bytes); newer blocks are dropped and counted (droppedByCap); raise it with --max-turn-bytes\n", a.turnBytes())
 	default:
-		a.warnf("a2a-tail: a block with an identifier over %d bytes was dropped and counted (droppedByCap)\n", merge.MaxIdentBytes)
+		a.warnf("a2a-tail: a block with an identifier over %d bytes was dropped and counted (droppedByCap)\n", envelope.MaxIdentBytes)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
@@ -24,7 +25,7 @@ import (
 // live view's ticker) whether finish was reached or not.
 type sink interface {
 	update(u client.Update) error
-	finish(v merge.View, out terminal.Outcome, err error) error
+	finish(v schema.View, out terminal.Outcome, err error) error
 	close()
 }
 
@@ -65,7 +66,7 @@ type lineSink struct {
 func (s *lineSink) close() {}
 
 func (s *lineSink) update(u client.Update) error {
-	if u.Type != client.UpdateProgress || u.Change.Result != merge.Applied {
+	if u.Type != client.UpdateProgress || u.Change.Effect != merge.Applied {
 		return nil
 	}
 	var b strings.Builder
@@ -86,10 +87,10 @@ func (s *lineSink) update(u client.Update) error {
 	return err
 }
 
-func (s *lineSink) finish(v merge.View, out terminal.Outcome, err error) error {
+func (s *lineSink) finish(v schema.View, out terminal.Outcome, err error) error {
 	var b strings.Builder
 	for _, t := range v.ToolCalls {
-		if t.Status == merge.ToolUnfinished {
+		if t.Status == schema.ToolUnfinished {
 			fmt.Fprintf(&b, "tool %s %s: %s\n", printable(t.Tool), printable(t.Key), paint(s.color, toolColor(t.Status), string(t.Status)))
 		}
 	}
@@ -175,9 +176,9 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 		return s + fmt.Sprintf("  answer on task %s\n", peerText(string(out.TaskID)))
 	case err == nil:
 		s := paint(color, green, "✓ completed")
-		if out.Text != "" {
+		if out.Reply != "" {
 			// The reply is the answer: cut far later than a message.
-			s += ": " + printable(terminal.Cut(out.Text, terminal.MaxReplyBytes))
+			s += ": " + printable(terminal.Cut(out.Reply, terminal.MaxReplyBytes))
 		}
 		s += "\n"
 		for _, art := range out.Artifacts {
@@ -199,7 +200,7 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 	if out.Err == nil || out.Class != terminal.ClassTerminal {
 		return paint(color, red, "✗ error") + ": " + errText(err) + "\n"
 	}
-	reason := out.Text
+	reason := out.Reply
 	if reason == "" {
 		reason = "(no reason given)"
 	}
@@ -257,7 +258,7 @@ type ndjsonSink struct {
 	// flush, when set, is the buffer under w: finish and close flush it.
 	flush *idleFlusher
 	// result is the stream's result op, held back for the last line.
-	result *merge.Op
+	result *schema.Op
 }
 
 func (s *ndjsonSink) close() {
@@ -271,7 +272,7 @@ func (s *ndjsonSink) update(u client.Update) error {
 	switch {
 	case !ok:
 		return nil
-	case op.Type == merge.OpResult:
+	case op.Type == schema.OpResult:
 		s.result = &op
 		return nil
 	}
@@ -283,7 +284,7 @@ func (s *ndjsonSink) update(u client.Update) error {
 	return err
 }
 
-func (s *ndjsonSink) finish(v merge.View, out terminal.Outcome, err error) error {
+func (s *ndjsonSink) finish(v schema.View, out terminal.Outcome, err error) error {
 	b, err := resultLine(s.result, v, out, err)
 	if err != nil {
 		return err
@@ -298,15 +299,15 @@ func (s *ndjsonSink) finish(v merge.View, out terminal.Outcome, err error) error
 // own result op when it gave one, else (a stream stopped before it could)
 // the same form built from the outcome. The stream's error, when the turn
 // did not settle, is the result's error.
-func resultLine(op *merge.Op, v merge.View, out terminal.Outcome, err error) ([]byte, error) {
-	var r merge.TurnResult
+func resultLine(op *schema.Op, v schema.View, out terminal.Outcome, err error) ([]byte, error) {
+	var r schema.Result
 	if op != nil && op.Result != nil {
 		r = *op.Result
 	} else {
 		r = out.Result()
 		r.Counters = v.Counters
 	}
-	if err != nil && r.Verdict == merge.VerdictIncomplete {
+	if err != nil && r.Verdict == schema.VerdictIncomplete {
 		r.Error = err.Error()
 	}
 	// A peer's error message may be any size and quote a URL typed with its
@@ -319,11 +320,11 @@ func resultLine(op *merge.Op, v merge.View, out terminal.Outcome, err error) ([]
 	if task == "" {
 		task = string(out.TaskID)
 	}
-	b, merr := json.Marshal(merge.Op{Type: merge.OpResult, Task: task, Turn: turn, Result: &r})
+	b, merr := json.Marshal(schema.Op{Type: schema.OpResult, Task: task, Turn: turn, Result: &r})
 	if merr != nil {
 		return nil, merr
 	}
-	// merge.Op marshals itself, so a struct embedding it would drop every
+	// schema.Op marshals itself, so a struct embedding it would drop every
 	// field beside it: exitCode and schemaVersion are spliced into the
 	// op's object.
 	return fmt.Appendf(b[:len(b)-1], `,"exitCode":%d,"schemaVersion":%d}`, codeFor(out, err), outputSchemaVersion), nil
@@ -340,11 +341,11 @@ const outputSchemaVersion = 1
 
 type jsonSink struct {
 	w      io.Writer
-	result *merge.Op
+	result *schema.Op
 }
 
 func (s *jsonSink) update(u client.Update) error {
-	if op, ok := u.Op(); ok && op.Type == merge.OpResult {
+	if op, ok := u.Op(); ok && op.Type == schema.OpResult {
 		s.result = &op
 	}
 	return nil
@@ -354,7 +355,7 @@ func (s *jsonSink) close() {}
 
 // finish writes {"view": …, "outcome": …}: the merged view and the result
 // line of -o ndjson.
-func (s *jsonSink) finish(v merge.View, out terminal.Outcome, err error) error {
+func (s *jsonSink) finish(v schema.View, out terminal.Outcome, err error) error {
 	res, rerr := resultLine(s.result, v, out, err)
 	if rerr != nil {
 		return rerr
@@ -420,7 +421,7 @@ func (d *docWriter) field(indent, name string, v any, last bool) {
 // writeArray writes a member whose value is a slice, an element at a time
 // (null for a nil slice, as encoding/json writes it).
 func writeArray[T any](d *docWriter, indent, name string, xs []T) {
-	if len(xs) == 0 { // [] for none, never null, as merge.View's JSON
+	if len(xs) == 0 { // [] for none, never null, as schema.View's JSON
 		d.raw(indent + strconv.Quote(name) + ": [],\n")
 		return
 	}

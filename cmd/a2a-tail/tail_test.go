@@ -22,7 +22,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/a2a-tail")
@@ -344,7 +344,7 @@ func TestAsyncAndFollow(t *testing.T) {
 	}
 	streamed := runCLI(t.Context(), testApp(""), "send", "-o", "json", url, agenttest.RealisticName)
 	var a, b struct {
-		View    merge.View
+		View    schema.View
 		Outcome map[string]any
 	}
 	if err := json.Unmarshal([]byte(streamed.Stdout), &a); err != nil {
@@ -355,7 +355,7 @@ func TestAsyncAndFollow(t *testing.T) {
 	}
 	// A followed settled task is backfilled from its history, whose
 	// messages carry no time: their at is the snapshot's.
-	ignore := cmp.Options{cmpopts.IgnoreFields(merge.View{}, "Task", "Turn", "Counters"), cmpopts.IgnoreFields(merge.Block{}, "At")}
+	ignore := cmp.Options{cmpopts.IgnoreFields(schema.View{}, "Task", "Turn", "Counters"), cmpopts.IgnoreFields(schema.Block{}, "At")}
 	if diff := cmp.Diff(a.View, b.View, ignore); diff != "" {
 		t.Errorf("view of the followed settled task (-streamed +followed):\n%s", diff)
 	}

@@ -19,8 +19,8 @@ import (
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/internal/redistest"
 	"github.com/tfrs/a2a-progress/internal/sseframe"
-	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay/redisstore"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // Two `a2a-tail web --redis` replicas share one Redis: a task sent through
@@ -49,7 +49,7 @@ func TestWebRedisReplicas(t *testing.T) {
 	}
 	rd := sseframe.NewReader(bufio.NewReader(resp.Body), sseframe.DefaultMaxEventBytes)
 	redisID := regexp.MustCompile(`^\d+-\d+$`)
-	var last merge.Op
+	var last schema.Op
 	for {
 		ev, err := rd.Next()
 		if err != nil {
@@ -65,7 +65,7 @@ func TestWebRedisReplicas(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if last.Type != merge.OpResult || last.Result.Verdict != merge.VerdictCompleted {
+	if last.Type != schema.OpResult || last.Result.Verdict != schema.VerdictCompleted {
 		t.Fatalf("last op %+v, want the completed result", last)
 	}
 	// The log is in Redis, under the store's default prefix.
@@ -78,7 +78,7 @@ func TestWebRedisReplicas(t *testing.T) {
 	if err != nil || len(recs) == 0 {
 		t.Fatalf("Redis holds %d records of the task (%v)", len(recs), err)
 	}
-	var stored merge.Op
+	var stored schema.Op
 	if err := json.Unmarshal(recs[len(recs)-1].Op, &stored); err != nil || stored.Result == nil {
 		t.Fatalf("Redis's last record is not a result: %s (%v)", recs[len(recs)-1].Op, err)
 	}

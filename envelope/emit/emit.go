@@ -13,8 +13,8 @@ import (
 )
 
 // Errors an [Emitter] and a [Tool] return besides the *envelope.Error of an
-// envelope a reader would drop (envelope.ErrBadField for a tool call with
-// no tool name, envelope.ErrEnvelopeTooLarge for a text over
+// envelope a reader would drop (envelope.ReasonBadField for a tool call with
+// no tool name, envelope.ReasonEnvelopeTooLarge for a text over
 // envelope.MaxEnvelopeBytes).
 var (
 	// ErrStopped: a2asrv stopped taking events (the execution's context

@@ -188,12 +188,12 @@ func TestRefusals(t *testing.T) {
 		t.Errorf("reused id: %v, want ErrDuplicateToolCall", err)
 	}
 	_, err = em.ToolStart("", "y")
-	if !errors.Is(err, envelope.ErrBadField) {
-		t.Errorf("no tool name: %v, want envelope.ErrBadField", err)
+	if !errors.Is(err, envelope.ReasonBadField) {
+		t.Errorf("no tool name: %v, want envelope.ReasonBadField", err)
 	}
 	err = em.Text(strings.Repeat("\x00", envelope.MaxEnvelopeBytes/6+1))
-	if !errors.Is(err, envelope.ErrEnvelopeTooLarge) {
-		t.Errorf("text over the envelope cap: %v, want envelope.ErrEnvelopeTooLarge", err)
+	if !errors.Is(err, envelope.ReasonEnvelopeTooLarge) {
+		t.Errorf("text over the envelope cap: %v, want envelope.ReasonEnvelopeTooLarge", err)
 	}
 	must(t, call.Done())
 	for name, err := range map[string]error{"Output": call.Output("x"), "Error": call.Error("x"), "Done": call.Done(), "Aborted": call.Aborted()} {
@@ -314,8 +314,8 @@ func TestEnvelopeCap(t *testing.T) {
 	em := emit.New(newExec(), r.yield)
 	overhead := len(`{"v":1,"kind":"text","seq":1,"status":"running","payload":{"text":""}}`)
 	largest := strings.Repeat("x", envelope.MaxEnvelopeBytes-overhead)
-	if err := em.Text(largest + "x"); !errors.Is(err, envelope.ErrEnvelopeTooLarge) {
-		t.Fatalf("one byte over: %v, want envelope.ErrEnvelopeTooLarge", err)
+	if err := em.Text(largest + "x"); !errors.Is(err, envelope.ReasonEnvelopeTooLarge) {
+		t.Fatalf("one byte over: %v, want envelope.ReasonEnvelopeTooLarge", err)
 	}
 	must(t, em.Text(largest))
 	got := blocks(t, r.events)

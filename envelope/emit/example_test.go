@@ -106,7 +106,7 @@ func Example() {
 	for _, tc := range v.ToolCalls {
 		fmt.Printf("%s %s %s %q\n", tc.Key, tc.Tool, tc.Status, tc.Output)
 	}
-	fmt.Println(out.State, "-", out.Text)
+	fmt.Println(out.State, "-", out.Reply)
 	// Output:
 	// 100 thinking  running
 	// 101 tool_call call-1 running

@@ -25,7 +25,7 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/envelope/emit"
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 func TestMain(m *testing.M) {
@@ -120,15 +120,15 @@ func TestOverTheWire(t *testing.T) {
 	const tools = 12
 	urls := serve(t, parallelAgent{tools: tools})
 
-	var want []merge.ToolCall
+	var want []schema.ToolCall
 	applied := int64(1) // the thinking block
 	for i := range tools {
 		out := toolOutput(i)
-		status := merge.ToolDone
+		status := schema.ToolDone
 		if i%4 == 3 {
-			status = merge.ToolAborted
+			status = schema.ToolAborted
 		}
-		want = append(want, merge.ToolCall{
+		want = append(want, schema.ToolCall{
 			Key: fmt.Sprintf("call-%02d", i), Tool: fmt.Sprintf("tool-%d", i%3), ToolCallID: fmt.Sprintf("call-%02d", i),
 			Status: status, Started: true, Output: out,
 			Chunks: len(envelope.SplitOutput(out, 0)), Bytes: int64(len(out)),
@@ -154,14 +154,14 @@ func TestOverTheWire(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if out.State != a2a.TaskStateCompleted || out.Text != fmt.Sprintf("%d tools ran", tools) {
-				t.Errorf("outcome %s %q", out.State, out.Text)
+			if out.State != a2a.TaskStateCompleted || out.Reply != fmt.Sprintf("%d tools ran", tools) {
+				t.Errorf("outcome %s %q", out.State, out.Reply)
 			}
 			v := s.View()
 			got := slices.Clone(v.ToolCalls)
-			slices.SortFunc(got, func(a, b merge.ToolCall) int { return strings.Compare(a.Key, b.Key) })
+			slices.SortFunc(got, func(a, b schema.ToolCall) int { return strings.Compare(a.Key, b.Key) })
 			// FirstSeq depends on how the goroutines interleaved.
-			if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(merge.ToolCall{}, "FirstSeq")); diff != "" {
+			if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(schema.ToolCall{}, "FirstSeq")); diff != "" {
 				t.Errorf("tool calls (-want +got):\n%s", diff)
 			}
 			// thinking + a start and an end per tool; chunks fold into the calls.
@@ -170,7 +170,7 @@ func TestOverTheWire(t *testing.T) {
 			}
 			// Every block applied once: nothing late, duplicate, missing or
 			// fallen back.
-			if diff := cmp.Diff(merge.Counters{Applied: applied}, v.Counters); diff != "" {
+			if diff := cmp.Diff(schema.Counters{Applied: applied}, v.Counters); diff != "" {
 				t.Errorf("counters (-want +got):\n%s", diff)
 			}
 		})

@@ -14,8 +14,8 @@ import (
 	"sync"
 
 	"github.com/tfrs/a2a-progress/client"
-	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay/frontend"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // The bounds of a request: its body, the questions of one message; and the
@@ -111,7 +111,7 @@ func answer(results []frontend.SubagentEnd) string {
 	for _, res := range results {
 		r := res.Result
 		switch {
-		case r.Verdict == merge.VerdictCompleted:
+		case r.Verdict == schema.VerdictCompleted:
 			fmt.Fprintf(&b, "My colleague says: %s\n", r.Reply)
 		case r.Interrupt != nil:
 			fmt.Fprintf(&b, "My colleague asks: %s\n", r.Interrupt.Question)
@@ -205,7 +205,7 @@ func (o *orchestrator) askAGUI(ctx context.Context, run *frontend.AGUIRun, id, q
 		// No sub-agent ran: the call's result says why.
 		_ = run.Emit(map[string]any{"type": "TOOL_CALL_RESULT", "messageId": id + "-result", "toolCallId": id, "role": "tool",
 			"content": "the colleague could not be reached: " + err.Error()})
-		return frontend.SubagentEnd{Result: merge.TurnResult{Verdict: merge.VerdictFailed, Error: err.Error()}}
+		return frontend.SubagentEnd{Result: schema.Result{Verdict: schema.VerdictFailed, Error: err.Error()}}
 	}
 	res, _ := run.Nest(id, s, frontend.SubagentOptions{Name: "colleague", Description: q})
 	return res
@@ -344,7 +344,7 @@ func (o *orchestrator) chatTurn(cs *frontend.ChatStream, qs []string) {
 			s, err := o.c.SendText(o.ctx, q)
 			if err != nil {
 				_ = cs.Write(map[string]any{"type": "tool-output-error", "toolCallId": id, "errorText": err.Error()})
-				results[i] = frontend.SubagentEnd{Result: merge.TurnResult{Verdict: merge.VerdictFailed, Error: err.Error()}}
+				results[i] = frontend.SubagentEnd{Result: schema.Result{Verdict: schema.VerdictFailed, Error: err.Error()}}
 				return
 			}
 			results[i], _ = cs.NestTool(id, s, o.pace)

@@ -24,6 +24,7 @@ import (
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // The acceptance tests of nesting: the orchestrator in front of the
@@ -616,7 +617,7 @@ func serveFor(t *testing.T, agentURL string) string {
 
 // direct runs one turn of the agent at agentURL with the plain client: the
 // merged view and outcome the nested front ends must show.
-func direct(t *testing.T, agentURL, text string) (tools []string, res merge.TurnResult) {
+func direct(t *testing.T, agentURL, text string) (tools []string, res schema.Result) {
 	t.Helper()
 	ctx := context.Background()
 	c, err := client.New(ctx, agentURL)
@@ -629,7 +630,7 @@ func direct(t *testing.T, agentURL, text string) (tools []string, res merge.Turn
 		t.Fatal(err)
 	}
 	for u := range s.Updates() {
-		if op, ok := u.Op(); ok && op.Type == merge.OpResult {
+		if op, ok := u.Op(); ok && op.Type == schema.OpResult {
 			res = *op.Result
 		}
 	}
@@ -645,7 +646,7 @@ func TestNestedJSPeer(t *testing.T) {
 	for _, scenario := range []string{"inorder", "shuffled", "duplicated"} {
 		t.Run(scenario, func(t *testing.T) {
 			tools, res := direct(t, agentURL, scenario)
-			if res.Verdict != merge.VerdictCompleted || len(tools) == 0 {
+			if res.Verdict != schema.VerdictCompleted || len(tools) == 0 {
 				t.Fatalf("the JS peer's %s turn: verdict %q, tools %q", scenario, res.Verdict, tools)
 			}
 			var out aguiOut

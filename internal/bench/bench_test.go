@@ -15,6 +15,7 @@ import (
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 var (
@@ -106,7 +107,7 @@ func BenchmarkLatency(b *testing.B) {
 }
 
 // BenchmarkOpMarshal is the serialisation of one merge op (json.Marshal
-// of merge.Op), as a front end that forwards ops pays it per event: the
+// of schema.Op), as a front end that forwards ops pays it per event: the
 // ops of agenttest.Trajectory(1000), in turn.
 func BenchmarkOpMarshal(b *testing.B) {
 	ops := trajectoryOps(b, 1000)
@@ -124,17 +125,17 @@ func BenchmarkOpMarshal(b *testing.B) {
 
 // trajectoryOps parses the envelopes of agenttest.Trajectory(n) from their
 // status updates and merges them; it returns the ops, the seal's last.
-func trajectoryOps(tb testing.TB, n int) []merge.Op {
+func trajectoryOps(tb testing.TB, n int) []schema.Op {
 	turn := merge.NewTurn("task-1", "", merge.DefaultCaps())
 	info := a2a.TaskInfo{TaskID: "task-1", ContextID: "ctx-1"}
-	var ops []merge.Op
+	var ops []schema.Op
 	for _, st := range agenttest.Trajectory(n).Steps {
 		ev, err := envelope.NewStatusUpdate(info, *st.Envelope, st.Text)
 		if err != nil {
 			tb.Fatal(err)
 		}
 		ch := turn.Apply(envelope.FromMessage(ev.Status.Message))
-		if ch.Result != merge.Applied {
+		if ch.Effect != merge.Applied {
 			tb.Fatalf("%+v", ch)
 		}
 		ops = append(ops, ch.Op)

@@ -262,7 +262,7 @@ func sdk(s *client.Stream, on OnProgress) (Result, error) {
 		case client.UpdateProgress:
 			r.Events++
 			r.Progress++
-			if u.Change.Result == merge.Applied {
+			if u.Change.Effect == merge.Applied {
 				r.Applied++
 				r.Sink += len(u.Change.Op.Block.Kind)
 			}

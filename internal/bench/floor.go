@@ -84,7 +84,7 @@ func FloorSend(ctx context.Context, hc *http.Client, t Target, text string) (Res
 			return r, fmt.Errorf("bench: floor: event %d: %w", r.Events, err)
 		}
 		r.Progress++
-		if ch := turn.Apply(envelope.Reading{Envelope: e}); ch.Result == merge.Applied {
+		if ch := turn.Apply(envelope.Reading{Envelope: e}); ch.Effect == merge.Applied {
 			r.Applied++
 		}
 		r.State = a2a.TaskStateWorking

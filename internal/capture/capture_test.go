@@ -22,7 +22,7 @@ import (
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/internal/projection"
 	"github.com/tfrs/a2a-progress/internal/recorded"
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
@@ -53,10 +53,10 @@ var wires = []struct {
 // golden is what a capture's golden file holds: the View and the Outcome
 // of its replay.
 type golden struct {
-	View    merge.View `json:"view"`
-	Outcome outcome    `json:"outcome"`
+	View    schema.View `json:"view"`
+	Outcome outcome     `json:"outcome"`
 	// Result is the stream's result op (the last op a front end gets).
-	Result merge.Op `json:"result"`
+	Result schema.Op `json:"result"`
 }
 
 // recordedAt is the status timestamp of every recorded event (see
@@ -78,7 +78,7 @@ type outcome struct {
 
 func newOutcome(o terminal.Outcome) outcome {
 	out := outcome{TaskID: string(o.TaskID), ContextID: o.ContextID, State: o.State, Class: o.Class.String(),
-		Text: o.Text, Artifacts: o.Artifacts, Truncated: o.Truncated}
+		Text: o.Reply, Artifacts: o.Artifacts, Truncated: o.Truncated}
 	if o.Interrupt != nil {
 		in := *o.Interrupt
 		in.Message = nil // its text is in Text
@@ -103,9 +103,9 @@ func replay(t *testing.T, path string) golden {
 		events = projection.QueryEvents(f, queryConversation)
 	}
 	st := client.Replay(context.Background(), events)
-	var res merge.Op
+	var res schema.Op
 	for u := range st.Updates() {
-		if op, ok := u.Op(); ok && op.Type == merge.OpResult {
+		if op, ok := u.Op(); ok && op.Type == schema.OpResult {
 			res = op
 		}
 	}
@@ -224,8 +224,8 @@ func record(t *testing.T) {
 			}
 			ids := cmpopts.IgnoreFields(outcome{}, "TaskID", "ContextID", "Artifacts", "Err")
 			// Ids were normalised in the capture (fallbacks are "msg:<id>").
-			renamed := cmpopts.IgnoreFields(merge.Key{}, "ID")
-			if diff := cmp.Diff(live, replay(t, path), cmpopts.IgnoreFields(merge.View{}, "Task", "Turn"), cmpopts.IgnoreFields(merge.Block{}, "At"), ids, renamed); diff != "" {
+			renamed := cmpopts.IgnoreFields(schema.Key{}, "ID")
+			if diff := cmp.Diff(live, replay(t, path), cmpopts.IgnoreFields(schema.View{}, "Task", "Turn"), cmpopts.IgnoreFields(schema.Block{}, "At"), ids, renamed); diff != "" {
 				t.Errorf("%s: the capture does not replay to the live stream (-live +replay):\n%s", path, diff)
 			}
 		}
@@ -308,11 +308,11 @@ func TestSeedCapturesAreVerbatim(t *testing.T) {
 // the same View and Outcome (ids aside, which differ per recording).
 func TestEveryWireSameGolden(t *testing.T) {
 	ids := cmp.Options{
-		cmpopts.IgnoreFields(merge.View{}, "Task", "Turn"), cmpopts.IgnoreFields(merge.Block{}, "At"),
-		cmpopts.IgnoreFields(merge.Key{}, "ID"),
+		cmpopts.IgnoreFields(schema.View{}, "Task", "Turn"), cmpopts.IgnoreFields(schema.Block{}, "At"),
+		cmpopts.IgnoreFields(schema.Key{}, "ID"),
 		cmpopts.IgnoreFields(outcome{}, "TaskID", "ContextID", "Err"),
 		cmpopts.IgnoreFields(a2a.Artifact{}, "ID"),
-		cmpopts.IgnoreFields(merge.Op{}, "Task", "Turn"), cmpopts.IgnoreFields(merge.TurnResult{}, "Context"),
+		cmpopts.IgnoreFields(schema.Op{}, "Task", "Turn"), cmpopts.IgnoreFields(schema.Result{}, "Context"),
 	}
 	for _, sc := range trajectories() {
 		t.Run(sc.Name, func(t *testing.T) {

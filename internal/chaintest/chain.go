@@ -133,7 +133,7 @@ func (x colleague) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 			fail(err)
 			return
 		}
-		_ = em.Finish(a2a.TaskStateCompleted, "B: "+out.Text)
+		_ = em.Finish(a2a.TaskStateCompleted, "B: "+out.Reply)
 	}
 }
 

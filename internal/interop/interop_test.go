@@ -13,7 +13,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
@@ -39,7 +39,7 @@ type outcome struct {
 }
 
 func summarize(o terminal.Outcome, err error) outcome {
-	s := outcome{State: o.State, Class: o.Class, Text: o.Text, Artifacts: len(o.Artifacts)}
+	s := outcome{State: o.State, Class: o.Class, Text: o.Reply, Artifacts: len(o.Artifacts)}
 	switch {
 	case err == nil:
 	case errors.Is(err, terminal.ErrRejected):
@@ -65,11 +65,11 @@ type scenario struct {
 	// updates is the number of working status updates the server sends:
 	// each one is reported as one UpdateProgress, duplicates included.
 	updates int
-	view    merge.View // Task is ignored (a fresh task id per run)
+	view    schema.View // Task is ignored (a fresh task id per run)
 	out     outcome
 	// textOnly is the view over an interface that loses Part.metadata
 	// (see metadataLost): every update is a text fallback.
-	textOnly merge.View
+	textOnly schema.View
 	// historyDedup counts the replays that the JS SDK's Task.history keeps
 	// once: it appends a status message only if no message with its
 	// messageId is there yet. A view rebuilt from the history counts that
@@ -78,18 +78,18 @@ type scenario struct {
 }
 
 // block builds an envelope block as the view shows it.
-func block(kind envelope.Kind, streamKey string, seq int64, status envelope.Status, p envelope.Payload) merge.Block {
-	return merge.Block{Key: merge.Key{StreamKey: streamKey, Seq: seq}, Kind: kind, Status: status, Payload: p, Source: merge.SourceEnvelope}
+func block(kind envelope.Kind, streamKey string, seq int64, status envelope.Status, p envelope.Payload) schema.Block {
+	return schema.Block{Key: schema.Key{StreamKey: streamKey, Seq: seq}, Kind: kind, Status: status, Payload: p, Source: schema.SourceEnvelope}
 }
 
 // fallback builds the text pseudo block of an update without a usable
 // envelope. The server fixes message ids, so the identity is stable.
-func fallback(messageID, text string, reason envelope.Reason, anchored bool, after, ordinal int64) merge.Block {
-	return merge.Block{
-		Key:  merge.Key{ID: "msg:" + messageID},
+func fallback(messageID, text string, reason envelope.Reason, anchored bool, after, ordinal int64) schema.Block {
+	return schema.Block{
+		Key:  schema.Key{ID: "msg:" + messageID},
 		Kind: envelope.KindText, Status: envelope.StatusRunning,
 		Payload: envelope.Text{Text: text},
-		Source:  merge.SourceFallback, Reason: reason,
+		Source:  schema.SourceFallback, Reason: reason,
 		Anchored: anchored, After: after, Ordinal: ordinal,
 	}
 }
@@ -97,8 +97,8 @@ func fallback(messageID, text string, reason envelope.Reason, anchored bool, aft
 // textOnly is the view of updates that all arrived without an envelope:
 // each one a text fallback (message id, text), in arrival order, before
 // any envelope (there is none).
-func textOnly(updates ...[2]string) merge.View {
-	v := merge.View{Sealed: true, Counters: merge.Counters{Fallbacks: map[envelope.Reason]int64{}}}
+func textOnly(updates ...[2]string) schema.View {
+	v := schema.View{Sealed: true, Counters: schema.Counters{Fallbacks: map[envelope.Reason]int64{}}}
 	for i, u := range updates {
 		v.Blocks = append(v.Blocks, fallback(u[0], u[1], envelope.ReasonNoEnvelope, false, 0, int64(i+1)))
 		v.Counters.Applied++
@@ -108,7 +108,7 @@ func textOnly(updates ...[2]string) merge.View {
 }
 
 // withDuplicates sets the duplicate count of a view.
-func withDuplicates(v merge.View, n int64) merge.View {
+func withDuplicates(v schema.View, n int64) schema.View {
 	v.Counters.Duplicates = n
 	return v
 }
@@ -129,13 +129,13 @@ var (
 	b8 = block(envelope.KindError, "call-2", 8, aborted, envelope.ErrorPayload{Message: "stock service timed out"})
 	b9 = block(envelope.KindText, "", 9, run, envelope.Text{Text: "writing the answer"})
 
-	call2 = merge.ToolCall{Key: "call-2", Tool: "check_stock", Status: merge.ToolAborted, Started: true, FirstSeq: 7}
+	call2 = schema.ToolCall{Key: "call-2", Tool: "check_stock", Status: schema.ToolAborted, Started: true, FirstSeq: 7}
 
 	shipped = outcome{State: a2a.TaskStateCompleted, Class: terminal.ClassTerminal, Text: "Order 42 has shipped."}
 )
 
-func call1(output string, gaps, chunks int, bytes int64) merge.ToolCall {
-	return merge.ToolCall{Key: "call-1", Tool: "lookup_order", ToolCallID: "call-1", Status: merge.ToolDone,
+func call1(output string, gaps, chunks int, bytes int64) schema.ToolCall {
+	return schema.ToolCall{Key: "call-1", Tool: "lookup_order", ToolCallID: "call-1", Status: schema.ToolDone,
 		Started: true, FirstSeq: 2, Output: output, Gaps: gaps, Chunks: chunks, Bytes: bytes}
 }
 
@@ -143,10 +143,10 @@ var scenarios = []scenario{
 	{
 		name:    "inorder",
 		updates: 9,
-		view: merge.View{
-			Blocks:    []merge.Block{b1, b2, b6, b7, b8, b9},
-			ToolCalls: []merge.ToolCall{call1("order 42: 3 items\ncarrier: DHL\nstatus: shipped\n", 0, 3, 47), call2},
-			Counters:  merge.Counters{Applied: 9},
+		view: schema.View{
+			Blocks:    []schema.Block{b1, b2, b6, b7, b8, b9},
+			ToolCalls: []schema.ToolCall{call1("order 42: 3 items\ncarrier: DHL\nstatus: shipped\n", 0, 3, 47), call2},
+			Counters:  schema.Counters{Applied: 9},
 			Sealed:    true,
 		},
 		textOnly: textOnly(
@@ -166,10 +166,10 @@ var scenarios = []scenario{
 		// Arrival 2,1,5,3,7,6,9,8; seq 4 never comes.
 		name:    "shuffled",
 		updates: 8,
-		view: merge.View{
-			Blocks:    []merge.Block{b1, b2, b6, b7, b8, b9},
-			ToolCalls: []merge.ToolCall{call1("order 42: 3 items\n[gap: 1 seq missing]\nstatus: shipped\n", 1, 2, 34), call2},
-			Counters:  merge.Counters{Applied: 8, Late: 4, Gaps: 1},
+		view: schema.View{
+			Blocks:    []schema.Block{b1, b2, b6, b7, b8, b9},
+			ToolCalls: []schema.ToolCall{call1("order 42: 3 items\n[gap: 1 seq missing]\nstatus: shipped\n", 1, 2, 34), call2},
+			Counters:  schema.Counters{Applied: 8, Late: 4, Gaps: 1},
 			Sealed:    true,
 		},
 		textOnly: textOnly(
@@ -189,12 +189,12 @@ var scenarios = []scenario{
 		// messageId); seq 5 again with other content (the first one stays).
 		name:    "duplicated",
 		updates: 15,
-		view: merge.View{
-			Blocks: []merge.Block{b1, b2, b6,
+		view: schema.View{
+			Blocks: []schema.Block{b1, b2, b6,
 				fallback("duplicated-plain", "checking the stock", envelope.ReasonNoEnvelope, true, 6, 1),
 				b7, b8, b9},
-			ToolCalls: []merge.ToolCall{call1("order 42: 3 items\ncarrier: DHL\nstatus: shipped\n", 0, 3, 47), call2},
-			Counters: merge.Counters{Applied: 10, Duplicates: 4, Conflicts: 1,
+			ToolCalls: []schema.ToolCall{call1("order 42: 3 items\ncarrier: DHL\nstatus: shipped\n", 0, 3, 47), call2},
+			Counters: schema.Counters{Applied: 10, Duplicates: 4, Conflicts: 1,
 				Fallbacks: map[envelope.Reason]int64{envelope.ReasonNoEnvelope: 1}},
 			Sealed: true,
 		},
@@ -226,8 +226,8 @@ var scenarios = []scenario{
 		// in broken envelopes: two gaps.
 		name:    "broken",
 		updates: 9,
-		view: merge.View{
-			Blocks: []merge.Block{
+		view: schema.View{
+			Blocks: []schema.Block{
 				fallback("broken-plain", "starting (plain text, no metadata)", envelope.ReasonNoEnvelope, false, 0, 1),
 				block(envelope.KindThinking, "", 1, run, envelope.Thinking{Text: "reading the request"}),
 				fallback("broken-u3", "fallback: bad json", envelope.ReasonBadJSON, true, 1, 2),
@@ -238,7 +238,7 @@ var scenarios = []scenario{
 				block(envelope.KindText, "", 4, run, envelope.Text{Text: "object form"}),
 				block(envelope.KindText, "", 5, run, envelope.Text{Text: "still here"}),
 			},
-			Counters: merge.Counters{Applied: 9, Gaps: 2, Fallbacks: map[envelope.Reason]int64{
+			Counters: schema.Counters{Applied: 9, Gaps: 2, Fallbacks: map[envelope.Reason]int64{
 				envelope.ReasonNoEnvelope:         1,
 				envelope.ReasonBadJSON:            2,
 				envelope.ReasonUnsupportedVersion: 1,
@@ -265,14 +265,14 @@ var scenarios = []scenario{
 		// from the failed state.
 		name:    "failed",
 		updates: 3,
-		view: merge.View{
-			Blocks: []merge.Block{
+		view: schema.View{
+			Blocks: []schema.Block{
 				block(envelope.KindToolCall, "call-9", 10, run, envelope.ToolCall{Tool: "deploy", ToolCallID: "call-9"}),
 				block(envelope.KindError, "call-9", 12, aborted, envelope.ErrorPayload{Message: "permission denied"}),
 			},
-			ToolCalls: []merge.ToolCall{{Key: "call-9", Tool: "deploy", ToolCallID: "call-9", Status: merge.ToolAborted,
+			ToolCalls: []schema.ToolCall{{Key: "call-9", Tool: "deploy", ToolCallID: "call-9", Status: schema.ToolAborted,
 				Started: true, FirstSeq: 10, Output: "step 1/3 ok\n", Chunks: 1, Bytes: 12}},
-			Counters: merge.Counters{Applied: 3},
+			Counters: schema.Counters{Applied: 3},
 			Sealed:   true,
 		},
 		textOnly: textOnly(
@@ -287,13 +287,13 @@ var scenarios = []scenario{
 
 // viewOpts ignores the task id, which is fresh on every run (checked
 // against the stream's instead).
-var viewOpts = cmp.Options{cmpopts.IgnoreFields(merge.View{}, "Task", "Turn"), cmpopts.IgnoreFields(merge.Block{}, "At")}
+var viewOpts = cmp.Options{cmpopts.IgnoreFields(schema.View{}, "Task", "Turn"), cmpopts.IgnoreFields(schema.Block{}, "At")}
 
 // result is one scenario as the caller saw it.
 type result struct {
 	taskID   a2a.TaskID
 	progress int
-	view     merge.View
+	view     schema.View
 	out      outcome
 	rawOut   terminal.Outcome
 }
@@ -326,7 +326,7 @@ func play(t *testing.T, cl *client.Client, name string) result {
 
 // check compares a result with the scenario's expectations; view is
 // sc.view or, over an interface that loses Part.metadata, sc.textOnly.
-func check(t *testing.T, sc scenario, view merge.View, r result) {
+func check(t *testing.T, sc scenario, view schema.View, r result) {
 	t.Helper()
 	if d := cmp.Diff(view, r.view, viewOpts); d != "" {
 		t.Errorf("view (-want +got):\n%s", d)
@@ -354,7 +354,7 @@ var metadataLost = map[string]bool{"HTTP+JSON-0.3": true}
 
 // viewOver is the view the scenario must leave over the interface name:
 // sc.view, or sc.textOnly where the interface loses Part.metadata.
-func (sc scenario) viewOver(name string) merge.View {
+func (sc scenario) viewOver(name string) schema.View {
 	if metadataLost[name] {
 		return sc.textOnly
 	}

@@ -51,7 +51,7 @@
 //
 // "sequence" counts per member of a batch (batchId + toolCallId), not per
 // turn, and the turn may also carry tfrs envelopes with their own seqs. So
-// a projection is a merge.SourceProjection block: its Reading is not a
+// a projection is a schema.SourceProjection block: its Reading is not a
 // fallback but has an ID, which puts it in a seq space of its own. Keys:
 //
 //	streamKey  "ri:" + esc(batchId) + ":" + esc(toolCallId)   one tool call per member

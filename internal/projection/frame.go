@@ -117,7 +117,7 @@ func (f Frame) ID() string {
 }
 
 // Reading maps the frame to the Reading the merge applies as a
-// merge.SourceProjection block (see the package doc for the mapping). part
+// schema.SourceProjection block (see the package doc for the mapping). part
 // is the index of the part that carried it, or -1.
 func (f Frame) Reading(part int) envelope.Reading {
 	e := envelope.Envelope{V: envelope.Version, StreamKey: f.StreamKey(), Seq: f.Sequence}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // FormatAGUI is the ?format= name of AG-UI (the protocol of @ag-ui/client
@@ -113,7 +113,7 @@ type aguiEncoder struct {
 
 // sync emits what the client lacks to show view v (of its turn) and, once
 // it is known, the result.
-func (e *aguiEncoder) sync(v *merge.View, out *frontResult, emit func(aguiEvent)) {
+func (e *aguiEncoder) sync(v *schema.View, out *frontResult, emit func(aguiEvent)) {
 	if e.finished {
 		return
 	}
@@ -303,7 +303,7 @@ func (e *aguiEncoder) updateTool(r *sentItem, base *frontItem, emit func(aguiEve
 }
 
 // end is the run's last event.
-func (e *aguiEncoder) end(v *merge.View, prefix string, out *frontResult) aguiEvent {
+func (e *aguiEncoder) end(v *schema.View, prefix string, out *frontResult) aguiEvent {
 	if out.Verdict == "completed" {
 		return aguiEvent{"type": "RUN_FINISHED", "threadId": e.threadID, "runId": e.runID,
 			"outcome": aguiEvent{"type": "success"}, "result": aguiEvent{"a2a": out}}
@@ -312,7 +312,7 @@ func (e *aguiEncoder) end(v *merge.View, prefix string, out *frontResult) aguiEv
 		return aguiEvent{"type": "RUN_FINISHED", "threadId": e.threadID, "runId": e.runID,
 			"outcome": aguiEvent{"type": "interrupt", "interrupts": aguiInterrupts(v, prefix, e.suffix, out)}, "result": aguiEvent{"a2a": out}}
 	}
-	if out.Verdict == merge.VerdictCanceled {
+	if out.Verdict == schema.VerdictCanceled {
 		// AG-UI 1.0's own end state for a run that was canceled.
 		return aguiEvent{"type": "RUN_FINISHED", "threadId": e.threadID, "runId": e.runID,
 			"outcome": aguiEvent{"type": "cancelled"}, "result": aguiEvent{"a2a": out}}
@@ -327,7 +327,7 @@ func (e *aguiEncoder) end(v *merge.View, prefix string, out *frontResult) aguiEv
 // aguiInterrupts are the AG-UI interrupts of an interrupted outcome: one per
 // item, or one for the question; an item that names a call of the view
 // points at it (its id with suffix).
-func aguiInterrupts(v *merge.View, prefix, suffix string, out *frontResult) []any {
+func aguiInterrupts(v *schema.View, prefix, suffix string, out *frontResult) []any {
 	reason := strings.ReplaceAll(string(out.Verdict), "-", "_")
 	q, items := question(out)
 	var ints []any
@@ -371,7 +371,7 @@ func aguiInterruptTask(id string) string {
 
 // toolKeyOf returns the key of the view's tool call that an interrupt item
 // names by its tool_call_id (or stream key), or "".
-func toolKeyOf(v *merge.View, id string) string {
+func toolKeyOf(v *schema.View, id string) string {
 	if id == "" {
 		return ""
 	}
@@ -417,7 +417,7 @@ func aguiResultEvent(it *frontItem) aguiEvent {
 }
 
 // aguiToolResult is the TOOL_CALL_RESULT of the call id, closed with status.
-func aguiToolResult(id, output string, status merge.ToolStatus) aguiEvent {
+func aguiToolResult(id, output string, status schema.ToolStatus) aguiEvent {
 	return aguiEvent{"type": "TOOL_CALL_RESULT", "messageId": id + "-result", "toolCallId": id,
 		"content": output, "role": "tool", "metadata": aguiEvent{"a2a": aguiEvent{"status": string(status)}}}
 }
@@ -463,7 +463,7 @@ func newAGUIStream(threadID, runID string, history []json.RawMessage, reconnect 
 }
 
 func (e *aguiEncoder) appendItem(it *frontItem, emit func(aguiEvent)) { e.add(it, emit) }
-func (e *aguiEncoder) growTool(key, chunk string, status merge.ToolStatus, emit func(aguiEvent)) bool {
+func (e *aguiEncoder) growTool(key, chunk string, status schema.ToolStatus, emit func(aguiEvent)) bool {
 	if e.ids == nil || e.finished {
 		return false
 	}
@@ -476,7 +476,7 @@ func (e *aguiEncoder) growTool(key, chunk string, status merge.ToolStatus, emit 
 	if chunk != "" {
 		patch = append(patch, aguiEvent{"op": "add", "path": "/chunks/-", "value": chunk})
 	}
-	if status != merge.ToolRunning {
+	if status != schema.ToolRunning {
 		patch = append(patch, aguiEvent{"op": "replace", "path": "/status", "value": string(status)})
 	}
 	if len(patch) > 0 {

@@ -10,8 +10,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // FormatAISDK is the ?format= name of the Vercel AI SDK's UI message stream
@@ -91,7 +91,7 @@ type aisdkEncoder struct {
 // sync emits what the client lacks to show view v (of its turn) and, once
 // it is known, the result. The caller writes "data: [DONE]" after the
 // finishing part.
-func (e *aisdkEncoder) sync(v *merge.View, out *frontResult, emit func(aisdkEvent)) {
+func (e *aisdkEncoder) sync(v *schema.View, out *frontResult, emit func(aisdkEvent)) {
 	if e.finished {
 		return
 	}
@@ -211,7 +211,7 @@ func (e *aisdkEncoder) noteReason(it *frontItem) {
 // output is a call's output part: an aborted call is tool-output-error with
 // the callee's reason — useChat shows it as a failed call, not a success.
 func (e *aisdkEncoder) output(it *frontItem) aisdkEvent {
-	if it.tool.Status == merge.ToolAborted {
+	if it.tool.Status == schema.ToolAborted {
 		reason := e.reasons[it.tool.Key]
 		if reason == "" {
 			reason = "tool call aborted"
@@ -228,7 +228,7 @@ func aisdkOutput(it *frontItem) aisdkEvent {
 
 // aisdkToolOutput is the output of the call id so far (preliminary while it
 // runs), or its final one.
-func aisdkToolOutput(id, output string, status merge.ToolStatus) aisdkEvent {
+func aisdkToolOutput(id, output string, status schema.ToolStatus) aisdkEvent {
 	ev := aisdkEvent{"type": "tool-output-available", "toolCallId": id, "providerExecuted": true, "dynamic": true,
 		"output": aisdkEvent{"status": string(status), "output": output}}
 	if !toolClosed(status) {
@@ -267,10 +267,10 @@ func newAISDKStream(resume bool) *frontStream {
 }
 
 func (e *aisdkEncoder) appendItem(it *frontItem, emit func(aisdkEvent)) { e.add(it, emit) }
-func (e *aisdkEncoder) growTool(key, chunk string, status merge.ToolStatus, emit func(aisdkEvent)) bool {
+func (e *aisdkEncoder) growTool(key, chunk string, status schema.ToolStatus, emit func(aisdkEvent)) bool {
 	// An aborted call ends with the callee's reason, which the render
 	// path reads from the view's error blocks.
-	if e.ids == nil || e.finished || status == merge.ToolAborted {
+	if e.ids == nil || e.finished || status == schema.ToolAborted {
 		return false
 	}
 	r, out, ok := e.sent.growTool(e.ids.tool(key), chunk, status)

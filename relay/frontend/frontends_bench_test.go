@@ -3,7 +3,6 @@ package frontend
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/tfrs/a2a-progress/relay"
 	"net/http"
 	"runtime"
 	"testing"
@@ -12,6 +11,8 @@ import (
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // discardWriter is a ResponseWriter that counts and drops what is written.
@@ -43,7 +44,7 @@ func BenchmarkFrontFormats(b *testing.B) {
 		var evs []relay.Event
 		for _, e := range sc.Envelopes() {
 			ch := turn.Apply(envelope.Reading{Envelope: e})
-			if ch.Result != merge.Applied {
+			if ch.Effect != merge.Applied {
 				continue
 			}
 			data, _ := json.Marshal(ch.Op)
@@ -102,7 +103,7 @@ func BenchmarkNestedFormats(b *testing.B) {
 		for _, e := range agenttest.Trajectory(n).Envelopes() {
 			rs = append(rs, envelope.Reading{Envelope: e})
 		}
-		us := calleeUpdates("task-1", rs, merge.TurnResult{Verdict: merge.VerdictCompleted, State: "TASK_STATE_COMPLETED", Reply: "done"})
+		us := calleeUpdates("task-1", rs, schema.Result{Verdict: schema.VerdictCompleted, State: "TASK_STATE_COMPLETED", Reply: "done"})
 		var applied int
 		for _, u := range us {
 			if _, ok := u.Op(); ok {

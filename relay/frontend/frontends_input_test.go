@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/tfrs/a2a-progress/relay"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -13,7 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // TestFrontendBadRequests: a request the endpoints cannot send gets a
@@ -103,7 +103,7 @@ func TestAGUIInterruptIDNamesTask(t *testing.T) {
 func TestFrontIDsStable(t *testing.T) {
 	var ids [2][]string
 	for i := range ids {
-		v := play(realisticReadings(), nil, func(*merge.View, *frontResult) {})
+		v := play(realisticReadings(), nil, func(*schema.View, *frontResult) {})
 		for _, it := range frontItems(&v, (*frontIDs)(nil).forTurn(frontPrefix(mapTask, mapTurn)), nil) {
 			ids[i] = append(ids[i], it.id)
 		}

@@ -2,7 +2,6 @@ package frontend
 
 import (
 	"context"
-	"github.com/tfrs/a2a-progress/relay"
 	"io"
 	"log/slog"
 	"net/http"
@@ -18,6 +17,8 @@ import (
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // The endpoint tests run the real client libraries against the relay's AG-UI
@@ -43,7 +44,7 @@ func frontScript(name string, final a2a.TaskState, text, gate string) agenttest.
 }
 
 // scriptView is the view a caller builds from the script's envelopes.
-func scriptView(sc agenttest.Script) merge.View {
+func scriptView(sc agenttest.Script) schema.View {
 	turn := merge.NewTurn("t", "", merge.Caps{})
 	for _, e := range sc.Envelopes() {
 		turn.Apply(envelope.Reading{Envelope: e})
@@ -153,7 +154,7 @@ var frontCases = []struct {
 }{
 	{"completed", a2a.TaskStateCompleted, agenttest.RealisticReply, frontResult{Verdict: "completed", Reply: agenttest.RealisticReply}},
 	{"failed", a2a.TaskStateFailed, "warehouse down", frontResult{Verdict: "failed", Error: "warehouse down"}},
-	{"interrupt", a2a.TaskStateInputRequired, "Ship the partial order?", frontResult{Verdict: "input-required", Interrupt: &merge.Interrupt{Question: "Ship the partial order?"}}},
+	{"interrupt", a2a.TaskStateInputRequired, "Ship the partial order?", frontResult{Verdict: "input-required", Interrupt: &schema.Interrupt{Question: "Ship the partial order?"}}},
 }
 
 func TestAGUIEndpoint(t *testing.T) {

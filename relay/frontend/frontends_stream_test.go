@@ -3,7 +3,6 @@ package frontend
 import (
 	"encoding/json"
 	"errors"
-	"github.com/tfrs/a2a-progress/relay"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,15 +10,17 @@ import (
 
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // opsOf is what a relay forwards for readings delivered in order rs: the op
 // of each applied block, the seal, the result op for out.
-func opsOf(rs []envelope.Reading, out *frontResult) []merge.Op {
+func opsOf(rs []envelope.Reading, out *frontResult) []schema.Op {
 	turn := merge.NewTurn(mapTask, mapTurn, merge.Caps{})
-	var ops []merge.Op
+	var ops []schema.Op
 	for _, r := range rs {
-		if ch := turn.Apply(r); ch.Result == merge.Applied {
+		if ch := turn.Apply(r); ch.Effect == merge.Applied {
 			ops = append(ops, ch.Op)
 		}
 	}
@@ -30,7 +31,7 @@ func opsOf(rs []envelope.Reading, out *frontResult) []merge.Op {
 // streamServer serves the ops through frontStream as live ops — the path
 // where an op that only appends an item skips the render — with AG-UI at
 // POST /run and the AI SDK at POST /api/chat. dup sends every op twice.
-func streamServer(t *testing.T, ops []merge.Op, dup bool) *httptest.Server {
+func streamServer(t *testing.T, ops []schema.Op, dup bool) *httptest.Server {
 	serve := func(mk func(r *http.Request) *frontStream) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			s := mk(r)
@@ -88,7 +89,7 @@ func TestFrontStreamLiveOps(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				ops := opsOf(rs, out)
 				s := streamServer(t, ops, dup)
-				want := wantShown(play(rs, out, func(*merge.View, *frontResult) {}), out)
+				want := wantShown(play(rs, out, func(*schema.View, *frontResult) {}), out)
 				checkBothFronts(t, s.URL, want, out)
 			})
 		}
@@ -104,17 +105,17 @@ func TestFrontStreamEndsAtIncomplete(t *testing.T) {
 	rs := realisticReadings()
 	half := len(rs) / 2
 	turn := merge.NewTurn(mapTask, mapTurn, merge.Caps{})
-	var ops []merge.Op
+	var ops []schema.Op
 	for i, r := range rs {
 		if i == half {
-			ops = append(ops, turn.ResultOp(merge.TurnResult{Verdict: merge.VerdictIncomplete, State: "TASK_STATE_WORKING", Error: "stream cut"}))
+			ops = append(ops, turn.ResultOp(schema.Result{Verdict: schema.VerdictIncomplete, State: "TASK_STATE_WORKING", Error: "stream cut"}))
 		}
-		if ch := turn.Apply(r); ch.Result == merge.Applied {
+		if ch := turn.Apply(r); ch.Effect == merge.Applied {
 			ops = append(ops, ch.Op)
 		}
 	}
-	out := &frontResult{Verdict: merge.VerdictIncomplete, Error: "stream cut"}
-	want := wantShown(play(rs[:half], nil, func(*merge.View, *frontResult) {}), out)
+	out := &frontResult{Verdict: schema.VerdictIncomplete, Error: "stream cut"}
+	want := wantShown(play(rs[:half], nil, func(*schema.View, *frontResult) {}), out)
 	s := streamServer(t, ops, false)
 	checkBothFronts(t, s.URL, want, out)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // The mapping tests feed the encoders' SSE output to the real client
@@ -71,18 +72,18 @@ func outcomes() map[string]*frontResult {
 	return map[string]*frontResult{
 		"completed": {Verdict: "completed", State: "TASK_STATE_COMPLETED", Reply: agenttest.RealisticReply},
 		"failed":    {Verdict: "failed", State: "TASK_STATE_FAILED", Error: "warehouse down"},
-		"interrupt": {Verdict: "input-required", State: "TASK_STATE_INPUT_REQUIRED", Interrupt: &merge.Interrupt{Question: "Ship the partial order?",
-			Items: []merge.InterruptItem{{ToolCallID: "call-2", ToolName: "check_stock", Message: "approve partial shipment"}}}},
+		"interrupt": {Verdict: "input-required", State: "TASK_STATE_INPUT_REQUIRED", Interrupt: &schema.Interrupt{Question: "Ship the partial order?",
+			Items: []schema.InterruptItem{{ToolCallID: "call-2", ToolName: "check_stock", Message: "approve partial shipment"}}}},
 	}
 }
 
 // play applies readings to a turn one by one and calls sync with the view
 // after each; with out non-nil it then seals and calls sync with the
 // outcome. It returns the final view.
-func play(rs []envelope.Reading, out *frontResult, sync func(v *merge.View, out *frontResult)) merge.View {
+func play(rs []envelope.Reading, out *frontResult, sync func(v *schema.View, out *frontResult)) schema.View {
 	turn := merge.NewTurn(mapTask, mapTurn, merge.Caps{})
 	for _, r := range rs {
-		if turn.Apply(r).Result != merge.Applied {
+		if turn.Apply(r).Effect != merge.Applied {
 			continue
 		}
 		v := turn.View()
@@ -100,23 +101,23 @@ func play(rs []envelope.Reading, out *frontResult, sync func(v *merge.View, out 
 // view order, each tool call at its first tool_call block (a call with none
 // before the first envelope with a seq above its first chunk's) with its
 // final status and output, the reply last.
-func wantShown(v merge.View, out *frontResult) []shown {
+func wantShown(v schema.View, out *frontResult) []shown {
 	var want []shown
-	calls := map[string]merge.ToolCall{}
+	calls := map[string]schema.ToolCall{}
 	started := map[string]bool{}
 	for _, b := range v.Blocks {
 		if b.Kind == envelope.KindToolCall {
 			started[b.ToolKey()] = true
 		}
 	}
-	var loose []merge.ToolCall
+	var loose []schema.ToolCall
 	for _, tc := range v.ToolCalls {
 		calls[tc.Key] = tc
 		if !started[tc.Key] {
 			loose = append(loose, tc)
 		}
 	}
-	tool := func(tc merge.ToolCall) shown {
+	tool := func(tc schema.ToolCall) shown {
 		name := tc.Tool
 		if name == "" {
 			name = "tool"
@@ -125,7 +126,7 @@ func wantShown(v merge.View, out *frontResult) []shown {
 	}
 	seen := map[string]bool{}
 	for _, b := range v.Blocks {
-		for len(loose) > 0 && b.Source == merge.SourceEnvelope && loose[0].FirstSeq < b.Key.Seq {
+		for len(loose) > 0 && b.Source == schema.SourceEnvelope && loose[0].FirstSeq < b.Key.Seq {
 			want = append(want, tool(loose[0]))
 			loose = loose[1:]
 		}
@@ -184,10 +185,10 @@ func aguiServer(t *testing.T, rs []envelope.Reading, out *frontResult, cut int) 
 			enc := &aguiEncoder{threadID: in.ThreadID, runID: in.RunID, history: in.Messages, reconnect: reconnect}
 			emit := func(e aguiEvent) { writeSSE(w, e) }
 			if !reconnect && cut >= 0 {
-				play(rs[:cut], nil, func(v *merge.View, o *frontResult) { enc.sync(v, o, emit) })
+				play(rs[:cut], nil, func(v *schema.View, o *frontResult) { enc.sync(v, o, emit) })
 				return
 			}
-			play(rs, out, func(v *merge.View, o *frontResult) { enc.sync(v, o, emit) })
+			play(rs, out, func(v *schema.View, o *frontResult) { enc.sync(v, o, emit) })
 		}
 	}
 	mux := http.NewServeMux()
@@ -242,7 +243,7 @@ func TestAGUIMappingThroughHttpAgent(t *testing.T) {
 				var res aguiResult
 				runHarness(t, "agui.mjs", map[string]any{"url": s.URL + "/run", "threadId": "thread-1",
 					"messages": []any{map[string]any{"id": "u1", "role": "user", "content": "order 42?"}}}, &res)
-				want := wantShown(play(rs, out, func(*merge.View, *frontResult) {}), out)
+				want := wantShown(play(rs, out, func(*schema.View, *frontResult) {}), out)
 				checkAGUI(t, res, &res.Run, want, out)
 			})
 		}
@@ -268,7 +269,7 @@ func TestAGUIReconnect(t *testing.T) {
 			if res.Connect == nil {
 				t.Fatal("no connect run")
 			}
-			want := append([]shown{{Kind: "text", Text: "hi"}}, wantShown(play(rs, out, func(*merge.View, *frontResult) {}), out)...)
+			want := append([]shown{{Kind: "text", Text: "hi"}}, wantShown(play(rs, out, func(*schema.View, *frontResult) {}), out)...)
 			checkAGUI(t, res, res.Connect, want, out)
 		})
 	}
@@ -285,10 +286,10 @@ func aisdkServer(t *testing.T, rs []envelope.Reading, out *frontResult, cut int)
 			enc := &aisdkEncoder{resume: resume}
 			emit := func(e aisdkEvent) { writeSSE(w, e) }
 			if !resume && cut >= 0 {
-				play(rs[:cut], nil, func(v *merge.View, o *frontResult) { enc.sync(v, o, emit) })
+				play(rs[:cut], nil, func(v *schema.View, o *frontResult) { enc.sync(v, o, emit) })
 				return
 			}
-			play(rs, out, func(v *merge.View, o *frontResult) { enc.sync(v, o, emit) })
+			play(rs, out, func(v *schema.View, o *frontResult) { enc.sync(v, o, emit) })
 			fmt.Fprint(w, "data: [DONE]\n\n")
 		}
 	}
@@ -350,7 +351,7 @@ func TestAISDKMappingThroughChat(t *testing.T) {
 					s := aisdkServer(t, rs, out, -1)
 					var res aisdkResult
 					runHarness(t, "aisdk.mjs", map[string]any{"api": s.URL + "/api/chat", "id": "chat-1", "text": "order 42?", "mode": mode}, &res)
-					want := wantShown(play(rs, out, func(*merge.View, *frontResult) {}), out)
+					want := wantShown(play(rs, out, func(*schema.View, *frontResult) {}), out)
 					checkAISDK(t, res, want, out, mode == "chat")
 				})
 			}
@@ -373,7 +374,7 @@ func TestAISDKResume(t *testing.T) {
 				var res aisdkResult
 				runHarness(t, "aisdk.mjs", map[string]any{"api": s.URL + "/api/chat", "id": "chat-1", "text": "order 42?",
 					"mode": "chat", "resume": true, "replay": replay}, &res)
-				want := wantShown(play(rs, out, func(*merge.View, *frontResult) {}), out)
+				want := wantShown(play(rs, out, func(*schema.View, *frontResult) {}), out)
 				checkAISDK(t, res, want, out, true)
 			})
 		}

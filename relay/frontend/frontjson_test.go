@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // TestAppendJSONMatchesEncodingJSON pins appendJSON to encoding/json's bytes
@@ -18,7 +18,7 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 			"output": aisdkEvent{"status": "running", "chunks": []string{"a", "b"}, "none": []string(nil)},
 			"patch":  []any{aguiEvent{"op": "add"}, nil, "x"}},
 		"raw":     aguiEvent{"messages": []any{json.RawMessage(`{"id":"u1","role":"user"}`)}},
-		"struct":  aisdkEvent{"data": &merge.TurnResult{Verdict: "completed", Reply: "ok"}},
+		"struct":  aisdkEvent{"data": &schema.Result{Verdict: "completed", Reply: "ok"}},
 		"nil map": aguiEvent{"m": map[string]any(nil)},
 	}
 	for name, v := range cases {

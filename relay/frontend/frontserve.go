@@ -19,6 +19,7 @@ import (
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/relay/internal/seam"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // What the AG-UI and AI SDK endpoints share: they accept a front end's own
@@ -231,7 +232,7 @@ func (s *frontStream) SetBudget(b *merge.Budget) { s.budget = b }
 type frontEncoder interface {
 	// sync emits what the client lacks to show view v (of its turn), and the
 	// result once it is known.
-	sync(v *merge.View, out *frontResult, emit func(map[string]any))
+	sync(v *schema.View, out *frontResult, emit func(map[string]any))
 	// appendItem sends one item that the view adds at its end, where sync
 	// would send the same: the client holds every earlier item.
 	appendItem(it *frontItem, emit func(map[string]any))
@@ -239,7 +240,7 @@ type frontEncoder interface {
 	// tool call key and status as its status — running, or its close —
 	// where sync would send the same, and reports whether it could (the
 	// call is sent, running, within the output cap, its output kept).
-	growTool(key, chunk string, status merge.ToolStatus, emit func(map[string]any)) bool
+	growTool(key, chunk string, status schema.ToolStatus, emit func(map[string]any)) bool
 	// gapsNow tells the turn's count of missing seqs, where sync would
 	// tell the same.
 	gapsNow(n int64, emit func(map[string]any))
@@ -319,7 +320,7 @@ type keyNote struct {
 }
 
 // apply merges op and tells the encoder what the client lacks.
-func (s *frontFeed) apply(op *merge.Op, emit func(map[string]any)) {
+func (s *frontFeed) apply(op *schema.Op, emit func(map[string]any)) {
 	if s.recv == nil {
 		s.recv = merge.NewReceiver(op.Task, merge.Caps{Budget: s.budget})
 		if s.named != nil {
@@ -343,7 +344,7 @@ func (s *frontFeed) apply(op *merge.Op, emit func(map[string]any)) {
 		told = true
 	}
 	s.note(op)
-	if op.Type == merge.OpResult && op.Turn == s.turn {
+	if op.Type == schema.OpResult && op.Turn == s.turn {
 		s.settled = true
 	}
 	switch {
@@ -359,10 +360,10 @@ func (s *frontFeed) apply(op *merge.Op, emit func(map[string]any)) {
 
 // inOrder reports whether op is a live envelope block above the rendered
 // turn's highest seq.
-func (s *frontFeed) inOrder(op *merge.Op) bool {
+func (s *frontFeed) inOrder(op *schema.Op) bool {
 	b := &op.Block
-	return s.rendered && !s.inSnap && !s.enc.done() && s.enc.itemIDs() != nil && op.Type == merge.OpBlock &&
-		op.Turn == s.turn && !s.settled && b.Source == merge.SourceEnvelope && b.Truncated == 0 &&
+	return s.rendered && !s.inSnap && !s.enc.done() && s.enc.itemIDs() != nil && op.Type == schema.OpBlock &&
+		op.Turn == s.turn && !s.settled && b.Source == schema.SourceEnvelope && b.Truncated == 0 &&
 		s.hasSeq && b.Key.Seq > s.maxSeq
 }
 
@@ -370,18 +371,18 @@ func (s *frontFeed) inOrder(op *merge.Op) bool {
 // grows or closes a call the client holds: a running chunk, a closing
 // chunk, or a closing tool_call block of a call that has its tool_call
 // block already (a first one would rename it).
-func (s *frontFeed) growable(op *merge.Op) (key, chunk string, status merge.ToolStatus, ok bool) {
+func (s *frontFeed) growable(op *schema.Op) (key, chunk string, status schema.ToolStatus, ok bool) {
 	b := &op.Block
 	if !s.inOrder(op) {
 		return "", "", "", false
 	}
 	switch b.Status {
 	case envelope.StatusRunning:
-		status = merge.ToolRunning
+		status = schema.ToolRunning
 	case envelope.StatusDone:
-		status = merge.ToolDone
+		status = schema.ToolDone
 	case envelope.StatusAborted:
-		status = merge.ToolAborted
+		status = schema.ToolAborted
 	default:
 		return "", "", "", false
 	}
@@ -393,14 +394,14 @@ func (s *frontFeed) growable(op *merge.Op) (key, chunk string, status merge.Tool
 		// follows the highest seq: no gap marker comes before it.
 		return key, p.Chunk, status, !n.chunked || (n.jumps == s.jumps && b.Key.Seq == s.maxSeq+1)
 	case envelope.ToolCall:
-		return key, "", status, status != merge.ToolRunning && n.started
+		return key, "", status, status != schema.ToolRunning && n.started
 	}
 	return "", "", "", false
 }
 
 // appendable returns the item op adds at the end of the rendered view, when
 // it does no more than that.
-func (s *frontFeed) appendable(op *merge.Op) (*frontItem, bool) {
+func (s *frontFeed) appendable(op *schema.Op) (*frontItem, bool) {
 	b := &op.Block
 	ids := s.enc.itemIDs()
 	if b.Status != envelope.StatusRunning || !s.inOrder(op) {
@@ -418,15 +419,15 @@ func (s *frontFeed) appendable(op *merge.Op) (*frontItem, bool) {
 		if _, seen := s.keys[key]; seen || len(s.keys) >= merge.DefaultMaxStreamKeys-1 {
 			return nil, false
 		}
-		tc := &merge.ToolCall{Key: key, Tool: p.Tool, ToolCallID: p.ToolCallID, Status: merge.ToolRunning, Started: true, FirstSeq: b.Key.Seq}
+		tc := &schema.ToolCall{Key: key, Tool: p.Tool, ToolCallID: p.ToolCallID, Status: schema.ToolRunning, Started: true, FirstSeq: b.Key.Seq}
 		return &frontItem{kind: itemTool, id: ids.tool(key), tool: tc, block: b}, true
 	}
 	return nil, false
 }
 
 // note records what op tells about its turn for appendable and growable.
-func (s *frontFeed) note(op *merge.Op) {
-	if op.Type != merge.OpBlock {
+func (s *frontFeed) note(op *schema.Op) {
+	if op.Type != schema.OpBlock {
 		return
 	}
 	if op.Turn != s.turn || s.keys == nil {
@@ -437,13 +438,13 @@ func (s *frontFeed) note(op *merge.Op) {
 		s.turn, s.maxSeq, s.hasSeq, s.keys, s.jumps, s.settled = op.Turn, 0, false, map[string]keyNote{}, 0, false
 	}
 	b := &op.Block
-	if b.Source != merge.SourceEnvelope || (s.hasSeq && b.Key.Seq != s.maxSeq+1) {
+	if b.Source != schema.SourceEnvelope || (s.hasSeq && b.Key.Seq != s.maxSeq+1) {
 		s.jumps++
 	}
-	if b.Source == merge.SourceEnvelope && (!s.hasSeq || b.Key.Seq > s.maxSeq) {
+	if b.Source == schema.SourceEnvelope && (!s.hasSeq || b.Key.Seq > s.maxSeq) {
 		s.hasSeq, s.maxSeq = true, b.Key.Seq
 	}
-	// The blocks that make or change a tool call (merge.ToolCall).
+	// The blocks that make or change a tool call (schema.ToolCall).
 	if b.Kind == envelope.KindToolCall || b.Kind == envelope.KindToolOutputAppend || b.Status != envelope.StatusRunning {
 		key := b.ToolKey()
 		n := s.keys[key]

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // The AG-UI and AI SDK encoders (agui.go, aisdk.go) share one model of a
@@ -17,17 +18,17 @@ import (
 // client that already holds it replaces it instead of adding a second one.
 
 // frontResult is the settled end of a turn as the front-end encoders render
-// it: the result op's TurnResult (PROTOCOL.md §4.3).
-type frontResult = merge.TurnResult
+// it: the result op's schema.Result (PROTOCOL.md §4.3).
+type frontResult = schema.Result
 
 // interrupted reports whether a verdict is an interrupt (the turn waits for
 // the caller), not an end.
 func interrupted(o *frontResult) bool {
-	return o.Verdict == merge.VerdictInputRequired || o.Verdict == merge.VerdictAuthRequired
+	return o.Verdict == schema.VerdictInputRequired || o.Verdict == schema.VerdictAuthRequired
 }
 
 // question returns an interrupt's question and items.
-func question(o *frontResult) (string, []merge.InterruptItem) {
+func question(o *frontResult) (string, []schema.InterruptItem) {
 	if o.Interrupt == nil {
 		return "", nil
 	}
@@ -53,9 +54,9 @@ type frontItem struct {
 	text string
 	// block is the item's block (nil for a tool call with no tool_call
 	// block, and for the reply).
-	block *merge.Block
+	block *schema.Block
 	// tool is the item's tool call.
-	tool *merge.ToolCall
+	tool *schema.ToolCall
 }
 
 // toolName is the name a front end shows for a tool call; both protocols
@@ -68,8 +69,8 @@ func (it *frontItem) toolName() string {
 }
 
 // toolClosed reports whether a tool call has its final status.
-func toolClosed(s merge.ToolStatus) bool {
-	return s == merge.ToolDone || s == merge.ToolAborted || s == merge.ToolUnfinished
+func toolClosed(s schema.ToolStatus) bool {
+	return s == schema.ToolDone || s == schema.ToolAborted || s == schema.ToolUnfinished
 }
 
 // frontPrefix is the prefix of every id of one turn's items: "a2a-" and 12
@@ -90,7 +91,7 @@ func frontID(prefix, tag string, parts ...string) string {
 	return prefix + "-" + tag + "-" + hex.EncodeToString(h.Sum(nil)[:6])
 }
 
-func blockID(prefix string, b *merge.Block) string {
+func blockID(prefix string, b *schema.Block) string {
 	return frontID(prefix, "b", b.Key.StreamKey, strconv.FormatInt(b.Key.Seq, 10), b.Key.ID)
 }
 
@@ -102,7 +103,7 @@ func toolID(prefix, key string) string { return frontID(prefix, "t", key) }
 // call of the turn, as bounded as the turn (merge.Caps).
 type frontIDs struct {
 	prefix string
-	blocks map[merge.Key]string
+	blocks map[schema.Key]string
 	tools  map[string]string
 }
 
@@ -110,12 +111,12 @@ type frontIDs struct {
 // same turn.
 func (ids *frontIDs) forTurn(prefix string) *frontIDs {
 	if ids == nil || ids.prefix != prefix {
-		return &frontIDs{prefix: prefix, blocks: map[merge.Key]string{}, tools: map[string]string{}}
+		return &frontIDs{prefix: prefix, blocks: map[schema.Key]string{}, tools: map[string]string{}}
 	}
 	return ids
 }
 
-func (ids *frontIDs) block(b *merge.Block) string {
+func (ids *frontIDs) block(b *schema.Block) string {
 	id, ok := ids.blocks[b.Key]
 	if !ok {
 		id = blockID(ids.prefix, b)
@@ -139,10 +140,10 @@ func (ids *frontIDs) tool(key string) string {
 // first tool_call block stands, or — seen only through output or a close —
 // before the first envelope block with a higher seq than its first chunk.
 // The reply of a completed turn comes last.
-func frontItems(v *merge.View, ids *frontIDs, out *frontResult) []frontItem {
+func frontItems(v *schema.View, ids *frontIDs, out *frontResult) []frontItem {
 	items := make([]frontItem, 0, len(v.Blocks)+2)
-	tools := make(map[string]*merge.ToolCall, len(v.ToolCalls))
-	var loose []*merge.ToolCall // calls with no tool_call block, by FirstSeq
+	tools := make(map[string]*schema.ToolCall, len(v.ToolCalls))
+	var loose []*schema.ToolCall // calls with no tool_call block, by FirstSeq
 	hasStart := make(map[string]bool, len(v.ToolCalls))
 	for i := range v.Blocks {
 		if b := &v.Blocks[i]; b.Kind == envelope.KindToolCall {
@@ -157,13 +158,13 @@ func frontItems(v *merge.View, ids *frontIDs, out *frontResult) []frontItem {
 		}
 	}
 	placed := make(map[string]bool, len(v.ToolCalls))
-	addTool := func(tc *merge.ToolCall, b *merge.Block) {
+	addTool := func(tc *schema.ToolCall, b *schema.Block) {
 		placed[tc.Key] = true
 		items = append(items, frontItem{kind: itemTool, id: ids.tool(tc.Key), tool: tc, block: b})
 	}
 	for i := range v.Blocks {
 		b := &v.Blocks[i]
-		if b.Source == merge.SourceEnvelope {
+		if b.Source == schema.SourceEnvelope {
 			for len(loose) > 0 && loose[0].FirstSeq < b.Key.Seq {
 				if !placed[loose[0].Key] {
 					addTool(loose[0], nil)
@@ -203,7 +204,7 @@ type sentItem struct {
 	id     string
 	kind   itemKind
 	name   string
-	status merge.ToolStatus
+	status schema.ToolStatus
 	outLen int
 	// outHash is the hash of the output sent (frontSeed); it takes appended
 	// chunks without the output before them.
@@ -267,7 +268,7 @@ func (s *frontSent) lookup(id string) *sentItem {
 
 // keepOutput remembers a call's output as sent while the call runs, and
 // forgets it once the call closed or when it would pass maxKeptOutputBytes.
-func (s *frontSent) keepOutput(id string, status merge.ToolStatus, out string) {
+func (s *frontSent) keepOutput(id string, status schema.ToolStatus, out string) {
 	s.bytes -= len(s.outputs[id])
 	delete(s.outputs, id)
 	if toolClosed(status) || s.bytes+len(out) > maxKeptOutputBytes {
@@ -286,7 +287,7 @@ func (s *frontSent) keepOutput(id string, status merge.ToolStatus, out string) {
 // is not sent, not running, past the output cap, or its output is not kept.
 // It costs O(len(chunk)) amortised; the output it returns shares the kept
 // bytes and is valid until the next change to the record.
-func (s *frontSent) growTool(id, chunk string, status merge.ToolStatus) (r *sentItem, out []byte, ok bool) {
+func (s *frontSent) growTool(id, chunk string, status schema.ToolStatus) (r *sentItem, out []byte, ok bool) {
 	r = s.runningTool(id, len(chunk))
 	if r == nil {
 		return nil, nil, false
@@ -379,7 +380,7 @@ func (s *frontSent) outputChange(r *sentItem, out string) (tail string, same, ap
 // otherwise.
 func (s *frontSent) runningTool(id string, n int) *sentItem {
 	r := s.lookup(id)
-	if r == nil || r.kind != itemTool || r.status != merge.ToolRunning || r.outLen+n > merge.DefaultMaxOutputBytes {
+	if r == nil || r.kind != itemTool || r.status != schema.ToolRunning || r.outLen+n > merge.DefaultMaxOutputBytes {
 		return nil
 	}
 	return r

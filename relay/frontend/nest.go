@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/tfrs/a2a-progress/client"
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // Nesting: an orchestrator that runs its own agent loop and serves its own
@@ -112,7 +112,7 @@ type SubagentEnd struct {
 	// Result is the callee's verdict (the result op's): its reply, its
 	// interrupt, its error. An incomplete verdict when the stream ended
 	// without one.
-	Result merge.TurnResult
+	Result schema.Result
 	// Interrupts are, for a suspended sub-agent, the AG-UI interrupts
 	// (id, reason, message, toolCallId, subagentRunId) to put in the run's
 	// RUN_FINISHED outcome {"type":"interrupt","interrupts":…}.
@@ -203,8 +203,8 @@ func (a *aguiSubagent) collect(ev map[string]any) {
 // call ended; a second End returns the same without writing.
 func (a *aguiSubagent) End(err error) (SubagentEnd, error) {
 	res := SubagentEnd{}
-	var out *merge.TurnResult
-	var v merge.View
+	var out *schema.Result
+	var v schema.View
 	if a.feed.recv != nil {
 		out = a.feed.recv.Result()
 		v = a.feed.recv.View()
@@ -214,7 +214,7 @@ func (a *aguiSubagent) End(err error) (SubagentEnd, error) {
 		if err != nil {
 			msg = err.Error()
 		}
-		out = &merge.TurnResult{Verdict: merge.VerdictIncomplete, Error: msg}
+		out = &schema.Result{Verdict: schema.VerdictIncomplete, Error: msg}
 	}
 	res.Result = *out
 	if a.ended {
@@ -229,7 +229,7 @@ func (a *aguiSubagent) End(err error) (SubagentEnd, error) {
 	}
 	var tail []map[string]any
 	switch {
-	case out.Verdict == merge.VerdictCompleted:
+	case out.Verdict == schema.VerdictCompleted:
 		tail = append(tail, map[string]any{"type": "SUBAGENT_FINISHED", "subagentRunId": a.id, "outcome": map[string]any{"type": "success"}},
 			a.parentResult(out.Reply, out))
 	case interrupted(out):
@@ -257,7 +257,7 @@ func (a *aguiSubagent) End(err error) (SubagentEnd, error) {
 
 // parentResult is the TOOL_CALL_RESULT of the parent call: the orchestrator
 // owns it, so it carries no subagentRunId.
-func (a *aguiSubagent) parentResult(content string, out *merge.TurnResult) map[string]any {
+func (a *aguiSubagent) parentResult(content string, out *schema.Result) map[string]any {
 	return map[string]any{"type": "TOOL_CALL_RESULT", "messageId": a.id + "-result", "toolCallId": a.parent, "role": "tool",
 		"content": content, "metadata": map[string]any{"a2a": map[string]any{"verdict": string(out.Verdict)}}}
 }

@@ -22,11 +22,12 @@ import (
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // calleeUpdates are the updates a client.Stream yields for readings (in
 // that order) of one turn of task, ending with its seal and result ops.
-func calleeUpdates(task string, rs []envelope.Reading, res merge.TurnResult) []client.Update {
+func calleeUpdates(task string, rs []envelope.Reading, res schema.Result) []client.Update {
 	turn := merge.NewTurn(task, "turn-1", merge.Caps{})
 	var us []client.Update
 	for _, r := range rs {
@@ -82,7 +83,7 @@ func TestAGUIRunRefusesFinishWhileSubagentRuns(t *testing.T) {
 	if diff := cmp.Diff(want, log.events); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
-	if res.Result.Verdict != merge.VerdictIncomplete {
+	if res.Result.Verdict != schema.VerdictIncomplete {
 		t.Errorf("verdict %q, want incomplete", res.Result.Verdict)
 	}
 }
@@ -92,10 +93,10 @@ func TestAGUIRunRefusesFinishWhileSubagentRuns(t *testing.T) {
 // tests: each shows every block and call once, every event of it carries
 // its id, and the parent call gets the reply.
 func TestAGUISubagentEveryOrder(t *testing.T) {
-	res := merge.TurnResult{Verdict: merge.VerdictCompleted, State: "TASK_STATE_COMPLETED", Reply: agenttest.RealisticReply}
+	res := schema.Result{Verdict: schema.VerdictCompleted, State: "TASK_STATE_COMPLETED", Reply: agenttest.RealisticReply}
 	for name, rs := range orders() {
 		t.Run(name, func(t *testing.T) {
-			want := play(rs, nil, func(*merge.View, *frontResult) {})
+			want := play(rs, nil, func(*schema.View, *frontResult) {})
 			var wantTools []string
 			for _, tc := range want.ToolCalls {
 				wantTools = append(wantTools, tc.Tool)
@@ -245,7 +246,7 @@ func TestChatToolPaced(t *testing.T) {
 	for _, e := range sc.Envelopes() {
 		rs = append(rs, envelope.Reading{Envelope: e})
 	}
-	us := calleeUpdates("task-1", rs, merge.TurnResult{Verdict: merge.VerdictCompleted, State: "TASK_STATE_COMPLETED", Reply: "done"})
+	us := calleeUpdates("task-1", rs, schema.Result{Verdict: schema.VerdictCompleted, State: "TASK_STATE_COMPLETED", Reply: "done"})
 	clock := &fakeClock{t: time.Unix(0, 0)}
 	counting := &countingWrites{}
 	tool := counting.stream().startTool("call-1", ChatToolOptions{Interval: 100 * time.Millisecond, BytesPerSecond: 1 << 30})
@@ -282,7 +283,7 @@ func TestChatToolPaced(t *testing.T) {
 	if maxBytes > maxSubagentViewBytes {
 		t.Errorf("largest output %d bytes, over maxSubagentViewBytes %d", maxBytes, maxSubagentViewBytes)
 	}
-	if res.Result.Verdict != merge.VerdictCompleted {
+	if res.Result.Verdict != schema.VerdictCompleted {
 		t.Errorf("verdict %q", res.Result.Verdict)
 	}
 	var final subagentView
@@ -290,7 +291,7 @@ func TestChatToolPaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := tool.feed.recv.View()
-	if got, want := len(final.Items)+final.Omitted, len(frontItems(&v, tool.enc.ids, nil)); got != want || final.Verdict != merge.VerdictCompleted || final.Reply != "done" {
+	if got, want := len(final.Items)+final.Omitted, len(frontItems(&v, tool.enc.ids, nil)); got != want || final.Verdict != schema.VerdictCompleted || final.Reply != "done" {
 		t.Errorf("final view: %d items + %d omitted (want %d in all), verdict %q, reply %q", len(final.Items), final.Omitted, want, final.Verdict, final.Reply)
 	}
 }
@@ -407,11 +408,11 @@ func TestSubagentViewSchema(t *testing.T) {
 	for _, e := range agenttest.Trajectory(400, agenttest.SkipSeqs(5)).Envelopes() {
 		trajectory = append(trajectory, envelope.Reading{Envelope: e})
 	}
-	results := map[string]merge.TurnResult{
-		"completed": {Verdict: merge.VerdictCompleted, State: "TASK_STATE_COMPLETED", Reply: "done"},
-		"interrupted": {Verdict: merge.VerdictInputRequired, State: "TASK_STATE_INPUT_REQUIRED",
-			Interrupt: &merge.Interrupt{Question: "Ship it?", Items: []merge.InterruptItem{{ToolCallID: "call-2", ToolName: "fetch_page", Message: "approve"}}}},
-		"failed": {Verdict: merge.VerdictFailed, State: "TASK_STATE_FAILED", Error: "warehouse down"},
+	results := map[string]schema.Result{
+		"completed": {Verdict: schema.VerdictCompleted, State: "TASK_STATE_COMPLETED", Reply: "done"},
+		"interrupted": {Verdict: schema.VerdictInputRequired, State: "TASK_STATE_INPUT_REQUIRED",
+			Interrupt: &schema.Interrupt{Question: "Ship it?", Items: []schema.InterruptItem{{ToolCallID: "call-2", ToolName: "fetch_page", Message: "approve"}}}},
+		"failed": {Verdict: schema.VerdictFailed, State: "TASK_STATE_FAILED", Error: "warehouse down"},
 	}
 	for name, res := range results {
 		t.Run(name, func(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tfrs/a2a-progress/client"
-	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // subagentView is a remote call's progress as the caller's useChat tool part
@@ -26,7 +26,7 @@ type subagentView struct {
 	// Verdict is "" while the callee works, then its verdict: completed,
 	// input-required, auth-required, failed, rejected, canceled or
 	// incomplete.
-	Verdict merge.Verdict `json:"verdict,omitempty"`
+	Verdict schema.Verdict `json:"verdict,omitempty"`
 	// Items are the callee's blocks and tool calls in view order.
 	Items []subagentItem `json:"items"`
 	// Omitted counts the oldest items left out to keep the view within
@@ -36,9 +36,9 @@ type subagentView struct {
 	Gaps int64 `json:"gaps,omitempty"`
 	// Reply is a completed call's reply; Error the reason of a call that
 	// did not complete; Interrupt what an interrupted one asks.
-	Reply     string           `json:"reply,omitempty"`
-	Error     string           `json:"error,omitempty"`
-	Interrupt *merge.Interrupt `json:"interrupt,omitempty"`
+	Reply     string            `json:"reply,omitempty"`
+	Error     string            `json:"error,omitempty"`
+	Interrupt *schema.Interrupt `json:"interrupt,omitempty"`
 }
 
 // subagentItem is one item of a subagentView.
@@ -52,9 +52,9 @@ type subagentItem struct {
 	Text string `json:"text,omitempty"`
 	// Tool, ToolCallID and Status describe a tool call (status running,
 	// done, aborted or unfinished).
-	Tool       string           `json:"tool,omitempty"`
-	ToolCallID string           `json:"toolCallId,omitempty"`
-	Status     merge.ToolStatus `json:"status,omitempty"`
+	Tool       string            `json:"tool,omitempty"`
+	ToolCallID string            `json:"toolCallId,omitempty"`
+	Status     schema.ToolStatus `json:"status,omitempty"`
 	// Output is the tail of a call's output, at most maxSubagentOutputBytes;
 	// OutputBytes the size of the whole.
 	Output      string `json:"output,omitempty"`
@@ -378,7 +378,7 @@ func (t *chatTool) End(err error) (SubagentEnd, error) {
 		if err != nil {
 			msg = err.Error()
 		}
-		out = &merge.TurnResult{Verdict: merge.VerdictIncomplete, Error: msg}
+		out = &schema.Result{Verdict: schema.VerdictIncomplete, Error: msg}
 		if t.feed.recv != nil && !t.enc.finished {
 			t.feed.render(func(map[string]any) {})
 		}
@@ -390,7 +390,7 @@ func (t *chatTool) End(err error) (SubagentEnd, error) {
 	}
 	t.ended = true
 	switch {
-	case out.Verdict == merge.VerdictCompleted || interrupted(out):
+	case out.Verdict == schema.VerdictCompleted || interrupted(out):
 		t.sendLocked(false)
 	default:
 		if t.enc.dirty {
@@ -409,7 +409,7 @@ func (t *chatTool) End(err error) (SubagentEnd, error) {
 type stopper interface{ Stop() bool }
 
 // recvResult is the result of the feed's latest turn, or nil.
-func (s *frontFeed) recvResult() *merge.TurnResult {
+func (s *frontFeed) recvResult() *schema.Result {
 	if s.recv == nil {
 		return nil
 	}
@@ -429,7 +429,7 @@ type chatToolEncoder struct {
 	dirty bool
 }
 
-func (e *chatToolEncoder) sync(v *merge.View, out *frontResult, _ func(map[string]any)) {
+func (e *chatToolEncoder) sync(v *schema.View, out *frontResult, _ func(map[string]any)) {
 	if e.finished {
 		return
 	}
@@ -474,12 +474,12 @@ func (e *chatToolEncoder) appendItem(it *frontItem, _ func(map[string]any)) {
 	e.dirty = true
 }
 
-func (e *chatToolEncoder) growTool(key, chunk string, status merge.ToolStatus, _ func(map[string]any)) bool {
+func (e *chatToolEncoder) growTool(key, chunk string, status schema.ToolStatus, _ func(map[string]any)) bool {
 	if e.ids == nil || e.finished {
 		return false
 	}
 	i, ok := e.index[e.ids.tool(key)]
-	if !ok || e.view.Items[i].Status != merge.ToolRunning {
+	if !ok || e.view.Items[i].Status != schema.ToolRunning {
 		return false
 	}
 	item := &e.view.Items[i]

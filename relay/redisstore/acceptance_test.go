@@ -27,9 +27,9 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/client/v1query"
-	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/relay/frontend"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // countingFollower counts the upstream Follows of one replica.
@@ -73,7 +73,7 @@ func TestOneFollowPerTaskAcrossReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkBrowsers(t, task, bs, s.View(), verdict{merge.VerdictCompleted, out.Text})
+	checkBrowsers(t, task, bs, s.View(), verdict{schema.VerdictCompleted, out.Reply})
 	for i, h := range cl.replicas {
 		if st := h.Stats(); st.Follows != 0 || st.StoreErrors != 0 {
 			t.Errorf("replica %d after the turn: %+v, want no follow running and no store error", i, st)
@@ -137,7 +137,7 @@ func TestRedisRestartMidTurn(t *testing.T) {
 		if d := cmp.Diff(show(s.View()), show(viewOf(task, b.ops))); d != "" {
 			t.Errorf("browser %d: view (-worker +browser):\n%s", i, d)
 		}
-		if d := cmp.Diff(verdict{merge.VerdictCompleted, out.Text}, lastResult(b.ops)); d != "" {
+		if d := cmp.Diff(verdict{schema.VerdictCompleted, out.Reply}, lastResult(b.ops)); d != "" {
 			t.Errorf("browser %d: result (-want +got):\n%s", i, d)
 		}
 	}
@@ -216,7 +216,7 @@ func TestQueryStreamAcrossReplicas(t *testing.T) {
 	if v := s.View(); len(v.ToolCalls) != calls {
 		t.Fatalf("the worker saw %d tool calls, want %d", len(v.ToolCalls), calls)
 	}
-	checkBrowsers(t, "conv-q1", bs, s.View(), verdict{merge.VerdictCompleted, out.Text})
+	checkBrowsers(t, "conv-q1", bs, s.View(), verdict{schema.VerdictCompleted, out.Reply})
 }
 
 // useChat's resume lands on a replica that never saw the chat's POST and
@@ -371,7 +371,7 @@ func TestLogEvictedMidTurn(t *testing.T) {
 		if d := cmp.Diff(show(s.View()), show(viewOf(task, b.ops))); d != "" {
 			t.Errorf("browser %d: view (-worker +browser):\n%s", i, d)
 		}
-		if d := cmp.Diff(verdict{merge.VerdictCompleted, out.Text}, lastResult(b.ops)); d != "" {
+		if d := cmp.Diff(verdict{schema.VerdictCompleted, out.Reply}, lastResult(b.ops)); d != "" {
 			t.Errorf("browser %d: result (-want +got):\n%s", i, d)
 		}
 	}
@@ -437,7 +437,7 @@ func TestFollowHandover(t *testing.T) {
 	if got := [2]int64{follows[0].Load(), follows[1].Load()}; got != [2]int64{1, 1} {
 		t.Errorf("follows per replica %v, want [1 1]", got)
 	}
-	checkBrowsers(t, task, []*browser{b}, s.View(), verdict{merge.VerdictCompleted, out.Text})
+	checkBrowsers(t, task, []*browser{b}, s.View(), verdict{schema.VerdictCompleted, out.Reply})
 }
 
 // Redis stalls mid-turn (DEBUG SLEEP: it answers nobody for a while): ops
@@ -474,7 +474,7 @@ func TestSlowRedis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkBrowsers(t, task, bs, s.View(), verdict{merge.VerdictCompleted, out.Text})
+	checkBrowsers(t, task, bs, s.View(), verdict{schema.VerdictCompleted, out.Reply})
 	if st := cl.worker.Stats(); st.StoreErrors != 0 {
 		t.Errorf("worker: %+v; a stall within go-redis's timeouts is not an error", st)
 	}

@@ -21,9 +21,9 @@ import (
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/redistest"
 	"github.com/tfrs/a2a-progress/internal/sseframe"
-	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/relay/redisstore"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // feed is an event source a benchmark pushes into an attached stream: one
@@ -134,11 +134,11 @@ func BenchmarkOpToBrowser(b *testing.B) {
 					if !ev.HasData {
 						continue
 					}
-					var op merge.Op
+					var op schema.Op
 					if err := json.Unmarshal(ev.Data, &op); err != nil {
 						b.Fatal(err)
 					}
-					if op.Type == merge.OpBlock {
+					if op.Type == schema.OpBlock {
 						return op.Block.Key.Seq
 					}
 				}

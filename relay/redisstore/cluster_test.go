@@ -27,6 +27,7 @@ import (
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/relay/frontend"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // cluster is what the acceptance tests run: relay replicas, each with its
@@ -161,7 +162,7 @@ func newClient(t *testing.T, a *agenttest.Agent) *client.Client {
 // response ends after the settling op. A 503 (the relay's store is down) is
 // retried, as a page's own retry would.
 type browser struct {
-	ops      []merge.Op
+	ops      []schema.Op
 	conns    int
 	refusals int
 	last     string // the cursor
@@ -221,12 +222,12 @@ func (b *browser) read(body io.Reader, last *string, cut int) (ended bool, err e
 		if !ev.HasData {
 			continue
 		}
-		var op merge.Op
+		var op schema.Op
 		if err := json.Unmarshal(ev.Data, &op); err != nil {
 			return false, fmt.Errorf("op %q: %w", ev.Data, err)
 		}
 		b.ops = append(b.ops, op)
-		settled = op.Type == merge.OpResult && op.Result.Verdict != merge.VerdictIncomplete
+		settled = op.Type == schema.OpResult && op.Result.Verdict != schema.VerdictIncomplete
 		if ev.ID != "" {
 			*last = ev.ID
 			if cut--; cut == 0 && !settled {
@@ -249,12 +250,12 @@ func get(ctx context.Context, u, lastID string) (*http.Response, error) {
 
 // shown is what a page shows of a view: comparable across receivers.
 type shown struct {
-	Blocks    []merge.Block
-	ToolCalls []merge.ToolCall
+	Blocks    []schema.Block
+	ToolCalls []schema.ToolCall
 	Sealed    bool
 }
 
-func show(v merge.View) shown {
+func show(v schema.View) shown {
 	blocks := slices.Clone(v.Blocks)
 	for i := range blocks {
 		blocks[i].At = time.Time{} // when a follow saw it: informational
@@ -262,7 +263,7 @@ func show(v merge.View) shown {
 	return shown{blocks, v.ToolCalls, v.Sealed}
 }
 
-func viewOf(task string, ops []merge.Op) merge.View {
+func viewOf(task string, ops []schema.Op) schema.View {
 	r := merge.NewReceiver(task, merge.Caps{})
 	for _, op := range ops {
 		r.Apply(op)
@@ -271,11 +272,11 @@ func viewOf(task string, ops []merge.Op) merge.View {
 }
 
 // repeated lists the block ops a reader got more than once.
-func repeated(ops []merge.Op) []string {
+func repeated(ops []schema.Op) []string {
 	m := map[string]int{}
 	var out []string
 	for _, op := range ops {
-		if op.Type == merge.OpBlock {
+		if op.Type == schema.OpBlock {
 			k := fmt.Sprintf("%s/%s/%d/%s", op.Turn, op.Block.Key.StreamKey, op.Block.Key.Seq, op.Block.Key.ID)
 			if m[k]++; m[k] == 2 {
 				out = append(out, k)
@@ -286,13 +287,13 @@ func repeated(ops []merge.Op) []string {
 }
 
 type verdict struct {
-	Verdict merge.Verdict
+	Verdict schema.Verdict
 	Reply   string
 }
 
-func lastResult(ops []merge.Op) verdict {
+func lastResult(ops []schema.Op) verdict {
 	for i := len(ops) - 1; i >= 0; i-- {
-		if ops[i].Type == merge.OpResult {
+		if ops[i].Type == schema.OpResult {
 			return verdict{ops[i].Result.Verdict, ops[i].Result.Reply}
 		}
 	}
@@ -320,7 +321,7 @@ func browse(t *testing.T, ctx context.Context, u string, n, maxPerConn int) []*b
 
 // checkBrowsers asserts what every browser got: each block once, the
 // worker's whole view, and its result.
-func checkBrowsers(t *testing.T, task string, bs []*browser, want merge.View, wantResult verdict) {
+func checkBrowsers(t *testing.T, task string, bs []*browser, want schema.View, wantResult verdict) {
 	t.Helper()
 	for i, b := range bs {
 		if rep := repeated(b.ops); len(rep) > 0 {
@@ -358,7 +359,7 @@ func TestReplicasServeAnAttachedTurn(t *testing.T) {
 	if st := w.Stats; st.StoreErrors != 0 || st.StoreDown {
 		t.Errorf("the worker's Stats after its turn: %+v, want no store error", st)
 	}
-	checkBrowsers(t, task, bs, w.View, verdict{merge.VerdictCompleted, w.Reply})
+	checkBrowsers(t, task, bs, w.View, verdict{schema.VerdictCompleted, w.Reply})
 	conns := 0
 	for _, b := range bs {
 		conns += b.conns
@@ -399,6 +400,6 @@ func TestReplicasServeAnAttachedTurn(t *testing.T) {
 		if err := b.run(testCtx(t), cl.eventsURL(task), rand.New(rand.NewPCG(1, 1)), 1<<30); err != nil {
 			t.Fatal(err)
 		}
-		checkBrowsers(t, task, []*browser{b}, w.View, verdict{merge.VerdictCompleted, w.Reply})
+		checkBrowsers(t, task, []*browser{b}, w.View, verdict{schema.VerdictCompleted, w.Reply})
 	}
 }

@@ -21,9 +21,9 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
-	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/relay/redisstore"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // The test binary runs again as a child process of a test when childEnv
@@ -72,9 +72,9 @@ func child(t *testing.T, mode string, env ...string) *exec.Cmd {
 // workerResult is what a worker process prints after its turn: the view
 // and outcome of its stream, as s.View and s.Outcome give them.
 type workerResult struct {
-	View    merge.View `json:"view"`
-	Reply   string     `json:"reply"`
-	Err     string     `json:"err,omitempty"`
+	View    schema.View `json:"view"`
+	Reply   string      `json:"reply"`
+	Err     string      `json:"err,omitempty"`
 	Stats   relay.Stats
 	Process int `json:"pid"`
 }
@@ -115,7 +115,7 @@ func runWorker() error {
 	if err != nil {
 		res.Err = err.Error()
 	} else {
-		res.Reply = out.Text
+		res.Reply = out.Reply
 	}
 	return json.NewEncoder(os.Stdout).Encode(res)
 }

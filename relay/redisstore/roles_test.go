@@ -6,9 +6,9 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/relay/redisstore"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // The package doc's two roles, in one process. An orchestrator worker
@@ -58,7 +58,7 @@ func TestWorkerAndReplica(t *testing.T) {
 	if err := b.run(ctx, srv.URL+"/progress/tasks/"+task+"/events", rand.New(rand.NewPCG(1, 1)), 1<<30); err != nil {
 		t.Fatal(err)
 	}
-	checkBrowsers(t, task, []*browser{b}, s.View(), verdict{merge.VerdictCompleted, out.Result().Reply})
+	checkBrowsers(t, task, []*browser{b}, s.View(), verdict{schema.VerdictCompleted, out.Result().Reply})
 	if st := replica.Stats(); st.StoreErrors != 0 || st.StoreDown {
 		t.Errorf("the replica's Stats: %+v, want no store error", st)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // differentialCases is how many random op streams both receivers get.
@@ -147,7 +148,7 @@ func randomCase(t *testing.T, rng *rand.Rand) nodeCase {
 	case 4:
 		turns = merge.MaxReceiverTurns + 1 + rng.IntN(3) // more than a receiver keeps
 	}
-	var ops []merge.Op
+	var ops []schema.Op
 	for k := range turns {
 		id := fmt.Sprintf("msg-%d", k)
 		if k == 1 && rng.IntN(3) == 0 {
@@ -195,7 +196,7 @@ func randomCase(t *testing.T, rng *rand.Rand) nodeCase {
 		case 1, 2:
 			lines = append(lines, mutate(rng, marshal(t, op)))
 		case 3:
-			if op.Type == merge.OpBlock { // another time is no other content
+			if op.Type == schema.OpBlock { // another time is no other content
 				op.At = randomAt(rng)
 				lines = append(lines, marshal(t, op))
 			}
@@ -214,14 +215,14 @@ func randomCase(t *testing.T, rng *rand.Rand) nodeCase {
 
 // randomTurn applies about n random readings to turn and returns its ops:
 // blocks, perhaps the seal, perhaps the result.
-func randomTurn(rng *rand.Rand, turn *merge.Turn, n int) []merge.Op {
-	var ops []merge.Op
+func randomTurn(rng *rand.Rand, turn *merge.Turn, n int) []schema.Op {
+	var ops []schema.Op
 	apply := func(r envelope.Reading) {
 		var at time.Time
 		if rng.IntN(4) != 0 {
 			at = randomAt(rng)
 		}
-		if ch := turn.ApplyAt(r, at); ch.Result == merge.Applied {
+		if ch := turn.ApplyAt(r, at); ch.Effect == merge.Applied {
 			ops = append(ops, ch.Op)
 		}
 	}
@@ -320,33 +321,33 @@ func randomAt(rng *rand.Rand) time.Time {
 	return time.Unix(946684800+rng.Int64N(100*365*86400), rng.Int64N(1e9))
 }
 
-var verdicts = []merge.Verdict{merge.VerdictCompleted, merge.VerdictFailed, merge.VerdictRejected,
-	merge.VerdictCanceled, merge.VerdictInputRequired, merge.VerdictAuthRequired}
+var verdicts = []schema.Verdict{schema.VerdictCompleted, schema.VerdictFailed, schema.VerdictRejected,
+	schema.VerdictCanceled, schema.VerdictInputRequired, schema.VerdictAuthRequired}
 
 // randomResult is a valid result: of a settled verdict when settled, else
 // incomplete.
-func randomResult(rng *rand.Rand, settled bool) merge.TurnResult {
-	r := merge.TurnResult{Verdict: merge.VerdictIncomplete, Error: "stream cut: " + words(rng)}
+func randomResult(rng *rand.Rand, settled bool) schema.Result {
+	r := schema.Result{Verdict: schema.VerdictIncomplete, Error: "stream cut: " + words(rng)}
 	if rng.IntN(2) == 0 {
 		r.State = "TASK_STATE_WORKING"
 	}
 	if settled {
-		r = merge.TurnResult{Verdict: verdicts[rng.IntN(len(verdicts))]}
-		r.State = map[merge.Verdict]string{merge.VerdictCompleted: "TASK_STATE_COMPLETED",
-			merge.VerdictFailed: "TASK_STATE_FAILED", merge.VerdictRejected: "TASK_STATE_REJECTED",
-			merge.VerdictCanceled: "TASK_STATE_CANCELED", merge.VerdictInputRequired: "TASK_STATE_INPUT_REQUIRED",
-			merge.VerdictAuthRequired: "TASK_STATE_AUTH_REQUIRED"}[r.Verdict]
+		r = schema.Result{Verdict: verdicts[rng.IntN(len(verdicts))]}
+		r.State = map[schema.Verdict]string{schema.VerdictCompleted: "TASK_STATE_COMPLETED",
+			schema.VerdictFailed: "TASK_STATE_FAILED", schema.VerdictRejected: "TASK_STATE_REJECTED",
+			schema.VerdictCanceled: "TASK_STATE_CANCELED", schema.VerdictInputRequired: "TASK_STATE_INPUT_REQUIRED",
+			schema.VerdictAuthRequired: "TASK_STATE_AUTH_REQUIRED"}[r.Verdict]
 		switch r.Verdict {
-		case merge.VerdictCompleted:
+		case schema.VerdictCompleted:
 			r.Reply = words(rng)
 			for i := range rng.IntN(3) {
-				r.Artifacts = append(r.Artifacts, merge.Artifact{ID: fmt.Sprintf("a%d", i), Name: words(rng), Text: words(rng)})
+				r.Artifacts = append(r.Artifacts, schema.Artifact{ID: fmt.Sprintf("a%d", i), Name: words(rng), Text: words(rng)})
 			}
 			r.ArtifactsTruncated = rng.IntN(4) == 0
-		case merge.VerdictInputRequired, merge.VerdictAuthRequired:
-			r.Interrupt = &merge.Interrupt{Question: words(rng)}
+		case schema.VerdictInputRequired, schema.VerdictAuthRequired:
+			r.Interrupt = &schema.Interrupt{Question: words(rng)}
 			for i := range rng.IntN(3) {
-				r.Interrupt.Items = append(r.Interrupt.Items, merge.InterruptItem{ToolCallID: fmt.Sprintf("call-%d", i),
+				r.Interrupt.Items = append(r.Interrupt.Items, schema.InterruptItem{ToolCallID: fmt.Sprintf("call-%d", i),
 					ToolName: toolNames[rng.IntN(len(toolNames))], Message: words(rng)})
 			}
 		default:
@@ -390,14 +391,14 @@ func marshal(t testing.TB, v any) string {
 }
 
 // conflicting returns op with the same identity and other content.
-func conflicting(op merge.Op, rng *rand.Rand) merge.Op {
-	if op.Type == merge.OpResult {
+func conflicting(op schema.Op, rng *rand.Rand) schema.Op {
+	if op.Type == schema.OpResult {
 		r := *op.Result
 		r.Context += "-other"
 		op.Result = &r
 		return op
 	}
-	if op.Type != merge.OpBlock {
+	if op.Type != schema.OpBlock {
 		return op
 	}
 	b := &op.Block
@@ -422,10 +423,10 @@ func conflicting(op merge.Op, rng *rand.Rand) merge.Op {
 		}
 		b.Payload = p
 	}
-	if b.Source == merge.SourceEnvelope && rng.IntN(4) == 0 {
+	if b.Source == schema.SourceEnvelope && rng.IntN(4) == 0 {
 		b.OverSoftLimit = !b.OverSoftLimit
 	}
-	if b.Source == merge.SourceEnvelope && rng.IntN(4) == 0 && b.ToolKey() != "nested-other" {
+	if b.Source == schema.SourceEnvelope && rng.IntN(4) == 0 && b.ToolKey() != "nested-other" {
 		b.Parent = "nested-other"
 	}
 	return op

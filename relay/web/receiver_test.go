@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // jsCaps is a merge.Caps as the JS Receiver's options spell it; a zero
@@ -50,13 +51,13 @@ func goReceive(t testing.TB, task string, caps jsCaps, lines []string) received 
 	r := merge.NewReceiver(task, caps.merge())
 	var out received
 	for _, line := range lines {
-		var op merge.Op
+		var op schema.Op
 		if err := json.Unmarshal([]byte(line), &op); err != nil {
-			op = merge.Op{Type: "undecodable"} // Apply counts it in Counters.Invalid
+			op = schema.Op{Type: "undecodable"} // Apply counts it in Counters.Invalid
 		}
 		out.Effects = append(out.Effects, r.Apply(op).String())
 	}
-	marshalView := func(v merge.View) string {
+	marshalView := func(v schema.View) string {
 		b, err := json.Marshal(v)
 		if err != nil {
 			t.Fatalf("marshal view: %v", err)

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden op vectors in testdata/ops/")
@@ -28,10 +29,10 @@ var update = flag.Bool("update", false, "rewrite the golden op vectors in testda
 //     (lines a receiver must reject included);
 //   - NAME.views.ndjson: the view of each turn, in turn order (the order in
 //     which a first op of each arrived), exactly as Go's json.Marshal
-//     writes a merge.View; with no turn, the receiver's empty view;
+//     writes a schema.View; with no turn, the receiver's empty view;
 //   - NAME.json: what the vector shows, the receiving task, the caps a
 //     receiver is built with, what Apply says of each op, the turn ids, and
-//     the latest turn's result (the result op's TurnResult, or null).
+//     the latest turn's result (the result op's schema.Result, or null).
 const vectorDir = "testdata/ops"
 
 type vectorMeta struct {
@@ -49,7 +50,7 @@ type vector struct {
 	ops  []string
 	// turnView, when set, is the producing Turn's view, which the receiver
 	// must rebuild (but for the counters that describe arrival).
-	turnView *merge.View
+	turnView *schema.View
 }
 
 // producer applies readings to a real merge.Turn and keeps its ops. The
@@ -57,7 +58,7 @@ type vector struct {
 type producer struct {
 	t     testing.TB
 	tn    *merge.Turn
-	ops   []merge.Op
+	ops   []schema.Op
 	start time.Time
 	n     int
 }
@@ -74,10 +75,10 @@ func newTurnProducer(t testing.TB, turn string, start time.Time, caps merge.Caps
 
 func (p *producer) apply(r envelope.Reading) *producer {
 	p.n++
-	if ch := p.tn.ApplyAt(r, p.start.Add(time.Duration(p.n)*250*time.Millisecond)); ch.Result == merge.Applied {
+	if ch := p.tn.ApplyAt(r, p.start.Add(time.Duration(p.n)*250*time.Millisecond)); ch.Effect == merge.Applied {
 		p.ops = append(p.ops, ch.Op)
 	} else {
-		p.t.Fatalf("producer: %v for %+v", ch.Result, r)
+		p.t.Fatalf("producer: %v for %+v", ch.Effect, r)
 	}
 	return p
 }
@@ -107,7 +108,7 @@ func (p *producer) seal() *producer {
 	return p
 }
 
-func (p *producer) result(r merge.TurnResult) *producer {
+func (p *producer) result(r schema.Result) *producer {
 	p.ops = append(p.ops, p.tn.ResultOp(r))
 	return p
 }
@@ -183,7 +184,7 @@ func vectors(t testing.TB) []vector {
 	v = p.vector("conflicting", "Copies with the same identity and other content after the originals: "+
 		"conflicts, counted, the first arrival stays.", merge.Caps{})
 	for _, op := range p.ops {
-		if op.Type != merge.OpBlock || op.Block.Key.Seq%3 != 0 {
+		if op.Type != schema.OpBlock || op.Block.Key.Seq%3 != 0 {
 			continue
 		}
 		c := op
@@ -279,14 +280,14 @@ func vectors(t testing.TB) []vector {
 	add(v)
 
 	p = newProducer(t, merge.Caps{}).run("c1", 1, grep).run("", 2, text("x"))
-	long := strings.Repeat("é", merge.MaxIdentBytes/2) + "x" // 1025 bytes
+	long := strings.Repeat("é", envelope.MaxIdentBytes/2) + "x" // 1025 bytes
 	v = p.vector("ident-too-long", "Identifiers over 1024 bytes (streamKey, id, tool, tool_call_id) drop the block "+
 		"by the cap; 1024 bytes are fine.", merge.Caps{})
-	for i, edit := range []func(*merge.Op){
-		func(o *merge.Op) { o.Block.Key.StreamKey = long },
-		func(o *merge.Op) { o.Block.Payload = envelope.ToolCall{Tool: long} },
-		func(o *merge.Op) { o.Block.Payload = envelope.ToolCall{Tool: "t", ToolCallID: long} },
-		func(o *merge.Op) { o.Block.Key.StreamKey = long[2:] },
+	for i, edit := range []func(*schema.Op){
+		func(o *schema.Op) { o.Block.Key.StreamKey = long },
+		func(o *schema.Op) { o.Block.Payload = envelope.ToolCall{Tool: long} },
+		func(o *schema.Op) { o.Block.Payload = envelope.ToolCall{Tool: "t", ToolCallID: long} },
+		func(o *schema.Op) { o.Block.Key.StreamKey = long[2:] },
 	} {
 		op := p.ops[0]
 		op.Block.Key.Seq = int64(10 + i)
@@ -494,7 +495,7 @@ func invalidVector(t testing.TB) vector {
 		`{"type":"block","task":"t1","streamKey":"","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":"2026-12-01T24:00:00.000000000Z"}`,
 		`{"type":"block","task":"t1","streamKey":"","seq":7,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","at":1764583200}`,
 		`{"type":"seal","task":"t1","turn":""}`,
-		`{"type":"seal","task":"t1","turn":"` + strings.Repeat("é", merge.MaxIdentBytes/2) + `x"}`,
+		`{"type":"seal","task":"t1","turn":"` + strings.Repeat("é", envelope.MaxIdentBytes/2) + `x"}`,
 		`{"type":"result","task":"t1","state":"TASK_STATE_FAILED","verdict":"completed","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`,
 		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"done","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`,
 		`{"type":"result","task":"t1","state":"TASK_STATE_COMPLETED","verdict":"incomplete","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`,
@@ -622,7 +623,7 @@ func TestVectors(t *testing.T) {
 		t.Run(v.name, func(t *testing.T) {
 			if v.turnView != nil {
 				got := receiveVector(t, v)
-				var rv merge.View
+				var rv schema.View
 				if err := json.Unmarshal([]byte(got.Views[0]), &rv); err != nil {
 					t.Fatal(err)
 				}
@@ -662,7 +663,7 @@ func TestVectors(t *testing.T) {
 
 // transportFree zeroes the counters that describe arrivals rather than
 // content.
-func transportFree(v merge.View) merge.View {
+func transportFree(v schema.View) schema.View {
 	c := &v.Counters
 	c.Duplicates, c.Conflicts, c.Late, c.DroppedAfterSeal, c.DroppedByCap, c.Invalid = 0, 0, 0, 0, 0, 0
 	return v
@@ -676,8 +677,8 @@ func question(t testing.TB) *producer {
 		run("c1", 2, envelope.ToolCall{Tool: "expense-review", ToolCallID: "call-9"}).
 		run("c1", 3, chunk("expense-review", "amount: 1200 EUR\n")).
 		seal().
-		result(merge.TurnResult{State: "TASK_STATE_INPUT_REQUIRED", Verdict: merge.VerdictInputRequired,
-			Interrupt: &merge.Interrupt{Question: "Approve 1200 EUR?", Items: []merge.InterruptItem{
+		result(schema.Result{State: "TASK_STATE_INPUT_REQUIRED", Verdict: schema.VerdictInputRequired,
+			Interrupt: &schema.Interrupt{Question: "Approve 1200 EUR?", Items: []schema.InterruptItem{
 				{ToolCallID: "call-9", ToolName: "expense-review", Message: "Approve 1200 EUR?"}}},
 			Context: "ctx-1"})
 }
@@ -691,8 +692,8 @@ func answer(t testing.TB) *producer {
 		env("c1", 3, envelope.StatusDone, envelope.ToolCall{Tool: "expense-review", ToolCallID: "call-9"}).
 		run("", 4, text("Booked.")).
 		seal().
-		result(merge.TurnResult{State: "TASK_STATE_COMPLETED", Verdict: merge.VerdictCompleted, Reply: "Booked.",
-			Artifacts: []merge.Artifact{{ID: "a1", Name: "receipt", Text: "1200 EUR <approved>"}}, Context: "ctx-1"})
+		result(schema.Result{State: "TASK_STATE_COMPLETED", Verdict: schema.VerdictCompleted, Reply: "Booked.",
+			Artifacts: []schema.Artifact{{ID: "a1", Name: "receipt", Text: "1200 EUR <approved>"}}, Context: "ctx-1"})
 }
 
 // turnVectors are the vectors of turns, results and times.
@@ -710,25 +711,25 @@ func turnVectors(t testing.TB) []vector {
 		ops: shuffled(12, append(q.lines(), a.lines()...))}
 	vs = append(vs, v)
 
-	for _, r := range []merge.TurnResult{
-		{State: "TASK_STATE_COMPLETED", Verdict: merge.VerdictCompleted, Reply: "All done.",
-			Artifacts:          []merge.Artifact{{ID: "a1", Text: "report"}, {ID: "a2", Name: "log", Text: "line 1\nline 2"}},
+	for _, r := range []schema.Result{
+		{State: "TASK_STATE_COMPLETED", Verdict: schema.VerdictCompleted, Reply: "All done.",
+			Artifacts:          []schema.Artifact{{ID: "a1", Text: "report"}, {ID: "a2", Name: "log", Text: "line 1\nline 2"}},
 			ArtifactsTruncated: true},
-		{State: "TASK_STATE_FAILED", Verdict: merge.VerdictFailed, Error: "upstream returned 502"},
-		{State: "TASK_STATE_REJECTED", Verdict: merge.VerdictRejected, Error: "not my job"},
-		{State: "TASK_STATE_CANCELED", Verdict: merge.VerdictCanceled},
-		{State: "TASK_STATE_INPUT_REQUIRED", Verdict: merge.VerdictInputRequired,
-			Interrupt: &merge.Interrupt{Question: "Which account?"}},
-		{State: "TASK_STATE_AUTH_REQUIRED", Verdict: merge.VerdictAuthRequired,
-			Interrupt: &merge.Interrupt{Question: "Sign in", Items: []merge.InterruptItem{{ToolCallID: "c1", ToolName: "grep"}}}},
-		{State: "TASK_STATE_WORKING", Verdict: merge.VerdictIncomplete, Error: "stream cut; the task could not be resolved"},
+		{State: "TASK_STATE_FAILED", Verdict: schema.VerdictFailed, Error: "upstream returned 502"},
+		{State: "TASK_STATE_REJECTED", Verdict: schema.VerdictRejected, Error: "not my job"},
+		{State: "TASK_STATE_CANCELED", Verdict: schema.VerdictCanceled},
+		{State: "TASK_STATE_INPUT_REQUIRED", Verdict: schema.VerdictInputRequired,
+			Interrupt: &schema.Interrupt{Question: "Which account?"}},
+		{State: "TASK_STATE_AUTH_REQUIRED", Verdict: schema.VerdictAuthRequired,
+			Interrupt: &schema.Interrupt{Question: "Sign in", Items: []schema.InterruptItem{{ToolCallID: "c1", ToolName: "grep"}}}},
+		{State: "TASK_STATE_WORKING", Verdict: schema.VerdictIncomplete, Error: "stream cut; the task could not be resolved"},
 	} {
 		p := newProducer(t, merge.Caps{}).
 			run("c1", 1, grep).
 			run("c1", 2, chunk("grep", "hit\n")).
 			run("", 3, text("thinking about it"))
 		desc := "A result op of verdict " + string(r.Verdict) + " after the seal; its counters are the producing turn's."
-		if r.Verdict != merge.VerdictIncomplete {
+		if r.Verdict != schema.VerdictIncomplete {
 			p.seal()
 		} else {
 			desc = "An incomplete turn: the result op without a seal (the task may still be running), so its calls " +
@@ -741,12 +742,12 @@ func turnVectors(t testing.TB) []vector {
 	}
 
 	p := newProducer(t, merge.Caps{}).run("", 1, text("x")).seal().
-		result(merge.TurnResult{State: "TASK_STATE_COMPLETED", Verdict: merge.VerdictCompleted, Reply: "first"})
+		result(schema.Result{State: "TASK_STATE_COMPLETED", Verdict: schema.VerdictCompleted, Reply: "first"})
 	v = p.vector("result-conflict", "A seal twice is a duplicate; the same result twice a duplicate; another result "+
 		"for the turn a conflict, and the first stands.", merge.Caps{})
 	other := *p.ops[2].Result
 	other.Reply = "second"
-	v.ops = append(v.ops, v.ops[1], v.ops[2], marshal(t, merge.Op{Type: merge.OpResult, Task: "t1", Turn: "msg-1", Result: &other}))
+	v.ops = append(v.ops, v.ops[1], v.ops[2], marshal(t, schema.Op{Type: schema.OpResult, Task: "t1", Turn: "msg-1", Result: &other}))
 	vs = append(vs, v)
 
 	p = newProducer(t, merge.Caps{}).

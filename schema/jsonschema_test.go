@@ -1,29 +1,27 @@
-package main
+package schema_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/schematest"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/schema"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
-// The JSON Schemas of schema/ (PROTOCOL.md §7) are checked against what
-// the code really writes: the CLI's -o ndjson lines and -o json document
-// over the reference callee and the recorded captures, the views of a Turn
-// and a Receiver, result ops of every verdict, and envelopes as a callee
-// sends them — and a broken document must fail.
+// The JSON Schemas of this directory (PROTOCOL.md §7) are checked against
+// the Go values of the wire forms: the views of a Turn and a Receiver, ops
+// of every sort, result ops of every verdict, and envelopes as a callee
+// sends them — and a broken document must fail, in the schema and in the
+// Go decoder alike. (The a2a-tail tests check the CLI's output against
+// them too.)
 //
 // The validator is github.com/santhosh-tekuri/jsonschema/v6: a maintained
 // implementation of draft 2020-12 (if/then/else, $ref across documents,
@@ -32,122 +30,10 @@ import (
 // these keywords by hand would be a second implementation of the very
 // contract under test; a test-only dependency is the smaller risk.
 
-const schemaBase = "https://github.com/tfrs/a2a-progress/schema/"
-
-// schemas compiles the four schemas of schema/ and returns them by file
-// name.
-func schemas(t *testing.T) map[string]*jsonschema.Schema {
-	t.Helper()
-	c := jsonschema.NewCompiler()
-	c.AssertFormat()
-	names := []string{"envelope.schema.json", "op.schema.json", "result.schema.json", "view.schema.json"}
-	for _, name := range names {
-		f, err := os.Open(filepath.Join("..", "..", "schema", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc, err := jsonschema.UnmarshalJSON(f)
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if id, _ := doc.(map[string]any)["$id"].(string); id != schemaBase+name {
-			t.Fatalf("%s: $id %q, want %q", name, id, schemaBase+name)
-		}
-		if err := c.AddResource(schemaBase+name, doc); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-	}
-	out := map[string]*jsonschema.Schema{}
-	for _, name := range names {
-		sch, err := c.Compile(schemaBase + name)
-		if err != nil {
-			t.Fatalf("compile %s: %v", name, err)
-		}
-		out[strings.TrimSuffix(name, ".schema.json")] = sch
-	}
-	return out
-}
-
-// validate reports whether doc is valid against sch, and why not.
-func validate(sch *jsonschema.Schema, doc []byte) error {
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
-	if err != nil {
-		return err
-	}
-	return sch.Validate(inst)
-}
-
-// mustValidate fails t when doc is not valid against sch.
-func mustValidate(t *testing.T, sch *jsonschema.Schema, what string, doc []byte) {
-	t.Helper()
-	if err := validate(sch, doc); err != nil {
-		t.Errorf("%s does not validate against %s:\n%s\n%v", what, sch.Location, doc, err)
-	}
-}
-
-// ndjsonLines validates every line of -o ndjson output as an op and
-// returns their types, in order.
-func ndjsonLines(t *testing.T, op *jsonschema.Schema, what, stdout string) []string {
-	t.Helper()
-	var types []string
-	for i, line := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
-		mustValidate(t, op, fmt.Sprintf("%s line %d", what, i+1), []byte(line))
-		var head struct{ Type string }
-		if err := json.Unmarshal([]byte(line), &head); err != nil {
-			t.Fatal(err)
-		}
-		types = append(types, head.Type)
-	}
-	return types
-}
-
-func TestSchemasAgainstCLIOutput(t *testing.T) {
-	sc := schemas(t)
-	srv := startCallee(t, agenttest.Trajectory(8, agenttest.Named("ask"), agenttest.PlainText(2), agenttest.EndIn(a2a.TaskStateInputRequired)))
-
-	t.Run("send", func(t *testing.T) {
-		for _, name := range []string{agenttest.RealisticName, "ask"} {
-			res := runCLI(t.Context(), testApp(""), "send", "-o", "ndjson", srv.CardURL(agenttest.V1), name)
-			types := ndjsonLines(t, sc["op"], name, res.Stdout)
-			if n := len(types); n < 3 || types[n-2] != "seal" || types[n-1] != "result" {
-				t.Errorf("%s: line types %v, want blocks, seal, result", name, types)
-			}
-		}
-	})
-
-	t.Run("replay", func(t *testing.T) {
-		captures, err := filepath.Glob(filepath.Join("..", "..", "testdata", "captures", "*", "*.sse"))
-		if err != nil || len(captures) < 20 {
-			t.Fatalf("captures: %d (%v)", len(captures), err)
-		}
-		for _, path := range captures {
-			if strings.HasSuffix(path, "query.sse") {
-				continue // not an A2A stream: see TestQueryCommand
-			}
-			res := runCLI(t.Context(), testApp(""), "replay", "-o", "ndjson", path)
-			ndjsonLines(t, sc["op"], path, res.Stdout)
-		}
-	})
-
-	t.Run("json", func(t *testing.T) {
-		res := runCLI(t.Context(), testApp(""), "send", "-o", "json", srv.CardURL(agenttest.V1), agenttest.RealisticName)
-		var doc struct {
-			View    json.RawMessage `json:"view"`
-			Outcome json.RawMessage `json:"outcome"`
-		}
-		if err := json.Unmarshal([]byte(res.Stdout), &doc); err != nil {
-			t.Fatal(err)
-		}
-		mustValidate(t, sc["view"], "-o json view", doc.View)
-		mustValidate(t, sc["op"], "-o json outcome", doc.Outcome)
-	})
-}
-
 // richTurn applies a bit of everything: envelopes of every kind, a late
 // one, a gap, a duplicate, a conflict, fallbacks before and after
 // envelopes, a projection, a capped text, an over-soft chunk; then seals.
-func richTurn() (*merge.Turn, []merge.Op) {
+func richTurn() (*merge.Turn, []schema.Op) {
 	t := merge.NewTurn("task-1", "msg-1", merge.Caps{MaxTextBytes: 8})
 	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	env := func(key string, seq int64, st envelope.Status, p envelope.Payload) envelope.Reading {
@@ -162,7 +48,7 @@ func richTurn() (*merge.Turn, []merge.Op) {
 		OverSoftLimit: true}
 	proj := env("ri:b1:call-9", 1, envelope.StatusDone, envelope.ToolCall{Tool: "expense-review", ToolCallID: "call-9"})
 	proj.ID = "ri:b1:call-9:1"
-	var ops []merge.Op
+	var ops []schema.Op
 	for i, r := range []envelope.Reading{
 		fb("msg:m0", "starting", envelope.ReasonNoEnvelope),
 		env("", 1, envelope.StatusRunning, envelope.Thinking{Text: "a long thought, cut"}),
@@ -177,7 +63,7 @@ func richTurn() (*merge.Turn, []merge.Op) {
 		env("", 9, envelope.StatusAborted, envelope.ErrorPayload{Message: "killed"}),
 		env("", 10, envelope.StatusRunning, envelope.Text{Text: "done"}),
 	} {
-		if ch := t.ApplyAt(r, at.Add(time.Duration(i)*time.Millisecond)); ch.Result == merge.Applied {
+		if ch := t.ApplyAt(r, at.Add(time.Duration(i)*time.Millisecond)); ch.Effect == merge.Applied {
 			ops = append(ops, ch.Op)
 		}
 	}
@@ -185,14 +71,14 @@ func richTurn() (*merge.Turn, []merge.Op) {
 }
 
 func TestSchemasAgainstViewsAndOps(t *testing.T) {
-	sc := schemas(t)
+	sc := schematest.Compile(t, ".")
 	turn, ops := richTurn()
 	for _, op := range ops {
 		b, err := json.Marshal(op)
 		if err != nil {
 			t.Fatal(err)
 		}
-		mustValidate(t, sc["op"], "op", b)
+		schematest.MustValidate(t, sc["op"], "op", b)
 	}
 	rcv := merge.NewReceiver("task-1", merge.Caps{MaxTextBytes: 8})
 	for _, op := range ops {
@@ -212,29 +98,29 @@ func TestSchemasAgainstViewsAndOps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mustValidate(t, sc["op"], "snapshot op", b)
+		schematest.MustValidate(t, sc["op"], "snapshot op", b)
 	}
 	if stubs == 0 {
 		t.Error("the snapshot has no stub: the test checks none")
 	}
-	for what, v := range map[string]merge.View{"Turn view": turn.View(), "Receiver view": rcv.View(),
+	for what, v := range map[string]schema.View{"Turn view": turn.View(), "Receiver view": rcv.View(),
 		"empty Receiver view": merge.NewReceiver("task-1", merge.Caps{}).View(), "empty Turn view": merge.NewTurn("task-1", "m", merge.Caps{}).View()} {
 		b, err := json.Marshal(v)
 		if err != nil {
 			t.Fatal(err)
 		}
-		mustValidate(t, sc["view"], what, b)
+		schematest.MustValidate(t, sc["view"], what, b)
 	}
 
 	msg := a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart("text"))
 	for _, out := range []terminal.Outcome{
-		{TaskID: "task-1", ContextID: "c1", State: a2a.TaskStateCompleted, Class: terminal.ClassTerminal, Message: msg, Text: "text",
+		{TaskID: "task-1", ContextID: "c1", State: a2a.TaskStateCompleted, Class: terminal.ClassTerminal, Message: msg, Reply: "text",
 			Artifacts: []*a2a.Artifact{{ID: "a1", Name: "n", Parts: a2a.ContentParts{a2a.NewTextPart("x")}}}},
 		{State: a2a.TaskStateFailed, Class: terminal.ClassTerminal, Err: &terminal.VerdictError{State: a2a.TaskStateFailed, Reason: "quota"}},
 		{State: a2a.TaskStateRejected, Class: terminal.ClassTerminal, Err: &terminal.VerdictError{State: a2a.TaskStateRejected}},
 		{State: a2a.TaskStateCanceled, Class: terminal.ClassTerminal, Err: &terminal.VerdictError{State: a2a.TaskStateCanceled}},
-		{State: a2a.TaskStateInputRequired, Class: terminal.ClassInterrupted, Text: "?", Interrupt: &terminal.Interrupt{Text: "?",
-			Items: []terminal.InterruptItem{{ToolCallID: "c", ToolName: "n", Message: "?"}}}},
+		{State: a2a.TaskStateInputRequired, Class: terminal.ClassInterrupted, Reply: "?", Interrupt: &terminal.Interrupt{Text: "?",
+			Items: []schema.InterruptItem{{ToolCallID: "c", ToolName: "n", Message: "?"}}}},
 		{State: a2a.TaskStateAuthRequired, Class: terminal.ClassInterrupted, Interrupt: &terminal.Interrupt{Text: "log in"}},
 		{State: a2a.TaskStateWorking, Err: &terminal.CutError{LastState: a2a.TaskStateWorking}},
 		{Err: &terminal.CutError{}},
@@ -243,7 +129,7 @@ func TestSchemasAgainstViewsAndOps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mustValidate(t, sc["op"], "result op", b)
+		schematest.MustValidate(t, sc["op"], "result op", b)
 	}
 
 	for _, s := range agenttest.Realistic().Steps {
@@ -254,22 +140,22 @@ func TestSchemasAgainstViewsAndOps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mustValidate(t, sc["envelope"], "envelope", []byte(w))
+		schematest.MustValidate(t, sc["envelope"], "envelope", []byte(w))
 	}
 }
 
 // A broken document fails validation: each case breaks one rule of a valid
 // op (or envelope).
 func TestSchemasRefuseBrokenDocuments(t *testing.T) {
-	sc := schemas(t)
+	sc := schematest.Compile(t, ".")
 	block := `{"type":"block","task":"t1","turn":"m1","streamKey":"c1","seq":1,"id":"","kind":"tool_call","status":"running","payload":{"tool":"grep"},"source":"envelope","at":"2026-12-01T10:00:00.000000000Z"}`
 	fallback := `{"type":"block","task":"t1","turn":"m1","streamKey":"","seq":0,"id":"msg:1","kind":"text","status":"running","payload":{"text":"x"},"source":"fallback","reason":"no_envelope","ordinal":1}`
 	result := `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"completed","reply":"ok","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}`
 	env := `{"v":1,"kind":"tool_call","streamKey":"c1","seq":42,"status":"running","payload":{"tool":"grep"}}`
 	for name, doc := range map[string]string{"block": block, "fallback": fallback, "result": result} {
-		mustValidate(t, sc["op"], "the valid "+name, []byte(doc))
+		schematest.MustValidate(t, sc["op"], "the valid "+name, []byte(doc))
 	}
-	mustValidate(t, sc["envelope"], "the valid envelope", []byte(env))
+	schematest.MustValidate(t, sc["envelope"], "the valid envelope", []byte(env))
 
 	broken := []struct {
 		name, schema, doc string
@@ -307,14 +193,14 @@ func TestSchemasRefuseBrokenDocuments(t *testing.T) {
 	}
 	for _, tc := range broken {
 		t.Run(tc.name, func(t *testing.T) {
-			if err := validate(sc[tc.schema], []byte(tc.doc)); err == nil {
+			if err := schematest.Validate(sc[tc.schema], []byte(tc.doc)); err == nil {
 				t.Errorf("%s validates against %s, want an error:\n%s", tc.name, tc.schema, tc.doc)
 			}
 			// The Go decoder refuses what the schema refuses.
-			var op merge.Op
+			var op schema.Op
 			err := json.Unmarshal([]byte(tc.doc), &op)
 			if tc.schema == "op" && err == nil {
-				t.Errorf("merge.Op decodes %s without an error", tc.name)
+				t.Errorf("schema.Op decodes %s without an error", tc.name)
 			}
 		})
 	}

@@ -1,12 +1,14 @@
 package merge
 
-// Result says what Apply did with one reading.
-type Result int
+import "github.com/tfrs/a2a-progress/schema"
 
-// The results of Apply. Their String forms are stable lower-case names.
+// Effect says what Apply did with one reading.
+type Effect int
+
+// The effects of Apply. Their String forms are stable lower-case names.
 const (
 	// Applied: the block is new and is now part of the view.
-	Applied Result = iota + 1
+	Applied Effect = iota + 1
 	// Duplicate: a block with the same identity and the same content was
 	// applied before; nothing changed (first wins).
 	Duplicate
@@ -23,7 +25,7 @@ const (
 	Invalid
 )
 
-var resultNames = [...]string{
+var effectNames = [...]string{
 	Applied:       "applied",
 	Duplicate:     "duplicate",
 	Conflict:      "conflict",
@@ -32,37 +34,37 @@ var resultNames = [...]string{
 	Invalid:       "invalid",
 }
 
-// String returns the result's stable name ("applied", "duplicate",
+// String returns the effect's stable name ("applied", "duplicate",
 // "conflict", "dropped_sealed", "dropped_cap", "invalid").
-func (r Result) String() string {
-	if r > 0 && int(r) < len(resultNames) {
-		return resultNames[r]
+func (r Effect) String() string {
+	if r > 0 && int(r) < len(effectNames) {
+		return effectNames[r]
 	}
 	return "unknown"
 }
 
-// MarshalText encodes the result as its name.
-func (r Result) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+// MarshalText encodes the effect as its name.
+func (r Effect) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
 
 // Change reports what one Apply did.
 type Change struct {
-	// Result is what happened to the block.
-	Result Result
+	// Effect is what happened to the block.
+	Effect Effect
 	// Late is true when an envelope was applied although a higher seq had
 	// already been applied: it was inserted in its place, not appended.
 	Late bool
-	// Op is the op to forward to a front end; valid when Result is Applied.
-	Op Op
+	// Op is the op to forward to a front end; valid when Effect is Applied.
+	Op schema.Op
 	// Tool is the tool call the block touched, after the change, or nil.
 	// It is a summary: Output, Truncated, Gaps, Chunks and Bytes are left
 	// zero (View assembles them), so that a flood of chunks costs O(1) and
 	// no allocation per chunk. Changes that leave the summary as it was
 	// share one *ToolCall: read it, never modify it.
-	Tool *ToolCall
+	Tool *schema.ToolCall
 	// ToolStatusChanged is true when the block made Tool appear or changed
 	// its Status.
 	ToolStatusChanged bool
-	// Cap names the cap that refused the block when Result is DroppedCap.
+	// Cap names the cap that refused the block when Effect is DroppedCap.
 	Cap Cap
 }
 
@@ -75,7 +77,7 @@ const (
 	CapBlocks Cap = "blocks"
 	// CapStreamKeys: Caps.MaxStreamKeys.
 	CapStreamKeys Cap = "streamKeys"
-	// CapIdent: an identifier over MaxIdentBytes.
+	// CapIdent: an identifier over envelope.MaxIdentBytes.
 	CapIdent Cap = "ident"
 	// CapBytes: the turn's byte budget (Caps.MaxTurnBytes, Caps.Budget).
 	CapBytes Cap = "bytes"

@@ -1,8 +1,7 @@
-package merge
+package schema
 
 import (
 	"encoding/json"
-	"maps"
 
 	"github.com/tfrs/a2a-progress/envelope"
 )
@@ -13,7 +12,7 @@ import (
 type View struct {
 	// Task is the A2A taskId of the turn.
 	Task string `json:"task"`
-	// Turn is the turn's id (see [Turn]).
+	// Turn is the turn's id (see merge.Turn).
 	Turn string `json:"turn"`
 	// Blocks are the applied blocks in order (see [Block] for the rule).
 	// tool_output_append blocks are not listed: their chunks are folded
@@ -85,14 +84,14 @@ type ToolCall struct {
 	// "" for a top-level call.
 	Parent string `json:"parent,omitempty"`
 	// Depth is how deep the call nests (PROTOCOL.md §10.3): 1 under a
-	// top-level call, 2 under one of depth 1, … up to [MaxDepth]. It is 0
+	// top-level call, 2 under one of depth 1, … up to merge.MaxDepth. It is 0
 	// for a call shown at the top level: one without a Parent, one whose
 	// Parent is no call of the view, and one whose chain of parents is
 	// longer than MaxDepth or loops. Only View fills it.
 	Depth int `json:"depth,omitempty"`
 }
 
-// Counters count what a turn saw. A [Receiver] computes Applied, Gaps and
+// Counters count what a turn saw. A merge.Receiver computes Applied, Gaps and
 // Fallbacks from its blocks, exactly as the Turn does; the other counters are
 // the receiver's own observations of the ops it got (ops do not carry the
 // Turn's).
@@ -117,11 +116,6 @@ type Counters struct {
 	// Fallbacks counts the applied fallbacks by reason; nil when there is
 	// none.
 	Fallbacks map[envelope.Reason]int64 `json:"fallbacks,omitempty"`
-}
-
-func (c Counters) clone() Counters {
-	c.Fallbacks = maps.Clone(c.Fallbacks)
-	return c
 }
 
 // MarshalJSON writes the view's JSON form (PROTOCOL.md §4.5), with [] for

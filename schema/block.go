@@ -1,11 +1,8 @@
-package merge
+package schema
 
 import (
-	"cmp"
-	"math"
-	"strings"
+	"fmt"
 	"time"
-	"unicode/utf8"
 
 	"github.com/tfrs/a2a-progress/envelope"
 )
@@ -49,7 +46,7 @@ const (
 // every envelope with a higher seq, and among fallbacks with the same anchor
 // by Ordinal. A fallback that arrived before any envelope (Anchored false)
 // comes before all envelopes. The fields After, Anchored and Ordinal travel in
-// the block's [Op], so a [Receiver] places it the same way.
+// the block's [Op], so a merge.Receiver places it the same way.
 type Block struct {
 	Key    Key
 	Kind   envelope.Kind
@@ -86,50 +83,23 @@ type Block struct {
 	At time.Time
 }
 
-// comparePlace orders blocks in a view (see [Block]).
-func comparePlace(a, b *Block) int {
-	pa, ca := place(a)
-	pb, cb := place(b)
-	if c := cmp.Compare(pa, pb); c != 0 {
-		return c
+// Validate checks that b has the shape of a block a Turn makes: a kind
+// with its payload, a status, a source with its identity (a fallback: with
+// a reason of PROTOCOL.md §2.6; a parent only on an envelope, never its
+// own call). The JSON decoder checks it (and Envelope.Validate) on every
+// block, and package merge on every block it applies; a program that
+// builds blocks in Go — a bridge from another protocol, a test double —
+// checks them with it. The error wraps [ErrBadOp].
+//
+// It costs no allocation for a valid block: merge calls it per event.
+func (b *Block) Validate() error {
+	if !b.valid() {
+		return fmt.Errorf("%w: block %q/%d/%q is not a valid %s %s block", ErrBadOp, b.Key.StreamKey, b.Key.Seq, b.Key.ID, b.Source, b.Kind)
 	}
-	if c := cmp.Compare(ca, cb); c != 0 {
-		return c
-	}
-	if ca != 1 {
-		// Blocks placed by arrival (fallbacks, projections) keep their
-		// arrival order at one anchor.
-		if c := cmp.Compare(a.Ordinal, b.Ordinal); c != 0 {
-			return c
-		}
-	}
-	if c := cmp.Compare(a.Key.StreamKey, b.Key.StreamKey); c != 0 {
-		return c
-	}
-	if c := cmp.Compare(a.Ordinal, b.Ordinal); c != 0 {
-		return c
-	}
-	return cmp.Compare(a.Key.ID, b.Key.ID)
+	return nil
 }
 
-// place returns a block's position and a class that breaks ties at that
-// position: an unanchored fallback (0) precedes an envelope (1) precedes a
-// fallback anchored at its seq (2). Projections are placed like fallbacks.
-func place(b *Block) (int64, int) {
-	switch {
-	case b.Source == SourceEnvelope:
-		return b.Key.Seq, 1
-	case b.Anchored:
-		return b.After, 2
-	default:
-		return math.MinInt64, 0
-	}
-}
-
-// valid reports whether b has the shape of a block: a kind with its
-// payload, a status, a source with its identity (a fallback: with a reason
-// of PROTOCOL.md §2.6). It is the cheap check of the hot path; a block
-// decoded from JSON also passes Envelope.Validate.
+// valid is [Block.Validate] as a bool.
 func (b *Block) valid() bool {
 	if b.Payload == nil || b.Payload.Kind() != b.Kind || !b.Status.Valid() ||
 		b.Truncated < 0 || b.Truncated > envelope.MaxEnvelopeBytes {
@@ -157,57 +127,6 @@ func (b *Block) valid() bool {
 	return false
 }
 
-// placed reports whether b is placed by arrival (a fallback or a
-// projection), identified by its ID.
-func (b *Block) placed() bool { return b.Source != SourceEnvelope }
-
-// identTooLong reports whether an identifier of b is over MaxIdentBytes.
-func (b *Block) identTooLong() bool {
-	if len(b.Key.StreamKey) > MaxIdentBytes || len(b.Key.ID) > MaxIdentBytes || len(b.Parent) > MaxIdentBytes {
-		return true
-	}
-	switch p := b.Payload.(type) {
-	case envelope.ToolCall:
-		return len(p.Tool) > MaxIdentBytes || len(p.ToolCallID) > MaxIdentBytes
-	case envelope.ToolOutputAppend:
-		return len(p.Tool) > MaxIdentBytes || len(p.ToolCallID) > MaxIdentBytes
-	}
-	return false
-}
-
-// capText cuts the text of a thinking, text or error payload to max bytes,
-// keeping the head and ending on a rune boundary.
-func (b *Block) capText(max int) {
-	cut := func(s string) string {
-		if len(s) <= max {
-			return s
-		}
-		n := max
-		for n > 0 && !utf8.RuneStart(s[n]) {
-			n--
-		}
-		b.Truncated += int64(len(s) - n)
-		// A copy: the head alone must be what stays in memory, not the
-		// whole string it was cut from (a fallback text can be a 10 MiB
-		// frame's; an envelope's strings share one buffer).
-		return strings.Clone(s[:n])
-	}
-	switch p := b.Payload.(type) {
-	case envelope.Text:
-		if len(p.Text) > max {
-			b.Payload = envelope.Text{Text: cut(p.Text)}
-		}
-	case envelope.Thinking:
-		if len(p.Text) > max {
-			b.Payload = envelope.Thinking{Text: cut(p.Text)}
-		}
-	case envelope.ErrorPayload:
-		if len(p.Message) > max {
-			b.Payload = envelope.ErrorPayload{Message: cut(p.Message)}
-		}
-	}
-}
-
 // ToolKey is the key of the tool call a block belongs to ([ToolCall.Key]):
 // its streamKey, or the payload's tool_call_id when the streamKey is empty.
 func (b *Block) ToolKey() string {
@@ -221,25 +140,4 @@ func (b *Block) ToolKey() string {
 		return p.ToolCallID
 	}
 	return ""
-}
-
-// touchesTool reports whether b changes tool state: a tool_call, a chunk, or
-// a done/aborted block of any kind.
-func (b *Block) touchesTool() bool {
-	if b.Source == SourceFallback {
-		return false
-	}
-	return b.Kind == envelope.KindToolCall || b.Kind == envelope.KindToolOutputAppend || b.Status != envelope.StatusRunning
-}
-
-// before orders two envelopes by (seq, streamKey).
-func before(seqA int64, keyA string, seqB int64, keyB string) bool {
-	return compareSeqKey(seqA, keyA, seqB, keyB) < 0
-}
-
-func compareSeqKey(seqA int64, keyA string, seqB int64, keyB string) int {
-	if c := cmp.Compare(seqA, seqB); c != 0 {
-		return c
-	}
-	return cmp.Compare(keyA, keyB)
 }

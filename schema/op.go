@@ -1,4 +1,4 @@
-package merge
+package schema
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/wiretime"
 )
 
 // OpType is the type of an op.
@@ -22,15 +23,15 @@ const (
 	OpBlock OpType = "block"
 	// OpSeal says the turn is sealed.
 	OpSeal OpType = "seal"
-	// OpResult carries the turn's verdict (see [TurnResult]).
+	// OpResult carries the turn's verdict (see [Result]).
 	OpResult OpType = "result"
 )
 
 // Op is one change to forward to a front end: self-contained, idempotent for
-// a [Receiver], and order-free (a Receiver that gets a Turn's ops in any
+// a merge.Receiver, and order-free (a Receiver that gets a Turn's ops in any
 // order ends with the Turn's view).
 //
-// Every op names its task and its turn (see [Turn] for what a turn id is):
+// Every op names its task and its turn (see merge.Turn for what a turn id is):
 // a Receiver keeps one view per turn, so the seqs of a second turn on the
 // same task never meet the first turn's.
 //
@@ -55,7 +56,7 @@ const (
 // ordinal and — when it is anchored — after (see [Block]: seq means nothing
 // for a fallback, id is its identity; a projection's seq counts within its
 // streamKey only). A seal op has only type, task and turn. A result op has
-// type, task, turn and the fields of [TurnResult], flat.
+// type, task, turn and the fields of [Result], flat.
 //
 // The decoder is strict about values (an unknown type, kind, status, source
 // or verdict, a payload that does not fit its kind, a missing turn, an at
@@ -77,12 +78,12 @@ type Op struct {
 	// At, or Block.At when At is zero). It is informational: a Receiver
 	// never uses it for identity or order, and keeps the first arrival's.
 	// Its JSON form is canonical RFC 3339 in UTC with nine fractional
-	// digits (see [FormatAt]).
+	// digits (see [formatAt]).
 	At time.Time
 	// Block is the block of an OpBlock; zero otherwise.
 	Block Block
 	// Result is the verdict of an OpResult; nil otherwise.
-	Result *TurnResult
+	Result *Result
 }
 
 // blockJSON is the flat JSON form of a block.
@@ -116,14 +117,14 @@ type blockOpJSON struct {
 
 type resultOpJSON struct {
 	opHeadJSON
-	TurnResult
+	Result
 }
 
 // anyOpJSON is what the decoder reads: any op's fields.
 type anyOpJSON struct {
 	opHeadJSON
 	blockJSON
-	TurnResult
+	Result
 }
 
 // atLayout is the canonical form of an at: RFC 3339 in UTC with nine
@@ -131,10 +132,10 @@ type anyOpJSON struct {
 // and strings sort as instants.
 const atLayout = "2006-01-02T15:04:05.000000000Z"
 
-// FormatAt returns the canonical JSON form of an op's at: t in UTC, RFC
+// formatAt returns the canonical JSON form of an op's at: t in UTC, RFC
 // 3339 with nine fractional digits ("2026-12-01T10:00:00.250000000Z"); ""
 // for the zero time. Years outside 0000–9999 are clamped to that range.
-func FormatAt(t time.Time) string {
+func formatAt(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
@@ -158,7 +159,7 @@ func parseAt(s string) (time.Time, error) {
 	if err != nil || t.Format(atLayout) != s {
 		return time.Time{}, fmt.Errorf("%w: at %q is not RFC 3339 in UTC with nine fractional digits (2026-12-01T10:00:00.250000000Z)", ErrBadOp, s)
 	}
-	if t.Before(minAt) || t.After(maxAt) { // the zero time too: unknown is no at
+	if t.Before(wiretime.Min) || t.After(wiretime.Max) { // the zero time too: unknown is no at
 		return time.Time{}, fmt.Errorf("%w: at %q is outside the years 1678 to 2261, the times a receiver keeps", ErrBadOp, s)
 	}
 	return t, nil
@@ -166,16 +167,16 @@ func parseAt(s string) (time.Time, error) {
 
 // ErrBadOp is returned (wrapped) by the JSON decoders for an op or block that
 // cannot be decoded.
-var ErrBadOp = errors.New("merge: bad op")
+var ErrBadOp = errors.New("schema: bad op")
 
 func (b Block) toJSON() (*blockJSON, error) {
 	p, err := json.Marshal(b.Payload)
 	if err != nil {
-		return nil, fmt.Errorf("merge: payload: %w", err)
+		return nil, fmt.Errorf("schema: payload: %w", err)
 	}
 	w := &blockJSON{StreamKey: b.Key.StreamKey, Seq: b.Key.Seq, ID: b.Key.ID, Kind: b.Kind, Status: b.Status,
 		Payload: p, Source: b.Source, Reason: b.Reason, OverSoftLimit: b.OverSoftLimit, Parent: b.Parent, Truncated: b.Truncated,
-		Ordinal: b.Ordinal, At: FormatAt(b.At)}
+		Ordinal: b.Ordinal, At: formatAt(b.At)}
 	if b.Anchored {
 		w.After = &b.After
 	}
@@ -204,7 +205,7 @@ func (w *blockJSON) block() (Block, error) {
 	}
 	// What a producer always writes for a placed block (PROTOCOL.md §4.1),
 	// checked as schema/op.schema.json does.
-	if b.placed() && b.Ordinal < 1 {
+	if b.Source != SourceEnvelope && b.Ordinal < 1 {
 		return Block{}, fmt.Errorf("%w: %s block %q without an ordinal", ErrBadOp, w.Source, w.ID)
 	}
 	if b.Source == SourceFallback && !isFallbackReason(b.Reason) {
@@ -300,7 +301,7 @@ func (o Op) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON decodes an op and checks it as schema/op.schema.json
 // does: an unknown type, kind, status, source or verdict, a payload that
 // does not fit its kind, a missing task or turn, an at not in canonical
-// form ([FormatAt]) or outside the years 1678 to 2261, a fallback or
+// form ([formatAt]) or outside the years 1678 to 2261, a fallback or
 // projection without its ordinal, a fallback without a fallback reason
 // (PROTOCOL.md §2.6), a result without its counters, a key that is not
 // exactly one of the op's (or is given twice), a seq that is not an
@@ -332,7 +333,7 @@ func (o *Op) UnmarshalJSON(data []byte) error {
 		if err := requireCounters(data); err != nil {
 			return err
 		}
-		r := w.TurnResult
+		r := w.Result
 		if err := r.Validate(); err != nil {
 			return err
 		}

@@ -1,9 +1,8 @@
-package merge
+package schema
 
 import (
 	"fmt"
-	"maps"
-	"slices"
+	"strings"
 )
 
 // Verdict is how a turn ended, in one word a front end can switch on.
@@ -12,10 +11,10 @@ type Verdict string
 // The verdicts. The first six follow the task state that settled the turn;
 // incomplete says that no such state could be observed.
 const (
-	// VerdictCompleted: the task completed; TurnResult.Reply and
-	// TurnResult.Artifacts hold the answer.
+	// VerdictCompleted: the task completed; Result.Reply and
+	// Result.Artifacts hold the answer.
 	VerdictCompleted Verdict = "completed"
-	// VerdictFailed: the task failed; TurnResult.Error holds the callee's
+	// VerdictFailed: the task failed; Result.Error holds the callee's
 	// reason, when it gave one.
 	VerdictFailed Verdict = "failed"
 	// VerdictRejected: the callee refused the task without starting it.
@@ -23,41 +22,44 @@ const (
 	// VerdictCanceled: the task was canceled.
 	VerdictCanceled Verdict = "canceled"
 	// VerdictInputRequired: the turn ended on a question
-	// (TurnResult.Interrupt); the task goes on when the caller answers on
+	// (Result.Interrupt); the task goes on when the caller answers on
 	// the same task, in a new turn.
 	VerdictInputRequired Verdict = "input-required"
 	// VerdictAuthRequired: like VerdictInputRequired, for credentials.
 	VerdictAuthRequired Verdict = "auth-required"
 	// VerdictIncomplete: the turn could not be brought to an end (the
-	// stream was cut and the task could not be resolved); TurnResult.Error
+	// stream was cut and the task could not be resolved); Result.Error
 	// says why. It is never a success: the task may still be running.
 	VerdictIncomplete Verdict = "incomplete"
 )
 
-// verdictStates maps each settled verdict to the A2A 1.0 state it stands
-// for.
-var verdictStates = map[Verdict]string{
-	VerdictCompleted:     "TASK_STATE_COMPLETED",
-	VerdictFailed:        "TASK_STATE_FAILED",
-	VerdictRejected:      "TASK_STATE_REJECTED",
-	VerdictCanceled:      "TASK_STATE_CANCELED",
-	VerdictInputRequired: "TASK_STATE_INPUT_REQUIRED",
-	VerdictAuthRequired:  "TASK_STATE_AUTH_REQUIRED",
-}
-
 // VerdictOf returns the verdict of an A2A 1.0 task state name: the settled
 // states map to their verdict, every other state (submitted, working,
 // unspecified, "", an unknown name) to VerdictIncomplete.
+//
+// It is the one table from a task state to a verdict: [Result.Validate]
+// checks a result's verdict against it, and package terminal classifies
+// every event with it. A switch, which Go compiles to a search by length
+// and value: a few nanoseconds, without hashing.
 func VerdictOf(state string) Verdict {
-	for v, s := range verdictStates {
-		if s == state {
-			return v
-		}
+	switch state {
+	case "TASK_STATE_COMPLETED":
+		return VerdictCompleted
+	case "TASK_STATE_FAILED":
+		return VerdictFailed
+	case "TASK_STATE_REJECTED":
+		return VerdictRejected
+	case "TASK_STATE_CANCELED":
+		return VerdictCanceled
+	case "TASK_STATE_INPUT_REQUIRED":
+		return VerdictInputRequired
+	case "TASK_STATE_AUTH_REQUIRED":
+		return VerdictAuthRequired
 	}
 	return VerdictIncomplete
 }
 
-// TurnResult is the authoritative result of a turn, as a front end gets it
+// Result is the authoritative result of a turn, as a front end gets it
 // in the result op: a JSON form of the verdict that package terminal
 // decides from the task state alone (terminal.Outcome.Result builds it).
 // Progress never changes it.
@@ -68,7 +70,7 @@ func VerdictOf(state string) Verdict {
 //	 "verdict":"input-required","interrupt":{"question":"Approve?","items":[
 //	 {"toolCallId":"call-9","toolName":"expense-review","message":"Approve?"}]},
 //	 "context":"c1","counters":{"applied":12,…}}
-type TurnResult struct {
+type Result struct {
 	// State is the A2A 1.0 name of the state that settled the turn
 	// (TASK_STATE_COMPLETED, …); for an incomplete turn the last state
 	// observed, or "" when there was none.
@@ -98,6 +100,25 @@ type TurnResult struct {
 	// receiver's own counters describe the ops it got; these describe the
 	// events the caller got).
 	Counters Counters `json:"counters"`
+}
+
+// Answer returns the answer of the turn: the reply when it is not empty,
+// else the text of the artifacts that have text, joined with "\n" (a
+// callee may put its whole answer in artifacts and leave the final status
+// message empty). It is "" when there is neither. Check Verdict first: a
+// turn that did not complete has no reply, and its artifacts, if any, are
+// what it produced before it ended (PROTOCOL.md §4.3).
+func (r *Result) Answer() string {
+	if r.Reply != "" {
+		return r.Reply
+	}
+	var texts []string
+	for _, a := range r.Artifacts {
+		if a.Text != "" {
+			texts = append(texts, a.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
 }
 
 // Artifact is one output artifact of a completed turn, reduced to what a
@@ -138,17 +159,14 @@ type InterruptItem struct {
 // verdict that agrees with the state, a reply only when completed, an
 // interrupt only when interrupted, counters that are not negative. The
 // error wraps [ErrBadOp] and says what is wrong.
-func (r *TurnResult) Validate() error {
-	want, settled := verdictStates[r.Verdict]
-	switch {
+func (r *Result) Validate() error {
+	switch got := VerdictOf(r.State); {
 	case r.Verdict == VerdictIncomplete:
-		if VerdictOf(r.State) != VerdictIncomplete {
+		if got != VerdictIncomplete {
 			return fmt.Errorf("%w: result: verdict incomplete with the settled state %q", ErrBadOp, r.State)
 		}
-	case !settled:
-		return fmt.Errorf("%w: result: verdict %q", ErrBadOp, r.Verdict)
-	case r.State != want:
-		return fmt.Errorf("%w: result: verdict %s with state %q, want %s", ErrBadOp, r.Verdict, r.State, want)
+	case got != r.Verdict:
+		return fmt.Errorf("%w: result: verdict %q with state %q (whose verdict is %s)", ErrBadOp, r.Verdict, r.State, got)
 	}
 	if r.Reply != "" && r.Verdict != VerdictCompleted {
 		return fmt.Errorf("%w: result: a reply with verdict %s", ErrBadOp, r.Verdict)
@@ -167,37 +185,4 @@ func (r *TurnResult) Validate() error {
 		}
 	}
 	return nil
-}
-
-// equal reports whether two results are the same.
-func (r *TurnResult) equal(o *TurnResult) bool {
-	return r.State == o.State && r.Verdict == o.Verdict && r.Reply == o.Reply && r.ArtifactsTruncated == o.ArtifactsTruncated &&
-		r.Error == o.Error && r.Context == o.Context && slices.Equal(r.Artifacts, o.Artifacts) &&
-		equalInterrupts(r.Interrupt, o.Interrupt) && equalCounters(&r.Counters, &o.Counters)
-}
-
-func equalInterrupts(a, b *Interrupt) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return a.Question == b.Question && slices.Equal(a.Items, b.Items)
-}
-
-func equalCounters(a, b *Counters) bool {
-	return a.Applied == b.Applied && a.Duplicates == b.Duplicates && a.Conflicts == b.Conflicts &&
-		a.Late == b.Late && a.Gaps == b.Gaps && a.DroppedAfterSeal == b.DroppedAfterSeal &&
-		a.DroppedByCap == b.DroppedByCap && a.Invalid == b.Invalid && maps.Equal(a.Fallbacks, b.Fallbacks)
-}
-
-// clone returns a deep copy of r.
-func (r *TurnResult) clone() *TurnResult {
-	c := *r
-	c.Artifacts = slices.Clone(r.Artifacts)
-	if r.Interrupt != nil {
-		in := *r.Interrupt
-		in.Items = slices.Clone(r.Interrupt.Items)
-		c.Interrupt = &in
-	}
-	c.Counters = r.Counters.clone()
-	return &c
 }
