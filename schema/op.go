@@ -363,7 +363,7 @@ func decodeError(in string, err error) error {
 	}
 	for _, f := range strings.Split(te.Field, ".") {
 		switch f {
-		case "opHeadJSON", "blockJSON", "TurnResult": // the embedded wire structs
+		case "opHeadJSON", "blockJSON", "Result": // the embedded wire structs
 		default:
 			path = append(path, f)
 		}
@@ -446,7 +446,7 @@ func keySet(what string, names ...string) *keys {
 }
 
 // The key sets of the op forms (PROTOCOL.md §4), as the json tags of
-// blockJSON, opHeadJSON, TurnResult and the payloads name them.
+// blockJSON, opHeadJSON, Result and the payloads name them.
 var (
 	fallbackKeys = &keys{what: "counters.fallbacks", any: true}
 	counterKeys  = func() *keys {

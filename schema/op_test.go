@@ -181,33 +181,33 @@ func TestOpJSONStrictKeys(t *testing.T) {
 		return `{"type":"block","task":"t1","turn":"m1","streamKey":"k","seq":1,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope"` + extra + `}`
 	}
 	tests := []struct{ name, in, want string }{
-		{"upper-case key", block(`,"SEQ":2`), `merge: bad op: op: unknown key "SEQ" (keys match exactly: "seq")`},
-		{"long s key", `{"type":"seal","task":"t1","turn":"m1","ſtatus":"done"}`, `merge: bad op: op: unknown key "ſtatus" (keys match exactly: "status")`},
-		{"Kelvin sign key", `{"type":"seal","task":"t1","turn":"m1","Kind":"text"}`, `merge: bad op: op: unknown key "Kind" (keys match exactly: "kind")`},
-		{"unknown key", block(`,"colour":"red"`), `merge: bad op: op: unknown key "colour"`},
-		{"duplicate key", block(`,"seq":2`), `merge: bad op: op: duplicate key "seq"`},
-		{"duplicate key by escape", block(`,"seq":2`), `merge: bad op: op: duplicate key "seq"`},
+		{"upper-case key", block(`,"SEQ":2`), `schema: bad op: op: unknown key "SEQ" (keys match exactly: "seq")`},
+		{"long s key", `{"type":"seal","task":"t1","turn":"m1","ſtatus":"done"}`, `schema: bad op: op: unknown key "ſtatus" (keys match exactly: "status")`},
+		{"Kelvin sign key", `{"type":"seal","task":"t1","turn":"m1","Kind":"text"}`, `schema: bad op: op: unknown key "Kind" (keys match exactly: "kind")`},
+		{"unknown key", block(`,"colour":"red"`), `schema: bad op: op: unknown key "colour"`},
+		{"duplicate key", block(`,"seq":2`), `schema: bad op: op: duplicate key "seq"`},
+		{"duplicate key by escape", block(`,"seq":2`), `schema: bad op: op: duplicate key "seq"`},
 		{"duplicate key in a field not looked into", `{"type":"seal","task":"t1","turn":"m1","exitCode":{"a":[{"b":1,"b":2}]}}`,
-			`merge: bad op: op.exitCode.a: duplicate key "b"`},
+			`schema: bad op: op.exitCode.a: duplicate key "b"`},
 		{"unknown payload key", `{"type":"block","task":"t1","turn":"m1","streamKey":"k","seq":1,"id":"","kind":"text","status":"running","payload":{"text":"a","Text":"b"},"source":"envelope"}`,
-			`merge: bad op: payload: unknown key "Text" (keys match exactly: "text")`},
+			`schema: bad op: payload: unknown key "Text" (keys match exactly: "text")`},
 		{"duplicate payload key", `{"type":"block","task":"t1","turn":"m1","streamKey":"k","seq":1,"id":"","kind":"tool_call","status":"running","payload":{"tool":"a","tool":"b"},"source":"envelope"}`,
-			`merge: bad op: op.payload: duplicate key "tool"`},
+			`schema: bad op: op.payload: duplicate key "tool"`},
 		{"unknown counter", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_CANCELED","verdict":"canceled",` + counters + `,"Applied":1}}`,
-			`merge: bad op: counters: unknown key "Applied" (keys match exactly: "applied")`},
+			`schema: bad op: counters: unknown key "Applied" (keys match exactly: "applied")`},
 		{"duplicate fallback counter", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_CANCELED","verdict":"canceled",` + counters + `,"fallbacks":{"bad_json":1,"bad_json":2}}}`,
-			`merge: bad op: counters.fallbacks: duplicate key "bad_json"`},
+			`schema: bad op: counters.fallbacks: duplicate key "bad_json"`},
 		{"unknown artifact key", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_COMPLETED","verdict":"completed","artifacts":[{"id":"a","text":"x"},{"id":"b","Name":"n","text":"y"}],` + counters + `}}`,
-			`merge: bad op: artifact: unknown key "Name" (keys match exactly: "name")`},
+			`schema: bad op: artifact: unknown key "Name" (keys match exactly: "name")`},
 		{"unknown interrupt item key", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_INPUT_REQUIRED","verdict":"input-required","interrupt":{"question":"?","items":[{"toolCallID":"c"}]},` + counters + `}}`,
-			`merge: bad op: interrupt item: unknown key "toolCallID" (keys match exactly: "toolCallId")`},
-		{"seq 2^63", block(`,"after":9223372036854775808`), `merge: bad op: after: number 9223372036854775808 is not an int64 (an integer in plain decimal within int64)`},
+			`schema: bad op: interrupt item: unknown key "toolCallID" (keys match exactly: "toolCallId")`},
+		{"seq 2^63", block(`,"after":9223372036854775808`), `schema: bad op: after: number 9223372036854775808 is not an int64 (an integer in plain decimal within int64)`},
 		{"counter of the wrong type", `{"type":"result","task":"t1","turn":"m1","state":"TASK_STATE_CANCELED","verdict":"canceled",` + counters + `,"fallbacks":{"bad_json":1e3}}}`,
-			`merge: bad op: counters.fallbacks: number 1e3 is not an int64 (an integer in plain decimal within int64)`},
+			`schema: bad op: counters.fallbacks: number 1e3 is not an int64 (an integer in plain decimal within int64)`},
 		{"payload field of the wrong type", `{"type":"block","task":"t1","turn":"m1","streamKey":"k","seq":1,"id":"","kind":"text","status":"running","payload":{"text":3},"source":"envelope"}`,
-			`merge: bad op: payload.text: number is not string`},
+			`schema: bad op: payload.text: number is not string`},
 		{"seq 1.0", `{"type":"block","task":"t1","turn":"m1","streamKey":"k","seq":1.0,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope"}`,
-			`merge: bad op: seq: number 1.0 is not an int64 (an integer in plain decimal within int64)`},
+			`schema: bad op: seq: number 1.0 is not an int64 (an integer in plain decimal within int64)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -224,7 +224,7 @@ func TestOpJSONStrictKeys(t *testing.T) {
 	// The same rule for a block alone (a view's blocks).
 	var b Block
 	err := json.Unmarshal([]byte(`{"streamKey":"k","seq":1,"id":"","kind":"text","status":"running","payload":{"text":"a"},"source":"envelope","type":"block"}`), &b)
-	if d := cmp.Diff(`merge: bad op: block: unknown key "type"`, fmt.Sprint(err)); d != "" {
+	if d := cmp.Diff(`schema: bad op: block: unknown key "type"`, fmt.Sprint(err)); d != "" {
 		t.Errorf("Block error (-want +got):\n%s", d)
 	}
 }
