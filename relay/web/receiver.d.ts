@@ -1,5 +1,5 @@
 // TypeScript declarations for receiver.js (the JSON forms are those of
-// PROTOCOL.md; field names and order are Go's merge.View JSON).
+// PROTOCOL.md; field names and order are Go's schema.View JSON).
 
 /** What applying one op did: its effect (the names of Go's merge.Effect). */
 export type Effect = "applied" | "duplicate" | "conflict" | "dropped_sealed" | "dropped_cap" | "invalid";
@@ -103,7 +103,7 @@ export interface Counters {
   fallbacks?: Record<string, number>;
 }
 
-/** A snapshot of a turn, equal to Go's merge.View for the same ops. */
+/** A snapshot of a turn, equal to Go's schema.View for the same ops. */
 export interface View {
   task: string;
   /** The turn's id; "" in the empty view of a receiver that has no turn yet. */

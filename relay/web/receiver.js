@@ -6,7 +6,7 @@
 // checked against the same golden vectors (testdata/ops/) and against each
 // other on random op streams: for the same ops, apply says the same, and
 // viewJSON() and resultJSON() are byte for byte Go's json.Marshal of
-// merge.View and merge.TurnResult. JSON.stringify(view()) is the same JSON
+// schema.View and schema.Result. JSON.stringify(view()) is the same JSON
 // but for Go's escaping of <, >, &, U+2028 and U+2029, for int64 values
 // beyond 2^53 (see Numbers), and for a fallback reason that is an array
 // index ("7"), which a JS object lists first where Go sorts it as a string.
@@ -1331,7 +1331,7 @@ export class Receiver {
     return plain(this.#model());
   }
 
-  /** The latest turn's view as Go's json.Marshal writes merge.View: exact, byte for byte. */
+  /** The latest turn's view as Go's json.Marshal writes schema.View: exact, byte for byte. */
   viewJSON() {
     return goJSON(this.#model());
   }
