@@ -23,13 +23,14 @@ import (
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
 )
 
 func TestMain(m *testing.M) {
 	runRelayChild() // in a child of TestRelayFloodRSS: serves the relay, then exits
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(testdep.Reporting(m))
 }
 
 // gatedScript is a trajectory of n envelopes (with reordering, duplicates

@@ -22,6 +22,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/merge"
 )
 
@@ -29,7 +30,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 func TestMain(m *testing.M) {
 	runChild() // a2a-tail itself, for the hostile-peer tests
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(testdep.Reporting(m))
 }
 
 func startCallee(t *testing.T, scripts ...agenttest.Script) *agenttest.Agent {

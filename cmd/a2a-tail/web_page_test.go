@@ -25,6 +25,7 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/relay"
 )
 
@@ -41,7 +42,7 @@ func pageTest(t *testing.T) (ctx, tab context.Context) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
-	return ctx, startChromium(t, ctx, chromium(t))
+	return ctx, testdep.Chromium(t, ctx, "the web page's check in a real browser")
 }
 
 // servePage serves the web page over c with auth, wrapped by wrap (nil:

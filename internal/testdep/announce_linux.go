@@ -11,9 +11,9 @@ import (
 // announce writes line where the person running the tests sees it: this
 // process's standard output when that is shown (shown, or it is the go
 // command's own output, or the go command did not start this process),
-// else the go command's standard output when that is a terminal, a pipe or
-// a socket (a regular file is not written behind the go command's back: its
-// next write would overwrite the line). The files are opened with syscall,
+// else the go command's standard output when that is a terminal, a pipe, a
+// socket or a file it appends to (`>>`; a file it writes at its own offset,
+// `>`, is left alone: the go command's next write would overwrite the line). The files are opened with syscall,
 // not os, so that the go command's test cache does not count them as
 // inputs of the test.
 func announce(line string, shown bool) {
@@ -28,7 +28,7 @@ func announce(line string, shown bool) {
 	}
 	defer syscall.Close(fd)
 	var st syscall.Stat_t
-	if syscall.Fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT == syscall.S_IFREG {
+	if syscall.Fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT == syscall.S_IFREG && !parentAppends() {
 		os.Stdout.WriteString(line)
 		return
 	}
@@ -56,4 +56,23 @@ func sameAsParentStdout() bool {
 		return false
 	}
 	return mine.Dev == theirs.Dev && mine.Ino == theirs.Ino
+}
+
+// parentAppends reports whether the go command's standard output is open
+// with O_APPEND (its fdinfo's flags, in octal).
+func parentAppends() bool {
+	fd, err := syscall.Open("/proc/"+strconv.Itoa(os.Getppid())+"/fdinfo/1", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer syscall.Close(fd)
+	buf := make([]byte, 512)
+	n, _ := syscall.Read(fd, buf)
+	for _, l := range strings.Split(string(buf[:max(n, 0)]), "\n") {
+		if v, ok := strings.CutPrefix(l, "flags:"); ok {
+			flags, err := strconv.ParseUint(strings.TrimSpace(v), 8, 64)
+			return err == nil && flags&syscall.O_APPEND != 0
+		}
+	}
+	return false
 }
