@@ -34,7 +34,7 @@ func runHarness(t *testing.T, script string, cfg, out any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(2*time.Minute))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, script, string(arg))
 	cmd.Dir = frontendsDir

@@ -406,7 +406,7 @@ func TestStalledSubscriberDoesNotStallOthers(t *testing.T) {
 // subscriber counted, a task evicted).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testdep.Budget(30 * time.Second))
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

@@ -175,7 +175,7 @@ const pageTree = `(function walk(ol, pad) {
 // with a cut on either hop of the chain.
 func TestChainWebPage(t *testing.T) {
 	testdep.ChromiumPath(t, "the web page's check in a real browser") // skips, or fails where required, before any setup
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(3*time.Minute))
 	defer cancel()
 	bctx := testdep.Chromium(t, ctx, "the web page's check in a real browser")
 	want := []string{

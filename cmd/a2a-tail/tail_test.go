@@ -249,7 +249,7 @@ func (w *signalWriter) wait(t *testing.T) {
 	t.Helper()
 	select {
 	case <-w.seen:
-	case <-time.After(10 * time.Second):
+	case <-time.After(testdep.Budget(10 * time.Second)):
 		t.Fatalf("never saw %q; output so far:\n%s", w.want, w.String())
 	}
 }

@@ -54,7 +54,7 @@ func startAgentDown(t *testing.T) *agentDown {
 		proxy.ServeHTTP(w, r)
 	}))
 	t.Cleanup(front.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(time.Minute))
 	t.Cleanup(cancel)
 	d.ctx = ctx
 	d.la = resolveAgent(ctx, front.URL+card.Path, nil, time.Millisecond, 20*time.Millisecond)

@@ -87,7 +87,7 @@ func TestWebPageInBrowser(t *testing.T) {
 	}
 	defer agent.Close()
 	agent.Register(agenttest.Realistic().WithPause(150 * time.Millisecond))
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(3*time.Minute))
 	defer cancel()
 	c, err := client.New(ctx, agent.CardURL(agenttest.V1))
 	if err != nil {

@@ -34,7 +34,7 @@ func TestWebRebindingInBrowser(t *testing.T) {
 	defer evil.Close()
 	_, evilPort, _ := net.SplitHostPort(evil.Listener.Addr().String())
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(2*time.Minute))
 	defer cancel()
 	bctx := testdep.Chromium(t, ctx, "the web page's check in a real browser", chromedp.Flag("host-resolver-rules", "MAP attacker.test 127.0.0.1"))
 

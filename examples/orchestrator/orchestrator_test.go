@@ -47,7 +47,7 @@ func runNode(t *testing.T, cfg map[string]any, out any) {
 	t.Helper()
 	bin := node(t)
 	arg, _ := json.Marshal(cfg)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(60*time.Second))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "nested.mjs", string(arg))
 	cmd.Dir = frontendsDir

@@ -73,7 +73,7 @@ func startJSAgent(t *testing.T) *jsAgent {
 		_ = stdin.Close()
 		select {
 		case <-exited:
-		case <-time.After(stopTimeout):
+		case <-time.After(testdep.Budget(stopTimeout)):
 			t.Errorf("the JS agent did not exit within %v of its stdin closing; killing it", stopTimeout)
 			kill()
 			<-exited

@@ -169,7 +169,7 @@ func (b *browser) runUntil(ctx context.Context, u string, n int) error {
 // true; the Handler offers no signal for it, so the test polls.
 func waitFor(t *testing.T, cond func() bool, what string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testdep.Budget(30 * time.Second))
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
