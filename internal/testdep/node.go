@@ -24,7 +24,7 @@ func Node(t testing.TB, what string) string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
-		SkipOrFail(t, "node is not on PATH", what+" runs on node; install Node.js and npm (README: Tests)")
+		SkipOrFail(t, "node is not on PATH", what+" runs on node; install Node.js and npm (README: What the tests need)")
 	}
 	return node
 }
@@ -71,6 +71,8 @@ type install struct {
 	err  error  // an install that failed for another reason
 }
 
+// installs holds one entry per lockfile directory the tests name (two in
+// this module).
 var installs = struct {
 	sync.Mutex
 	byDir map[string]*install

@@ -85,18 +85,21 @@ func TestBrowser(t *testing.T) {
 	navigated := make(chan error, 1)
 	go func() { navigated <- chromedp.Do(browser, chromedp.Navigate(srv.URL+"/")) }()
 
+	budget := testdep.Budget(3 * time.Minute) // a guard against a hang, not a synchronisation
+	guard := time.NewTimer(budget)
+	defer guard.Stop()
 	var rep browserReport
-	select {
-	case rep = <-reports:
-	case err := <-navigated:
-		if err != nil {
-			t.Fatalf("chromium could not load the page: %v", err)
-		}
-		// The page loaded; its report is still to come.
+	for got := false; !got; {
 		select {
 		case rep = <-reports:
-		case <-time.After(testdep.Budget(time.Minute)): // a guard against a hang, not a synchronisation
-			t.Fatalf("no report from the page in %v", testdep.Budget(time.Minute))
+			got = true
+		case err := <-navigated:
+			if err != nil {
+				t.Fatalf("chromium could not load the page: %v", err)
+			}
+			navigated = nil // loaded; the page's report is still to come
+		case <-guard.C:
+			t.Fatalf("no report from the page in %v", budget)
 		}
 	}
 	cancel()
