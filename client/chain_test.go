@@ -19,6 +19,7 @@ import (
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/chaintest"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/schema"
 )
@@ -126,7 +127,7 @@ func runChainVia(t *testing.T, cutAB, cutBC int, abrupt bool, url func(*agenttes
 	if cutBC >= 0 {
 		ch.C.CutAfter(cutBC, abrupt)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(60*time.Second))
 	defer cancel()
 	cl, err := client.New(ctx, url(ch.B), append([]client.Option{chainRetry}, opts...)...)
 	if err != nil {
@@ -324,7 +325,7 @@ func TestChainUnforwardable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(60*time.Second))
 	defer cancel()
 	cl, err := client.New(ctx, b.URL, chainRetry)
 	if err != nil {

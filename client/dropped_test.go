@@ -9,6 +9,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"go.uber.org/goleak"
+
+	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
 // A Stream that Send returned and nobody iterated or closed holds its call
@@ -38,7 +40,7 @@ func TestDroppedStreamReleases(t *testing.T) {
 			}
 			// Without a release the leak is permanent; the checks retry
 			// (and collect) until the goroutines are gone.
-			deadline := time.Now().Add(20 * time.Second)
+			deadline := time.Now().Add(testdep.Budget(20 * time.Second))
 			for {
 				runtime.GC()
 				err := goleak.Find(before)

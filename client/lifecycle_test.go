@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
 // Breaking out of Updates closes the connection at once: the agent sees
@@ -29,7 +31,7 @@ func TestBreakClosesConnection(t *testing.T) {
 	}
 	select {
 	case <-left:
-	case <-time.After(10 * time.Second):
+	case <-time.After(testdep.Budget(10 * time.Second)):
 		t.Fatal("the agent's request is still open after the caller broke out of Updates")
 	}
 	if _, err := st.Outcome(); err != ErrNotFinished {

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/schema"
 	"github.com/tfrs/a2a-progress/terminal"
 )
@@ -55,13 +56,13 @@ func startCallee(t *testing.T, opts ...agenttest.Option) *agenttest.Agent {
 	return s
 }
 
-// testCtx is a context bounded well below the test binary's timeout, so a
-// hang fails one test with a clear message.
+// testCtx is a context that ends when the test made no progress (an
+// update collected) for a minute of an idle machine, scaled by the load
+// ([testdep.Watchdog]): a hang fails one test with a clear message, a long
+// turn on a busy machine does not.
 func testCtx(t *testing.T) context.Context {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	return ctx
+	return testdep.Watchdog(t, 60*time.Second)
 }
 
 var insecureGRPC = WithGRPCDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials()))
@@ -101,6 +102,7 @@ func collect(t *testing.T, s *Stream) result {
 			break
 		}
 		r.updates = append(r.updates, u)
+		testdep.Progress(t)
 	}
 	r.out, r.outErr = s.Outcome()
 	r.view = s.View()

@@ -23,6 +23,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/schema"
@@ -30,7 +31,7 @@ import (
 
 func TestMain(m *testing.M) {
 	runRelayChild() // in a child of TestRelayFloodRSS: serves the relay, then exits
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(testdep.Reporting(m))
 }
 
 // gatedScript is a trajectory of n envelopes (with reordering, duplicates
@@ -406,7 +407,7 @@ func TestStalledSubscriberDoesNotStallOthers(t *testing.T) {
 // subscriber counted, a task evicted).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testdep.Budget(30 * time.Second))
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

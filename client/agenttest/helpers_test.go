@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
 // combo is one transport in one protocol version.
@@ -91,7 +92,7 @@ func newClient(t *testing.T, s *Agent, c combo) *a2aclient.Client {
 }
 
 func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), testdep.Budget(30*time.Second))
 	t.Cleanup(cancel)
 	return ctx
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/internal/chaintest"
 	"github.com/tfrs/a2a-progress/internal/schematest"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -175,10 +176,10 @@ const pageTree = `(function walk(ol, pad) {
 // each item once — with no cut, with the page's event stream cut, and
 // with a cut on either hop of the chain.
 func TestChainWebPage(t *testing.T) {
-	bin := chromium(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	testdep.ChromiumPath(t, "the web page's check in a real browser") // skips, or fails where required, before any setup
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(3*time.Minute))
 	defer cancel()
-	bctx := startChromium(t, ctx, bin)
+	bctx := testdep.Chromium(t, ctx, "the web page's check in a real browser")
 	want := []string{
 		"B: asking a colleague",
 		"tool ask_colleague done | ",

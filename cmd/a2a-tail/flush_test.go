@@ -15,6 +15,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/merge"
 )
 
@@ -25,7 +26,7 @@ import (
 // at its deadline.
 func TestNDJSONLiveThroughAPipe(t *testing.T) {
 	// A guard, not a synchronisation: it only turns a hang into a failure.
-	guard, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	guard, cancel := context.WithTimeout(t.Context(), testdep.Budget(30*time.Second))
 	defer cancel()
 	pr, pw := io.Pipe()
 	f := newIdleFlusher(pw)

@@ -21,6 +21,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
 // The hostile-peer tests run a2a-tail as a child process (this test binary,
@@ -73,7 +75,7 @@ type childResult struct {
 
 func runA2ATail(t *testing.T, env []string, args ...string) childResult {
 	t.Helper()
-	return runA2ATailFor(t, 3*time.Minute, env, args...)
+	return runA2ATailFor(t, testdep.Budget(3*time.Minute), env, args...)
 }
 
 // runA2ATailFor is runA2ATail with the child's time limit.

@@ -15,6 +15,7 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/terminal"
 )
@@ -96,7 +97,7 @@ func TestLiveViewToolTurnsDoneInPlace(t *testing.T) {
 	var row int
 	select {
 	case row = <-out.matched:
-	case <-time.After(10 * time.Second):
+	case <-time.After(testdep.Budget(10 * time.Second)):
 		t.Fatalf("the running tool call never showed; screen:\n%s", out.String())
 	}
 	running := out.screen()

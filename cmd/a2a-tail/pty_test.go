@@ -21,6 +21,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
 // openPTY opens a pseudo-terminal pair of rows×cols.
@@ -87,7 +88,7 @@ func (p *ptyScreen) has(s string) bool {
 
 func (p *ptyScreen) wait(t *testing.T, s string, exited <-chan struct{}) {
 	t.Helper()
-	guard := time.NewTimer(time.Minute) // a guard against a hang, not a synchronisation
+	guard := time.NewTimer(testdep.Budget(time.Minute)) // a guard against a hang, not a synchronisation
 	defer guard.Stop()
 	for !p.has(s) {
 		select {
@@ -139,7 +140,7 @@ func TestLiveViewPTYReconnectAndResize(t *testing.T) {
 	master, slave := openPTY(t, cols, rows)
 	defer master.Close()
 	raw, _ := json.Marshal([]string{"send", "--color", "never", "--lines", "2", agent.CardURL(agenttest.V1), "pty"})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(2*time.Minute))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(raw), "NO_COLOR=")

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
 // buildBinary builds a2a-tail into a temporary directory.
@@ -92,7 +93,7 @@ func TestSignalExitCodes(t *testing.T) {
 			var werr error
 			select {
 			case werr = <-done:
-			case <-time.After(30 * time.Second):
+			case <-time.After(testdep.Budget(30 * time.Second)):
 				_ = cmd.Process.Kill()
 				t.Fatalf("a2a-tail did not exit after %v", tc.sig)
 			}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -29,7 +30,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 func TestMain(m *testing.M) {
 	runChild() // a2a-tail itself, for the hostile-peer tests
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(testdep.Reporting(m))
 }
 
 func startCallee(t *testing.T, scripts ...agenttest.Script) *agenttest.Agent {
@@ -248,7 +249,7 @@ func (w *signalWriter) wait(t *testing.T) {
 	t.Helper()
 	select {
 	case <-w.seen:
-	case <-time.After(10 * time.Second):
+	case <-time.After(testdep.Budget(10 * time.Second)):
 		t.Fatalf("never saw %q; output so far:\n%s", w.want, w.String())
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
 // Arguments that cannot be right are usage errors (exit 2) that say why,
@@ -77,7 +78,7 @@ func TestCancelVerb(t *testing.T) {
 	}, Final: a2a.TaskStateCompleted, FinalText: "not reached"}
 	srv := startCallee(t, held)
 	url := srv.CardURL(agenttest.V1)
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), testdep.Budget(time.Minute))
 	defer cancel()
 	c, err := client.New(ctx, url)
 	if err != nil {

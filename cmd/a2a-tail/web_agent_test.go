@@ -19,6 +19,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
 // agentDown is `a2a-tail web` started while nothing answers at its agent's
@@ -53,7 +54,7 @@ func startAgentDown(t *testing.T) *agentDown {
 		proxy.ServeHTTP(w, r)
 	}))
 	t.Cleanup(front.Close)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(time.Minute))
 	t.Cleanup(cancel)
 	d.ctx = ctx
 	d.la = resolveAgent(ctx, front.URL+card.Path, nil, time.Millisecond, 20*time.Millisecond)
@@ -156,14 +157,14 @@ func TestWebAgentDownAtStart(t *testing.T) {
 // The page, served while the agent is down, says so when a send fails —
 // the agent's state, as text — and sends once the agent is up.
 func TestWebAgentDownInBrowser(t *testing.T) {
-	bin := chromium(t)
+	testdep.ChromiumPath(t, "the web page's check in a real browser") // skips, or fails where required, before any setup
 	d := startAgentDown(t)
 	select {
 	case <-d.la.tried:
 	case <-d.ctx.Done():
 		t.Fatal("no card request ended")
 	}
-	bctx := startChromium(t, d.ctx, bin)
+	bctx := testdep.Chromium(t, d.ctx, "the web page's check in a real browser")
 	err := chromedp.Do(bctx,
 		chromedp.Navigate(d.base+"/"),
 		chromedp.WaitVisible("#text"),

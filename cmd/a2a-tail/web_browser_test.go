@@ -6,8 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -20,23 +18,9 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/relay"
 )
-
-// chromium finds the browser the test drives, or skips saying why.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{os.Getenv("CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser"} {
-		if name == "" {
-			continue
-		}
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	skipOrFail(t, "no Chromium on this machine (/usr/bin/chromium or $CHROMIUM): the real-browser test of the web page did not run; .ci/run installs it")
-	return ""
-}
 
 // cutOnce cuts the first event stream it serves server-side, abruptly,
 // after `after` events; later streams pass untouched.
@@ -96,14 +80,14 @@ type pageState struct {
 // the verdict; a run whose event stream is cut mid-turn server-side ends
 // with the same DOM as an uncut run, each block once.
 func TestWebPageInBrowser(t *testing.T) {
-	bin := chromium(t)
+	testdep.ChromiumPath(t, "the web page's check in a real browser") // skips, or fails where required, before any setup
 	agent, err := agenttest.New(agenttest.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer agent.Close()
 	agent.Register(agenttest.Realistic().WithPause(150 * time.Millisecond))
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(3*time.Minute))
 	defer cancel()
 	c, err := client.New(ctx, agent.CardURL(agenttest.V1))
 	if err != nil {
@@ -111,7 +95,7 @@ func TestWebPageInBrowser(t *testing.T) {
 	}
 	defer c.Close()
 
-	bctx := startChromium(t, ctx, bin)
+	bctx := testdep.Chromium(t, ctx, "the web page's check in a real browser")
 
 	run := func(t *testing.T, cutAfter int) (pageState, bool) {
 		return runPage(t, ctx, bctx, c, agenttest.RealisticName, cutAfter)
@@ -212,41 +196,4 @@ func runPage(t *testing.T, ctx, bctx context.Context, c *client.Client, text str
 		t.Fatalf("browser: %v", err)
 	}
 	return st, cut.cut.Load()
-}
-
-// startChromium starts the headless browser at bin for the test, with
-// extra flags; it stops when the test ends.
-func startChromium(t *testing.T, ctx context.Context, bin string, extra ...chromedp.ExecAllocatorOption) context.Context {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:0:0],
-		chromedp.ExecPath(bin),
-		chromedp.Flag("headless", true),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-quic", true),
-		chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	actx, acancel := chromedp.NewExecAllocator(ctx, append(opts, extra...)...)
-	t.Cleanup(acancel)
-	bctx, bcancel := chromedp.NewContext(actx)
-	t.Cleanup(bcancel)
-	if err := chromedp.Do(bctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	return bctx
-}
-
-// skipOrFail skips the test for why, or fails it where CI requires the
-// tests that need node and Chromium (.ci/run sets A2A_PROGRESS_REQUIRE_INTEROP
-// and installs both).
-func skipOrFail(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv("A2A_PROGRESS_REQUIRE_INTEROP") != "" {
-		t.Fatalf("%s (and A2A_PROGRESS_REQUIRE_INTEROP is set: this test must run)", why)
-	}
-	t.Skip(why)
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/relay"
 )
 
@@ -39,9 +40,9 @@ import (
 // guard, not a synchronisation) and a tab of a headless Chromium.
 func pageTest(t *testing.T) (ctx, tab context.Context) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(2*time.Minute))
 	t.Cleanup(cancel)
-	return ctx, startChromium(t, ctx, chromium(t))
+	return ctx, testdep.Chromium(t, ctx, "the web page's check in a real browser")
 }
 
 // servePage serves the web page over c with auth, wrapped by wrap (nil:
@@ -152,7 +153,7 @@ func readPage(t *testing.T, tab context.Context) conversation {
 // test with what the page shows (a guard, not a synchronisation).
 func do(t *testing.T, tab context.Context, actions ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	wctx, cancel := context.WithTimeout(tab, time.Minute)
+	wctx, cancel := context.WithTimeout(tab, testdep.Budget(time.Minute))
 	defer cancel()
 	if err := chromedp.Do(wctx, actions...); err != nil {
 		t.Fatalf("browser: %v; the page: %+v", err, readPage(t, tab))

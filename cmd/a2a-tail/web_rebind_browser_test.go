@@ -10,6 +10,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
 // DNS rebinding in a real browser: Chromium resolves attacker.test to
@@ -20,7 +22,7 @@ import (
 // own port — same-origin with it for the browser — is refused by Host on
 // every request. The server's own page, by a loopback name, can do both.
 func TestWebRebindingInBrowser(t *testing.T) {
-	bin := chromium(t)
+	testdep.ChromiumPath(t, "the web page's check in a real browser") // skips, or fails where required, before any setup
 	g := startGuarded(t, webFlags{listen: "127.0.0.1:0"}, true)
 	task := g.dispatch(t)
 	g.p.tasks.Add(task)
@@ -32,9 +34,9 @@ func TestWebRebindingInBrowser(t *testing.T) {
 	defer evil.Close()
 	_, evilPort, _ := net.SplitHostPort(evil.Listener.Addr().String())
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(2*time.Minute))
 	defer cancel()
-	bctx := startChromium(t, ctx, bin, chromedp.Flag("host-resolver-rules", "MAP attacker.test 127.0.0.1"))
+	bctx := testdep.Chromium(t, ctx, "the web page's check in a real browser", chromedp.Flag("host-resolver-rules", "MAP attacker.test 127.0.0.1"))
 
 	// probe runs in a page of origin: it POSTs a message (JSON, and a
 	// no-cors text/plain one that needs no preflight) and reads the task's

@@ -19,6 +19,7 @@ import (
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/internal/redistest"
 	"github.com/tfrs/a2a-progress/internal/sseframe"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/relay/redisstore"
 	"github.com/tfrs/a2a-progress/schema"
 )
@@ -32,7 +33,7 @@ func TestWebRedisReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { agent.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(time.Minute))
 	defer cancel()
 	redisURL := "redis://127.0.0.1:" + itoa(r.Port) + "/0"
 
@@ -147,7 +148,7 @@ func TestWebRedisDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { agent.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(time.Minute))
 	defer cancel()
 	pr, pw := io.Pipe()
 	stderr := &lockedBuffer{}

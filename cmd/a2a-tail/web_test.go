@@ -15,6 +15,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/relay"
 )
 
@@ -46,7 +47,7 @@ func startWebAgent(t *testing.T) (context.Context, *client.Client) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { agent.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(time.Minute))
 	t.Cleanup(cancel)
 	c, err := client.New(ctx, agent.CardURL(agenttest.V1))
 	if err != nil {

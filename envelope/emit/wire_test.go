@@ -25,6 +25,7 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/envelope/emit"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -138,7 +139,7 @@ func TestOverTheWire(t *testing.T) {
 
 	for _, tr := range []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolGRPC} {
 		t.Run(string(tr), func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			ctx, cancel := context.WithTimeout(t.Context(), testdep.Budget(60*time.Second))
 			defer cancel()
 			c, err := client.New(ctx, urls[tr], client.WithTransport(tr),
 				client.WithGRPCDialOptions(grpc.WithTransportCredentials(insecure.NewCredentials())))

@@ -7,12 +7,10 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +21,7 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/schema"
 )
@@ -32,42 +31,15 @@ import (
 // @ag-ui/client and ai packages of relay/testdata/frontends (its lockfile)
 // run by node.
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(testdep.Reporting(m)) }
 
 var frontendsDir = filepath.Join("..", "..", "relay", "testdata", "frontends")
 
-// requireNodeEnv, when set, turns a missing node or package into a
-// failure (CI sets it).
-const requireNodeEnv = "A2A_PROGRESS_REQUIRE_INTEROP"
-
-var npmOnce sync.Once
-
+// node returns node with the pinned front-end packages installed
+// ([testdep.NPM]).
 func node(t *testing.T) string {
 	t.Helper()
-	bin, err := exec.LookPath("node")
-	if err != nil {
-		skipNode(t, "node is not on PATH")
-	}
-	npmOnce.Do(func() {
-		if _, err := os.Stat(filepath.Join(frontendsDir, "node_modules", "ai", "package.json")); err == nil {
-			return
-		}
-		if out, err := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--prefix", frontendsDir).CombinedOutput(); err != nil {
-			t.Logf("npm ci: %v\n%s", err, out)
-		}
-	})
-	if _, err := os.Stat(filepath.Join(frontendsDir, "node_modules", "ai", "package.json")); err != nil {
-		skipNode(t, "the front-end packages are not installed in "+frontendsDir)
-	}
-	return bin
-}
-
-func skipNode(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv(requireNodeEnv) != "" {
-		t.Fatalf("%s (%s is set: the node tests must run)", why, requireNodeEnv)
-	}
-	t.Skip("skipping: " + why)
+	return testdep.NPM(t, frontendsDir, "the orchestrator's AG-UI and AI SDK check")
 }
 
 // runNode runs nested.mjs with cfg and decodes its output into out; it
@@ -76,7 +48,7 @@ func runNode(t *testing.T, cfg map[string]any, out any) {
 	t.Helper()
 	bin := node(t)
 	arg, _ := json.Marshal(cfg)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(60*time.Second))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "nested.mjs", string(arg))
 	cmd.Dir = frontendsDir
@@ -545,12 +517,7 @@ var jsAgentDir = filepath.Join("..", "..", "internal", "interop", "jsagent")
 // stops when the test ends (its stdin closes).
 func startJSAgent(t *testing.T) string {
 	t.Helper()
-	bin := node(t)
-	if _, err := os.Stat(filepath.Join(jsAgentDir, "node_modules", "@a2a-js", "sdk")); err != nil {
-		if out, err := exec.Command("npm", "ci", "--no-audit", "--no-fund", "--prefix", jsAgentDir).CombinedOutput(); err != nil {
-			skipNode(t, "cannot install the JS peer's packages: "+err.Error()+"\n"+string(out))
-		}
-	}
+	bin := testdep.NPM(t, jsAgentDir, "the orchestrator's JS A2A peer")
 	cmd := exec.Command(bin, "server.mjs", "0")
 	cmd.Dir = jsAgentDir
 	stdin, err := cmd.StdinPipe()

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
 func TestTemplateHoles(t *testing.T) {
@@ -38,7 +39,7 @@ func TestTemplateHoles(t *testing.T) {
 func TestSend(t *testing.T) {
 	srv := httptest.NewServer(NewFrameServer(40))
 	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(30*time.Second))
 	defer cancel()
 	const n = 100 // two and a half tiles
 	for _, tg := range Targets(srv.URL) {
@@ -85,7 +86,7 @@ func TestFollow(t *testing.T) {
 	fs.FollowUpdates = 5
 	srv := httptest.NewServer(fs)
 	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(30*time.Second))
 	defer cancel()
 	var reached, done sync.WaitGroup
 	for _, tg := range Targets(srv.URL) {
@@ -123,7 +124,7 @@ func TestFollow(t *testing.T) {
 func TestLatency(t *testing.T) {
 	srv := httptest.NewServer(NewFrameServer(40))
 	defer srv.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(30*time.Second))
 	defer cancel()
 	for _, tg := range Targets(srv.URL) {
 		for _, impl := range []string{"raw", "sdk"} {

@@ -22,6 +22,7 @@ import (
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/internal/projection"
 	"github.com/tfrs/a2a-progress/internal/recorded"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/schema"
 	"github.com/tfrs/a2a-progress/terminal"
 )
@@ -192,7 +193,7 @@ func record(t *testing.T) {
 	for _, sc := range trajectories() {
 		s.Register(sc)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(time.Minute))
 	defer cancel()
 	for _, w := range wires {
 		if err := os.MkdirAll(filepath.Join(dir, w.name), 0o755); err != nil {

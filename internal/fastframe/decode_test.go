@@ -21,6 +21,7 @@ import (
 	"github.com/tfrs/a2a-progress/internal/fastframe"
 	"github.com/tfrs/a2a-progress/internal/sseframe"
 	"github.com/tfrs/a2a-progress/internal/ssewire"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
 // frames reads the data of every event of an SSE body with ssewire, and
@@ -164,7 +165,7 @@ func TestCalleeFrames(t *testing.T) {
 	for _, sc := range scripts {
 		s.Register(sc)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	ctx, cancel := context.WithTimeout(t.Context(), testdep.Budget(time.Minute))
 	defer cancel()
 	for _, binding := range []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON} {
 		total, accepted := 0, 0

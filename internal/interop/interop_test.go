@@ -13,12 +13,13 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/schema"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(testdep.Reporting(m))
 }
 
 // turnTimeout bounds one scenario, well below go test's own timeout, so
@@ -301,7 +302,7 @@ type result struct {
 // play sends one scenario and reads its stream to the end.
 func play(t *testing.T, cl *client.Client, name string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), turnTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(turnTimeout))
 	defer cancel()
 	st, err := cl.SendText(ctx, name)
 	if err != nil {
@@ -365,7 +366,7 @@ func (sc scenario) viewOver(name string) schema.View {
 // forced (client.WithTransport takes the interface URL, not the card).
 func TestJSAgentEveryInterface(t *testing.T) {
 	agent := startJSAgent(t)
-	ctx, cancel := context.WithTimeout(context.Background(), turnTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(turnTimeout))
 	defer cancel()
 	ifaces, err := agent.interfaces(ctx)
 	if err != nil {
@@ -395,7 +396,7 @@ func TestJSAgentEveryInterface(t *testing.T) {
 // an interface itself.
 func TestJSAgentFromCard(t *testing.T) {
 	agent := startJSAgent(t)
-	ctx, cancel := context.WithTimeout(context.Background(), turnTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(turnTimeout))
 	defer cancel()
 	cl, err := client.New(ctx, agent.Base)
 	if err != nil {
@@ -416,7 +417,7 @@ func TestJSAgentFromCard(t *testing.T) {
 // status.
 func TestJSAgentSettledTask(t *testing.T) {
 	agent := startJSAgent(t)
-	ctx, cancel := context.WithTimeout(context.Background(), turnTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(turnTimeout))
 	defer cancel()
 	ifaces, err := agent.interfaces(ctx)
 	if err != nil {
@@ -433,7 +434,7 @@ func TestJSAgentSettledTask(t *testing.T) {
 					live := play(t, cl, sc.name)
 					for _, mode := range []string{"follow", "poll"} {
 						t.Run(mode, func(t *testing.T) {
-							tctx, cancel := context.WithTimeout(context.Background(), turnTimeout)
+							tctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(turnTimeout))
 							defer cancel()
 							var (
 								st  *client.Stream

@@ -18,6 +18,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
 // jsAgentDir is the node project of the JS SDK callee, relative to this
@@ -40,14 +41,10 @@ type jsAgent struct {
 
 // startJSAgent starts the JS SDK callee for the test and stops it (and
 // waits for it) when the test ends. It skips the test when node is not on
-// PATH or the SDK cannot be installed ([requireSDK]).
+// PATH or the SDK cannot be installed ([testdep.NPM]).
 func startJSAgent(t *testing.T) *jsAgent {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skipOrFail(t, "skipping the JS SDK interop test: node is not on PATH (install Node.js >= 20 and npm to run it)")
-	}
-	requireSDK(t)
+	node := testdep.NPM(t, jsAgentDir, "the interop test against the A2A JS SDK")
 
 	ctx, kill := context.WithCancel(context.Background())
 	cmd := exec.CommandContext(ctx, node, "server.mjs", "0")
@@ -76,7 +73,7 @@ func startJSAgent(t *testing.T) *jsAgent {
 		_ = stdin.Close()
 		select {
 		case <-exited:
-		case <-time.After(stopTimeout):
+		case <-time.After(testdep.Budget(stopTimeout)):
 			t.Errorf("the JS agent did not exit within %v of its stdin closing; killing it", stopTimeout)
 			kill()
 			<-exited

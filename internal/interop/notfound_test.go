@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
 // A task the JS SDK agent does not know, on each interface of its card:
@@ -18,7 +19,7 @@ import (
 // "not found" on that wire (JSON-RPC -32001, a REST 404 with its own body).
 func TestJSAgentUnknownTask(t *testing.T) {
 	agent := startJSAgent(t)
-	ctx, cancel := context.WithTimeout(context.Background(), turnTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(turnTimeout))
 	defer cancel()
 	ifaces, err := agent.interfaces(ctx)
 	if err != nil {

@@ -9,12 +9,13 @@ import (
 	"bufio"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
 // Server is a real redis-server for one test, on a loopback port of
@@ -24,6 +25,7 @@ type Server struct {
 	tb testing.TB
 	// Port is the loopback port it listens on.
 	Port int
+	bin  string // redis-server's path
 	args []string
 	cmd  *exec.Cmd
 	exit chan struct{}
@@ -31,17 +33,10 @@ type Server struct {
 
 // Start starts redis-server with args added to the test's own (e.g.
 // "--maxmemory", "2mb"). Without redis-server the test skips, saying why,
-// unless CI requires it (A2A_PROGRESS_REQUIRE_INTEROP).
+// unless CI requires it ([testdep.SkipOrFail]).
 func Start(t testing.TB, args ...string) *Server {
 	t.Helper()
-	_, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("A2A_PROGRESS_REQUIRE_INTEROP") != "" {
-			t.Fatalf("redis-server is required (A2A_PROGRESS_REQUIRE_INTEROP is set): %v", err)
-		}
-		t.Skipf("redis-server not installed (apt-get install redis-server; .ci/run does): %v", err)
-	}
-	r := &Server{tb: t, args: args}
+	r := &Server{tb: t, bin: testdep.RedisServer(t, "this test"), args: args}
 	for attempt := 0; ; attempt++ {
 		r.Port = freePort(t)
 		err := r.start()
@@ -71,7 +66,7 @@ func freePort(t testing.TB) int {
 func (r *Server) start() error {
 	args := append([]string{"--port", strconv.Itoa(r.Port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 		"--daemonize", "no", "--logfile", "", "--loglevel", "notice"}, r.args...)
-	cmd := exec.Command("redis-server", args...)
+	cmd := exec.Command(r.bin, args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return err
@@ -103,10 +98,10 @@ func (r *Server) start() error {
 		return nil
 	case <-exit:
 		return fmt.Errorf("exited before it was ready:\n%s", log.String())
-	case <-time.After(20 * time.Second):
+	case <-time.After(testdep.Budget(20 * time.Second)):
 		_ = cmd.Process.Kill()
 		<-exit
-		return fmt.Errorf("not ready after 20s")
+		return fmt.Errorf("not ready after %v", testdep.Budget(20*time.Second))
 	}
 }
 

@@ -5,78 +5,24 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
 // frontendsDir is the node project that runs the real AG-UI and AI SDK
 // client libraries (pinned by its package-lock.json).
 var frontendsDir = filepath.Join("..", "testdata", "frontends")
 
-var (
-	npmOnce sync.Once
-	npmErr  error
-	npmSkip string // why the packages cannot be installed here (not an error)
-)
-
-// requireNodeEnv, when set to a non-empty value, turns every reason to skip
-// the node tests into a failure; .ci/run sets it, so CI runs them for real.
-const requireNodeEnv = "A2A_PROGRESS_REQUIRE_INTEROP"
-
-// npmOffline matches npm's errors for a registry it cannot reach.
-var npmOffline = regexp.MustCompile(`\b(ENOTFOUND|EAI_AGAIN|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENETUNREACH|EHOSTUNREACH)\b`)
-
-// skipNode skips the test for why, or fails it where CI requires node tests.
-func skipNode(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv(requireNodeEnv) != "" {
-		t.Fatalf("%s (and %s is set: the node tests must run)", why, requireNodeEnv)
-	}
-	t.Skip(why)
-}
-
 // frontendsNode returns the node binary with the harness's packages
-// installed, installing them from the lockfile (npm ci) once when they are
-// missing. It skips the test where node is not on PATH.
+// installed ([testdep.NPM]: npm ci from the lockfile, once).
 func frontendsNode(t *testing.T) string {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skipNode(t, "skipping: node is not on PATH; the AG-UI and AI SDK client libraries run on it (install Node.js >= 20)")
-	}
-	npmOnce.Do(func() {
-		if _, err := os.Stat(filepath.Join(frontendsDir, "node_modules", "ai", "package.json")); err == nil {
-			return
-		}
-		npm, err := exec.LookPath("npm")
-		if err != nil {
-			npmSkip = "skipping: the AG-UI and AI SDK packages are not installed and npm is not on PATH to install them from " + frontendsDir + "/package-lock.json"
-			return
-		}
-		cmd := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--prefix", frontendsDir)
-		out, err := cmd.CombinedOutput()
-		switch {
-		case err == nil:
-		case npmOffline.Match(out):
-			npmSkip = fmt.Sprintf("skipping: `npm ci --prefix %s` could not reach the npm registry (%s; offline?), so the pinned AG-UI and AI SDK packages are not installed",
-				frontendsDir, npmOffline.Find(out))
-		default:
-			npmErr = fmt.Errorf("npm ci --prefix %s: %v\n%s", frontendsDir, err, out)
-		}
-	})
-	if npmErr != nil {
-		t.Fatal(npmErr)
-	}
-	if npmSkip != "" {
-		skipNode(t, npmSkip)
-	}
-	return node
+	return testdep.NPM(t, frontendsDir, "the AG-UI and AI SDK client libraries' check of the relay")
 }
 
 // runHarness runs one harness script with cfg (JSON) and decodes what it
@@ -88,7 +34,7 @@ func runHarness(t *testing.T, script string, cfg, out any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(2*time.Minute))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, script, string(arg))
 	cmd.Dir = frontendsDir

@@ -16,6 +16,7 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/schema"
@@ -117,7 +118,7 @@ func newFrontRig(t *testing.T, wrap func(http.Handler) http.Handler) *frontRig {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(2*time.Minute))
 	t.Cleanup(cancel)
 	c, err := client.New(ctx, s.CardURL(agenttest.V1), client.WithRetry(8, time.Millisecond, 20*time.Millisecond))
 	if err != nil {

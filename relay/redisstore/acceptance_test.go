@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -27,6 +26,7 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/client/v1query"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/relay/frontend"
 	"github.com/tfrs/a2a-progress/schema"
@@ -170,7 +170,7 @@ func (b *browser) runUntil(ctx context.Context, u string, n int) error {
 // true; the Handler offers no signal for it, so the test polls.
 func waitFor(t *testing.T, cond func() bool, what string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(testdep.Budget(30 * time.Second))
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
@@ -312,22 +312,12 @@ func replicaURL(t *testing.T, cl *cluster, i int) string {
 	return cl.urls[i]
 }
 
-// aiSDK returns node and the directory of the pinned front-end packages;
-// it skips, saying why, where they are absent and CI does not require them.
+// aiSDK returns node and the directory of the pinned front-end packages,
+// installed ([testdep.NPM]).
 func aiSDK(t *testing.T) (node, dir string) {
 	t.Helper()
 	dir, _ = filepath.Abs(filepath.Join("..", "testdata", "frontends"))
-	node, err := exec.LookPath("node")
-	if err == nil {
-		_, err = os.Stat(filepath.Join(dir, "node_modules", "ai", "package.json"))
-	}
-	if err != nil {
-		if os.Getenv("A2A_PROGRESS_REQUIRE_INTEROP") != "" {
-			t.Fatalf("node and %s/node_modules are required (A2A_PROGRESS_REQUIRE_INTEROP): %v", dir, err)
-		}
-		t.Skipf("skipping: node or the pinned AI SDK (npm ci --prefix %s) is missing: %v", dir, err)
-	}
-	return node, dir
+	return testdep.NPM(t, dir, "the AI SDK's check of a chat resumed on another replica"), dir
 }
 
 // The task's stream vanishes mid-turn, as an eviction under maxmemory

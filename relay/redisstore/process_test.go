@@ -21,6 +21,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/relay/redisstore"
 	"github.com/tfrs/a2a-progress/schema"
@@ -85,7 +86,7 @@ type workerResult struct {
 // Attaches the stream. It prints "task <id>" once the first op names the
 // task, and a workerResult as JSON after the turn, then exits.
 func runWorker() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(2*time.Minute))
 	defer cancel()
 	st, err := redisstore.New(os.Getenv("A2A_TEST_REDIS"))
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/tfrs/a2a-progress/internal/redistest"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/relay/redisstore"
 )
 
@@ -16,7 +17,7 @@ func TestMain(m *testing.M) {
 	if code, ok := runChild(); ok {
 		os.Exit(code)
 	}
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(testdep.Reporting(m))
 }
 
 type redisServer = redistest.Server

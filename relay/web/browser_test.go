@@ -1,17 +1,20 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"go.uber.org/goleak"
+
+	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
 // browserReport is what testdata/browser.html posts.
@@ -26,10 +29,7 @@ type browserReport struct {
 // Chromium: the module as a browser loads it (BigInt, private fields,
 // TextEncoder), not only as node runs it.
 func TestBrowser(t *testing.T) {
-	chromium, err := exec.LookPath("chromium")
-	if err != nil {
-		skipOrFail(t, "chromium is not installed (not in PATH): receiver.js is NOT checked in a browser")
-	}
+	testdep.ChromiumPath(t, "the check of receiver.js in a browser") // before goleak: a skip leaves nothing behind
 	defer goleak.VerifyNone(t)
 
 	names, err := filepath.Glob(filepath.Join(vectorDir, "*.ops.ndjson"))
@@ -79,29 +79,30 @@ func TestBrowser(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 
-	cmd := exec.Command(chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--user-data-dir="+t.TempDir(), srv.URL+"/")
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		cmd.Process.Kill()
-		<-exited
-	}()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel() // stops the browser before goleak looks
+	browser := testdep.Chromium(t, ctx, "the check of receiver.js in a browser")
+	navigated := make(chan error, 1)
+	go func() { navigated <- chromedp.Do(browser, chromedp.Navigate(srv.URL+"/")) }()
 
+	budget := testdep.Budget(3 * time.Minute) // a guard against a hang, not a synchronisation
+	guard := time.NewTimer(budget)
+	defer guard.Stop()
 	var rep browserReport
-	select {
-	case rep = <-reports:
-	case err := <-exited:
-		t.Fatalf("chromium exited before the page reported: %v\n%s", err, out.String())
-	case <-time.After(3 * time.Minute): // a guard against a hang, not a synchronisation
-		t.Fatalf("no report from the page in 3 minutes\n%s", out.String())
+	for got := false; !got; {
+		select {
+		case rep = <-reports:
+			got = true
+		case err := <-navigated:
+			if err != nil {
+				t.Fatalf("chromium could not load the page: %v", err)
+			}
+			navigated = nil // loaded; the page's report is still to come
+		case <-guard.C:
+			t.Fatalf("no report from the page in %v", budget)
+		}
 	}
+	cancel()
 	if rep.Error != "" {
 		t.Fatalf("the page failed: %s", rep.Error)
 	}

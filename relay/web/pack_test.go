@@ -8,16 +8,18 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
 // TestPackContents checks what `npm pack` would publish: the receiver, its
 // types, the AG-UI reconnect subclass, its README, the manifest and the licence — nothing of the page, the Go files or
 // the tests.
 func TestPackContents(t *testing.T) {
+	needNode(t)
 	npm, err := exec.LookPath("npm")
 	if err != nil {
-		needNode(t) // skips, or fails where CI requires node, saying why
-		t.Skip("npm is not installed")
+		testdep.SkipOrFail(t, "npm is not on PATH", "the check of what `npm pack` publishes runs npm")
 	}
 	out, err := exec.Command(npm, "pack", "--dry-run", "--json", "--ignore-scripts").Output()
 	if err != nil {

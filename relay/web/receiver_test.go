@@ -6,12 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/schema"
 )
@@ -95,14 +95,10 @@ type nodeAnswer struct {
 	Plain string `json:"plain"`
 }
 
-// needNode returns the path of node, or skips the test.
+// needNode returns the path of node, or ends the test ([testdep.Node]).
 func needNode(t *testing.T) string {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		skipOrFail(t, "node is not installed (not in PATH): the JavaScript receiver (relay/web/receiver.js) is NOT checked; install Node.js >= 20 to run this test")
-	}
-	return node
+	return testdep.Node(t, "the check of the JavaScript receiver (relay/web/receiver.js)")
 }
 
 // jsReceive runs every case through one node process and returns the
@@ -191,15 +187,4 @@ func htmlEscaped(s string) string {
 	var b bytes.Buffer
 	json.HTMLEscape(&b, []byte(s))
 	return b.String()
-}
-
-// skipOrFail skips the test for why, or fails it where CI requires the
-// tests that need node and Chromium (.ci/run sets A2A_PROGRESS_REQUIRE_INTEROP
-// and installs both).
-func skipOrFail(t *testing.T, why string) {
-	t.Helper()
-	if os.Getenv("A2A_PROGRESS_REQUIRE_INTEROP") != "" {
-		t.Fatalf("%s (and A2A_PROGRESS_REQUIRE_INTEROP is set: this test must run)", why)
-	}
-	t.Skip(why)
 }

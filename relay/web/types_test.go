@@ -1,13 +1,13 @@
 package web
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
 // TestTypes checks the .d.ts files against the modules: testdata/types/usage.ts,
@@ -98,35 +98,15 @@ func run(dir, name string, args ...string) (string, error) {
 	return string(out), err
 }
 
-var (
-	tscOnce sync.Once
-	tscErr  error
-)
-
-// typescript returns the path of the pinned tsc, installing relay/web's
-// devDependencies from package-lock.json (npm ci) once when they are
-// missing.
+// typescript returns the path of the pinned tsc, relay/web's
+// devDependencies installed from package-lock.json by the one npm installer
+// ([testdep.NPM]).
 func typescript(t *testing.T) string {
 	t.Helper()
+	testdep.NPM(t, ".", "the check of receiver.d.ts against receiver.js (tsc --strict)")
 	tsc, err := filepath.Abs(filepath.Join("node_modules", "typescript", "bin", "tsc"))
 	if err != nil {
 		t.Fatal(err)
-	}
-	tscOnce.Do(func() {
-		if _, err := os.Stat(tsc); err == nil {
-			return
-		}
-		npm, err := exec.LookPath("npm")
-		if err != nil {
-			tscErr = fmt.Errorf("npm is not on PATH to install typescript from relay/web/package-lock.json")
-			return
-		}
-		if out, err := exec.Command(npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts").CombinedOutput(); err != nil {
-			tscErr = fmt.Errorf("npm ci in relay/web: %v\n%s", err, out)
-		}
-	})
-	if tscErr != nil {
-		skipOrFail(t, tscErr.Error())
 	}
 	return tsc
 }
