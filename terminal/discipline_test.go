@@ -176,7 +176,7 @@ func TestDisciplineFirstTerminalWins(t *testing.T) {
 				tr.Observe(statusText(first, "first"))
 				o := tr.Observe(snapshot(second, agentMsg("second")))
 				wantConflict := first != second
-				if diff := cmp.Diff(Observation{State: first, Class: ClassTerminal, Settled: true, Ignored: true,
+				if diff := cmp.Diff(Observation{State: first, Settled: true, Ignored: true,
 					Conflict: wantConflict}, o); diff != "" {
 					t.Errorf("Observation of the second (-want +got):\n%s", diff)
 				}
@@ -265,16 +265,16 @@ func TestDisciplineCutIsNeverSuccess(t *testing.T) {
 				Message   *a2a.Message
 				Text      string
 				Artifacts []*a2a.Artifact
-				Interrupt *Interrupt
-				Class     Class
-			}{got.Message, got.Reply, got.Artifacts, got.Interrupt, got.Class}
+				Interrupt *schema.Interrupt
+				Verdict   schema.Verdict
+			}{got.Message, got.Reply, got.Artifacts, got.Interrupt, got.Verdict}
 			if diff := cmp.Diff(struct {
 				Message   *a2a.Message
 				Text      string
 				Artifacts []*a2a.Artifact
-				Interrupt *Interrupt
-				Class     Class
-			}{Class: ClassInProgress}, reply); diff != "" {
+				Interrupt *schema.Interrupt
+				Verdict   schema.Verdict
+			}{Verdict: schema.VerdictIncomplete}, reply); diff != "" {
 				t.Errorf("reply fields of a cut (-want +got):\n%s", diff)
 			}
 			var ce *CutError

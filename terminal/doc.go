@@ -6,11 +6,12 @@
 //
 // A turn is one send (or one resubscription) and the events that answer
 // it. Only the task state decides how the turn ended. Every task state
-// falls in one of three classes ([Class]):
+// falls in one of three classes, which [Outcome.Verdict] (a schema.Verdict)
+// names in one word:
 //
-//	in progress   submitted, working, unspecified, anything unknown
-//	interrupted   input-required, auth-required
-//	terminal      completed, failed, canceled, rejected
+//	in progress   submitted, working, unspecified, anything unknown   incomplete
+//	interrupted   input-required, auth-required                       input-required, auth-required
+//	terminal      completed, failed, canceled, rejected               completed, failed, canceled, rejected
 //
 // A turn is settled when its current state is interrupted or terminal.
 //
@@ -124,6 +125,6 @@
 //     log, another process), and schema.Result.Answer for "the answer".
 //   - schema.Verdict — one word of the Result (completed, failed, …,
 //     incomplete), decided by the one state → verdict table
-//     (schema.VerdictOf) that this package's [Class] also follows. Switch
+//     (schema.VerdictOf) that [Outcome.Verdict] also follows. Switch
 //     on it where a front end needs one word.
 package terminal

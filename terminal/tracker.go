@@ -89,8 +89,6 @@ type Observation struct {
 	// 1.0 name, also for a v0.3 name ("input-required") in an event
 	// decoded by hand; v0.3 "unknown" is the unspecified state.
 	State a2a.TaskState
-	// Class is what State means for the turn.
-	Class Class
 	// Settled reports that the turn has ended after the event: a terminal
 	// or interrupted state.
 	Settled bool
@@ -173,8 +171,7 @@ func (t *Tracker) Observe(ev a2a.Event) Observation {
 	var o Observation
 	o.Ignored = !t.observe(ev, &o)
 	o.State = t.state
-	o.Class = classify(t.state)
-	o.Settled = o.Class != ClassInProgress
+	o.Settled = classify(t.state) != classInProgress
 	return o
 }
 
@@ -189,9 +186,9 @@ func (t *Tracker) observe(ev a2a.Event, o *Observation) bool {
 		t.c.OtherTask++
 		return false
 	}
-	if classify(t.state) == ClassTerminal {
+	if classify(t.state) == classTerminal {
 		t.c.IgnoredAfterSettle++
-		if s, ok := stateOf(ev); ok && classify(s) == ClassTerminal && canonical(s) != t.state {
+		if s, ok := stateOf(ev); ok && classify(s) == classTerminal && canonical(s) != t.state {
 			t.c.Conflicts++
 			o.Conflict = true
 		}
@@ -253,12 +250,12 @@ func (t *Tracker) recordIDs(info a2a.TaskInfo) {
 func (t *Tracker) setStatus(s a2a.TaskStatus) {
 	t.sawTask = true
 	next := canonical(s.State)
-	if classify(t.state) == ClassInterrupted && next != t.state {
+	if classify(t.state) == classInterrupted && next != t.state {
 		t.c.Resumed++
 	}
 	t.state, t.msg = next, s.Message
 	t.question, t.items = "", nil
-	if classify(next) == ClassInterrupted {
+	if classify(next) == classInterrupted {
 		var bad bool
 		t.question, t.items, bad = parseInterrupt(s.Message)
 		if bad {
@@ -314,7 +311,7 @@ func (t *Tracker) State() a2a.TaskState {
 func (t *Tracker) Settled() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return classify(t.state) != ClassInProgress
+	return classify(t.state) != classInProgress
 }
 
 // Counters returns a copy of the tallies.
