@@ -135,7 +135,7 @@ func Example_interrupt() {
 
 	tr := terminal.NewTracker(terminal.WithProgressArtifact(remoteInvocation))
 	out, err := tr.Track(events(nil, frame, a2a.NewStatusUpdateEvent(task, a2a.TaskStateInputRequired, question)))
-	fmt.Println(out.Verdict, err, len(out.Artifacts), tr.Counters().ProgressArtifacts)
+	fmt.Println(out.Verdict, err, len(out.Artifacts), tr.EventCounts().ProgressArtifacts)
 	fmt.Println(out.Interrupt.Question)
 	for _, it := range out.Interrupt.Items {
 		fmt.Printf("%s (%s): %s\n", it.ToolCallID, it.ToolName, it.Message)
@@ -165,7 +165,7 @@ func ExampleTracker_Observe() {
 		fmt.Printf("%s settled=%t ignored=%t conflict=%t\n", o.State, o.Settled, o.Ignored, o.Conflict)
 	}
 	out, err := tr.Outcome()
-	fmt.Println(out.State, err, tr.Counters().Conflicts)
+	fmt.Println(out.State, err, tr.EventCounts().Conflicts)
 	// Output:
 	// TASK_STATE_WORKING settled=false ignored=false conflict=false
 	// TASK_STATE_COMPLETED settled=true ignored=false conflict=false
@@ -202,7 +202,7 @@ func ExampleWithLimits() {
 	}
 	tr.Observe(a2a.NewStatusUpdateEvent(task, a2a.TaskStateCompleted, nil))
 	out, _ := tr.Outcome()
-	fmt.Println(len(out.Artifacts[0].Parts), out.Truncated, tr.Counters().PartsDropped)
+	fmt.Println(len(out.Artifacts[0].Parts), out.Truncated, tr.EventCounts().PartsDropped)
 	// Output:
 	// 2 true 3
 }

@@ -128,7 +128,7 @@ func TestInterruptOutcome(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got.Interrupt); diff != "" {
 				t.Errorf("Interrupt (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.wantMalformed, tr.Counters().MalformedInterrupts); diff != "" {
+			if diff := cmp.Diff(tt.wantMalformed, tr.EventCounts().MalformedInterrupts); diff != "" {
 				t.Errorf("MalformedInterrupts (-want +got):\n%s", diff)
 			}
 		})

@@ -117,7 +117,7 @@ func TestTrackerConcurrentReads(t *testing.T) {
 					return
 				default:
 				}
-				_ = tr.Counters()
+				_ = tr.EventCounts()
 				_ = tr.State()
 				_ = tr.Settled()
 				_ = tr.Artifacts()
@@ -132,7 +132,7 @@ func TestTrackerConcurrentReads(t *testing.T) {
 	tr.Observe(status(a2a.TaskStateCompleted, nil))
 	close(stop)
 	wg.Wait()
-	if diff := cmp.Diff(Counters{Events: 401}, tr.Counters()); diff != "" {
-		t.Errorf("Counters (-want +got):\n%s", diff)
+	if diff := cmp.Diff(EventCounts{Events: 401}, tr.EventCounts()); diff != "" {
+		t.Errorf("EventCounts (-want +got):\n%s", diff)
 	}
 }

@@ -18,7 +18,7 @@ type Option func(*Tracker)
 // terminal state, and for every artifact of a Task snapshot (wrapped in an
 // update with the snapshot's task and context id). When f returns true the
 // artifact is progress, not output: it never reaches [Outcome.Artifacts],
-// [Counters.ProgressArtifacts] counts it, and the Observation of the event
+// [EventCounts.ProgressArtifacts] counts it, and the Observation of the event
 // hands it back with f's reading of it ([Observation.Routed]), for the
 // caller to merge. f must not modify the event. f is called with the
 // Tracker's lock held: it must not call back into the Tracker. nil removes
@@ -32,9 +32,10 @@ func WithLimits(l Limits) Option {
 	return func(t *Tracker) { t.arts.limits = l.withDefaults() }
 }
 
-// Counters are the tallies of a [Tracker]: what it observed, ignored,
+// EventCounts are the tallies of a [Tracker], counted in events (a merge
+// counts blocks: schema.Counters): what it observed, ignored,
 // routed and dropped. They are meant for logs and metrics.
-type Counters struct {
+type EventCounts struct {
 	// Events counts every call to Observe.
 	Events int
 	// IgnoredAfterSettle counts events observed after a terminal state
@@ -94,7 +95,7 @@ type Observation struct {
 	Settled bool
 	// Ignored reports that the event changed nothing: it came after a
 	// terminal state, named another task, was a stray Message, or was
-	// invalid. See [Counters] for which.
+	// invalid. See [EventCounts] for which.
 	Ignored bool
 	// Conflict reports an event after a terminal state carrying a
 	// different terminal state (Ignored is set too).
@@ -122,7 +123,7 @@ type ProgressArtifact struct {
 // Tracker follows the events of one turn of one task and decides its
 // outcome. The zero value is not usable; call [NewTracker]. A Tracker is
 // safe for concurrent use, though a stream is normally observed from one
-// goroutine and read from another only for Counters or State.
+// goroutine and read from another only for EventCounts or State.
 type Tracker struct {
 	mu       sync.Mutex
 	progress func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)
@@ -135,7 +136,7 @@ type Tracker struct {
 	question  string       // _interrupt.message of an interrupted state
 	items     []schema.InterruptItem
 	arts      artifactSet
-	c         Counters
+	c         EventCounts
 }
 
 // NewTracker returns a Tracker with no events observed: its state is
@@ -314,8 +315,8 @@ func (t *Tracker) Settled() bool {
 	return classify(t.state) != classInProgress
 }
 
-// Counters returns a copy of the tallies.
-func (t *Tracker) Counters() Counters {
+// EventCounts returns a copy of the tallies.
+func (t *Tracker) EventCounts() EventCounts {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.c

@@ -125,7 +125,7 @@ func TestOutcomeByEventOrder(t *testing.T) {
 		name         string
 		events       []a2a.Event
 		want         Outcome
-		wantCounters Counters
+		wantCounters EventCounts
 	}{
 		{
 			name:   "no events is a cut",
@@ -139,7 +139,7 @@ func TestOutcomeByEventOrder(t *testing.T) {
 			want: Outcome{ContextID: ctxID, State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted,
 				Message: &a2a.Message{ID: "r", Role: a2a.MessageRoleAgent, ContextID: ctxID,
 					Parts: a2a.ContentParts{a2a.NewTextPart("hello")}}, Reply: "hello"},
-			wantCounters: Counters{Events: 1},
+			wantCounters: EventCounts{Events: 1},
 		},
 		{
 			name: "submitted, working, artifact chunks, completed",
@@ -147,20 +147,20 @@ func TestOutcomeByEventOrder(t *testing.T) {
 				artifact("a1", false, false, "Hel"), artifact("a1", true, true, "lo"), status(a2a.TaskStateCompleted, done)},
 			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted,
 				Message: done, Reply: "done", Artifacts: []*a2a.Artifact{art("a1", "Hel", "lo")}},
-			wantCounters: Counters{Events: 5},
+			wantCounters: EventCounts{Events: 5},
 		},
 		{
 			name:         "working then end is a cut, not a success",
 			events:       []a2a.Event{snapshot(a2a.TaskStateSubmitted, nil), statusText(a2a.TaskStateWorking, "almost done"), artifact("a1", false, false, "partial")},
 			want:         Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateWorking, Verdict: schema.VerdictIncomplete, Err: ErrCut},
-			wantCounters: Counters{Events: 3},
+			wantCounters: EventCounts{Events: 3},
 		},
 		{
 			name:   "GetTask snapshot alone decides",
 			events: []a2a.Event{snapshot(a2a.TaskStateCompleted, done, art("a1", "full report"))},
 			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted,
 				Message: done, Reply: "done", Artifacts: []*a2a.Artifact{art("a1", "full report")}},
-			wantCounters: Counters{Events: 1},
+			wantCounters: EventCounts{Events: 1},
 		},
 		{
 			name: "cut, then resubscription snapshot and completion",
@@ -169,28 +169,28 @@ func TestOutcomeByEventOrder(t *testing.T) {
 				status(a2a.TaskStateCompleted, done)},
 			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted,
 				Message: done, Reply: "done", Artifacts: []*a2a.Artifact{art("a1", "fresh", "+more")}},
-			wantCounters: Counters{Events: 5},
+			wantCounters: EventCounts{Events: 5},
 		},
 		{
 			name:   "completed then failed: first wins, conflict counted",
 			events: []a2a.Event{status(a2a.TaskStateCompleted, done), statusText(a2a.TaskStateFailed, "late failure")},
 			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted,
 				Message: done, Reply: "done"},
-			wantCounters: Counters{Events: 2, IgnoredAfterSettle: 1, Conflicts: 1},
+			wantCounters: EventCounts{Events: 2, IgnoredAfterSettle: 1, Conflicts: 1},
 		},
 		{
 			name:   "failed then completed: first wins, conflict counted",
 			events: []a2a.Event{statusText(a2a.TaskStateFailed, "boom"), snapshot(a2a.TaskStateCompleted, done, art("a1", "x"))},
 			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateFailed, Verdict: schema.VerdictFailed,
 				Message: agentMsg("boom"), Reply: "boom", Err: ErrFailed},
-			wantCounters: Counters{Events: 2, IgnoredAfterSettle: 1, Conflicts: 1},
+			wantCounters: EventCounts{Events: 2, IgnoredAfterSettle: 1, Conflicts: 1},
 		},
 		{
 			name:   "same terminal state twice is not a conflict",
 			events: []a2a.Event{status(a2a.TaskStateCompleted, done), snapshot(a2a.TaskStateCompleted, done)},
 			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted,
 				Message: done, Reply: "done"},
-			wantCounters: Counters{Events: 2, IgnoredAfterSettle: 1},
+			wantCounters: EventCounts{Events: 2, IgnoredAfterSettle: 1},
 		},
 		{
 			name: "artifacts after completed are ignored",
@@ -198,13 +198,13 @@ func TestOutcomeByEventOrder(t *testing.T) {
 				artifact("a1", true, false, "junk"), artifact("a2", false, false, "junk")},
 			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted,
 				Message: done, Reply: "done", Artifacts: []*a2a.Artifact{art("a1", "answer")}},
-			wantCounters: Counters{Events: 4, IgnoredAfterSettle: 2},
+			wantCounters: EventCounts{Events: 4, IgnoredAfterSettle: 2},
 		},
 		{
 			name:         "input-required then working: superseded, then cut",
 			events:       []a2a.Event{statusText(a2a.TaskStateInputRequired, "approve?"), statusText(a2a.TaskStateWorking, "resumed")},
 			want:         Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateWorking, Verdict: schema.VerdictIncomplete, Err: ErrCut},
-			wantCounters: Counters{Events: 2, Resumed: 1},
+			wantCounters: EventCounts{Events: 2, Resumed: 1},
 		},
 		{
 			name: "input-required, answered, completed",
@@ -212,14 +212,14 @@ func TestOutcomeByEventOrder(t *testing.T) {
 				status(a2a.TaskStateCompleted, done)},
 			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted,
 				Message: done, Reply: "done"},
-			wantCounters: Counters{Events: 3, Resumed: 1},
+			wantCounters: EventCounts{Events: 3, Resumed: 1},
 		},
 		{
 			name:   "input-required then canceled",
 			events: []a2a.Event{statusText(a2a.TaskStateInputRequired, "approve?"), statusText(a2a.TaskStateCanceled, "timed out")},
 			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCanceled, Verdict: schema.VerdictCanceled,
 				Message: agentMsg("timed out"), Reply: "timed out", Err: ErrCanceled},
-			wantCounters: Counters{Events: 2, Resumed: 1},
+			wantCounters: EventCounts{Events: 2, Resumed: 1},
 		},
 		{
 			name:   "auth-required repeated is not a resumption",
@@ -227,13 +227,13 @@ func TestOutcomeByEventOrder(t *testing.T) {
 			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateAuthRequired, Verdict: schema.VerdictAuthRequired,
 				Message: agentMsg("log in"), Reply: "log in",
 				Interrupt: &schema.Interrupt{Question: "log in"}},
-			wantCounters: Counters{Events: 2},
+			wantCounters: EventCounts{Events: 2},
 		},
 		{
 			name:         "Message after a task is stray",
 			events:       []a2a.Event{statusText(a2a.TaskStateWorking, "w"), agentMsg("I am done (not really)")},
 			want:         Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateWorking, Verdict: schema.VerdictIncomplete, Err: ErrCut},
-			wantCounters: Counters{Events: 2, StrayMessages: 1},
+			wantCounters: EventCounts{Events: 2, StrayMessages: 1},
 		},
 		{
 			name: "events of another task are ignored",
@@ -243,7 +243,7 @@ func TestOutcomeByEventOrder(t *testing.T) {
 				statusText(a2a.TaskStateFailed, "real verdict")},
 			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateFailed, Verdict: schema.VerdictFailed,
 				Message: agentMsg("real verdict"), Reply: "real verdict", Err: ErrFailed},
-			wantCounters: Counters{Events: 4, OtherTask: 2},
+			wantCounters: EventCounts{Events: 4, OtherTask: 2},
 		},
 		{
 			name: "nil events are invalid and ignored",
@@ -251,20 +251,20 @@ func TestOutcomeByEventOrder(t *testing.T) {
 				(*a2a.TaskArtifactUpdateEvent)(nil), &a2a.TaskArtifactUpdateEvent{TaskID: taskID}, status(a2a.TaskStateCompleted, done)},
 			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted,
 				Message: done, Reply: "done"},
-			wantCounters: Counters{Events: 7, Invalid: 6},
+			wantCounters: EventCounts{Events: 7, Invalid: 6},
 		},
 		{
 			name:   "completed without a status message keeps the artifacts",
 			events: []a2a.Event{artifact("a1", false, true, "answer"), status(a2a.TaskStateCompleted, nil)},
 			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted,
 				Artifacts: []*a2a.Artifact{art("a1", "answer")}},
-			wantCounters: Counters{Events: 2},
+			wantCounters: EventCounts{Events: 2},
 		},
 		{
 			name:         "working message is not the reply",
 			events:       []a2a.Event{statusText(a2a.TaskStateWorking, "interim text"), status(a2a.TaskStateCompleted, nil)},
 			want:         Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted},
-			wantCounters: Counters{Events: 2},
+			wantCounters: EventCounts{Events: 2},
 		},
 	}
 	for _, tt := range tests {
@@ -278,8 +278,8 @@ func TestOutcomeByEventOrder(t *testing.T) {
 			if diff := cmp.Diff(tt.want.Err, err, outcomeOpts); diff != "" {
 				t.Errorf("Outcome error (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.wantCounters, tr.Counters()); diff != "" {
-				t.Errorf("Counters (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tt.wantCounters, tr.EventCounts()); diff != "" {
+				t.Errorf("EventCounts (-want +got):\n%s", diff)
 			}
 		})
 	}
