@@ -109,12 +109,6 @@ func (t *Turn) ResultOp(r schema.Result) schema.Op {
 	return schema.Op{Type: schema.OpResult, Task: t.task, Turn: t.turn, Result: &r}
 }
 
-// Sealed reports whether the turn is sealed.
-func (t *Turn) Sealed() bool { return t.sealed }
-
-// Task returns the turn's taskId.
-func (t *Turn) Task() string { return t.task }
-
 // ID returns the turn's id (see [Turn]).
 func (t *Turn) ID() string { return t.turn }
 
