@@ -42,8 +42,8 @@ const (
 	KindError            Kind = "error"
 )
 
-// Valid reports whether k is one of the five kinds of schema v1.
-func (k Kind) Valid() bool {
+// valid reports whether k is one of the five kinds of schema v1.
+func (k Kind) valid() bool {
 	switch k {
 	case KindThinking, KindToolCall, KindToolOutputAppend, KindText, KindError:
 		return true
@@ -195,7 +195,7 @@ func (e Envelope) Validate() error {
 		return fieldError("v", "must be an integer >= 1")
 	case e.V > Version:
 		return &Error{Reason: ReasonUnsupportedVersion, Field: "v", Detail: "version " + strconv.Itoa(e.V) + " is newer than 1"}
-	case !e.Kind.Valid():
+	case !e.Kind.valid():
 		return &Error{Reason: ReasonUnknownKind, Field: "kind", Detail: quote(string(e.Kind)) + " is not a v1 kind"}
 	case !e.Status.Valid():
 		return fieldError("status", quote(string(e.Status))+" is not running, done or aborted")

@@ -165,7 +165,7 @@ func TestArtifactAssembly(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tr := NewTracker(WithLimits(tt.limits))
 			observeAll(tr, tt.events...)
-			if diff := cmp.Diff(tt.want, tr.Artifacts()); diff != "" {
+			if diff := cmp.Diff(tt.want, tr.assembled()); diff != "" {
 				t.Errorf("Artifacts (-want +got):\n%s", diff)
 			}
 			tr.Observe(status(a2a.TaskStateCompleted, nil))
@@ -213,7 +213,7 @@ func TestArtifactsDoNotAlias(t *testing.T) {
 	early.Artifacts[0].Metadata["k"] = "caller's"
 	wantNow := []*a2a.Artifact{{ID: "a", Parts: a2a.ContentParts{a2a.NewTextPart("1"), a2a.NewTextPart("2")},
 		Metadata: map[string]any{"k": "changed"}}}
-	if diff := cmp.Diff(wantNow, tr.Artifacts()); diff != "" {
+	if diff := cmp.Diff(wantNow, tr.assembled()); diff != "" {
 		t.Errorf("the tracker's artifacts (-want +got):\n%s", diff)
 	}
 }

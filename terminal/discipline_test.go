@@ -228,7 +228,7 @@ func TestDisciplineInterruptIsSupersededTerminalIsNot(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tr := NewTracker()
 			observeAll(tr, statusText(tt.first, "1"), statusText(tt.then, "2"))
-			if diff := cmp.Diff(tt.wantState, tr.State()); diff != "" {
+			if diff := cmp.Diff(tt.wantState, tr.currentState()); diff != "" {
 				t.Errorf("State (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.wantCount, tr.EventCounts()); diff != "" {

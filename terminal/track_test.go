@@ -118,9 +118,9 @@ func TestTrackerConcurrentReads(t *testing.T) {
 				default:
 				}
 				_ = tr.EventCounts()
-				_ = tr.State()
-				_ = tr.Settled()
-				_ = tr.Artifacts()
+				_ = tr.currentState()
+				_ = tr.isSettled()
+				_ = tr.assembled()
 				_, _ = tr.Outcome()
 			}
 		}()

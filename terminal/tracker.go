@@ -123,7 +123,7 @@ type ProgressArtifact struct {
 // Tracker follows the events of one turn of one task and decides its
 // outcome. The zero value is not usable; call [NewTracker]. A Tracker is
 // safe for concurrent use, though a stream is normally observed from one
-// goroutine and read from another only for EventCounts or State.
+// goroutine and read from another only for EventCounts.
 type Tracker struct {
 	mu       sync.Mutex
 	progress func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)
@@ -298,18 +298,18 @@ func (t *Tracker) applyArtifact(e *a2a.TaskArtifactUpdateEvent) {
 	t.c.PartsDropped += r.droppedParts
 }
 
-// State returns the current state (canonical; unspecified before any
+// currentState returns the current state (canonical; unspecified before any
 // state was observed).
-func (t *Tracker) State() a2a.TaskState {
+func (t *Tracker) currentState() a2a.TaskState {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.state
 }
 
-// Settled reports whether the turn has ended: a terminal or interrupted
-// state is current. Settled can turn false again when a later state
+// isSettled reports whether the turn has ended: a terminal or interrupted
+// state is current. isSettled can turn false again when a later state
 // supersedes an interrupt; it never does after a terminal state.
-func (t *Tracker) Settled() bool {
+func (t *Tracker) isSettled() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return classify(t.state) != classInProgress
@@ -322,10 +322,10 @@ func (t *Tracker) EventCounts() EventCounts {
 	return t.c
 }
 
-// Artifacts returns copies of the artifacts assembled so far, whatever the
-// state, in order of first appearance. Unlike [Outcome.Artifacts] it is
+// assembled returns copies of the artifacts assembled so far, whatever the
+// state, in order of first appearance. Unlike [Outcome.assembled] it is
 // available before the turn settles (for display); it is not an answer.
-func (t *Tracker) Artifacts() []*a2a.Artifact {
+func (t *Tracker) assembled() []*a2a.Artifact {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.arts.snapshot()

@@ -375,10 +375,10 @@ func TestTrackerAccessors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tr := NewTracker()
 			observeAll(tr, tt.events...)
-			if diff := cmp.Diff(tt.wantState, tr.State()); diff != "" {
+			if diff := cmp.Diff(tt.wantState, tr.currentState()); diff != "" {
 				t.Errorf("State (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.wantSettled, tr.Settled()); diff != "" {
+			if diff := cmp.Diff(tt.wantSettled, tr.isSettled()); diff != "" {
 				t.Errorf("Settled (-want +got):\n%s", diff)
 			}
 		})
