@@ -219,3 +219,44 @@ func ExampleOutcome_Result() {
 	// Output:
 	// {"state":"TASK_STATE_FAILED","verdict":"failed","error":"quota exceeded","context":"ctx-7","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}
 }
+
+// A cut says what a caller needs to resume: the task to resubscribe to (or
+// to ask GetTask about), how far it got, and why the stream ended.
+func ExampleCutError() {
+	_, err := terminal.NewTracker().Track(events(io.ErrUnexpectedEOF,
+		a2a.NewStatusUpdateEvent(task, a2a.TaskStateWorking, agentText("searching…"))))
+	var cut *terminal.CutError
+	if errors.As(err, &cut) && cut.TaskID != "" {
+		fmt.Println("resubscribe to", cut.TaskID, "after", cut.Events, "event(s) in", cut.LastState)
+		fmt.Println("cause:", cut.Cause)
+	}
+	// Output:
+	// resubscribe to task-7 after 1 event(s) in TASK_STATE_WORKING
+	// cause: unexpected EOF
+}
+
+// A failed turn's error stands alone (it may travel without the Outcome):
+// the task, the state and the callee's reason.
+func ExampleVerdictError() {
+	_, err := terminal.NewTracker().Track(events(nil,
+		a2a.NewStatusUpdateEvent(task, a2a.TaskStateFailed, agentText("quota exceeded"))))
+	var ve *terminal.VerdictError
+	if errors.As(err, &ve) {
+		fmt.Println(ve.TaskID, ve.State, ve.Reason, ve.Message.ID != "")
+	}
+	// Output:
+	// task-7 TASK_STATE_FAILED quota exceeded true
+}
+
+// The tallies are for logs and metrics: what a peer sent that the tracker
+// ignored says more about the peer than about the turn.
+func ExampleTracker_EventCounts() {
+	tr := terminal.NewTracker()
+	tr.Observe(a2a.NewStatusUpdateEvent(task, a2a.TaskStateCompleted, agentText("done")))
+	tr.Observe(a2a.NewStatusUpdateEvent(task, a2a.TaskStateWorking, agentText("late")))
+	tr.Observe(nil)
+	c := tr.EventCounts()
+	fmt.Printf("events=%d ignoredAfterSettle=%d invalid=%d\n", c.Events, c.IgnoredAfterSettle, c.Invalid)
+	// Output:
+	// events=3 ignoredAfterSettle=1 invalid=1
+}
