@@ -79,32 +79,40 @@ type Payload interface {
 
 // Thinking is the payload of a thinking block (rendered folded).
 type Thinking struct {
+	// Text is the thinking text.
 	Text string `json:"text"`
 }
 
 // ToolCall is the payload of a tool_call block: a tool starts.
 type ToolCall struct {
-	Tool       string `json:"tool"`
+	// Tool is the tool's name.
+	Tool string `json:"tool"`
+	// ToolCallID is the call's id, "" when the producer gives none.
 	ToolCallID string `json:"tool_call_id,omitempty"`
 }
 
 // ToolOutputAppend is the payload of a tool_output_append block: one
 // incremental slice of a tool's output, ordered by seq.
 type ToolOutputAppend struct {
-	Tool       string `json:"tool"`
-	Chunk      string `json:"chunk"`
+	// Tool is the tool's name.
+	Tool string `json:"tool"`
+	// Chunk is this slice of the output.
+	Chunk string `json:"chunk"`
+	// ToolCallID is the call's id, "" when the producer gives none.
 	ToolCallID string `json:"tool_call_id,omitempty"`
 }
 
 // Text is the payload of a text block: ordinary progress text. It is also
 // the payload of every fallback pseudo envelope.
 type Text struct {
+	// Text is the progress text.
 	Text string `json:"text"`
 }
 
 // ErrorPayload is the payload of an error block: a process error on the
 // callee side. It is progress, never a verdict on the turn.
 type ErrorPayload struct {
+	// Message is the error's text.
 	Message string `json:"message"`
 }
 
