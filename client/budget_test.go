@@ -59,7 +59,7 @@ func TestTurnBudget(t *testing.T) {
 	if !r.out.Truncated || len(r.out.Artifacts) != 1 || len(r.out.Artifacts[0].Parts) != 0 {
 		t.Errorf("the artifact over the budget: truncated %v, %d artifacts; want kept empty and truncated", r.out.Truncated, len(r.out.Artifacts))
 	}
-	if b := st.Budget(); b.Used() > b.Limit() || b.Limit() != budget {
+	if b := st.turnBudget(); b.Used() > b.Limit() || b.Limit() != budget {
 		t.Errorf("budget: used %d of %d", b.Used(), b.Limit())
 	}
 }

@@ -116,10 +116,10 @@ func TestCompatProjections(t *testing.T) {
 		Sealed:   true,
 	}
 	wantOut := terminal.Outcome{
-		State: a2a.TaskStateInputRequired, Class: terminal.ClassInterrupted, Reply: question,
+		State: a2a.TaskStateInputRequired, Verdict: schema.VerdictInputRequired, Reply: question,
 		Artifacts: []*a2a.Artifact{{Name: "notes", Metadata: map[string]any{"source": "expense-db"},
 			Parts: a2a.ContentParts{a2a.NewTextPart("3 receipts attached")}}},
-		Interrupt: &terminal.Interrupt{State: a2a.TaskStateInputRequired, Text: question, Question: question,
+		Interrupt: &schema.Interrupt{Question: question,
 			Items: []schema.InterruptItem{{ToolCallID: "call-A", ToolName: "expense-review", Message: question}}},
 	}
 

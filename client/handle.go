@@ -261,7 +261,7 @@ func openingMessage(t *a2a.Task) string {
 }
 
 // turnLocked returns the merge turn, opening it on first use: its id is
-// the turn's, or merge.TaskTurn of the task when nothing named the turn.
+// the turn's, or "task:" + the task id (merge.NewTurn's default) when nothing named the turn.
 // s.mu held.
 func (s *Stream) turnLocked() *merge.Turn {
 	if s.turn == nil {

@@ -129,7 +129,6 @@ var cutViewOpts = cmp.Options{cmpopts.IgnoreFields(schema.View{}, "Task", "Turn"
 // outcomeOpts compares outcomes of different runs: ids and shared pointers differ.
 var outcomeOpts = cmp.Options{
 	cmpopts.IgnoreFields(terminal.Outcome{}, "TaskID", "ContextID", "Message", "Err"),
-	cmpopts.IgnoreFields(terminal.Interrupt{}, "Message"),
 	cmpopts.IgnoreFields(a2a.Artifact{}, "ID"),
 	cmpopts.EquateEmpty(),
 }

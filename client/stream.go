@@ -238,10 +238,10 @@ func (c *Client) newStream(ctx context.Context, m mode, taskID a2a.TaskID, req *
 	return s
 }
 
-// Budget returns the byte budget of the stream's turn (see
+// turnBudget returns the byte budget of the stream's turn (see
 // [WithTurnBudget]): what its merge and its artifacts hold now, and its
 // limit.
-func (s *Stream) Budget() *merge.Budget { return s.caps.Budget }
+func (s *Stream) turnBudget() *merge.Budget { return s.caps.Budget }
 
 // TaskID returns the task of the stream: the one followed or polled, or
 // for [Client.Send] the one the first event named — known when Send
@@ -262,7 +262,7 @@ func (s *Stream) TaskID() a2a.TaskID {
 // snapshot. When the first event is not a Task, or its history holds no
 // user message with an id (a peer that keeps no history, or a history
 // bounded by [WithHistoryLength] that no longer reaches it), the turn is
-// merge.TaskTurn of the task — also derived from the task, but shared by
+// "task:" + the task id (merge.NewTurn's default) — also derived from the task, but shared by
 // every such turn of it (PROTOCOL.md §3.3). A Replay given [WithTurn]
 // has the turn it names, known at once.
 func (s *Stream) Turn() string {

@@ -8,7 +8,6 @@ import (
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/schema"
-	"github.com/tfrs/a2a-progress/terminal"
 )
 
 // Every transport × both protocol versions: one trajectory yields one
@@ -151,8 +150,8 @@ func TestSendRealistic(t *testing.T) {
 		last.Change.Op.Result.Reply != r.out.Reply {
 		t.Errorf("last update = %+v, want the result op of the completed turn", last)
 	}
-	if r.out.Class != terminal.ClassTerminal {
-		t.Errorf("class = %v", r.out.Class)
+	if r.out.Verdict != schema.VerdictCompleted {
+		t.Errorf("verdict = %v", r.out.Verdict)
 	}
 	for _, u := range r.updates {
 		if u.TaskID == "" || u.ContextID == "" || u.Timestamp.IsZero() {

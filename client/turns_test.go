@@ -216,7 +216,7 @@ func TestBlockAt(t *testing.T) {
 // The turn of a followed, polled or replayed stream is read from its first
 // Task snapshot: the last user message of the history. Without one — no
 // Task first, no history, a history without a user message — it is
-// merge.TaskTurn of the task.
+// "task:" + the task id (merge.NewTurn's default).
 func TestTurnFromHistory(t *testing.T) {
 	t.Parallel()
 	user := func(id string) *a2a.Message {

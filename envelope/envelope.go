@@ -42,8 +42,8 @@ const (
 	KindError            Kind = "error"
 )
 
-// Valid reports whether k is one of the five kinds of schema v1.
-func (k Kind) Valid() bool {
+// valid reports whether k is one of the five kinds of schema v1.
+func (k Kind) valid() bool {
 	switch k {
 	case KindThinking, KindToolCall, KindToolOutputAppend, KindText, KindError:
 		return true
@@ -79,32 +79,40 @@ type Payload interface {
 
 // Thinking is the payload of a thinking block (rendered folded).
 type Thinking struct {
+	// Text is the thinking text.
 	Text string `json:"text"`
 }
 
 // ToolCall is the payload of a tool_call block: a tool starts.
 type ToolCall struct {
-	Tool       string `json:"tool"`
+	// Tool is the tool's name.
+	Tool string `json:"tool"`
+	// ToolCallID is the call's id, "" when the producer gives none.
 	ToolCallID string `json:"tool_call_id,omitempty"`
 }
 
 // ToolOutputAppend is the payload of a tool_output_append block: one
 // incremental slice of a tool's output, ordered by seq.
 type ToolOutputAppend struct {
-	Tool       string `json:"tool"`
-	Chunk      string `json:"chunk"`
+	// Tool is the tool's name.
+	Tool string `json:"tool"`
+	// Chunk is this slice of the output.
+	Chunk string `json:"chunk"`
+	// ToolCallID is the call's id, "" when the producer gives none.
 	ToolCallID string `json:"tool_call_id,omitempty"`
 }
 
 // Text is the payload of a text block: ordinary progress text. It is also
 // the payload of every fallback pseudo envelope.
 type Text struct {
+	// Text is the progress text.
 	Text string `json:"text"`
 }
 
 // ErrorPayload is the payload of an error block: a process error on the
 // callee side. It is progress, never a verdict on the turn.
 type ErrorPayload struct {
+	// Message is the error's text.
 	Message string `json:"message"`
 }
 
@@ -195,7 +203,7 @@ func (e Envelope) Validate() error {
 		return fieldError("v", "must be an integer >= 1")
 	case e.V > Version:
 		return &Error{Reason: ReasonUnsupportedVersion, Field: "v", Detail: "version " + strconv.Itoa(e.V) + " is newer than 1"}
-	case !e.Kind.Valid():
+	case !e.Kind.valid():
 		return &Error{Reason: ReasonUnknownKind, Field: "kind", Detail: quote(string(e.Kind)) + " is not a v1 kind"}
 	case !e.Status.Valid():
 		return fieldError("status", quote(string(e.Status))+" is not running, done or aborted")

@@ -651,7 +651,7 @@ func (w *decoded) build() (Envelope, bool, error) {
 		return Envelope{}, false, err
 	}
 	kind := Kind(w.kind.text())
-	if !kind.Valid() {
+	if !kind.valid() {
 		return Envelope{}, false, &Error{Reason: ReasonUnknownKind, Field: "kind", Detail: quote(string(kind)) + " is not a v1 kind"}
 	}
 	if err := stringError("streamKey", w.streamKey, false); err != nil {

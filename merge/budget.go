@@ -18,7 +18,7 @@ import (
 //
 // The bytes counted are those a peer controls — texts, outputs,
 // identifiers, artifact parts — plus a fixed estimate per retained block
-// for its bookkeeping ([BlockOverhead]); the Go runtime's own overhead
+// for its bookkeeping ([blockOverhead]); the Go runtime's own overhead
 // (allocation classes, a map's spare room) comes on top.
 //
 // A Budget is safe for concurrent use. The zero value is not usable; a
@@ -90,10 +90,10 @@ func (b *Budget) Limit() int64 {
 	return b.limit
 }
 
-// BlockOverhead is what a retained block is charged on top of its
+// blockOverhead is what a retained block is charged on top of its
 // strings: its record and its slots in the turn's indexes (about 120
 // bytes), rounded up.
-const BlockOverhead = 128
+const blockOverhead = 128
 
 // streamOverhead is what a tool call's state is charged on top of its key.
 const streamOverhead = 320
@@ -101,7 +101,7 @@ const streamOverhead = 320
 // blockCost is what keeping b charges the budget: its strings and the
 // overhead of its record.
 func blockCost(b *schema.Block) int64 {
-	n := int64(BlockOverhead) + int64(len(b.Key.StreamKey)+len(b.Key.ID))
+	n := int64(blockOverhead) + int64(len(b.Key.StreamKey)+len(b.Key.ID))
 	switch p := b.Payload.(type) {
 	case envelope.Text:
 		n += int64(len(p.Text))
@@ -115,7 +115,7 @@ func blockCost(b *schema.Block) int64 {
 		n += int64(len(p.Tool) + len(p.ToolCallID) + len(p.Chunk))
 	}
 	if placedByArrival(b) {
-		n += 2 * BlockOverhead // a placed Block is kept whole, and indexed by ID
+		n += 2 * blockOverhead // a placed Block is kept whole, and indexed by ID
 	}
 	return n
 }

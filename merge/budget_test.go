@@ -13,7 +13,7 @@ import (
 // Past the byte budget the newest blocks are dropped, counted and named
 // (Change.Cap); what was kept stays, and the budget is never overshot.
 func TestBudgetDropsNewest(t *testing.T) {
-	b := NewBudget(3*(1000+BlockOverhead), nil)
+	b := NewBudget(3*(1000+blockOverhead), nil)
 	tr := NewTurn("t1", "m1", Caps{Budget: b})
 	var got []Cap
 	for i := range 5 {
@@ -38,7 +38,7 @@ func TestBudgetDropsNewest(t *testing.T) {
 
 // A tool call's output window gives back what it evicts: one call
 // streaming four times the budget loses nothing to it (each chunk's
-// record stays charged: BlockOverhead and its names).
+// record stays charged: blockOverhead and its names).
 func TestBudgetEvictionGivesBack(t *testing.T) {
 	b := NewBudget(256<<10, nil)
 	tr := NewTurn("t1", "m1", Caps{Budget: b, MaxOutputBytes: 4 << 10})

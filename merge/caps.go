@@ -8,7 +8,7 @@ import "math"
 //
 // The first bound is in bytes: MaxTurnBytes, one budget for everything the
 // turn keeps — block texts, tool names and ids, tool outputs, out-of-order
-// blocks, each block's bookkeeping ([BlockOverhead]) — charged before a
+// blocks, each block's bookkeeping ([blockOverhead]) — charged before a
 // block is kept and given back when the output window evicts a chunk. A
 // block that does not fit is dropped: past the budget the newest blocks
 // go, and the view no longer is independent of arrival order (within it,

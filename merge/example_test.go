@@ -162,3 +162,37 @@ func ExampleReceiver_Ops() {
 	// Output:
 	// msg-1 grep done "a.go:3\n"
 }
+
+// A caller that reports what a peer got wrong switches on the Effect of
+// each apply: a block replayed with other content, a block no envelope
+// could produce, a block after the turn was sealed.
+func ExampleEffect() {
+	t := merge.NewTurn("task-1", "", merge.Caps{})
+	bogus := reading("s", 2, envelope.StatusRunning, envelope.Text{Text: "c"})
+	bogus.Envelope.Kind = "bogus"
+	for _, r := range []envelope.Reading{
+		reading("s", 1, envelope.StatusRunning, envelope.Text{Text: "a"}),
+		reading("s", 1, envelope.StatusRunning, envelope.Text{Text: "b"}),
+		bogus,
+	} {
+		switch ch := t.Apply(r); ch.Effect {
+		case merge.Conflict:
+			fmt.Println(r.Envelope.Seq, "conflict: same block, other content; the first one stays")
+		case merge.Invalid:
+			fmt.Println(r.Envelope.Seq, "invalid: not a block an envelope makes")
+		default:
+			fmt.Println(r.Envelope.Seq, ch.Effect)
+		}
+	}
+	t.Seal()
+	if ch := t.Apply(reading("s", 3, envelope.StatusDone, envelope.Text{Text: "d"})); ch.Effect == merge.DroppedSealed {
+		fmt.Println(3, "dropped: the turn is sealed")
+	}
+	fmt.Println(t.View().Counters.Conflicts, t.View().Counters.Invalid, t.View().Counters.DroppedAfterSeal)
+	// Output:
+	// 1 applied
+	// 1 conflict: same block, other content; the first one stays
+	// 2 invalid: not a block an envelope makes
+	// 3 dropped: the turn is sealed
+	// 1 1 1
+}

@@ -19,7 +19,7 @@ import (
 // opened the turn (PROTOCOL.md §3.3): a caller that sent it knows it, and
 // one that follows the task reads it from the task's history, so two
 // processes following one task name its turns alike. When nothing names
-// the turn, [TaskTurn] of the task is its id.
+// the turn, [taskTurn] of the task is its id.
 //
 // A Turn is not safe for concurrent use: a caller that shares one guards
 // it. Its zero value is not usable: call [NewTurn].
@@ -28,20 +28,20 @@ type Turn struct {
 }
 
 // NewTurn returns an empty turn of task under caps (zero fields take their
-// defaults). turn is the turn's id; "" means [TaskTurn](task).
+// defaults). turn is the turn's id; "" means [taskTurn](task).
 func NewTurn(task, turn string, caps Caps) *Turn {
 	if turn == "" {
-		turn = TaskTurn(task)
+		turn = taskTurn(task)
 	}
 	return &Turn{core: newCore(task, turn, caps)}
 }
 
-// TaskTurn is the turn id of a turn that nothing else names: "task:" and
+// taskTurn is the turn id of a turn that nothing else names: "task:" and
 // the task id. It is derived from the task, so every process agrees on it;
 // but every such turn of one task has the same id, so a caller uses it
 // only when the peer gives no history to read the opening message from
 // (PROTOCOL.md §3.3).
-func TaskTurn(task string) string { return "task:" + task }
+func taskTurn(task string) string { return "task:" + task }
 
 // Apply merges one reading, the per-event hot path: O(1) amortised for an
 // in-order envelope, O(log n) at worst (a chunk into its call's output
@@ -108,12 +108,6 @@ func (t *Turn) ResultOp(r schema.Result) schema.Op {
 	r.Counters = t.countersNow()
 	return schema.Op{Type: schema.OpResult, Task: t.task, Turn: t.turn, Result: &r}
 }
-
-// Sealed reports whether the turn is sealed.
-func (t *Turn) Sealed() bool { return t.sealed }
-
-// Task returns the turn's taskId.
-func (t *Turn) Task() string { return t.task }
 
 // ID returns the turn's id (see [Turn]).
 func (t *Turn) ID() string { return t.turn }

@@ -12,9 +12,13 @@ import (
 // Seq are then zero, and ID for a projection block, whose StreamKey and Seq
 // are then its own seq space (see [SourceProjection]).
 type Key struct {
+	// StreamKey is the envelope's (or projection's) stream key; "" for a
+	// fallback.
 	StreamKey string `json:"streamKey"`
-	Seq       int64  `json:"seq"`
-	ID        string `json:"id"`
+	// Seq is the seq within StreamKey; 0 for a fallback.
+	Seq int64 `json:"seq"`
+	// ID is the fallback's or projection's id; "" for an envelope.
+	ID string `json:"id"`
 }
 
 // Source says where a block came from.
@@ -48,12 +52,17 @@ const (
 // comes before all envelopes. The fields After, Anchored and Ordinal travel in
 // the block's [Op], so a merge.Receiver places it the same way.
 type Block struct {
-	Key    Key
-	Kind   envelope.Kind
+	// Key is the block's identity (see [Key]).
+	Key Key
+	// Kind is the envelope's kind (text for a fallback).
+	Kind envelope.Kind
+	// Status is the envelope's status (running for a fallback).
 	Status envelope.Status
 	// Payload is the per-kind payload (envelope.Text for a fallback).
 	Payload envelope.Payload
-	Source  Source
+	// Source says where the block came from: an envelope, a text
+	// fallback or a projection.
+	Source Source
 	// Reason is why the update fell back; "" for an envelope.
 	Reason envelope.Reason
 	// OverSoftLimit is true when the chunk is over envelope.SoftChunkLimit.

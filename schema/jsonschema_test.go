@@ -114,14 +114,14 @@ func TestSchemasAgainstViewsAndOps(t *testing.T) {
 
 	msg := a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart("text"))
 	for _, out := range []terminal.Outcome{
-		{TaskID: "task-1", ContextID: "c1", State: a2a.TaskStateCompleted, Class: terminal.ClassTerminal, Message: msg, Reply: "text",
+		{TaskID: "task-1", ContextID: "c1", State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted, Message: msg, Reply: "text",
 			Artifacts: []*a2a.Artifact{{ID: "a1", Name: "n", Parts: a2a.ContentParts{a2a.NewTextPart("x")}}}},
-		{State: a2a.TaskStateFailed, Class: terminal.ClassTerminal, Err: &terminal.VerdictError{State: a2a.TaskStateFailed, Reason: "quota"}},
-		{State: a2a.TaskStateRejected, Class: terminal.ClassTerminal, Err: &terminal.VerdictError{State: a2a.TaskStateRejected}},
-		{State: a2a.TaskStateCanceled, Class: terminal.ClassTerminal, Err: &terminal.VerdictError{State: a2a.TaskStateCanceled}},
-		{State: a2a.TaskStateInputRequired, Class: terminal.ClassInterrupted, Reply: "?", Interrupt: &terminal.Interrupt{Text: "?",
+		{State: a2a.TaskStateFailed, Verdict: schema.VerdictFailed, Err: &terminal.VerdictError{State: a2a.TaskStateFailed, Reason: "quota"}},
+		{State: a2a.TaskStateRejected, Verdict: schema.VerdictRejected, Err: &terminal.VerdictError{State: a2a.TaskStateRejected}},
+		{State: a2a.TaskStateCanceled, Verdict: schema.VerdictCanceled, Err: &terminal.VerdictError{State: a2a.TaskStateCanceled}},
+		{State: a2a.TaskStateInputRequired, Verdict: schema.VerdictInputRequired, Reply: "?", Interrupt: &schema.Interrupt{Question: "?",
 			Items: []schema.InterruptItem{{ToolCallID: "c", ToolName: "n", Message: "?"}}}},
-		{State: a2a.TaskStateAuthRequired, Class: terminal.ClassInterrupted, Interrupt: &terminal.Interrupt{Text: "log in"}},
+		{State: a2a.TaskStateAuthRequired, Verdict: schema.VerdictAuthRequired, Interrupt: &schema.Interrupt{Question: "log in"}},
 		{State: a2a.TaskStateWorking, Err: &terminal.CutError{LastState: a2a.TaskStateWorking}},
 		{Err: &terminal.CutError{}},
 	} {

@@ -67,7 +67,9 @@ const (
 // The two fields a2a-tail adds to its result line, exitCode and
 // schemaVersion, are known and ignored.
 type Op struct {
+	// Type is block, seal or result: which of Block and Result is set.
 	Type OpType
+	// Task is the A2A task id of the turn.
 	Task string
 	// Turn is the id of the turn the op belongs to; never "" in an op a
 	// Turn made.

@@ -12,8 +12,8 @@ import (
 // Limits bound the memory a [Tracker] spends on assembled artifacts, so
 // that a hostile or broken peer cannot grow it without end. When a limit
 // is reached the artifacts are marked truncated ([Outcome.Truncated]),
-// what does not fit is dropped and counted ([Counters.ArtifactsDropped],
-// [Counters.PartsDropped]), and — so that no artifact silently loses a part
+// what does not fit is dropped and counted ([EventCounts.ArtifactsDropped],
+// [EventCounts.PartsDropped]), and — so that no artifact silently loses a part
 // in its middle — no further part is kept until a Task snapshot replaces
 // the artifacts. A field ≤ 0 means its default.
 type Limits struct {

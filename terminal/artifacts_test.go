@@ -24,44 +24,44 @@ func TestArtifactAssembly(t *testing.T) {
 		events        []a2a.Event
 		want          []*a2a.Artifact
 		wantTruncated bool
-		wantCounters  Counters
+		wantCounters  EventCounts
 	}{
 		{
 			name:         "append chunks in order",
 			events:       []a2a.Event{artifact("a", false, false, "1"), artifact("a", true, false, "2", "3"), artifact("a", true, true, "4")},
 			want:         []*a2a.Artifact{art("a", "1", "2", "3", "4")},
-			wantCounters: Counters{Events: 3},
+			wantCounters: EventCounts{Events: 3},
 		},
 		{
 			name:         "append=false replaces in place",
 			events:       []a2a.Event{artifact("a", false, false, "old"), artifact("b", false, false, "b"), artifact("a", false, true, "new")},
 			want:         []*a2a.Artifact{art("a", "new"), art("b", "b")},
-			wantCounters: Counters{Events: 3},
+			wantCounters: EventCounts{Events: 3},
 		},
 		{
 			name: "order of first appearance, interleaved",
 			events: []a2a.Event{artifact("z", false, false, "z1"), artifact("a", false, false, "a1"),
 				artifact("z", true, false, "z2"), artifact("m", false, false, "m1"), artifact("a", true, true, "a2")},
 			want:         []*a2a.Artifact{art("z", "z1", "z2"), art("a", "a1", "a2"), art("m", "m1")},
-			wantCounters: Counters{Events: 5},
+			wantCounters: EventCounts{Events: 5},
 		},
 		{
 			name:         "append to an unknown id creates it",
 			events:       []a2a.Event{artifact("a", true, false, "lost base?"), artifact("a", true, true, "more")},
 			want:         []*a2a.Artifact{art("a", "lost base?", "more")},
-			wantCounters: Counters{Events: 2, OrphanAppends: 1},
+			wantCounters: EventCounts{Events: 2, OrphanAppends: 1},
 		},
 		{
 			name:         "append after lastChunk is kept and counted",
 			events:       []a2a.Event{artifact("a", false, true, "done"), artifact("a", true, false, "and more")},
 			want:         []*a2a.Artifact{art("a", "done", "and more")},
-			wantCounters: Counters{Events: 2, AppendsAfterLastChunk: 1},
+			wantCounters: EventCounts{Events: 2, AppendsAfterLastChunk: 1},
 		},
 		{
 			name:         "replace reopens a closed artifact",
 			events:       []a2a.Event{artifact("a", false, true, "v1"), artifact("a", false, false, "v2"), artifact("a", true, true, "+")},
 			want:         []*a2a.Artifact{art("a", "v2", "+")},
-			wantCounters: Counters{Events: 3},
+			wantCounters: EventCounts{Events: 3},
 		},
 		{
 			name: "append merges metadata and keeps the name; replace takes all",
@@ -71,26 +71,26 @@ func TestArtifactAssembly(t *testing.T) {
 				withMeta(artifact("b", false, false, "2"), "second", nil)},
 			want: []*a2a.Artifact{named(art("a", "1", "2"), "report", map[string]any{"k": "v2", "x": "kept"}),
 				named(art("b", "2"), "second", nil)},
-			wantCounters: Counters{Events: 4},
+			wantCounters: EventCounts{Events: 4},
 		},
 		{
 			name: "snapshot replaces what was assembled",
 			events: []a2a.Event{artifact("a", false, false, "streamed"), artifact("b", false, false, "gone"),
 				snapshot(a2a.TaskStateWorking, nil, art("c", "c"), art("a", "whole a")), artifact("a", true, false, "+tail")},
 			want:         []*a2a.Artifact{art("c", "c"), art("a", "whole a", "+tail")},
-			wantCounters: Counters{Events: 4},
+			wantCounters: EventCounts{Events: 4},
 		},
 		{
 			name:         "snapshot without artifacts clears them",
 			events:       []a2a.Event{artifact("a", false, false, "x"), snapshot(a2a.TaskStateWorking, nil)},
 			want:         nil,
-			wantCounters: Counters{Events: 2},
+			wantCounters: EventCounts{Events: 2},
 		},
 		{
 			name:         "nil parts and nil snapshot artifacts are skipped",
 			events:       []a2a.Event{snapshot(a2a.TaskStateWorking, nil, nil, &a2a.Artifact{ID: "a", Parts: a2a.ContentParts{nil, a2a.NewTextPart("x")}})},
 			want:         []*a2a.Artifact{art("a", "x")},
-			wantCounters: Counters{Events: 1},
+			wantCounters: EventCounts{Events: 1},
 		},
 		{
 			name:   "artifact cap drops new ids, keeps appends to known ones",
@@ -99,7 +99,7 @@ func TestArtifactAssembly(t *testing.T) {
 				artifact("c", true, false, "c2")},
 			want:          []*a2a.Artifact{art("a", "a"), art("b", "b")},
 			wantTruncated: true,
-			wantCounters:  Counters{Events: 4, ArtifactsDropped: 2, OrphanAppends: 1},
+			wantCounters:  EventCounts{Events: 4, ArtifactsDropped: 2, OrphanAppends: 1},
 		},
 		{
 			name:   "part cap: once full, nothing more is kept",
@@ -108,7 +108,7 @@ func TestArtifactAssembly(t *testing.T) {
 				artifact("b", false, false, "6")},
 			want:          []*a2a.Artifact{art("a", "1", "2", "3"), art("b")},
 			wantTruncated: true,
-			wantCounters:  Counters{Events: 3, PartsDropped: 3},
+			wantCounters:  EventCounts{Events: 3, PartsDropped: 3},
 		},
 		{
 			name:   "byte cap counts text bytes (and the artifact id)",
@@ -117,7 +117,7 @@ func TestArtifactAssembly(t *testing.T) {
 				artifact("a", true, false, "x")},
 			want:          []*a2a.Artifact{art("a", "12345", "67890")},
 			wantTruncated: true,
-			wantCounters:  Counters{Events: 3, PartsDropped: 1},
+			wantCounters:  EventCounts{Events: 3, PartsDropped: 1},
 		},
 		{
 			name:   "byte cap counts data, raw and metadata",
@@ -130,7 +130,7 @@ func TestArtifactAssembly(t *testing.T) {
 			want: []*a2a.Artifact{{ID: "d", Parts: a2a.ContentParts{
 				a2a.NewDataPart(map[string]any{"key": "0123456789", "n": []any{1.0, true}}), a2a.NewRawPart([]byte("raw"))}}},
 			wantTruncated: true,
-			wantCounters:  Counters{Events: 1, PartsDropped: 1},
+			wantCounters:  EventCounts{Events: 1, PartsDropped: 1},
 		},
 		{
 			name:   "byte cap counts the artifact's own fields",
@@ -144,28 +144,28 @@ func TestArtifactAssembly(t *testing.T) {
 			},
 			want:          []*a2a.Artifact{named(art("a", "1"), "name", map[string]any{"k": "vv"})},
 			wantTruncated: true,
-			wantCounters:  Counters{Events: 5, ArtifactsDropped: 2, MetadataDropped: 1},
+			wantCounters:  EventCounts{Events: 5, ArtifactsDropped: 2, MetadataDropped: 1},
 		},
 		{
 			name:         "a snapshot resets a full budget",
 			limits:       Limits{MaxParts: 1},
 			events:       []a2a.Event{artifact("a", false, false, "1", "2"), snapshot(a2a.TaskStateWorking, nil, art("a", "whole"))},
 			want:         []*a2a.Artifact{art("a", "whole")},
-			wantCounters: Counters{Events: 2, PartsDropped: 1},
+			wantCounters: EventCounts{Events: 2, PartsDropped: 1},
 		},
 		{
 			name:         "replacing frees the budget of the old parts",
 			limits:       Limits{MaxParts: 2},
 			events:       []a2a.Event{artifact("a", false, false, "1", "2"), artifact("a", false, false, "3"), artifact("a", true, false, "4")},
 			want:         []*a2a.Artifact{art("a", "3", "4")},
-			wantCounters: Counters{Events: 3},
+			wantCounters: EventCounts{Events: 3},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tr := NewTracker(WithLimits(tt.limits))
 			observeAll(tr, tt.events...)
-			if diff := cmp.Diff(tt.want, tr.Artifacts()); diff != "" {
+			if diff := cmp.Diff(tt.want, tr.assembled()); diff != "" {
 				t.Errorf("Artifacts (-want +got):\n%s", diff)
 			}
 			tr.Observe(status(a2a.TaskStateCompleted, nil))
@@ -177,8 +177,8 @@ func TestArtifactAssembly(t *testing.T) {
 				t.Errorf("Outcome.Truncated (-want +got):\n%s", diff)
 			}
 			tt.wantCounters.Events++ // the completed status
-			if diff := cmp.Diff(tt.wantCounters, tr.Counters()); diff != "" {
-				t.Errorf("Counters (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tt.wantCounters, tr.EventCounts()); diff != "" {
+				t.Errorf("EventCounts (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -213,7 +213,7 @@ func TestArtifactsDoNotAlias(t *testing.T) {
 	early.Artifacts[0].Metadata["k"] = "caller's"
 	wantNow := []*a2a.Artifact{{ID: "a", Parts: a2a.ContentParts{a2a.NewTextPart("1"), a2a.NewTextPart("2")},
 		Metadata: map[string]any{"k": "changed"}}}
-	if diff := cmp.Diff(wantNow, tr.Artifacts()); diff != "" {
+	if diff := cmp.Diff(wantNow, tr.assembled()); diff != "" {
 		t.Errorf("the tracker's artifacts (-want +got):\n%s", diff)
 	}
 }
@@ -277,7 +277,7 @@ func TestByteCapSeesDeepData(t *testing.T) {
 	if !out.Truncated || len(out.Artifacts) != 1 || len(out.Artifacts[0].Parts) != 0 {
 		t.Errorf("Outcome: Truncated=%v, artifacts %+v; want truncated, one artifact without parts", out.Truncated, out.Artifacts)
 	}
-	if got := tr.Counters().PartsDropped; got != 2 {
+	if got := tr.EventCounts().PartsDropped; got != 2 {
 		t.Errorf("PartsDropped = %d, want 2", got)
 	}
 }

@@ -24,8 +24,8 @@ func BenchmarkObserve(b *testing.B) {
 		for _, ev := range turn {
 			tr.Observe(ev)
 		}
-		if tr.State() != a2a.TaskStateCompleted {
-			b.Fatalf("state %s, want completed", tr.State())
+		if tr.currentState() != a2a.TaskStateCompleted {
+			b.Fatalf("state %s, want completed", tr.currentState())
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(turn)), "ns/event")

@@ -8,54 +8,54 @@ import (
 	"github.com/tfrs/a2a-progress/schema"
 )
 
-// Class is what a task state means for the turn that observed it.
+// class is what a task state means for the turn that observed it.
 //
-// Its zero value is [ClassInProgress], so an unknown state never reads as an
+// Its zero value is classInProgress, so an unknown state never reads as an
 // outcome.
-type Class int
+type class int
 
 // The classes of task states (PROTOCOL.md §3.1).
 const (
-	// ClassInProgress: submitted, working, unspecified or any state this
+	// classInProgress: submitted, working, unspecified or any state this
 	// package does not know. Progress only; the turn has not ended.
-	ClassInProgress Class = iota
-	// ClassInterrupted: input-required or auth-required. The turn has ended
+	classInProgress class = iota
+	// classInterrupted: input-required or auth-required. The turn has ended
 	// and the caller can answer on the same task; the task is not over.
-	ClassInterrupted
-	// ClassTerminal: completed, failed, canceled or rejected. The task is
+	classInterrupted
+	// classTerminal: completed, failed, canceled or rejected. The task is
 	// over and its state never changes again.
-	ClassTerminal
+	classTerminal
 )
 
-// String returns "in-progress", "interrupted" or "terminal" (or "Class(n)"
+// String returns "in-progress", "interrupted" or "terminal" (or "class(n)"
 // for a value outside the three).
-func (c Class) String() string {
+func (c class) String() string {
 	switch c {
-	case ClassInProgress:
+	case classInProgress:
 		return "in-progress"
-	case ClassInterrupted:
+	case classInterrupted:
 		return "interrupted"
-	case ClassTerminal:
+	case classTerminal:
 		return "terminal"
 	}
-	return "Class(" + strconv.Itoa(int(c)) + ")"
+	return "class(" + strconv.Itoa(int(c)) + ")"
 }
 
 // classify returns the class of s. It knows the A2A 1.0 names
 // (TASK_STATE_WORKING, …) and, for events built from raw v0.3 JSON without
 // a2a-go's conversion, the v0.3 names (working, input-required, …). Every
 // other value — "", the unspecified state, v0.3 "unknown", a typo — is
-// [ClassInProgress]: an unknown state can never end a turn.
+// classInProgress: an unknown state can never end a turn.
 //
 // The verdict comes from the one state → verdict table, [schema.VerdictOf].
-func classify(s a2a.TaskState) Class {
+func classify(s a2a.TaskState) class {
 	switch schema.VerdictOf(string(canonical(s))) {
 	case schema.VerdictCompleted, schema.VerdictFailed, schema.VerdictCanceled, schema.VerdictRejected:
-		return ClassTerminal
+		return classTerminal
 	case schema.VerdictInputRequired, schema.VerdictAuthRequired:
-		return ClassInterrupted
+		return classInterrupted
 	}
-	return ClassInProgress
+	return classInProgress
 }
 
 // canonical returns the A2A 1.0 constant for s: v0.3 names are mapped

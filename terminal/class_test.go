@@ -11,29 +11,29 @@ func TestClassify(t *testing.T) {
 	tests := []struct {
 		name  string
 		state a2a.TaskState
-		want  Class
+		want  class
 	}{
-		{"submitted", a2a.TaskStateSubmitted, ClassInProgress},
-		{"working", a2a.TaskStateWorking, ClassInProgress},
-		{"unspecified", a2a.TaskStateUnspecified, ClassInProgress},
-		{"unspecified wire name", unspecifiedName, ClassInProgress},
-		{"v0.3 unknown", "unknown", ClassInProgress},
-		{"unknown string", "TASK_STATE_SOMETHING_NEW", ClassInProgress},
-		{"wrong case is unknown", "Completed", ClassInProgress},
-		{"input-required", a2a.TaskStateInputRequired, ClassInterrupted},
-		{"auth-required", a2a.TaskStateAuthRequired, ClassInterrupted},
-		{"completed", a2a.TaskStateCompleted, ClassTerminal},
-		{"failed", a2a.TaskStateFailed, ClassTerminal},
-		{"canceled", a2a.TaskStateCanceled, ClassTerminal},
-		{"rejected", a2a.TaskStateRejected, ClassTerminal},
-		{"v0.3 submitted", "submitted", ClassInProgress},
-		{"v0.3 working", "working", ClassInProgress},
-		{"v0.3 input-required", "input-required", ClassInterrupted},
-		{"v0.3 auth-required", "auth-required", ClassInterrupted},
-		{"v0.3 completed", "completed", ClassTerminal},
-		{"v0.3 failed", "failed", ClassTerminal},
-		{"v0.3 canceled", "canceled", ClassTerminal},
-		{"v0.3 rejected", "rejected", ClassTerminal},
+		{"submitted", a2a.TaskStateSubmitted, classInProgress},
+		{"working", a2a.TaskStateWorking, classInProgress},
+		{"unspecified", a2a.TaskStateUnspecified, classInProgress},
+		{"unspecified wire name", unspecifiedName, classInProgress},
+		{"v0.3 unknown", "unknown", classInProgress},
+		{"unknown string", "TASK_STATE_SOMETHING_NEW", classInProgress},
+		{"wrong case is unknown", "Completed", classInProgress},
+		{"input-required", a2a.TaskStateInputRequired, classInterrupted},
+		{"auth-required", a2a.TaskStateAuthRequired, classInterrupted},
+		{"completed", a2a.TaskStateCompleted, classTerminal},
+		{"failed", a2a.TaskStateFailed, classTerminal},
+		{"canceled", a2a.TaskStateCanceled, classTerminal},
+		{"rejected", a2a.TaskStateRejected, classTerminal},
+		{"v0.3 submitted", "submitted", classInProgress},
+		{"v0.3 working", "working", classInProgress},
+		{"v0.3 input-required", "input-required", classInterrupted},
+		{"v0.3 auth-required", "auth-required", classInterrupted},
+		{"v0.3 completed", "completed", classTerminal},
+		{"v0.3 failed", "failed", classTerminal},
+		{"v0.3 canceled", "canceled", classTerminal},
+		{"v0.3 rejected", "rejected", classTerminal},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -51,7 +51,7 @@ func TestClassifyAgreesWithA2AGo(t *testing.T) {
 		a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired, a2a.TaskStateCompleted, a2a.TaskStateFailed,
 		a2a.TaskStateCanceled, a2a.TaskStateRejected} {
 		t.Run(s.String(), func(t *testing.T) {
-			if diff := cmp.Diff(s.Terminal(), classify(s) == ClassTerminal); diff != "" {
+			if diff := cmp.Diff(s.Terminal(), classify(s) == classTerminal); diff != "" {
 				t.Errorf("(-a2a.Terminal +classify):\n%s", diff)
 			}
 		})
@@ -90,14 +90,14 @@ func TestCanonical(t *testing.T) {
 func TestClassString(t *testing.T) {
 	tests := []struct {
 		name string
-		c    Class
+		c    class
 		want string
 	}{
-		{"in progress", ClassInProgress, "in-progress"},
-		{"interrupted", ClassInterrupted, "interrupted"},
-		{"terminal", ClassTerminal, "terminal"},
-		{"out of range", Class(7), "Class(7)"},
-		{"zero value", Class(0), "in-progress"},
+		{"in progress", classInProgress, "in-progress"},
+		{"interrupted", classInterrupted, "interrupted"},
+		{"terminal", classTerminal, "terminal"},
+		{"out of range", class(7), "class(7)"},
+		{"zero value", class(0), "in-progress"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

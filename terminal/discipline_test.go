@@ -158,9 +158,9 @@ func TestDisciplineIgnoredAfterTerminal(t *testing.T) {
 			if diff := cmp.Diff(beforeErr, afterErr); diff != "" {
 				t.Errorf("error changed after the terminal state (-before +after):\n%s", diff)
 			}
-			want := Counters{Events: 1 + len(late), IgnoredAfterSettle: len(late)}
-			if diff := cmp.Diff(want, tr.Counters()); diff != "" {
-				t.Errorf("Counters (-want +got):\n%s", diff)
+			want := EventCounts{Events: 1 + len(late), IgnoredAfterSettle: len(late)}
+			if diff := cmp.Diff(want, tr.EventCounts()); diff != "" {
+				t.Errorf("EventCounts (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -176,7 +176,7 @@ func TestDisciplineFirstTerminalWins(t *testing.T) {
 				tr.Observe(statusText(first, "first"))
 				o := tr.Observe(snapshot(second, agentMsg("second")))
 				wantConflict := first != second
-				if diff := cmp.Diff(Observation{State: first, Class: ClassTerminal, Settled: true, Ignored: true,
+				if diff := cmp.Diff(Observation{State: first, Settled: true, Ignored: true,
 					Conflict: wantConflict}, o); diff != "" {
 					t.Errorf("Observation of the second (-want +got):\n%s", diff)
 				}
@@ -191,8 +191,8 @@ func TestDisciplineFirstTerminalWins(t *testing.T) {
 				if wantConflict {
 					conflicts = 1
 				}
-				if diff := cmp.Diff(Counters{Events: 2, IgnoredAfterSettle: 1, Conflicts: conflicts}, tr.Counters()); diff != "" {
-					t.Errorf("Counters (-want +got):\n%s", diff)
+				if diff := cmp.Diff(EventCounts{Events: 2, IgnoredAfterSettle: 1, Conflicts: conflicts}, tr.EventCounts()); diff != "" {
+					t.Errorf("EventCounts (-want +got):\n%s", diff)
 				}
 			})
 		}
@@ -207,32 +207,32 @@ func TestDisciplineInterruptIsSupersededTerminalIsNot(t *testing.T) {
 		first     a2a.TaskState
 		then      a2a.TaskState
 		wantState a2a.TaskState
-		wantCount Counters
+		wantCount EventCounts
 	}{
 		{"input-required then working", a2a.TaskStateInputRequired, a2a.TaskStateWorking, a2a.TaskStateWorking,
-			Counters{Events: 2, Resumed: 1}},
+			EventCounts{Events: 2, Resumed: 1}},
 		{"auth-required then submitted", a2a.TaskStateAuthRequired, a2a.TaskStateSubmitted, a2a.TaskStateSubmitted,
-			Counters{Events: 2, Resumed: 1}},
+			EventCounts{Events: 2, Resumed: 1}},
 		{"input-required then auth-required", a2a.TaskStateInputRequired, a2a.TaskStateAuthRequired, a2a.TaskStateAuthRequired,
-			Counters{Events: 2, Resumed: 1}},
+			EventCounts{Events: 2, Resumed: 1}},
 		{"input-required then failed", a2a.TaskStateInputRequired, a2a.TaskStateFailed, a2a.TaskStateFailed,
-			Counters{Events: 2, Resumed: 1}},
+			EventCounts{Events: 2, Resumed: 1}},
 		{"completed then working", a2a.TaskStateCompleted, a2a.TaskStateWorking, a2a.TaskStateCompleted,
-			Counters{Events: 2, IgnoredAfterSettle: 1}},
+			EventCounts{Events: 2, IgnoredAfterSettle: 1}},
 		{"completed then input-required", a2a.TaskStateCompleted, a2a.TaskStateInputRequired, a2a.TaskStateCompleted,
-			Counters{Events: 2, IgnoredAfterSettle: 1}},
+			EventCounts{Events: 2, IgnoredAfterSettle: 1}},
 		{"canceled then working", a2a.TaskStateCanceled, a2a.TaskStateWorking, a2a.TaskStateCanceled,
-			Counters{Events: 2, IgnoredAfterSettle: 1}},
+			EventCounts{Events: 2, IgnoredAfterSettle: 1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tr := NewTracker()
 			observeAll(tr, statusText(tt.first, "1"), statusText(tt.then, "2"))
-			if diff := cmp.Diff(tt.wantState, tr.State()); diff != "" {
+			if diff := cmp.Diff(tt.wantState, tr.currentState()); diff != "" {
 				t.Errorf("State (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.wantCount, tr.Counters()); diff != "" {
-				t.Errorf("Counters (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tt.wantCount, tr.EventCounts()); diff != "" {
+				t.Errorf("EventCounts (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -265,16 +265,16 @@ func TestDisciplineCutIsNeverSuccess(t *testing.T) {
 				Message   *a2a.Message
 				Text      string
 				Artifacts []*a2a.Artifact
-				Interrupt *Interrupt
-				Class     Class
-			}{got.Message, got.Reply, got.Artifacts, got.Interrupt, got.Class}
+				Interrupt *schema.Interrupt
+				Verdict   schema.Verdict
+			}{got.Message, got.Reply, got.Artifacts, got.Interrupt, got.Verdict}
 			if diff := cmp.Diff(struct {
 				Message   *a2a.Message
 				Text      string
 				Artifacts []*a2a.Artifact
-				Interrupt *Interrupt
-				Class     Class
-			}{Class: ClassInProgress}, reply); diff != "" {
+				Interrupt *schema.Interrupt
+				Verdict   schema.Verdict
+			}{Verdict: schema.VerdictIncomplete}, reply); diff != "" {
 				t.Errorf("reply fields of a cut (-want +got):\n%s", diff)
 			}
 			var ce *CutError
@@ -332,12 +332,12 @@ func TestDisciplineProgressArtifactsNeverInOutcome(t *testing.T) {
 		name          string
 		opts          []Option
 		wantArtifacts []a2a.ArtifactID
-		wantCounters  Counters
+		wantCounters  EventCounts
 	}{
 		{"with the seam", []Option{WithProgressArtifact(isRemoteInvocation)}, nil,
-			Counters{Events: 4, ProgressArtifacts: 4}},
+			EventCounts{Events: 4, ProgressArtifacts: 4}},
 		{"without the seam the frames pollute", nil, []a2a.ArtifactID{"620157e7", "20c478f2"},
-			Counters{Events: 4, ProgressArtifacts: 0}},
+			EventCounts{Events: 4, ProgressArtifacts: 0}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -371,8 +371,8 @@ func TestDisciplineProgressArtifactsNeverInOutcome(t *testing.T) {
 			if diff := cmp.Diff(seedQuestion, got.Interrupt.Question); diff != "" {
 				t.Errorf("Interrupt.Question (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.wantCounters, tr.Counters()); diff != "" {
-				t.Errorf("Counters (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tt.wantCounters, tr.EventCounts()); diff != "" {
+				t.Errorf("EventCounts (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -6,11 +6,12 @@
 //
 // A turn is one send (or one resubscription) and the events that answer
 // it. Only the task state decides how the turn ended. Every task state
-// falls in one of three classes ([Class]):
+// falls in one of three classes, which [Outcome.Verdict] (a schema.Verdict)
+// names in one word:
 //
-//	in progress   submitted, working, unspecified, anything unknown
-//	interrupted   input-required, auth-required
-//	terminal      completed, failed, canceled, rejected
+//	in progress   submitted, working, unspecified, anything unknown   incomplete
+//	interrupted   input-required, auth-required                       input-required, auth-required
+//	terminal      completed, failed, canceled, rejected               completed, failed, canceled, rejected
 //
 // A turn is settled when its current state is interrupted or terminal.
 //
@@ -43,18 +44,18 @@
 // the state it ends in. Besides:
 //
 //   - A terminal state is final. Every later event is ignored and counted
-//     ([Counters.IgnoredAfterSettle]); a later, different terminal state is
-//     a conflict, reported ([Observation.Conflict], [Counters.Conflicts])
+//     ([EventCounts.IgnoredAfterSettle]); a later, different terminal state is
+//     a conflict, reported ([Observation.Conflict], [EventCounts.Conflicts])
 //     while the first one stands.
 //   - An interrupted state is not final. A later state of the same task —
 //     working after the caller answered, a resubscription snapshot, or a
-//     terminal state — supersedes it ([Counters.Resumed]). So one Tracker can
+//     terminal state — supersedes it ([EventCounts.Resumed]). So one Tracker can
 //     follow a task across the turns of an interrupt; the outcome is always
 //     that of the latest state.
 //   - A Tracker follows one task: the first task id it sees. Events naming
-//     another task are ignored ([Counters.OtherTask]).
+//     another task are ignored ([EventCounts.OtherTask]).
 //   - A Message decides only in a task-less exchange; after a task was
-//     observed it is ignored ([Counters.StrayMessages]).
+//     observed it is ignored ([EventCounts.StrayMessages]).
 //
 // # Artifacts
 //
@@ -62,8 +63,8 @@
 // append=false creates the artifact or replaces the one with the same id,
 // append=true appends its parts (and merges its metadata). Order is the
 // order of first appearance. An append for an unknown id creates the
-// artifact ([Counters.OrphanAppends]); an append after lastChunk is kept
-// ([Counters.AppendsAfterLastChunk]). A Task snapshot's artifacts replace
+// artifact ([EventCounts.OrphanAppends]); an append after lastChunk is kept
+// ([EventCounts.AppendsAfterLastChunk]). A Task snapshot's artifacts replace
 // everything assembled so far. A hostile peer cannot grow the memory
 // without end: [Limits] bound the number of artifacts, parts and bytes
 // (defaults 1024, 65536 and 64 MiB); what does not fit is dropped, counted,
@@ -124,6 +125,6 @@
 //     log, another process), and schema.Result.Answer for "the answer".
 //   - schema.Verdict — one word of the Result (completed, failed, …,
 //     incomplete), decided by the one state → verdict table
-//     (schema.VerdictOf) that this package's [Class] also follows. Switch
+//     (schema.VerdictOf) that [Outcome.Verdict] also follows. Switch
 //     on it where a front end needs one word.
 package terminal

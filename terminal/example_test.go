@@ -51,7 +51,7 @@ func Example() {
 		fmt.Println("no answer:", err)
 		return
 	}
-	fmt.Println(out.Class, out.State)
+	fmt.Println(out.Verdict, out.State)
 	fmt.Println("reply:", out.Reply)
 	for _, a := range out.Artifacts {
 		for _, p := range a.Parts {
@@ -59,7 +59,7 @@ func Example() {
 		}
 	}
 	// Output:
-	// terminal TASK_STATE_COMPLETED
+	// completed TASK_STATE_COMPLETED
 	// reply: Booked two flights.
 	// itinerary: PEK→SFO 09:40
 	// itinerary: SFO→PEK 13:15
@@ -135,7 +135,7 @@ func Example_interrupt() {
 
 	tr := terminal.NewTracker(terminal.WithProgressArtifact(remoteInvocation))
 	out, err := tr.Track(events(nil, frame, a2a.NewStatusUpdateEvent(task, a2a.TaskStateInputRequired, question)))
-	fmt.Println(out.Class, err, len(out.Artifacts), tr.Counters().ProgressArtifacts)
+	fmt.Println(out.Verdict, err, len(out.Artifacts), tr.EventCounts().ProgressArtifacts)
 	fmt.Println(out.Interrupt.Question)
 	for _, it := range out.Interrupt.Items {
 		fmt.Printf("%s (%s): %s\n", it.ToolCallID, it.ToolName, it.Message)
@@ -145,7 +145,7 @@ func Example_interrupt() {
 		a2a.NewTextPart("approved"))
 	fmt.Println(answer.TaskID)
 	// Output:
-	// interrupted <nil> 0 1
+	// input-required <nil> 0 1
 	// Please approve the expense report.
 	// call_1 (expense-review): Reply 'approved' or give a reason.
 	// task-7
@@ -165,7 +165,7 @@ func ExampleTracker_Observe() {
 		fmt.Printf("%s settled=%t ignored=%t conflict=%t\n", o.State, o.Settled, o.Ignored, o.Conflict)
 	}
 	out, err := tr.Outcome()
-	fmt.Println(out.State, err, tr.Counters().Conflicts)
+	fmt.Println(out.State, err, tr.EventCounts().Conflicts)
 	// Output:
 	// TASK_STATE_WORKING settled=false ignored=false conflict=false
 	// TASK_STATE_COMPLETED settled=true ignored=false conflict=false
@@ -173,22 +173,23 @@ func ExampleTracker_Observe() {
 	// TASK_STATE_COMPLETED <nil> 1
 }
 
-// Every state falls in one of three classes; a v0.3 name in an event
-// decoded by hand is read as its 1.0 constant, and a state this package
-// does not know is in progress: it never ends a turn.
-func ExampleClass() {
+// Every state settles the turn or not: a v0.3 name in an event decoded by
+// hand is read as its 1.0 constant, and a state this package does not know
+// is in progress (verdict incomplete): it never ends a turn.
+func ExampleTracker_Observe_verdicts() {
 	for _, s := range []a2a.TaskState{a2a.TaskStateWorking, a2a.TaskStateAuthRequired, a2a.TaskStateRejected,
 		"input-required", "unknown"} {
 		tr := terminal.NewTracker()
 		o := tr.Observe(&a2a.TaskStatusUpdateEvent{TaskID: "t", Status: a2a.TaskStatus{State: s}})
-		fmt.Println(s, "→", o.State, o.Class)
+		out, _ := tr.Outcome()
+		fmt.Println(s, "→", o.State, o.Settled, out.Verdict)
 	}
 	// Output:
-	// TASK_STATE_WORKING → TASK_STATE_WORKING in-progress
-	// TASK_STATE_AUTH_REQUIRED → TASK_STATE_AUTH_REQUIRED interrupted
-	// TASK_STATE_REJECTED → TASK_STATE_REJECTED terminal
-	// input-required → TASK_STATE_INPUT_REQUIRED interrupted
-	// unknown → TASK_STATE_UNSPECIFIED in-progress
+	// TASK_STATE_WORKING → TASK_STATE_WORKING false incomplete
+	// TASK_STATE_AUTH_REQUIRED → TASK_STATE_AUTH_REQUIRED true auth-required
+	// TASK_STATE_REJECTED → TASK_STATE_REJECTED true rejected
+	// input-required → TASK_STATE_INPUT_REQUIRED true input-required
+	// unknown → TASK_STATE_UNSPECIFIED false incomplete
 }
 
 // A hostile peer cannot grow the assembled artifacts without end: past a
@@ -201,7 +202,7 @@ func ExampleWithLimits() {
 	}
 	tr.Observe(a2a.NewStatusUpdateEvent(task, a2a.TaskStateCompleted, nil))
 	out, _ := tr.Outcome()
-	fmt.Println(len(out.Artifacts[0].Parts), out.Truncated, tr.Counters().PartsDropped)
+	fmt.Println(len(out.Artifacts[0].Parts), out.Truncated, tr.EventCounts().PartsDropped)
 	// Output:
 	// 2 true 3
 }
@@ -217,4 +218,45 @@ func ExampleOutcome_Result() {
 	fmt.Println(string(b))
 	// Output:
 	// {"state":"TASK_STATE_FAILED","verdict":"failed","error":"quota exceeded","context":"ctx-7","counters":{"applied":0,"duplicates":0,"conflicts":0,"late":0,"gaps":0,"droppedAfterSeal":0,"droppedByCap":0}}
+}
+
+// A cut says what a caller needs to resume: the task to resubscribe to (or
+// to ask GetTask about), how far it got, and why the stream ended.
+func ExampleCutError() {
+	_, err := terminal.NewTracker().Track(events(io.ErrUnexpectedEOF,
+		a2a.NewStatusUpdateEvent(task, a2a.TaskStateWorking, agentText("searching…"))))
+	var cut *terminal.CutError
+	if errors.As(err, &cut) && cut.TaskID != "" {
+		fmt.Println("resubscribe to", cut.TaskID, "after", cut.Events, "event(s) in", cut.LastState)
+		fmt.Println("cause:", cut.Cause)
+	}
+	// Output:
+	// resubscribe to task-7 after 1 event(s) in TASK_STATE_WORKING
+	// cause: unexpected EOF
+}
+
+// A failed turn's error stands alone (it may travel without the Outcome):
+// the task, the state and the callee's reason.
+func ExampleVerdictError() {
+	_, err := terminal.NewTracker().Track(events(nil,
+		a2a.NewStatusUpdateEvent(task, a2a.TaskStateFailed, agentText("quota exceeded"))))
+	var ve *terminal.VerdictError
+	if errors.As(err, &ve) {
+		fmt.Println(ve.TaskID, ve.State, ve.Reason, ve.Message.ID != "")
+	}
+	// Output:
+	// task-7 TASK_STATE_FAILED quota exceeded true
+}
+
+// The tallies are for logs and metrics: what a peer sent that the tracker
+// ignored says more about the peer than about the turn.
+func ExampleTracker_EventCounts() {
+	tr := terminal.NewTracker()
+	tr.Observe(a2a.NewStatusUpdateEvent(task, a2a.TaskStateCompleted, agentText("done")))
+	tr.Observe(a2a.NewStatusUpdateEvent(task, a2a.TaskStateWorking, agentText("late")))
+	tr.Observe(nil)
+	c := tr.EventCounts()
+	fmt.Printf("events=%d ignoredAfterSettle=%d invalid=%d\n", c.Events, c.IgnoredAfterSettle, c.Invalid)
+	// Output:
+	// events=3 ignoredAfterSettle=1 invalid=1
 }

@@ -32,18 +32,18 @@ func FuzzObserve(f *testing.F) {
 			if terminal != "" && o.State != terminal {
 				t.Fatalf("terminal state %s changed to %s", terminal, o.State)
 			}
-			if o.Class == ClassTerminal {
+			if classify(o.State) == classTerminal {
 				terminal = o.State
 			}
 		}
 		out, err := tr.Outcome()
-		if (err == nil) != (out.Class != ClassInProgress && (out.State == a2a.TaskStateCompleted || out.Interrupt != nil)) {
+		if (err == nil) != (classify(out.State) != classInProgress && (out.State == a2a.TaskStateCompleted || out.Interrupt != nil)) {
 			t.Fatalf("Outcome %s with error %v", out.State, err)
 		}
 		if out.Err != err {
 			t.Fatalf("Outcome.Err %v differs from the error %v", out.Err, err)
 		}
-		if out.Class == ClassInProgress && (out.Message != nil || out.Reply != "" || out.Artifacts != nil) {
+		if classify(out.State) == classInProgress && (out.Message != nil || out.Reply != "" || out.Artifacts != nil) {
 			t.Fatalf("a cut carries a reply: %+v", out)
 		}
 		for _, a := range out.Artifacts {

@@ -13,24 +13,6 @@ import (
 //	               "items": [{"toolCallId": "call_1", "toolName": "expense-review", "message": "…"}]}
 const InterruptMetadataKey = "_interrupt"
 
-// Interrupt is what the caller answers when a turn ends in input-required
-// or auth-required. The answer goes to the same task: a new message with
-// TaskID set to [Outcome.TaskID].
-type Interrupt struct {
-	// State is TASK_STATE_INPUT_REQUIRED or TASK_STATE_AUTH_REQUIRED.
-	State a2a.TaskState
-	// Message is the status message of the interrupted state, or nil. It is
-	// shared with the event it came from: do not modify it.
-	Message *a2a.Message
-	// Text is the text parts of Message joined with "\n".
-	Text string
-	// Question is _interrupt.message when present; "" otherwise (then Text
-	// is the question).
-	Question string
-	// Items are _interrupt.items, in order. nil when there are none.
-	Items []schema.InterruptItem
-}
-
 // parseInterrupt reads m.metadata._interrupt. The value arrives from JSON,
 // so objects are map[string]any, arrays []any and strings string; a Go
 // producer in the same process may hand []map[string]any for items. Missing

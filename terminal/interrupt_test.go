@@ -81,24 +81,24 @@ func TestInterruptOutcome(t *testing.T) {
 	tests := []struct {
 		name          string
 		events        []a2a.Event
-		want          *Interrupt
+		want          *schema.Interrupt
 		wantMalformed int
 	}{
 		{
 			name:   "the seed's A2A stream",
 			events: decodeEvents(t, seedRunning, seedInputRequiredFrame, seedInterrupt),
-			want: &Interrupt{State: a2a.TaskStateInputRequired, Text: seedQuestion, Question: seedQuestion,
+			want: &schema.Interrupt{Question: seedQuestion,
 				Items: []schema.InterruptItem{{ToolCallID: "call_00_32BxucUtBW0bBQZE9mz32638", ToolName: "expense-review", Message: seedQuestion}}},
 		},
 		{
 			name:   "auth-required without _interrupt",
 			events: []a2a.Event{statusText(a2a.TaskStateAuthRequired, "sign in at https://example.test")},
-			want:   &Interrupt{State: a2a.TaskStateAuthRequired, Text: "sign in at https://example.test"},
+			want:   &schema.Interrupt{Question: "sign in at https://example.test"},
 		},
 		{
 			name:          "malformed _interrupt keeps the text and is counted",
 			events:        []a2a.Event{withMeta(a2a.TaskStateInputRequired, "which one?", map[string]any{"_interrupt": "oops"})},
-			want:          &Interrupt{State: a2a.TaskStateInputRequired, Text: "which one?"},
+			want:          &schema.Interrupt{Question: "which one?"},
 			wantMalformed: 1,
 		},
 		{
@@ -108,7 +108,7 @@ func TestInterruptOutcome(t *testing.T) {
 				statusText(a2a.TaskStateWorking, "resumed"),
 				statusText(a2a.TaskStateInputRequired, "second?"),
 			},
-			want: &Interrupt{State: a2a.TaskStateInputRequired, Text: "second?"},
+			want: &schema.Interrupt{Question: "second?"},
 		},
 		{
 			name: "_interrupt on a working update is not an interrupt",
@@ -125,16 +125,10 @@ func TestInterruptOutcome(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Outcome error = %v", err)
 			}
-			if got.Interrupt != nil {
-				if got.Interrupt.Message != got.Message {
-					t.Errorf("Interrupt.Message is not Outcome.Message")
-				}
-				got.Interrupt.Message = nil // compared through Outcome.Message elsewhere
-			}
 			if diff := cmp.Diff(tt.want, got.Interrupt); diff != "" {
 				t.Errorf("Interrupt (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.wantMalformed, tr.Counters().MalformedInterrupts); diff != "" {
+			if diff := cmp.Diff(tt.wantMalformed, tr.EventCounts().MalformedInterrupts); diff != "" {
 				t.Errorf("MalformedInterrupts (-want +got):\n%s", diff)
 			}
 		})

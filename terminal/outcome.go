@@ -20,8 +20,11 @@ type Outcome struct {
 	ContextID string
 	// State is the final (or, for a cut, the last) state, canonical.
 	State a2a.TaskState
-	// Class is what State means for the turn.
-	Class Class
+	// Verdict is how the turn ended, in one word, decided by State alone
+	// (the one table, [schema.VerdictOf]): [schema.VerdictIncomplete] for a
+	// cut, input-required or auth-required for an interrupt, completed,
+	// failed, canceled or rejected when the task is over.
+	Verdict schema.Verdict
 	// Message is the status message of the final state, or the direct
 	// Message reply. It is shared with the event it came from: do not
 	// modify it. nil for a cut.
@@ -39,8 +42,13 @@ type Outcome struct {
 	// Truncated reports that a [Limits] bound was hit: Artifacts are
 	// incomplete.
 	Truncated bool
-	// Interrupt is set for input-required and auth-required, nil otherwise.
-	Interrupt *Interrupt
+	// Interrupt is set for input-required and auth-required, nil otherwise:
+	// the question (the structured interrupt's message, else Reply) and
+	// the items of the runtime's _interrupt metadata
+	// ([InterruptMetadataKey]), as the peer sent them (uncut; [Outcome.Result]
+	// cuts them). The state and the status message are [Outcome.State] and
+	// [Outcome.Message].
+	Interrupt *schema.Interrupt
 	// Err is a [*VerdictError] for failed, rejected and canceled, a
 	// [*CutError] for a cut, and nil for completed and interrupted.
 	Err error
@@ -66,8 +74,8 @@ func (t *Tracker) Outcome() (Outcome, error) {
 // outcome builds the Outcome; cause, for a cut, is the error that ended
 // the stream.
 func (t *Tracker) outcome(cause error) (Outcome, error) {
-	o := Outcome{TaskID: t.taskID, ContextID: t.contextID, State: t.state, Class: classify(t.state)}
-	if o.Class == ClassInProgress {
+	o := Outcome{TaskID: t.taskID, ContextID: t.contextID, State: t.state, Verdict: schema.VerdictOf(string(t.state))}
+	if o.Verdict == schema.VerdictIncomplete {
 		o.Err = &CutError{TaskID: t.taskID, LastState: t.state, Events: t.c.Events, Cause: cause}
 		return o, o.Err
 	}
@@ -77,8 +85,11 @@ func (t *Tracker) outcome(cause error) (Outcome, error) {
 	o.Truncated = t.arts.full
 	switch schema.VerdictOf(string(t.state)) {
 	case schema.VerdictInputRequired, schema.VerdictAuthRequired:
-		o.Interrupt = &Interrupt{State: t.state, Message: t.msg, Text: o.Reply,
-			Question: t.question, Items: append([]schema.InterruptItem(nil), t.items...)}
+		q := t.question
+		if q == "" {
+			q = o.Reply
+		}
+		o.Interrupt = &schema.Interrupt{Question: q, Items: append([]schema.InterruptItem(nil), t.items...)}
 	case schema.VerdictFailed, schema.VerdictRejected, schema.VerdictCanceled:
 		o.Err = &VerdictError{TaskID: t.taskID, State: t.state, Reason: o.Reply, Message: t.msg}
 	}

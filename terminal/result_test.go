@@ -25,44 +25,44 @@ func TestOutcomeResult(t *testing.T) {
 	}{
 		{
 			name: "completed",
-			out: Outcome{ContextID: "c1", State: a2a.TaskStateCompleted, Class: ClassTerminal, Message: msg("42"), Reply: "42",
+			out: Outcome{ContextID: "c1", State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted, Message: msg("42"), Reply: "42",
 				Artifacts: []*a2a.Artifact{art}, Truncated: true},
 			want: schema.Result{State: "TASK_STATE_COMPLETED", Verdict: schema.VerdictCompleted, Reply: "42", Context: "c1",
 				Artifacts: []schema.Artifact{{ID: "a1", Name: "report", Text: "line 1\nline 2"}}, ArtifactsTruncated: true},
 		},
 		{
 			name: "failed: the reason, never a reply",
-			out: Outcome{State: a2a.TaskStateFailed, Class: ClassTerminal, Message: msg("quota"), Reply: "quota",
+			out: Outcome{State: a2a.TaskStateFailed, Verdict: schema.VerdictFailed, Message: msg("quota"), Reply: "quota",
 				Err: &VerdictError{State: a2a.TaskStateFailed, Reason: "quota"}},
 			want: schema.Result{State: "TASK_STATE_FAILED", Verdict: schema.VerdictFailed, Error: "quota"},
 		},
 		{
 			name: "rejected without a reason",
-			out:  Outcome{State: a2a.TaskStateRejected, Class: ClassTerminal, Err: &VerdictError{State: a2a.TaskStateRejected}},
+			out:  Outcome{State: a2a.TaskStateRejected, Verdict: schema.VerdictRejected, Err: &VerdictError{State: a2a.TaskStateRejected}},
 			want: schema.Result{State: "TASK_STATE_REJECTED", Verdict: schema.VerdictRejected},
 		},
 		{
 			name: "canceled",
-			out:  Outcome{State: a2a.TaskStateCanceled, Class: ClassTerminal, Err: &VerdictError{State: a2a.TaskStateCanceled, Reason: "by user"}},
+			out:  Outcome{State: a2a.TaskStateCanceled, Verdict: schema.VerdictCanceled, Err: &VerdictError{State: a2a.TaskStateCanceled, Reason: "by user"}},
 			want: schema.Result{State: "TASK_STATE_CANCELED", Verdict: schema.VerdictCanceled, Error: "by user"},
 		},
 		{
 			name: "input required: the structured question and its items",
-			out: Outcome{State: a2a.TaskStateInputRequired, Class: ClassInterrupted, Reply: "status text",
-				Interrupt: &Interrupt{State: a2a.TaskStateInputRequired, Text: "status text", Question: "Approve?",
+			out: Outcome{State: a2a.TaskStateInputRequired, Verdict: schema.VerdictInputRequired, Reply: "status text",
+				Interrupt: &schema.Interrupt{Question: "Approve?",
 					Items: []schema.InterruptItem{{ToolCallID: "call-9", ToolName: "expense-review", Message: "Approve?"}}}},
 			want: schema.Result{State: "TASK_STATE_INPUT_REQUIRED", Verdict: schema.VerdictInputRequired,
 				Interrupt: &schema.Interrupt{Question: "Approve?", Items: []schema.InterruptItem{{ToolCallID: "call-9", ToolName: "expense-review", Message: "Approve?"}}}},
 		},
 		{
 			name: "auth required: the status text is the question",
-			out: Outcome{State: a2a.TaskStateAuthRequired, Class: ClassInterrupted, Reply: "log in",
-				Interrupt: &Interrupt{State: a2a.TaskStateAuthRequired, Text: "log in"}},
+			out: Outcome{State: a2a.TaskStateAuthRequired, Verdict: schema.VerdictAuthRequired, Reply: "log in",
+				Interrupt: &schema.Interrupt{Question: "log in"}},
 			want: schema.Result{State: "TASK_STATE_AUTH_REQUIRED", Verdict: schema.VerdictAuthRequired, Interrupt: &schema.Interrupt{Question: "log in"}},
 		},
 		{
 			name: "a cut is incomplete, with its error",
-			out: Outcome{State: a2a.TaskStateWorking, Class: ClassInProgress,
+			out: Outcome{State: a2a.TaskStateWorking, Verdict: schema.VerdictIncomplete,
 				Err: &CutError{TaskID: "t1", LastState: a2a.TaskStateWorking}},
 			want: schema.Result{State: "TASK_STATE_WORKING", Verdict: schema.VerdictIncomplete,
 				Error: `terminal: stream ended before the turn settled (task "t1", last state TASK_STATE_WORKING)`},
@@ -105,7 +105,7 @@ func TestCut(t *testing.T) {
 func TestResultCutsPeerStrings(t *testing.T) {
 	huge := strings.Repeat("x", 9<<20)
 	o := Outcome{State: a2a.TaskStateInputRequired, Reply: huge,
-		Interrupt: &Interrupt{Items: []schema.InterruptItem{{ToolCallID: huge, ToolName: huge, Message: huge}}},
+		Interrupt: &schema.Interrupt{Items: []schema.InterruptItem{{ToolCallID: huge, ToolName: huge, Message: huge}}},
 		Artifacts: []*a2a.Artifact{{ID: a2a.ArtifactID(huge), Name: huge}}}
 	r := o.Result()
 	b, err := json.Marshal(r)

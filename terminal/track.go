@@ -29,7 +29,7 @@ func (t *Tracker) Track(events iter.Seq2[a2a.Event, error]) (Outcome, error) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if classify(t.state) != ClassInProgress {
+	if classify(t.state) != classInProgress {
 		cause = nil
 	}
 	return t.outcome(cause)

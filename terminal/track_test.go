@@ -9,6 +9,8 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // item is one element of a fake stream.
@@ -92,7 +94,7 @@ func TestTrackResumes(t *testing.T) {
 	if err != nil {
 		t.Fatalf("second Track error = %v", err)
 	}
-	want := Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Class: ClassTerminal,
+	want := Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted,
 		Message: agentMsg("ok"), Reply: "ok", Artifacts: []*a2a.Artifact{art("a", "part 1", "part 2", "part 3")}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Outcome (-want +got):\n%s", diff)
@@ -115,10 +117,10 @@ func TestTrackerConcurrentReads(t *testing.T) {
 					return
 				default:
 				}
-				_ = tr.Counters()
-				_ = tr.State()
-				_ = tr.Settled()
-				_ = tr.Artifacts()
+				_ = tr.EventCounts()
+				_ = tr.currentState()
+				_ = tr.isSettled()
+				_ = tr.assembled()
 				_, _ = tr.Outcome()
 			}
 		}()
@@ -130,7 +132,7 @@ func TestTrackerConcurrentReads(t *testing.T) {
 	tr.Observe(status(a2a.TaskStateCompleted, nil))
 	close(stop)
 	wg.Wait()
-	if diff := cmp.Diff(Counters{Events: 401}, tr.Counters()); diff != "" {
-		t.Errorf("Counters (-want +got):\n%s", diff)
+	if diff := cmp.Diff(EventCounts{Events: 401}, tr.EventCounts()); diff != "" {
+		t.Errorf("EventCounts (-want +got):\n%s", diff)
 	}
 }

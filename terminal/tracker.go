@@ -18,7 +18,7 @@ type Option func(*Tracker)
 // terminal state, and for every artifact of a Task snapshot (wrapped in an
 // update with the snapshot's task and context id). When f returns true the
 // artifact is progress, not output: it never reaches [Outcome.Artifacts],
-// [Counters.ProgressArtifacts] counts it, and the Observation of the event
+// [EventCounts.ProgressArtifacts] counts it, and the Observation of the event
 // hands it back with f's reading of it ([Observation.Routed]), for the
 // caller to merge. f must not modify the event. f is called with the
 // Tracker's lock held: it must not call back into the Tracker. nil removes
@@ -32,9 +32,10 @@ func WithLimits(l Limits) Option {
 	return func(t *Tracker) { t.arts.limits = l.withDefaults() }
 }
 
-// Counters are the tallies of a [Tracker]: what it observed, ignored,
+// EventCounts are the tallies of a [Tracker], counted in events (a merge
+// counts blocks: schema.Counters): what it observed, ignored,
 // routed and dropped. They are meant for logs and metrics.
-type Counters struct {
+type EventCounts struct {
 	// Events counts every call to Observe.
 	Events int
 	// IgnoredAfterSettle counts events observed after a terminal state
@@ -89,14 +90,12 @@ type Observation struct {
 	// 1.0 name, also for a v0.3 name ("input-required") in an event
 	// decoded by hand; v0.3 "unknown" is the unspecified state.
 	State a2a.TaskState
-	// Class is what State means for the turn.
-	Class Class
 	// Settled reports that the turn has ended after the event: a terminal
 	// or interrupted state.
 	Settled bool
 	// Ignored reports that the event changed nothing: it came after a
 	// terminal state, named another task, was a stray Message, or was
-	// invalid. See [Counters] for which.
+	// invalid. See [EventCounts] for which.
 	Ignored bool
 	// Conflict reports an event after a terminal state carrying a
 	// different terminal state (Ignored is set too).
@@ -124,7 +123,7 @@ type ProgressArtifact struct {
 // Tracker follows the events of one turn of one task and decides its
 // outcome. The zero value is not usable; call [NewTracker]. A Tracker is
 // safe for concurrent use, though a stream is normally observed from one
-// goroutine and read from another only for Counters or State.
+// goroutine and read from another only for EventCounts.
 type Tracker struct {
 	mu       sync.Mutex
 	progress func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)
@@ -137,7 +136,7 @@ type Tracker struct {
 	question  string       // _interrupt.message of an interrupted state
 	items     []schema.InterruptItem
 	arts      artifactSet
-	c         Counters
+	c         EventCounts
 }
 
 // NewTracker returns a Tracker with no events observed: its state is
@@ -173,8 +172,7 @@ func (t *Tracker) Observe(ev a2a.Event) Observation {
 	var o Observation
 	o.Ignored = !t.observe(ev, &o)
 	o.State = t.state
-	o.Class = classify(t.state)
-	o.Settled = o.Class != ClassInProgress
+	o.Settled = classify(t.state) != classInProgress
 	return o
 }
 
@@ -189,9 +187,9 @@ func (t *Tracker) observe(ev a2a.Event, o *Observation) bool {
 		t.c.OtherTask++
 		return false
 	}
-	if classify(t.state) == ClassTerminal {
+	if classify(t.state) == classTerminal {
 		t.c.IgnoredAfterSettle++
-		if s, ok := stateOf(ev); ok && classify(s) == ClassTerminal && canonical(s) != t.state {
+		if s, ok := stateOf(ev); ok && classify(s) == classTerminal && canonical(s) != t.state {
 			t.c.Conflicts++
 			o.Conflict = true
 		}
@@ -253,12 +251,12 @@ func (t *Tracker) recordIDs(info a2a.TaskInfo) {
 func (t *Tracker) setStatus(s a2a.TaskStatus) {
 	t.sawTask = true
 	next := canonical(s.State)
-	if classify(t.state) == ClassInterrupted && next != t.state {
+	if classify(t.state) == classInterrupted && next != t.state {
 		t.c.Resumed++
 	}
 	t.state, t.msg = next, s.Message
 	t.question, t.items = "", nil
-	if classify(next) == ClassInterrupted {
+	if classify(next) == classInterrupted {
 		var bad bool
 		t.question, t.items, bad = parseInterrupt(s.Message)
 		if bad {
@@ -300,34 +298,34 @@ func (t *Tracker) applyArtifact(e *a2a.TaskArtifactUpdateEvent) {
 	t.c.PartsDropped += r.droppedParts
 }
 
-// State returns the current state (canonical; unspecified before any
+// currentState returns the current state (canonical; unspecified before any
 // state was observed).
-func (t *Tracker) State() a2a.TaskState {
+func (t *Tracker) currentState() a2a.TaskState {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.state
 }
 
-// Settled reports whether the turn has ended: a terminal or interrupted
-// state is current. Settled can turn false again when a later state
+// isSettled reports whether the turn has ended: a terminal or interrupted
+// state is current. isSettled can turn false again when a later state
 // supersedes an interrupt; it never does after a terminal state.
-func (t *Tracker) Settled() bool {
+func (t *Tracker) isSettled() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return classify(t.state) != ClassInProgress
+	return classify(t.state) != classInProgress
 }
 
-// Counters returns a copy of the tallies.
-func (t *Tracker) Counters() Counters {
+// EventCounts returns a copy of the tallies.
+func (t *Tracker) EventCounts() EventCounts {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.c
 }
 
-// Artifacts returns copies of the artifacts assembled so far, whatever the
-// state, in order of first appearance. Unlike [Outcome.Artifacts] it is
+// assembled returns copies of the artifacts assembled so far, whatever the
+// state, in order of first appearance. Unlike [Outcome.assembled] it is
 // available before the turn settles (for display); it is not an answer.
-func (t *Tracker) Artifacts() []*a2a.Artifact {
+func (t *Tracker) assembled() []*a2a.Artifact {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.arts.snapshot()

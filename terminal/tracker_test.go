@@ -10,6 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/tfrs/a2a-progress/envelope"
+
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // outcomeOpts compares Outcome.Err by errors.Is against the wanted sentinel.
@@ -27,32 +29,32 @@ func TestOutcomePerState(t *testing.T) {
 		wantErr error
 	}{
 		{"completed", a2a.TaskStateCompleted, Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted,
-			Class: ClassTerminal, Message: final, Reply: "final words", Artifacts: arts}, nil},
+			Verdict: schema.VerdictCompleted, Message: final, Reply: "final words", Artifacts: arts}, nil},
 		{"failed", a2a.TaskStateFailed, Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateFailed,
-			Class: ClassTerminal, Message: final, Reply: "final words", Artifacts: arts, Err: ErrFailed}, ErrFailed},
+			Verdict: schema.VerdictFailed, Message: final, Reply: "final words", Artifacts: arts, Err: ErrFailed}, ErrFailed},
 		{"rejected", a2a.TaskStateRejected, Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateRejected,
-			Class: ClassTerminal, Message: final, Reply: "final words", Artifacts: arts, Err: ErrRejected}, ErrRejected},
+			Verdict: schema.VerdictRejected, Message: final, Reply: "final words", Artifacts: arts, Err: ErrRejected}, ErrRejected},
 		{"canceled", a2a.TaskStateCanceled, Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCanceled,
-			Class: ClassTerminal, Message: final, Reply: "final words", Artifacts: arts, Err: ErrCanceled}, ErrCanceled},
+			Verdict: schema.VerdictCanceled, Message: final, Reply: "final words", Artifacts: arts, Err: ErrCanceled}, ErrCanceled},
 		{"input-required", a2a.TaskStateInputRequired, Outcome{TaskID: taskID, ContextID: ctxID,
-			State: a2a.TaskStateInputRequired, Class: ClassInterrupted, Message: final, Reply: "final words", Artifacts: arts,
-			Interrupt: &Interrupt{State: a2a.TaskStateInputRequired, Message: final, Text: "final words"}}, nil},
+			State: a2a.TaskStateInputRequired, Verdict: schema.VerdictInputRequired, Message: final, Reply: "final words", Artifacts: arts,
+			Interrupt: &schema.Interrupt{Question: "final words"}}, nil},
 		{"auth-required", a2a.TaskStateAuthRequired, Outcome{TaskID: taskID, ContextID: ctxID,
-			State: a2a.TaskStateAuthRequired, Class: ClassInterrupted, Message: final, Reply: "final words", Artifacts: arts,
-			Interrupt: &Interrupt{State: a2a.TaskStateAuthRequired, Message: final, Text: "final words"}}, nil},
+			State: a2a.TaskStateAuthRequired, Verdict: schema.VerdictAuthRequired, Message: final, Reply: "final words", Artifacts: arts,
+			Interrupt: &schema.Interrupt{Question: "final words"}}, nil},
 		{"working is a cut", a2a.TaskStateWorking, Outcome{TaskID: taskID, ContextID: ctxID,
-			State: a2a.TaskStateWorking, Class: ClassInProgress, Err: ErrCut}, ErrCut},
+			State: a2a.TaskStateWorking, Verdict: schema.VerdictIncomplete, Err: ErrCut}, ErrCut},
 		{"submitted is a cut", a2a.TaskStateSubmitted, Outcome{TaskID: taskID, ContextID: ctxID,
-			State: a2a.TaskStateSubmitted, Class: ClassInProgress, Err: ErrCut}, ErrCut},
+			State: a2a.TaskStateSubmitted, Verdict: schema.VerdictIncomplete, Err: ErrCut}, ErrCut},
 		{"unspecified is a cut", a2a.TaskStateUnspecified, Outcome{TaskID: taskID, ContextID: ctxID,
-			State: a2a.TaskStateUnspecified, Class: ClassInProgress, Err: ErrCut}, ErrCut},
+			State: a2a.TaskStateUnspecified, Verdict: schema.VerdictIncomplete, Err: ErrCut}, ErrCut},
 		{"unknown state is a cut", "TASK_STATE_PAUSED", Outcome{TaskID: taskID, ContextID: ctxID,
-			State: "TASK_STATE_PAUSED", Class: ClassInProgress, Err: ErrCut}, ErrCut},
+			State: "TASK_STATE_PAUSED", Verdict: schema.VerdictIncomplete, Err: ErrCut}, ErrCut},
 		{"v0.3 completed is canonical", "completed", Outcome{TaskID: taskID, ContextID: ctxID,
-			State: a2a.TaskStateCompleted, Class: ClassTerminal, Message: final, Reply: "final words", Artifacts: arts}, nil},
+			State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted, Message: final, Reply: "final words", Artifacts: arts}, nil},
 		{"v0.3 input-required is canonical", "input-required", Outcome{TaskID: taskID, ContextID: ctxID,
-			State: a2a.TaskStateInputRequired, Class: ClassInterrupted, Message: final, Reply: "final words", Artifacts: arts,
-			Interrupt: &Interrupt{State: a2a.TaskStateInputRequired, Message: final, Text: "final words"}}, nil},
+			State: a2a.TaskStateInputRequired, Verdict: schema.VerdictInputRequired, Message: final, Reply: "final words", Artifacts: arts,
+			Interrupt: &schema.Interrupt{Question: "final words"}}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -123,115 +125,115 @@ func TestOutcomeByEventOrder(t *testing.T) {
 		name         string
 		events       []a2a.Event
 		want         Outcome
-		wantCounters Counters
+		wantCounters EventCounts
 	}{
 		{
 			name:   "no events is a cut",
-			want:   Outcome{Class: ClassInProgress, Err: ErrCut},
+			want:   Outcome{Verdict: schema.VerdictIncomplete, Err: ErrCut},
 			events: nil,
 		},
 		{
 			name: "direct Message reply is completed",
 			events: []a2a.Event{&a2a.Message{ID: "r", Role: a2a.MessageRoleAgent, ContextID: ctxID,
 				Parts: a2a.ContentParts{a2a.NewTextPart("hello")}}},
-			want: Outcome{ContextID: ctxID, State: a2a.TaskStateCompleted, Class: ClassTerminal,
+			want: Outcome{ContextID: ctxID, State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted,
 				Message: &a2a.Message{ID: "r", Role: a2a.MessageRoleAgent, ContextID: ctxID,
 					Parts: a2a.ContentParts{a2a.NewTextPart("hello")}}, Reply: "hello"},
-			wantCounters: Counters{Events: 1},
+			wantCounters: EventCounts{Events: 1},
 		},
 		{
 			name: "submitted, working, artifact chunks, completed",
 			events: []a2a.Event{snapshot(a2a.TaskStateSubmitted, nil), statusText(a2a.TaskStateWorking, "step 1"),
 				artifact("a1", false, false, "Hel"), artifact("a1", true, true, "lo"), status(a2a.TaskStateCompleted, done)},
-			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Class: ClassTerminal,
+			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted,
 				Message: done, Reply: "done", Artifacts: []*a2a.Artifact{art("a1", "Hel", "lo")}},
-			wantCounters: Counters{Events: 5},
+			wantCounters: EventCounts{Events: 5},
 		},
 		{
 			name:         "working then end is a cut, not a success",
 			events:       []a2a.Event{snapshot(a2a.TaskStateSubmitted, nil), statusText(a2a.TaskStateWorking, "almost done"), artifact("a1", false, false, "partial")},
-			want:         Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateWorking, Class: ClassInProgress, Err: ErrCut},
-			wantCounters: Counters{Events: 3},
+			want:         Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateWorking, Verdict: schema.VerdictIncomplete, Err: ErrCut},
+			wantCounters: EventCounts{Events: 3},
 		},
 		{
 			name:   "GetTask snapshot alone decides",
 			events: []a2a.Event{snapshot(a2a.TaskStateCompleted, done, art("a1", "full report"))},
-			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Class: ClassTerminal,
+			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted,
 				Message: done, Reply: "done", Artifacts: []*a2a.Artifact{art("a1", "full report")}},
-			wantCounters: Counters{Events: 1},
+			wantCounters: EventCounts{Events: 1},
 		},
 		{
 			name: "cut, then resubscription snapshot and completion",
 			events: []a2a.Event{statusText(a2a.TaskStateWorking, "w"), artifact("a1", false, false, "stale"),
 				snapshot(a2a.TaskStateWorking, agentMsg("w2"), art("a1", "fresh")), artifact("a1", true, true, "+more"),
 				status(a2a.TaskStateCompleted, done)},
-			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Class: ClassTerminal,
+			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted,
 				Message: done, Reply: "done", Artifacts: []*a2a.Artifact{art("a1", "fresh", "+more")}},
-			wantCounters: Counters{Events: 5},
+			wantCounters: EventCounts{Events: 5},
 		},
 		{
 			name:   "completed then failed: first wins, conflict counted",
 			events: []a2a.Event{status(a2a.TaskStateCompleted, done), statusText(a2a.TaskStateFailed, "late failure")},
-			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Class: ClassTerminal,
+			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted,
 				Message: done, Reply: "done"},
-			wantCounters: Counters{Events: 2, IgnoredAfterSettle: 1, Conflicts: 1},
+			wantCounters: EventCounts{Events: 2, IgnoredAfterSettle: 1, Conflicts: 1},
 		},
 		{
 			name:   "failed then completed: first wins, conflict counted",
 			events: []a2a.Event{statusText(a2a.TaskStateFailed, "boom"), snapshot(a2a.TaskStateCompleted, done, art("a1", "x"))},
-			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateFailed, Class: ClassTerminal,
+			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateFailed, Verdict: schema.VerdictFailed,
 				Message: agentMsg("boom"), Reply: "boom", Err: ErrFailed},
-			wantCounters: Counters{Events: 2, IgnoredAfterSettle: 1, Conflicts: 1},
+			wantCounters: EventCounts{Events: 2, IgnoredAfterSettle: 1, Conflicts: 1},
 		},
 		{
 			name:   "same terminal state twice is not a conflict",
 			events: []a2a.Event{status(a2a.TaskStateCompleted, done), snapshot(a2a.TaskStateCompleted, done)},
-			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Class: ClassTerminal,
+			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted,
 				Message: done, Reply: "done"},
-			wantCounters: Counters{Events: 2, IgnoredAfterSettle: 1},
+			wantCounters: EventCounts{Events: 2, IgnoredAfterSettle: 1},
 		},
 		{
 			name: "artifacts after completed are ignored",
 			events: []a2a.Event{artifact("a1", false, true, "answer"), status(a2a.TaskStateCompleted, done),
 				artifact("a1", true, false, "junk"), artifact("a2", false, false, "junk")},
-			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Class: ClassTerminal,
+			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted,
 				Message: done, Reply: "done", Artifacts: []*a2a.Artifact{art("a1", "answer")}},
-			wantCounters: Counters{Events: 4, IgnoredAfterSettle: 2},
+			wantCounters: EventCounts{Events: 4, IgnoredAfterSettle: 2},
 		},
 		{
 			name:         "input-required then working: superseded, then cut",
 			events:       []a2a.Event{statusText(a2a.TaskStateInputRequired, "approve?"), statusText(a2a.TaskStateWorking, "resumed")},
-			want:         Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateWorking, Class: ClassInProgress, Err: ErrCut},
-			wantCounters: Counters{Events: 2, Resumed: 1},
+			want:         Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateWorking, Verdict: schema.VerdictIncomplete, Err: ErrCut},
+			wantCounters: EventCounts{Events: 2, Resumed: 1},
 		},
 		{
 			name: "input-required, answered, completed",
 			events: []a2a.Event{statusText(a2a.TaskStateInputRequired, "approve?"), statusText(a2a.TaskStateWorking, "resumed"),
 				status(a2a.TaskStateCompleted, done)},
-			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Class: ClassTerminal,
+			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted,
 				Message: done, Reply: "done"},
-			wantCounters: Counters{Events: 3, Resumed: 1},
+			wantCounters: EventCounts{Events: 3, Resumed: 1},
 		},
 		{
 			name:   "input-required then canceled",
 			events: []a2a.Event{statusText(a2a.TaskStateInputRequired, "approve?"), statusText(a2a.TaskStateCanceled, "timed out")},
-			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCanceled, Class: ClassTerminal,
+			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCanceled, Verdict: schema.VerdictCanceled,
 				Message: agentMsg("timed out"), Reply: "timed out", Err: ErrCanceled},
-			wantCounters: Counters{Events: 2, Resumed: 1},
+			wantCounters: EventCounts{Events: 2, Resumed: 1},
 		},
 		{
 			name:   "auth-required repeated is not a resumption",
 			events: []a2a.Event{statusText(a2a.TaskStateAuthRequired, "log in"), snapshot(a2a.TaskStateAuthRequired, agentMsg("log in"))},
-			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateAuthRequired, Class: ClassInterrupted,
+			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateAuthRequired, Verdict: schema.VerdictAuthRequired,
 				Message: agentMsg("log in"), Reply: "log in",
-				Interrupt: &Interrupt{State: a2a.TaskStateAuthRequired, Message: agentMsg("log in"), Text: "log in"}},
-			wantCounters: Counters{Events: 2},
+				Interrupt: &schema.Interrupt{Question: "log in"}},
+			wantCounters: EventCounts{Events: 2},
 		},
 		{
 			name:         "Message after a task is stray",
 			events:       []a2a.Event{statusText(a2a.TaskStateWorking, "w"), agentMsg("I am done (not really)")},
-			want:         Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateWorking, Class: ClassInProgress, Err: ErrCut},
-			wantCounters: Counters{Events: 2, StrayMessages: 1},
+			want:         Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateWorking, Verdict: schema.VerdictIncomplete, Err: ErrCut},
+			wantCounters: EventCounts{Events: 2, StrayMessages: 1},
 		},
 		{
 			name: "events of another task are ignored",
@@ -239,30 +241,30 @@ func TestOutcomeByEventOrder(t *testing.T) {
 				&a2a.TaskStatusUpdateEvent{TaskID: "other", ContextID: ctxID, Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}},
 				&a2a.TaskArtifactUpdateEvent{TaskID: "other", Artifact: art("x", "other's")},
 				statusText(a2a.TaskStateFailed, "real verdict")},
-			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateFailed, Class: ClassTerminal,
+			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateFailed, Verdict: schema.VerdictFailed,
 				Message: agentMsg("real verdict"), Reply: "real verdict", Err: ErrFailed},
-			wantCounters: Counters{Events: 4, OtherTask: 2},
+			wantCounters: EventCounts{Events: 4, OtherTask: 2},
 		},
 		{
 			name: "nil events are invalid and ignored",
 			events: []a2a.Event{nil, (*a2a.TaskStatusUpdateEvent)(nil), (*a2a.Task)(nil), (*a2a.Message)(nil),
 				(*a2a.TaskArtifactUpdateEvent)(nil), &a2a.TaskArtifactUpdateEvent{TaskID: taskID}, status(a2a.TaskStateCompleted, done)},
-			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Class: ClassTerminal,
+			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted,
 				Message: done, Reply: "done"},
-			wantCounters: Counters{Events: 7, Invalid: 6},
+			wantCounters: EventCounts{Events: 7, Invalid: 6},
 		},
 		{
 			name:   "completed without a status message keeps the artifacts",
 			events: []a2a.Event{artifact("a1", false, true, "answer"), status(a2a.TaskStateCompleted, nil)},
-			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Class: ClassTerminal,
+			want: Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted,
 				Artifacts: []*a2a.Artifact{art("a1", "answer")}},
-			wantCounters: Counters{Events: 2},
+			wantCounters: EventCounts{Events: 2},
 		},
 		{
 			name:         "working message is not the reply",
 			events:       []a2a.Event{statusText(a2a.TaskStateWorking, "interim text"), status(a2a.TaskStateCompleted, nil)},
-			want:         Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Class: ClassTerminal},
-			wantCounters: Counters{Events: 2},
+			want:         Outcome{TaskID: taskID, ContextID: ctxID, State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted},
+			wantCounters: EventCounts{Events: 2},
 		},
 	}
 	for _, tt := range tests {
@@ -276,8 +278,8 @@ func TestOutcomeByEventOrder(t *testing.T) {
 			if diff := cmp.Diff(tt.want.Err, err, outcomeOpts); diff != "" {
 				t.Errorf("Outcome error (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.wantCounters, tr.Counters()); diff != "" {
-				t.Errorf("Counters (-want +got):\n%s", diff)
+			if diff := cmp.Diff(tt.wantCounters, tr.EventCounts()); diff != "" {
+				t.Errorf("EventCounts (-want +got):\n%s", diff)
 			}
 		})
 	}
@@ -310,7 +312,7 @@ func TestObservations(t *testing.T) {
 				{State: a2a.TaskStateWorking},
 				{State: a2a.TaskStateWorking, Progress: true,
 					Routed: []ProgressArtifact{{Event: live, Reading: envelope.Reading{ID: "read:progress"}}}},
-				{State: a2a.TaskStateCompleted, Class: ClassTerminal, Settled: true},
+				{State: a2a.TaskStateCompleted, Settled: true},
 			},
 		},
 		{
@@ -327,10 +329,10 @@ func TestObservations(t *testing.T) {
 			events: []a2a.Event{statusText(a2a.TaskStateCanceled, "stop"), statusText(a2a.TaskStateCanceled, "stop"),
 				statusText(a2a.TaskStateCompleted, "ok"), artifact("progress", false, false, "RUNNING")},
 			want: []Observation{
-				{State: a2a.TaskStateCanceled, Class: ClassTerminal, Settled: true},
-				{State: a2a.TaskStateCanceled, Class: ClassTerminal, Settled: true, Ignored: true},
-				{State: a2a.TaskStateCanceled, Class: ClassTerminal, Settled: true, Ignored: true, Conflict: true},
-				{State: a2a.TaskStateCanceled, Class: ClassTerminal, Settled: true, Ignored: true},
+				{State: a2a.TaskStateCanceled, Settled: true},
+				{State: a2a.TaskStateCanceled, Settled: true, Ignored: true},
+				{State: a2a.TaskStateCanceled, Settled: true, Ignored: true, Conflict: true},
+				{State: a2a.TaskStateCanceled, Settled: true, Ignored: true},
 			},
 		},
 		{
@@ -338,10 +340,10 @@ func TestObservations(t *testing.T) {
 			events: []a2a.Event{statusText(a2a.TaskStateInputRequired, "?"), statusText(a2a.TaskStateWorking, "w"),
 				nil, statusText(a2a.TaskStateRejected, "no")},
 			want: []Observation{
-				{State: a2a.TaskStateInputRequired, Class: ClassInterrupted, Settled: true},
+				{State: a2a.TaskStateInputRequired, Settled: true},
 				{State: a2a.TaskStateWorking},
 				{State: a2a.TaskStateWorking, Ignored: true},
-				{State: a2a.TaskStateRejected, Class: ClassTerminal, Settled: true},
+				{State: a2a.TaskStateRejected, Settled: true},
 			},
 		},
 	}
@@ -373,10 +375,10 @@ func TestTrackerAccessors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tr := NewTracker()
 			observeAll(tr, tt.events...)
-			if diff := cmp.Diff(tt.wantState, tr.State()); diff != "" {
+			if diff := cmp.Diff(tt.wantState, tr.currentState()); diff != "" {
 				t.Errorf("State (-want +got):\n%s", diff)
 			}
-			if diff := cmp.Diff(tt.wantSettled, tr.Settled()); diff != "" {
+			if diff := cmp.Diff(tt.wantSettled, tr.isSettled()); diff != "" {
 				t.Errorf("Settled (-want +got):\n%s", diff)
 			}
 		})

@@ -86,11 +86,11 @@ var finalStates = map[a2a.TaskState]bool{
 	a2a.TaskStateAuthRequired:  true,
 }
 
-// Validate reports the first problem that would keep the script from being
+// validate reports the first problem that would keep the script from being
 // played: a step with more than one payload, an invalid envelope, a
 // negative Repeat, a Final that is not a terminal or interrupted state, or
 // metadata that is not JSON-native.
-func (sc Script) Validate() error {
+func (sc Script) validate() error {
 	for i, st := range sc.Steps {
 		n := 0
 		for _, set := range []bool{st.Envelope != nil, st.Text != "" && st.Envelope == nil, st.Raw != nil, st.Artifact != nil} {

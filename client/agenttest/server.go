@@ -127,7 +127,7 @@ func New(opts ...Option) (*Agent, error) {
 		o(&cfg)
 	}
 	for _, sc := range cfg.scripts {
-		if err := sc.Validate(); err != nil {
+		if err := sc.validate(); err != nil {
 			return nil, err
 		}
 	}
@@ -259,9 +259,9 @@ func (s *Agent) Close() error {
 // same Name; a message whose text is sc.Name plays it. A script with an
 // empty Name replaces the default script, played for any message that
 // names no registered script (initially [Realistic]). Register panics if
-// sc is invalid ([Script.Validate]): scripts are test fixtures.
+// sc is invalid ([Script.validate]): scripts are test fixtures.
 func (s *Agent) Register(sc Script) {
-	if err := sc.Validate(); err != nil {
+	if err := sc.validate(); err != nil {
 		panic(err)
 	}
 	s.mu.Lock()

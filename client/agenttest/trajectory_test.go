@@ -85,7 +85,7 @@ func TestTrajectoryKnobs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sc := Trajectory(30, tt.knobs...)
-			if err := sc.Validate(); err != nil {
+			if err := sc.validate(); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(sc, Trajectory(30, tt.knobs...)); diff != "" {
@@ -130,11 +130,11 @@ func TestValidate(t *testing.T) {
 		"negative":     {Steps: []Step{{Text: "a", Repeat: -1}}},
 	}
 	for name, sc := range bad {
-		if err := sc.Validate(); err == nil {
-			t.Errorf("%s: Validate() = nil, want an error", name)
+		if err := sc.validate(); err == nil {
+			t.Errorf("%s: validate() = nil, want an error", name)
 		}
 	}
-	if err := Realistic().Validate(); err != nil {
+	if err := Realistic().validate(); err != nil {
 		t.Errorf("Realistic: %v", err)
 	}
 }

@@ -171,10 +171,10 @@ func TestSendSeedFrames(t *testing.T) {
 		t.Errorf("result op, the last update (-want +got):\n%s", diff)
 	}
 	wantOut := terminal.Outcome{TaskID: "6d72bcf8-...", ContextID: "6d72bcf8-...", State: a2a.TaskStateInputRequired,
-		Class: terminal.ClassInterrupted, Reply: question,
-		Interrupt: &terminal.Interrupt{State: a2a.TaskStateInputRequired, Text: question, Question: question,
+		Verdict: schema.VerdictInputRequired, Reply: question,
+		Interrupt: &schema.Interrupt{Question: question,
 			Items: []schema.InterruptItem{{ToolCallID: "call_00_JIhiVhnvjabn7DCjgY2D1744", ToolName: "expense-review", Message: question}}}}
-	if diff := cmp.Diff(wantOut, r.out, cmpopts.IgnoreFields(terminal.Outcome{}, "Message"), cmpopts.IgnoreFields(terminal.Interrupt{}, "Message")); diff != "" {
+	if diff := cmp.Diff(wantOut, r.out, cmpopts.IgnoreFields(terminal.Outcome{}, "Message")); diff != "" {
 		t.Errorf("outcome (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(map[client.UpdateType]int{client.UpdateProgress: 2, client.UpdateState: 1, client.UpdateResult: 1}, countTypes(r)); diff != "" {

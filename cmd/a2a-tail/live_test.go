@@ -18,6 +18,8 @@ import (
 	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/terminal"
+
+	"github.com/tfrs/a2a-progress/schema"
 )
 
 // screenWriter is a vt that signals when a line of its screen contains a
@@ -218,7 +220,7 @@ func (f *liveFeed) send(e envelope.Envelope) {
 func (f *liveFeed) finish(reply string) {
 	f.t.Helper()
 	f.turn.Seal()
-	out := terminal.Outcome{TaskID: "task-1", State: a2a.TaskStateCompleted, Class: terminal.ClassTerminal, Reply: reply}
+	out := terminal.Outcome{TaskID: "task-1", State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted, Reply: reply}
 	if err := f.sink.finish(f.turn.View(), out, nil); err != nil {
 		f.t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func TestNDJSONLines(t *testing.T) {
 	dup := turn.ApplyAt(envelope.Reading{Envelope: envelope.Envelope{V: 1, Kind: envelope.KindToolCall, StreamKey: "call-1", Seq: 101,
 		Status: envelope.StatusRunning, Payload: envelope.ToolCall{Tool: "search_orders", ToolCallID: "call-1"}}}, at)
 	seal := turn.Seal()
-	out := terminal.Outcome{TaskID: "task-1", ContextID: "ctx-1", State: a2a.TaskStateCompleted, Class: terminal.ClassTerminal, Reply: "done"}
+	out := terminal.Outcome{TaskID: "task-1", ContextID: "ctx-1", State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted, Reply: "done"}
 	result := turn.ResultOp(out.Result())
 
 	var b strings.Builder
@@ -77,9 +77,8 @@ func TestNDJSONLines(t *testing.T) {
 // outcome — the question and items under camelCase names, no reply (a
 // question is not an answer).
 func TestResultInterrupt(t *testing.T) {
-	out := terminal.Outcome{TaskID: "task-1", State: a2a.TaskStateInputRequired, Class: terminal.ClassInterrupted,
-		Reply: "which region?", Interrupt: &terminal.Interrupt{State: a2a.TaskStateInputRequired,
-			Message: a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart("which region?")), Text: "which region?",
+	out := terminal.Outcome{TaskID: "task-1", State: a2a.TaskStateInputRequired, Verdict: schema.VerdictInputRequired,
+		Reply: "which region?", Interrupt: &schema.Interrupt{Question: "which region?",
 			Items: []schema.InterruptItem{{ToolCallID: "call-1", ToolName: "deploy", Message: "which region?"}}}}
 	var b strings.Builder
 	if err := (&ndjsonSink{w: &b}).finish(schema.View{Task: "task-1", Turn: "msg-1"}, out, nil); err != nil {
@@ -116,7 +115,7 @@ func TestAppendOnlyIsPrintable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := s.finish(turn.View(), terminal.Outcome{State: a2a.TaskStateCompleted, Class: terminal.ClassTerminal, Reply: "bye\x1b[0m"}, nil); err != nil {
+	if err := s.finish(turn.View(), terminal.Outcome{State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted, Reply: "bye\x1b[0m"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	want := "  1 ^[[2J^[]52;c;cHduZWQ=^Ghi\n" +

@@ -113,7 +113,7 @@ func isErrorLine(out terminal.Outcome, err error) bool {
 	if err == nil || errors.As(err, new(*client.IncompleteError)) || errors.As(err, new(*stoppedError)) {
 		return false
 	}
-	return out.Err == nil || out.Class != terminal.ClassTerminal
+	return out.Err == nil || out.Verdict == schema.VerdictIncomplete
 }
 
 // blockLine is the one-line rendering of an applied block.
@@ -162,9 +162,6 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 	switch {
 	case err == nil && out.Interrupt != nil:
 		q := out.Interrupt.Question
-		if q == "" {
-			q = out.Interrupt.Text
-		}
 		label := "input required"
 		if out.State == a2a.TaskStateAuthRequired {
 			label = "auth required"
@@ -197,7 +194,7 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 	case a2a.TaskStateRejected:
 		label = "rejected"
 	}
-	if out.Err == nil || out.Class != terminal.ClassTerminal {
+	if out.Err == nil || out.Verdict == schema.VerdictIncomplete {
 		return paint(color, red, "✗ error") + ": " + errText(err) + "\n"
 	}
 	reason := out.Reply

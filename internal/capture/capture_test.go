@@ -66,24 +66,50 @@ var recordedAt = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 
 // outcome is terminal.Outcome without the shared pointers.
 type outcome struct {
-	TaskID    string              `json:"taskId"`
-	ContextID string              `json:"contextId"`
-	State     a2a.TaskState       `json:"state"`
-	Class     string              `json:"class"`
-	Text      string              `json:"text,omitempty"`
-	Artifacts []*a2a.Artifact     `json:"artifacts,omitempty"`
-	Truncated bool                `json:"truncated,omitempty"`
-	Interrupt *terminal.Interrupt `json:"interrupt,omitempty"`
-	Err       string              `json:"err,omitempty"`
+	TaskID    string          `json:"taskId"`
+	ContextID string          `json:"contextId"`
+	State     a2a.TaskState   `json:"state"`
+	Class     string          `json:"class"`
+	Text      string          `json:"text,omitempty"`
+	Artifacts []*a2a.Artifact `json:"artifacts,omitempty"`
+	Truncated bool            `json:"truncated,omitempty"`
+	Interrupt *interrupt      `json:"interrupt,omitempty"`
+	Err       string          `json:"err,omitempty"`
+}
+
+// interrupt is the interrupt as the goldens record it: the state and the
+// status message's text beside the question and items of the Outcome's
+// schema.Interrupt (the goldens predate the move; Message stays null).
+type interrupt struct {
+	State    a2a.TaskState
+	Message  *a2a.Message
+	Text     string
+	Question string
+	Items    []schema.InterruptItem
+}
+
+// classOf is the verdict in the three words the goldens record.
+func classOf(v schema.Verdict) string {
+	switch v {
+	case schema.VerdictIncomplete:
+		return "in-progress"
+	case schema.VerdictInputRequired, schema.VerdictAuthRequired:
+		return "interrupted"
+	}
+	return "terminal"
 }
 
 func newOutcome(o terminal.Outcome) outcome {
-	out := outcome{TaskID: string(o.TaskID), ContextID: o.ContextID, State: o.State, Class: o.Class.String(),
+	out := outcome{TaskID: string(o.TaskID), ContextID: o.ContextID, State: o.State, Class: classOf(o.Verdict),
 		Text: o.Reply, Artifacts: o.Artifacts, Truncated: o.Truncated}
 	if o.Interrupt != nil {
-		in := *o.Interrupt
-		in.Message = nil // its text is in Text
-		out.Interrupt = &in
+		// Question is the structured question, else the status text: the
+		// goldens kept "" for the first when there was none.
+		q := o.Interrupt.Question
+		if q == o.Reply && !structured(o.Message) {
+			q = ""
+		}
+		out.Interrupt = &interrupt{State: o.State, Text: o.Reply, Question: q, Items: o.Interrupt.Items}
 	}
 	if o.Err != nil {
 		out.Err = o.Err.Error()
@@ -337,4 +363,15 @@ func TestEveryWireSameGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// structured reports whether m carries a structured interrupt question
+// (_interrupt.message).
+func structured(m *a2a.Message) bool {
+	if m == nil {
+		return false
+	}
+	in, _ := m.Metadata[terminal.InterruptMetadataKey].(map[string]any)
+	q, _ := in["message"].(string)
+	return q != ""
 }

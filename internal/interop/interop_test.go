@@ -30,7 +30,7 @@ const turnTimeout = 60 * time.Second
 // do not change from run to run (ids do).
 type outcome struct {
 	State     a2a.TaskState
-	Class     terminal.Class
+	Ended     schema.Verdict
 	Text      string
 	Artifacts int
 	// Verdict names the sentinel the error matches ("" for none).
@@ -40,7 +40,7 @@ type outcome struct {
 }
 
 func summarize(o terminal.Outcome, err error) outcome {
-	s := outcome{State: o.State, Class: o.Class, Text: o.Reply, Artifacts: len(o.Artifacts)}
+	s := outcome{State: o.State, Ended: o.Verdict, Text: o.Reply, Artifacts: len(o.Artifacts)}
 	switch {
 	case err == nil:
 	case errors.Is(err, terminal.ErrRejected):
@@ -132,7 +132,7 @@ var (
 
 	call2 = schema.ToolCall{Key: "call-2", Tool: "check_stock", Status: schema.ToolAborted, Started: true, FirstSeq: 7}
 
-	shipped = outcome{State: a2a.TaskStateCompleted, Class: terminal.ClassTerminal, Text: "Order 42 has shipped."}
+	shipped = outcome{State: a2a.TaskStateCompleted, Ended: schema.VerdictCompleted, Text: "Order 42 has shipped."}
 )
 
 func call1(output string, gaps, chunks int, bytes int64) schema.ToolCall {
@@ -259,7 +259,7 @@ var scenarios = []scenario{
 			[2]string{"broken-u8", "object form"},
 			[2]string{"broken-u9", "still here"},
 		),
-		out: outcome{State: a2a.TaskStateCompleted, Class: terminal.ClassTerminal, Text: "Survived the broken envelopes."},
+		out: outcome{State: a2a.TaskStateCompleted, Ended: schema.VerdictCompleted, Text: "Survived the broken envelopes."},
 	},
 	{
 		// The tool's aborted error envelope is progress; the verdict comes
@@ -281,7 +281,7 @@ var scenarios = []scenario{
 			[2]string{"failed-u2", "deploy: output"},
 			[2]string{"failed-u3", "deploy failed"},
 		),
-		out: outcome{State: a2a.TaskStateFailed, Class: terminal.ClassTerminal, Text: "deploy failed: permission denied",
+		out: outcome{State: a2a.TaskStateFailed, Ended: schema.VerdictFailed, Text: "deploy failed: permission denied",
 			Verdict: "failed", Reason: "deploy failed: permission denied"},
 	},
 }
