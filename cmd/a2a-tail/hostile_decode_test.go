@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -79,6 +80,12 @@ func TestHostileDecode(t *testing.T) {
 	}
 	if raceEnabled {
 		t.Skip("a memory bound of hundreds of MiB: run without -race (.ci/run does)")
+	}
+	if os.Getenv(floodEnv) == "" {
+		// Its child peaks at ~210 MiB alone but went to 382 MiB once when
+		// it ran beside the whole suite on a loaded 2-core machine (the
+		// GC starved): a peak-RSS bound is measured on a quiet machine.
+		t.Skipf("a peak-RSS bound, measured alone: set %s=1 (.ci/run does)", floodEnv)
 	}
 	if n := len(partsStatus(tinyParts)); n > 10<<20 || n < 9<<20 {
 		t.Fatalf("a hostile event of %d bytes; want a legal one just under 10 MiB", n)
