@@ -1,0 +1,4 @@
+package p
+
+// Test files are not counted.
+func Exported() {}
