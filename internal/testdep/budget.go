@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	idlepkg "github.com/tfrs/a2a-progress/internal/idle"
 )
 
 // Slowness is how many times slower this process runs right now than the
@@ -94,13 +96,12 @@ var ErrNoProgress = errors.New("testdep: no progress")
 // watchdogs are the running watchdogs, by test.
 var watchdogs = struct {
 	sync.Mutex
-	byTest map[testing.TB][]*watchdog
-}{byTest: make(map[testing.TB][]*watchdog)}
+	byTest map[testing.TB][]watchdog
+}{byTest: make(map[testing.TB][]watchdog)}
 
-type watchdog struct {
-	idle  time.Duration
-	timer *time.Timer
-}
+// watchdog is the module's one idle watchdog ([idlepkg.Watchdog]), with a
+// budget from [Budget] and [ErrNoProgress] as its cause.
+type watchdog struct{ *idlepkg.Watchdog }
 
 // Watchdog returns a context for t's work that ends — with cause
 // [ErrNoProgress] — only when t has reported no [Progress] for
@@ -125,19 +126,18 @@ func Watchdog(t testing.TB, idle time.Duration) context.Context {
 }
 
 // newWatchdog is a watchdog apart from any test; stop ends it and returns
-// ErrNoProgress (wrapped) if it had fired.
-func newWatchdog(idle time.Duration) (context.Context, *watchdog, func() error) {
+// ErrNoProgress (wrapped) if it had fired. Its budget is [Budget](idle) as
+// the machine is when it starts.
+func newWatchdog(idle time.Duration) (context.Context, watchdog, func() error) {
 	ctx, cancel := context.WithCancelCause(context.Background())
-	w := &watchdog{idle: idle}
-	w.timer = time.AfterFunc(Budget(idle), func() {
-		cancel(fmt.Errorf("%w for %v (%v on an idle machine, scaled by its load)", ErrNoProgress, Budget(idle).Round(time.Millisecond), idle))
-	})
+	budget := Budget(idle)
+	noProgress := fmt.Errorf("%w for %v (%v on an idle machine, scaled by its load)", ErrNoProgress, budget.Round(time.Millisecond), idle)
+	w := watchdog{idlepkg.New(budget, func(error) { cancel(noProgress) })}
 	return ctx, w, func() error {
-		w.timer.Stop()
-		err := context.Cause(ctx)
+		w.Stop()
 		cancel(context.Canceled)
-		if errors.Is(err, ErrNoProgress) {
-			return err
+		if w.Fired() {
+			return noProgress
 		}
 		return nil
 	}
@@ -154,4 +154,4 @@ func Progress(t testing.TB) {
 	}
 }
 
-func (w *watchdog) progress() { w.timer.Reset(Budget(w.idle)) }
+func (w watchdog) progress() { w.Kick() }
