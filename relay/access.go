@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"sync"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
 // ErrNotFound is what an [Authorizer] wraps to answer 404 instead of 403
@@ -71,11 +73,23 @@ const defaultMaxTaskSet = 1 << 16
 // and those named to it (Add); its [TaskSet.Authorizer] lets only those be
 // read. Past its cap the oldest id leaves first. It is safe for concurrent
 // use.
+//
+// It also owns the conversations (A2A context ids) this relay sends in: a
+// browser names a conversation (an AG-UI threadId, a useChat chat id, the
+// page's context), and [TaskSet.Conversation] turns that name into a
+// context id this relay made. So a browser that names a conversation it
+// was never given — someone else's context, created at the agent directly —
+// starts a new one instead of continuing theirs (and the client's search for
+// a send's orphaned task, which lists a context's tasks, never finds a task
+// of theirs).
 type TaskSet struct {
 	mu    sync.Mutex
 	max   int
 	ids   map[string]struct{}
 	order []string // oldest first
+
+	convs     map[string]string // a browser's conversation id → the context id sent
+	convOrder []string          // keys of convs, oldest first
 }
 
 // NewTaskSet returns a set that holds up to max ids (max < 1:
@@ -84,7 +98,7 @@ func NewTaskSet(max int, ids ...string) *TaskSet {
 	if max < 1 {
 		max = defaultMaxTaskSet
 	}
-	s := &TaskSet{max: max, ids: map[string]struct{}{}}
+	s := &TaskSet{max: max, ids: map[string]struct{}{}, convs: map[string]string{}}
 	for _, id := range ids {
 		s.Add(id)
 	}
@@ -108,6 +122,44 @@ func (s *TaskSet) Add(id string) {
 	}
 	s.ids[id] = struct{}{}
 	s.order = append(s.order, id)
+}
+
+// Conversation returns the A2A context id to send a browser's conversation
+// id under: the context this set made for id before, id itself when it is
+// such a context (a page sends back the context its ops named), and
+// otherwise — with create — a new context id, remembered for id ("" without
+// create: the conversation is not one of this relay's). The id "" with
+// create is a new conversation that has no name yet: its context id is its
+// name. Any other id that [ValidateTaskID] refuses gets "". Past the set's
+// cap the oldest conversation is forgotten first (a browser that names it
+// again starts a new one).
+func (s *TaskSet) Conversation(id string, create bool) string {
+	if (id != "" || !create) && ValidateTaskID(id) != nil {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.convs[id]; ok {
+		return c
+	}
+	if !create {
+		return ""
+	}
+	c := a2a.NewContextID()
+	keys := []string{id, c}
+	if id == "" {
+		keys = keys[1:]
+	}
+	for _, k := range keys {
+		for len(s.convOrder) >= s.max {
+			delete(s.convs, s.convOrder[0])
+			s.convOrder[0] = ""
+			s.convOrder = s.convOrder[1:]
+		}
+		s.convs[k] = c
+		s.convOrder = append(s.convOrder, k)
+	}
+	return c
 }
 
 // has reports whether id is in the set.

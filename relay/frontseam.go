@@ -43,6 +43,26 @@ func (f frontHost) Admit(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
+// Authorize asks the Authorizer whether r may use task (read it, answer
+// it); the error carries the status to answer (404 for a task it may not
+// know, 403 otherwise).
+func (f frontHost) Authorize(r *http.Request, task string) (status int, err error) {
+	if err := f.h.authorize(r, task); err != nil {
+		return statusOf(err), err
+	}
+	return 0, nil
+}
+
+// Conversation is the A2A context id to send a browser's conversation id
+// under (TaskSet.Conversation of the set given to WithStartedTasks); id
+// itself without a set, as every task is then readable too.
+func (f frontHost) Conversation(id string, create bool) string {
+	if f.h.cfg.started == nil {
+		return id
+	}
+	return f.h.cfg.started.Conversation(id, create)
+}
+
 // Preflight answers a CORS preflight for the origins given to WithCORS,
 // allowing methods and headers.
 func (f frontHost) Preflight(w http.ResponseWriter, r *http.Request, methods, headers string) {

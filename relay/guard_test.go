@@ -127,3 +127,27 @@ func TestTaskSet(t *testing.T) {
 		t.Errorf("Len %d, want 2", s.Len())
 	}
 }
+
+// A TaskSet's conversations: a name gets a context of the set's own, the
+// same one again, and that context keeps itself; a name the set never saw
+// is "" without create; past the cap the oldest goes first.
+func TestTaskSetConversation(t *testing.T) {
+	t.Parallel()
+	s := relay.NewTaskSet(4)
+	c := s.Conversation("thread-1", true)
+	if c == "" || c == "thread-1" {
+		t.Fatalf("Conversation(thread-1) = %q, want a context of the set's own", c)
+	}
+	got := []string{s.Conversation("thread-1", true), s.Conversation(c, true), s.Conversation("thread-2", false), s.Conversation("bad id", true)}
+	if d := cmp.Diff([]string{c, c, "", ""}, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
+	}
+	fresh := s.Conversation("", true)
+	if fresh == "" || s.Conversation(fresh, false) != fresh {
+		t.Errorf("a new unnamed conversation %q is not kept", fresh)
+	}
+	s.Conversation("thread-3", true) // 5 and 6 of 4: thread-1 and its context leave
+	if got := s.Conversation("thread-1", false); got != "" {
+		t.Errorf("past the cap, thread-1 still maps to %q", got)
+	}
+}

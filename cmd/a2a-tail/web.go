@@ -278,6 +278,7 @@ type webServer struct {
 	turns  sync.WaitGroup // answered turns being published
 	closed bool
 	mux    *http.ServeMux
+	routes []string     // the patterns mounted on mux (route)
 	h      http.Handler // mux behind the guard
 	relay  *relay.Handler
 	agent  *lazyAgent
@@ -298,26 +299,34 @@ func newWebServer(ctx context.Context, agent *lazyAgent, p webPolicy, opts ...re
 	w.relay = relay.New(ctx, c, append([]relay.Option{relay.WithAuthorizer(auth),
 		relay.WithFormat(frontend.FormatAGUI, frontend.AGUIFormat), relay.WithFormat(frontend.FormatAISDK, frontend.AISDKFormat)}, opts...)...)
 	files := http.FileServerFS(web.FS)
-	w.mux.Handle("GET /tasks/{taskId}/events", w.relay)
-	w.mux.Handle("POST /tasks", w.needAgent(http.HandlerFunc(w.send)))
-	w.mux.HandleFunc("GET /agent", w.agentState)
+	w.route("GET /tasks/{taskId}/events", w.relay)
+	w.route("POST /tasks", w.needAgent(http.HandlerFunc(w.send)))
+	w.route("GET /agent", http.HandlerFunc(w.agentState))
 	// The front ends' own protocols (AG-UI, the AI SDK's useChat) over the
 	// same relay; POST on the events route is AG-UI's reconnect
 	// (?format=ag-ui with the client's RunAgentInput).
-	w.mux.Handle("POST /ag-ui", w.needAgent(frontend.AGUI(w.relay, c)))
+	w.route("POST /ag-ui", w.needAgent(frontend.AGUI(w.relay, c)))
 	chat := w.needAgent(frontend.Chat(w.relay, c))
-	w.mux.Handle("POST /api/chat", chat)
-	w.mux.Handle("GET /api/chat/{id}/stream", chat)
-	w.mux.HandleFunc("POST /tasks/{taskId}/events", func(rw http.ResponseWriter, r *http.Request) {
+	w.route("POST /api/chat", chat)
+	w.route("GET /api/chat/{id}/stream", chat)
+	w.route("POST /tasks/{taskId}/events", http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		w.relay.ServeEvents(rw, r, r.PathValue("taskId"))
-	})
-	w.mux.Handle("GET /{file}", files)
-	w.mux.Handle("GET /{$}", files)
+	}))
+	w.route("GET /{file}", files)
+	w.route("GET /{$}", files)
 	w.h = w.mux
 	if p.guard != nil {
 		w.h = p.guard.Wrap(w.mux)
 	}
 	return w
+}
+
+// route mounts h at pattern and lists the pattern in w.routes, which
+// TestWebRoutesAccess walks: every route that takes an id from a browser
+// must refuse one this server may not use.
+func (w *webServer) route(pattern string, h http.Handler) {
+	w.routes = append(w.routes, pattern)
+	w.mux.Handle(pattern, h)
 }
 
 func (w *webServer) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
@@ -412,8 +421,17 @@ func (w *webServer) send(rw http.ResponseWriter, r *http.Request) {
 		w.answer(rw, a2a.TaskID(body.Task), body.Text)
 		return
 	}
+	if body.Context != "" && relay.ValidateTaskID(body.Context) != nil {
+		jsonError(rw, http.StatusBadRequest, `a2a-tail: "context" is not a conversation id`)
+		return
+	}
 	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(body.Text))
 	msg.ContextID = body.Context
+	if w.p.tasks != nil {
+		// Only a conversation this server made: a context named by a
+		// browser that it never gave out starts a new one (TaskSet).
+		msg.ContextID = w.p.tasks.Conversation(body.Context, true)
+	}
 	id, err := w.agent.Dispatch(r.Context(), msg)
 	if err != nil {
 		agentError(rw, err)

@@ -493,16 +493,21 @@ func (e *aguiEncoder) itemIDs() *frontIDs { return e.ids }
 
 // AGUI returns the handler of an AG-UI run endpoint (mounted by `a2a-tail
 // web` at POST /ag-ui): it reads the RunAgentInput that @ag-ui/client's
-// HttpAgent POSTs, sends the last user message to agent — in the context
-// named by the threadId, so a conversation continues on its context; as the
-// answer to the task an interrupt named, when the input resumes one — and
-// streams the turn as AG-UI events (see FormatAGUI for reconnecting).
+// HttpAgent POSTs, sends the last user message to agent — in the
+// conversation named by the threadId (relay.TaskSet.Conversation), so a
+// thread continues on its context; as the answer to the task an interrupt
+// named, when the input resumes one — and streams the turn as AG-UI events
+// (see FormatAGUI for reconnecting).
 //
-// The Authorizer is asked with the task "" before a message is sent, then
-// with the task the turn runs in. A request that cannot be sent gets a 4xx
-// JSON error; a turn the agent refuses is a RUN_STARTED and a RUN_ERROR.
-// It answers the CORS preflight (OPTIONS) for the origins given to
-// relay.WithCORS: mount it without a method in the pattern to let them through.
+// The Authorizer is asked with the task "" before a message is sent, and
+// with the task a resume answers before the answer is sent (so a resume of
+// a task this relay may not read is the same 404 as reading it, and sends
+// nothing); then with the task the turn runs in. A resume that names no
+// interrupt of this relay is a 400, never a new task. A request that cannot
+// be sent gets a 4xx JSON error; a turn the agent refuses is a RUN_STARTED
+// and a RUN_ERROR. It answers the CORS preflight (OPTIONS) for the origins
+// given to relay.WithCORS: mount it without a method in the pattern to let
+// them through.
 func AGUI(h *relay.Handler, agent Agent) http.Handler {
 	hb := hubOf(h)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -550,7 +555,21 @@ func AGUI(h *relay.Handler, agent Agent) http.Handler {
 					break
 				}
 			}
-			return turnMessage(id, text, in.ThreadID, task)
+			if len(in.Resume) > 0 && task == "" {
+				// Never a new task for an answer: the question it answers
+				// would stay open, and the answer go where it was not asked.
+				return nil, badRequest("relay: resume names no interrupt of this relay (want %q)", aguiInterruptID("<task>", 1))
+			}
+			if task != "" {
+				// The same decision as reading the task: a resume is an
+				// answer to the task, and answers only go to tasks r may
+				// read (404 for one this relay did not start).
+				if status, err := hb.Authorize(r, task); err != nil {
+					return nil, &errFrontend{status, err.Error()}
+				}
+				return turnMessage(id, text, "", task)
+			}
+			return turnMessage(id, text, hb.Conversation(in.ThreadID, true), "")
 		}()
 		if err != nil {
 			writeFrontError(w, err)

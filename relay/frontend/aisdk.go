@@ -310,13 +310,16 @@ const maxChats = 4096
 // latest task's turn as a resumed stream (see the file comment), live until
 // it settles.
 //
-// The chat id is the A2A context id. The handler remembers each chat's
-// latest task (up to maxChats); a replica that did not serve the chat's POST
-// (or a restarted one) asks the agent with ListTasks for the context's most
-// recently updated task — one call per resume — and answers 204 when the
-// agent lists none or cannot list (ListTasks is optional in A2A, and a2a-go's
-// store lists only an authenticated caller's tasks). The Authorizer is asked
-// with the task "" first, then with the task. It answers the CORS preflight
+// The chat id names the conversation; its A2A context id is the one
+// relay.TaskSet.Conversation gives it (the chat id itself when the relay
+// has no TaskSet). The handler remembers each chat's latest task (up to
+// maxChats); a replica that did not serve the chat's POST (or a restarted
+// one) asks the agent with ListTasks for the context's most recently updated
+// task — one call per resume, only for a conversation this relay knows — and
+// answers 204 when there is none or the agent cannot list (ListTasks is
+// optional in A2A, and a2a-go's store lists only an authenticated caller's
+// tasks). The Authorizer is asked with the task "" first, then with the
+// task. It answers the CORS preflight
 // (OPTIONS) for the origins given to relay.WithCORS.
 func Chat(h *relay.Handler, agent Agent) http.Handler {
 	return &chatHandler{h: hubOf(h), agent: agent, tasks: map[string]string{}}
@@ -400,7 +403,7 @@ func (c *chatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 						text = append(text, p.Text)
 					}
 				}
-				return turnMessage(m.ID, strings.Join(text, "\n"), in.ID, "")
+				return turnMessage(m.ID, strings.Join(text, "\n"), h.Conversation(in.ID, true), "")
 			}
 		}
 		return nil, badRequest("relay: no user message")
@@ -430,9 +433,9 @@ func (c *chatHandler) resume(w http.ResponseWriter, r *http.Request, chat string
 		return
 	}
 	task := c.recall(chat)
-	if task == "" {
+	if conv := h.Conversation(chat, false); task == "" && conv != "" {
 		var err error
-		if task, err = latestTask(r.Context(), c.agent, chat); err != nil {
+		if task, err = latestTask(r.Context(), c.agent, conv); err != nil {
 			h.Logger().Info("relay: chat resume: cannot list the chat's tasks", "err", err)
 		}
 	}

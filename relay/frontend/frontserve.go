@@ -47,6 +47,13 @@ type host interface {
 	// Admit sets the CORS headers of a request that opens a turn and asks
 	// the Authorizer with the task ""; false: refused, the error written.
 	Admit(w http.ResponseWriter, r *http.Request) bool
+	// Authorize asks the Authorizer whether r may use task (read or answer
+	// it): the status to answer (404, 403) and why, or 0 and nil.
+	Authorize(r *http.Request, task string) (int, error)
+	// Conversation is the A2A context id to send a browser's conversation
+	// id under (relay.TaskSet.Conversation); "" when create is false and
+	// the conversation is not one of this relay's.
+	Conversation(id string, create bool) string
 	// Preflight answers a CORS preflight for the origins given to
 	// relay.WithCORS.
 	Preflight(w http.ResponseWriter, r *http.Request, methods, headers string)
