@@ -326,6 +326,11 @@ type toolState struct {
 	Preliminary bool            `json:"preliminary"`
 	Output      json.RawMessage `json:"output"`
 	ErrorText   *string         `json:"errorText"`
+	// ToolMetadata.A2A is the view a failed call keeps (the AI SDK drops
+	// a failed part's output).
+	ToolMetadata *struct {
+		A2A json.RawMessage `json:"a2a"`
+	} `json:"toolMetadata"`
 }
 
 type view struct {
@@ -425,9 +430,32 @@ func TestChatNestedFailed(t *testing.T) {
 	}
 	last := out.States[len(out.States)-1]
 	msg := "warehouse down"
-	want := []toolState{{ID: last[0].ID, State: "output-error", ErrorText: &msg, Output: last[0].Output}}
+	want := []toolState{{ID: last[0].ID, State: "output-error", ErrorText: &msg, Output: last[0].Output, ToolMetadata: last[0].ToolMetadata}}
 	if diff := cmp.Diff(want, last); diff != "" {
 		t.Errorf("failed call's tool part (-want +got):\n%s", diff)
+	}
+	// What the user watched stays in the message after the error: the
+	// callee's items and the verdict, in the part's toolMetadata.
+	if last[0].ToolMetadata == nil {
+		t.Fatalf("the failed part keeps no view: %+v", last[0])
+	}
+	kept := decodeView(t, last[0].ToolMetadata.A2A)
+	var kinds []string
+	for _, it := range kept.Items {
+		kinds = append(kinds, it.Kind)
+	}
+	var wantKinds []string
+	for _, st := range sc.Steps {
+		switch k := string(st.Envelope.Kind); k { // a view item per block; a call's output is in its item
+		case "tool_call":
+			wantKinds = append(wantKinds, "tool")
+		case "tool_output":
+		default:
+			wantKinds = append(wantKinds, k)
+		}
+	}
+	if diff := cmp.Diff(wantKinds, kinds); diff != "" || kept.Verdict != "failed" {
+		t.Errorf("kept view: verdict %q, items (-want +got):\n%s", kept.Verdict, diff)
 	}
 }
 
@@ -655,5 +683,56 @@ func TestNestedJSPeer(t *testing.T) {
 				t.Errorf("useChat final view: verdict %q reply %q, want completed %q", v.Verdict, v.Reply, res.Reply)
 			}
 		})
+	}
+}
+
+// A failed call keeps its view across a reload too: the reloaded page's
+// tool part, in output-error, still holds the callee's items and verdict.
+func TestChatNestedFailedReload(t *testing.T) {
+	steps := slices.Clone(agenttest.Realistic().Steps[:2])
+	steps[1].Gate = "reload" // after the first preliminary output
+	sc := agenttest.Script{Name: "break slowly", Steps: steps, Final: a2a.TaskStateFailed, FinalText: "warehouse down"}
+	f := start(t, sc)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/release", func(w http.ResponseWriter, _ *http.Request) { f.agent.Release("reload") })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := &http.Server{Handler: mux}
+	go func() { _ = rel.Serve(ln) }()
+	defer rel.Close()
+	var out struct {
+		Errors   []string `json:"errors"`
+		Messages []struct {
+			Role  string           `json:"role"`
+			Parts []map[string]any `json:"parts"`
+		} `json:"messages"`
+	}
+	runNode(t, map[string]any{"mode": "reload", "api": f.url + "/api/chat", "id": "chat-4", "text": "break slowly",
+		"release": "http://" + ln.Addr().String() + "/release"}, &out)
+	var kept []view
+	var states []string
+	for _, m := range out.Messages {
+		for _, p := range m.Parts {
+			if p["type"] != "tool-ask_colleague" {
+				continue
+			}
+			states = append(states, p["state"].(string))
+			if md, ok := p["toolMetadata"].(map[string]any); ok {
+				raw, _ := json.Marshal(md["a2a"])
+				kept = append(kept, decodeView(t, raw))
+			}
+		}
+	}
+	if diff := cmp.Diff([]string{"output-error"}, states); diff != "" || len(kept) != 1 {
+		t.Fatalf("the reloaded message's tool parts (-want +got):\n%s\nkept views: %+v", diff, kept)
+	}
+	var kinds []string
+	for _, it := range kept[0].Items {
+		kinds = append(kinds, it.Kind)
+	}
+	if diff := cmp.Diff([]string{"thinking", "tool"}, kinds); diff != "" || kept[0].Verdict != "failed" {
+		t.Errorf("kept view after a reload: verdict %q, items (-want +got):\n%s", kept[0].Verdict, diff)
 	}
 }

@@ -398,7 +398,15 @@ func (t *chatTool) End(err error) (SubagentEnd, error) {
 			t.sendLocked(true)
 		}
 		msg := firstNonEmpty(out.Error, "turn "+string(out.Verdict))
-		if err := t.c.Write(map[string]any{"type": "tool-output-error", "toolCallId": t.id, "errorText": msg}); err != nil && t.err == nil {
+		part := map[string]any{"type": "tool-output-error", "toolCallId": t.id, "errorText": msg}
+		// The AI SDK drops a failed part's output, but keeps its
+		// toolMetadata: the final view goes there, so the progress that
+		// explains the failure stays in the message (and in a reload).
+		if data, err := t.enc.marshal(t.scratch[:0]); err == nil {
+			t.scratch = data
+			part["toolMetadata"] = map[string]any{"a2a": json.RawMessage(data)}
+		}
+		if err := t.c.Write(part); err != nil && t.err == nil {
 			t.err = err
 		}
 	}

@@ -66,7 +66,7 @@ if (cfg.mode === "agui") {
     let prev = "";
     for await (const m of readUIMessageStream({ stream, onError: (e) => out.errors.push(String(e.message ?? e)) })) {
       last = m;
-      const now = JSON.stringify(toolParts(m).map((p) => ({ id: p.toolCallId, state: p.state, preliminary: p.preliminary ?? false, output: p.output ?? null, errorText: p.errorText ?? null })));
+      const now = JSON.stringify(toolParts(m).map((p) => ({ id: p.toolCallId, state: p.state, preliminary: p.preliminary ?? false, output: p.output ?? null, errorText: p.errorText ?? null, toolMetadata: p.toolMetadata ?? null })));
       if (now !== prev) {
         out.states.push(JSON.parse(now));
         prev = now;
