@@ -55,7 +55,11 @@ const (
 	// lets a send wait for the agent as long as the relay waits for one.
 	webWriteTimeout = relay.DefaultStartTimeout + 30*time.Second
 	webMaxHeader    = 64 << 10
-	webMaxConns     = 1024
+	// webMaxConns is above the relay's cap of readers per task (1 024),
+	// with room for the pages' other requests: a busy task's next reader
+	// gets the relay's 503 with Retry-After, which the page counts down,
+	// not a closed connection, which a browser shows as a failed load.
+	webMaxConns = 4096
 )
 
 func (a *app) webCommand() *cobra.Command {
@@ -163,6 +167,9 @@ func (a *app) serveWeb(ctx context.Context, agent *lazyAgent, f webFlags, path s
 		opts = append(opts, relay.WithStore(st))
 	}
 	w := newWebServer(ctx, agent, p, opts...)
+	if first != nil {
+		w.publish(first)
+	}
 	srv := newWebHTTPServer(w, newConnCap(webMaxConns))
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
