@@ -19,6 +19,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 
+	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/internal/redirect"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/relay/frontend"
@@ -117,7 +118,7 @@ task follows it upstream. A replica cannot know which tasks the others sent, so
 			// background, again with backoff while the agent is not up.
 			agent := resolveAgent(ctx, args[0], a.clientOptions(), webAgentRetryMin, webAgentRetryMax)
 			defer agent.Close()
-			return a.serveWeb(ctx, agent, f, "")
+			return a.serveWeb(ctx, agent, f, "", nil)
 		},
 	}
 	a.agentFlags(cmd)
@@ -138,8 +139,9 @@ task follows it upstream. A replica cannot know which tasks the others sent, so
 }
 
 // serveWeb serves the page and relay for agent as f says until ctx ends.
-// path is appended to the printed URL (demo: ?task=…).
-func (a *app) serveWeb(ctx context.Context, agent *lazyAgent, f webFlags, path string) error {
+// path is appended to the printed URL (demo: ?task=…); first, if not nil,
+// is a turn sent before, which the relay publishes (demo).
+func (a *app) serveWeb(ctx context.Context, agent *lazyAgent, f webFlags, path string, first *client.Stream) error {
 	loopback, err := checkListen(f.listen, f.allowRemote)
 	if err != nil {
 		return err
