@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -18,6 +19,7 @@ func (a *app) demoCommand() *cobra.Command {
 	var pace time.Duration
 	var version string
 	var webPage bool
+	var listen string
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Follow a realistic turn of an embedded reference agent",
@@ -30,6 +32,9 @@ interface the agent's card lists, --protocol its version.
 ` + exitCodesHelp,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("listen") && !webPage {
+				return usageError{errors.New("--listen needs --web")}
+			}
 			var v a2a.ProtocolVersion
 			switch version {
 			case "1.0":
@@ -44,7 +49,12 @@ interface the agent's card lists, --protocol its version.
 				return err
 			}
 			defer srv.Close()
-			srv.Register(agenttest.Realistic().WithPause(pace))
+			// The demo's turn, and any message the web page sends (the
+			// default script), at the same pace.
+			paced := agenttest.Realistic().WithPause(pace)
+			srv.Register(paced)
+			paced.Name = ""
+			srv.Register(paced)
 			url := srv.CardURL(v)
 			if t := a.forcedTransport(); t != "" {
 				url = srv.CardURLFor(t, v) // a card that lists only that transport
@@ -58,7 +68,7 @@ interface the agent's card lists, --protocol its version.
 			defer c.Close()
 			fmt.Fprintf(a.stderr, "a2a-tail: demo agent on %s (A2A %s)\n", strings.TrimSuffix(url, "/"), v)
 			if webPage {
-				return a.demoWeb(ctx, c)
+				return a.demoWeb(ctx, c, listen)
 			}
 			st, err := c.SendText(ctx, agenttest.RealisticName)
 			if err != nil {
@@ -68,7 +78,8 @@ interface the agent's card lists, --protocol its version.
 		},
 	}
 	cmd.Flags().DurationVar(&pace, "pace", 150*time.Millisecond, "pause of the demo agent before each update")
-	cmd.Flags().BoolVar(&webPage, "web", false, "serve the turn as a web page on 127.0.0.1 instead (prints its URL; Ctrl-C ends)")
+	cmd.Flags().BoolVar(&webPage, "web", false, "serve the turn as a web page instead, with a box to send the agent more (prints its URL; Ctrl-C ends)")
+	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "with --web: the loopback address to serve the page on (port 0: a free one)")
 	cmd.Flags().StringVar(&version, "protocol", "1.0", "A2A protocol version the demo agent is reached with: 1.0 or 0.3")
 	a.outputFlags(cmd)
 	a.resumeFlags(cmd)

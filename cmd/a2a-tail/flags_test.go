@@ -40,7 +40,7 @@ func TestHelpListsOnlyFlagsThatApply(t *testing.T) {
 		{"send", []string{"send"}, join(output, agent, []string{"async", "context", "task"})},
 		{"replay", []string{"replay"}, join(output, []string{"wire"})},
 		{"query", []string{"query"}, join(output, []string{"auth", "conversation-id", "idle-timeout", "svc-param"})},
-		{"demo", []string{"demo"}, join(output, []string{"fast-path", "idle-timeout", "max-retries", "pace", "protocol", "retry-for", "transport", "web"})},
+		{"demo", []string{"demo"}, join(output, []string{"fast-path", "idle-timeout", "listen", "max-retries", "pace", "protocol", "retry-for", "transport", "web"})},
 		{"follow verb", []string{"follow"}, join(output, agent)},
 		{"cancel", []string{"cancel"}, join([]string{"allow-host", "auth", "grpc-plaintext", "idle-timeout", "protocol", "svc-param", "tenant", "transport"})},
 		{"web", []string{"web"}, join(agent, []string{"allow-remote", "any-task", "listen", "redis", "task", "token", "verbose", "web-host"})},

@@ -19,6 +19,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 
+	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/internal/redirect"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/relay/frontend"
@@ -55,7 +56,11 @@ const (
 	// lets a send wait for the agent as long as the relay waits for one.
 	webWriteTimeout = relay.DefaultStartTimeout + 30*time.Second
 	webMaxHeader    = 64 << 10
-	webMaxConns     = 1024
+	// webMaxConns is above the relay's cap of readers per task (1 024),
+	// with room for the pages' other requests: a busy task's next reader
+	// gets the relay's 503 with Retry-After, which the page counts down,
+	// not a closed connection, which a browser shows as a failed load.
+	webMaxConns = 4096
 )
 
 func (a *app) webCommand() *cobra.Command {
@@ -113,7 +118,7 @@ task follows it upstream. A replica cannot know which tasks the others sent, so
 			// background, again with backoff while the agent is not up.
 			agent := resolveAgent(ctx, args[0], a.clientOptions(), webAgentRetryMin, webAgentRetryMax)
 			defer agent.Close()
-			return a.serveWeb(ctx, agent, f, "")
+			return a.serveWeb(ctx, agent, f, "", nil)
 		},
 	}
 	a.agentFlags(cmd)
@@ -134,8 +139,9 @@ task follows it upstream. A replica cannot know which tasks the others sent, so
 }
 
 // serveWeb serves the page and relay for agent as f says until ctx ends.
-// path is appended to the printed URL (demo: ?task=…).
-func (a *app) serveWeb(ctx context.Context, agent *lazyAgent, f webFlags, path string) error {
+// path is appended to the printed URL (demo: ?task=…); first, if not nil,
+// is a turn sent before, which the relay publishes (demo).
+func (a *app) serveWeb(ctx context.Context, agent *lazyAgent, f webFlags, path string, first *client.Stream) error {
 	loopback, err := checkListen(f.listen, f.allowRemote)
 	if err != nil {
 		return err
@@ -163,6 +169,9 @@ func (a *app) serveWeb(ctx context.Context, agent *lazyAgent, f webFlags, path s
 		opts = append(opts, relay.WithStore(st))
 	}
 	w := newWebServer(ctx, agent, p, opts...)
+	if first != nil {
+		w.publish(first)
+	}
 	srv := newWebHTTPServer(w, newConnCap(webMaxConns))
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()

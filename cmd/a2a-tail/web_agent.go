@@ -2,9 +2,14 @@ package main
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
+	"math"
+	"net"
+	"net/url"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -13,10 +18,13 @@ import (
 )
 
 // The backoff of resolving the agent card while the agent is not up: the
-// first retry after webAgentRetryMin, doubling up to webAgentRetryMax.
+// first retry after webAgentRetryMin, doubling up to webAgentRetryMax. The
+// page counts down to the next attempt, so the cap is what a person waits
+// at most after the agent came up; one card request per 5 s is nothing to
+// an agent that is down.
 const (
 	webAgentRetryMin = 250 * time.Millisecond
-	webAgentRetryMax = 30 * time.Second
+	webAgentRetryMax = 5 * time.Second
 )
 
 // agentState is what `a2a-tail web` knows of its agent: GET /agent answers
@@ -25,12 +33,57 @@ type agentState struct {
 	// State is "connecting" (no card yet, first attempt running),
 	// "unreachable" (the last attempt failed; the next is at Retry) or "up".
 	State string `json:"state"`
-	// Error is why the last attempt failed (state "unreachable").
-	Error string `json:"error,omitempty"`
+	// URL is the agent's URL as given, without a password or query (the
+	// page names it).
+	URL string `json:"url,omitempty"`
+	// Reason says in a few words why the last attempt failed (state
+	// "unreachable"); Error is the whole error.
+	Reason string `json:"reason,omitempty"`
+	Error  string `json:"error,omitempty"`
 	// Attempts counts the card requests made.
 	Attempts int `json:"attempts"`
-	// Retry is when the next attempt starts (state "unreachable").
+	// Retry is when the next attempt starts (state "unreachable"), and
+	// Wait the whole seconds until then when the state was read: the page
+	// counts down from Wait, which no clock skew between it and the server
+	// can bend.
 	Retry *time.Time `json:"retry,omitempty"`
+	Wait  int        `json:"wait,omitempty"`
+}
+
+// agentReason is err, a failed card request, in a few words a person can
+// act on; the page shows them and folds the whole error away.
+func agentReason(err error) string {
+	var dns *net.DNSError
+	var unknownCA x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var nerr net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "nothing listens there (connection refused)"
+	case errors.As(err, &dns):
+		return "its host name does not resolve"
+	case errors.As(err, &unknownCA), errors.As(err, &hostname), errors.As(err, &invalid):
+		return "its TLS certificate is not accepted"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return "it closed the connection"
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return "its host cannot be reached"
+	case errors.As(err, &nerr) && nerr.Timeout(), errors.Is(err, context.DeadlineExceeded):
+		return "it does not answer (timed out)"
+	}
+	return "its agent card cannot be read"
+}
+
+// shownURL is raw without user info, query or fragment (any may carry a
+// credential), for the page.
+func shownURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
 }
 
 // lazyAgent is the agent of `a2a-tail web`, resolved in the background: the
@@ -58,7 +111,7 @@ var errAgentDown = errors.New("a2a-tail: the agent is not reachable yet")
 func resolveAgent(ctx context.Context, url string, opts []client.Option, lo, hi time.Duration) *lazyAgent {
 	ctx, cancel := context.WithCancel(ctx)
 	l := &lazyAgent{ready: make(chan struct{}), tried: make(chan struct{}), stop: cancel, done: make(chan struct{}),
-		state: agentState{State: "connecting"}}
+		state: agentState{State: "connecting", URL: shownURL(url)}}
 	go func() {
 		defer close(l.done)
 		wait := lo
@@ -68,7 +121,7 @@ func resolveAgent(ctx context.Context, url string, opts []client.Option, lo, hi 
 			l.state.Attempts++
 			if err == nil {
 				l.c = c
-				l.state.State, l.state.Error, l.state.Retry = "up", "", nil
+				l.state.State, l.state.Error, l.state.Retry, l.state.Reason = "up", "", nil, ""
 				l.mu.Unlock()
 				if i == 0 {
 					close(l.tried)
@@ -78,6 +131,7 @@ func resolveAgent(ctx context.Context, url string, opts []client.Option, lo, hi 
 			}
 			next := time.Now().Add(wait)
 			l.state.State, l.state.Error, l.state.Retry = "unreachable", err.Error(), &next
+			l.state.Reason = agentReason(err)
 			l.mu.Unlock()
 			if i == 0 {
 				close(l.tried)
@@ -118,8 +172,12 @@ func (l *lazyAgent) Close() error {
 // State returns the agent's state now.
 func (l *lazyAgent) State() agentState {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.state
+	st := l.state
+	l.mu.Unlock()
+	if st.Retry != nil {
+		st.Wait = max(1, int(math.Ceil(time.Until(*st.Retry).Seconds())))
+	}
+	return st
 }
 
 func (l *lazyAgent) client() *client.Client {

@@ -31,6 +31,7 @@ type agentDown struct {
 	up      *atomic.Bool
 	refused *atomic.Int64
 	base    string // the web server's URL
+	cardURL string // the agent's, as the web server was given it
 }
 
 func startAgentDown(t *testing.T) *agentDown {
@@ -57,7 +58,8 @@ func startAgentDown(t *testing.T) *agentDown {
 	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(time.Minute))
 	t.Cleanup(cancel)
 	d.ctx = ctx
-	d.la = resolveAgent(ctx, front.URL+card.Path, nil, time.Millisecond, 20*time.Millisecond)
+	d.cardURL = front.URL + card.Path
+	d.la = resolveAgent(ctx, d.cardURL, nil, time.Millisecond, 20*time.Millisecond)
 	t.Cleanup(func() { d.la.Close() })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -111,8 +113,13 @@ func TestWebAgentDownAtStart(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &state); err != nil || st != 200 {
 		t.Fatalf("GET /agent: %d %q %v", st, body, err)
 	}
-	if state.State != "unreachable" || state.Error == "" || state.Retry == nil || state.Attempts < 1 {
+	if state.State != "unreachable" || state.Error == "" || state.Retry == nil || state.Attempts < 1 || state.Wait < 1 {
 		t.Errorf("agent state while down: %+v", state)
+	}
+	// The page's words: the agent's address and a reason in a few words
+	// (the front closes the connection: a card that cannot be read).
+	if d := cmp.Diff(d.cardURL+" its agent card cannot be read", state.URL+" "+state.Reason); d != "" {
+		t.Errorf("agent state's URL and reason (-want +got):\n%s", d)
 	}
 	resp, err := http.Post(base+"/tasks", "application/json", strings.NewReader(`{"text":"realistic"}`))
 	if err != nil {
@@ -155,7 +162,8 @@ func TestWebAgentDownAtStart(t *testing.T) {
 }
 
 // The page, served while the agent is down, says so when a send fails —
-// the agent's state, as text — and sends once the agent is up.
+// in a sentence, the server's reason folded — and sends the message by
+// itself once the agent is up.
 func TestWebAgentDownInBrowser(t *testing.T) {
 	testdep.ChromiumPath(t, "the web page's check in a real browser") // skips, or fails where required, before any setup
 	d := startAgentDown(t)
@@ -179,16 +187,24 @@ func TestWebAgentDownInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatalf("browser: %v", err)
 	}
-	if !strings.HasPrefix(shown, "Not sent: a2a-tail: the agent is not reachable yet (unreachable after ") {
-		t.Errorf("the page says %q", shown)
+	// A sentence; the server's reason folded under Details.
+	if want := "Not sent yet: the agent is not reachable. The page sends it as soon as the agent is up.Detailsa2a-tail: the agent is not reachable yet (unreachable after "; !strings.HasPrefix(shown, want) {
+		t.Errorf("the page says %q, want it to start %q", shown, want)
 	}
 	d.up.Store(true)
 	<-d.la.ready
-	err = chromedp.Do(bctx,
-		chromedp.Click("#send button"),
-		chromedp.WaitVisible(`#conn[data-state="ended"]`),
-	)
+	// The page sends it by itself once GET /agent says the agent is up.
+	err = chromedp.Do(bctx, chromedp.WaitVisible(`#conn[data-state="ended"]`))
 	if err != nil {
 		t.Fatalf("browser, agent up: %v", err)
+	}
+}
+
+// shownURL keeps user info and a query (either may carry a credential)
+// off the page.
+func TestShownURL(t *testing.T) {
+	got := []string{shownURL("http://user:secret@agent.example:8443/a2a?token=t0k#x"), shownURL("http://127.0.0.1:9/")}
+	if d := cmp.Diff([]string{"http://agent.example:8443/a2a", "http://127.0.0.1:9/"}, got); d != "" {
+		t.Errorf("(-want +got):\n%s", d)
 	}
 }

@@ -1,11 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -196,4 +202,97 @@ func runPage(t *testing.T, ctx, bctx context.Context, c *client.Client, text str
 		t.Fatalf("browser: %v", err)
 	}
 	return st, cut.cut.Load()
+}
+
+// `a2a-tail demo --web --listen …`: a page opened after the demo turn ended
+// shows how long each tool call took (the relay published the turn as it
+// ran, so each op carries its own time; a late Follow only had history,
+// whose blocks share one time), and its send box sends a message that the
+// demo agent plays at the demo's pace.
+func TestDemoWebInBrowser(t *testing.T) {
+	ctx, tab := pageTest(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listen := ln.Addr().String()
+	ln.Close() // a free port for --listen
+	dctx, stop := context.WithCancel(ctx)
+	pr, pw := io.Pipe()
+	stderr := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(dctx, []string{"demo", "--web", "--pace", "100ms", "--listen", listen}, nil, pw, stderr)
+		pw.Close()
+	}()
+	defer func() {
+		stop()
+		<-done
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("demo --web printed no URL: %v; stderr: %s", err, stderr)
+	}
+	go func() { _, _ = io.Copy(io.Discard, pr) }()
+	page := strings.TrimSpace(line)
+	u, err := url.Parse(page)
+	if err != nil || u.Host != listen || u.Query().Get("task") == "" || !u.Query().Has("send") {
+		t.Fatalf("demo --web printed %q, want a page on %s with ?task=…&send", page, listen)
+	}
+	// The turn ends before any page is opened: follow it at the demo agent.
+	agentURL := regexp.MustCompile(`demo agent on (\S+) `).FindStringSubmatch(stderr.String())
+	if agentURL == nil {
+		t.Fatalf("stderr names no demo agent: %s", stderr)
+	}
+	c, err := client.New(ctx, agentURL[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	st, err := c.Follow(ctx, a2a.TaskID(u.Query().Get("task")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range st.Updates() {
+	}
+	if out, err := st.Outcome(); err != nil || out.State != a2a.TaskStateCompleted {
+		t.Fatalf("the demo turn: %+v %v", out, err)
+	}
+	do(t, tab,
+		chromedp.Navigate(page),
+		chromedp.WaitVisible(`#conversation > li:last-child .verdict[data-verdict="completed"]`),
+		chromedp.WaitVisible(`#send`),
+	)
+	shoot(t, tab, "demo-late-page")
+	elapsed := func(entry int) []string {
+		t.Helper()
+		got, err := chromedp.Run(tab, chromedp.Evaluate[[]string](fmt.Sprintf(
+			`[...document.querySelectorAll("#conversation > li:nth-child(%d) .tool .elapsed")].map((e) => e.textContent)`, entry)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	// The Realistic turn's two tool calls each span several paced steps.
+	atLeast := func(what string, shown []string, n int, floor time.Duration) {
+		t.Helper()
+		if len(shown) != n {
+			t.Fatalf("%s: %d elapsed times %q, want %d", what, len(shown), shown, n)
+		}
+		for _, s := range shown {
+			d, err := time.ParseDuration(strings.ReplaceAll(strings.ReplaceAll(s, " ms", "ms"), " s", "s"))
+			if err != nil || d < floor {
+				t.Errorf("%s: elapsed %q, want at least %v (%v)", what, s, floor, err)
+			}
+		}
+	}
+	atLeast("the demo turn, on a page opened after it", elapsed(1), 2, 100*time.Millisecond)
+
+	do(t, tab,
+		chromedp.SendKeys("#text", "and again"),
+		chromedp.Click("#send button"),
+		chromedp.WaitVisible(`#conversation > li:nth-child(2) .verdict[data-verdict="completed"]`),
+	)
+	shoot(t, tab, "demo-sent")
+	atLeast("a message sent from the demo's page", elapsed(2), 2, 100*time.Millisecond)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -11,11 +12,19 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfrs/a2a-progress/client/agenttest"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
 // dialChildEnv makes this test binary a process that opens connections
-// to an address and holds them: "<addr> <n>". It answers "ready\n" (or the
-// error) on stdout and holds them until its stdin closes. The connections
+// to an address and holds them: "<addr> <n> [<path> <host>]". With a path,
+// each connection GETs it (Host: host) and waits for a 200 status line: a
+// reader of an event stream. It answers "ready\n" (or the error) on stdout
+// and holds them until its stdin closes. The connections
 // are spread over child processes because one process here may hold only
 // 20 000 descriptors (RLIMIT_NOFILE, which an unprivileged test cannot
 // raise) and the server needs some of its own.
@@ -26,9 +35,9 @@ func init() {
 	if spec == "" {
 		return
 	}
-	var addr string
+	var addr, path, host string
 	var n int
-	if _, err := fmt.Sscan(spec, &addr, &n); err != nil {
+	if k, err := fmt.Sscan(spec, &addr, &n, &path, &host); k != 2 && k != 4 {
 		fmt.Println("bad", dialChildEnv, err)
 		os.Exit(2)
 	}
@@ -39,6 +48,14 @@ func init() {
 			fmt.Printf("dial %d: %v\n", len(conns), err)
 			os.Exit(1)
 		}
+		if path != "" {
+			fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\n\r\n", path, host)
+			line, err := bufio.NewReader(c).ReadString('\n')
+			if line != "HTTP/1.1 200 OK\r\n" {
+				fmt.Printf("reader %d: %q %v\n", len(conns), line, err)
+				os.Exit(1)
+			}
+		}
 		conns = append(conns, c)
 	}
 	fmt.Println("ready")
@@ -48,13 +65,15 @@ func init() {
 
 // holdConns opens n connections to addr from child processes of at most
 // per each, and returns once all are open; they close when the test ends.
-func holdConns(t *testing.T, addr string, n, per int) {
+// get, if given, is the path and Host each connection GETs (see
+// dialChildEnv).
+func holdConns(t *testing.T, addr string, n, per int, get ...string) {
 	t.Helper()
 	for n > 0 {
 		k := min(n, per)
 		n -= k
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d", dialChildEnv, addr, k))
+		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d %s", dialChildEnv, addr, k, strings.Join(get, " ")))
 		stdin, err := cmd.StdinPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -96,5 +115,50 @@ func TestWebManyIdleConnections(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 || !strings.Contains(string(body), "<html") {
 		t.Errorf("GET /: %d %.100q", resp.StatusCode, body)
+	}
+}
+
+// A task with as many readers as the relay allows (1 024): the next reader
+// gets the relay's 503 with Retry-After and its reason — what the page
+// counts down from — not a connection the server's cap closed (the cap
+// was 1 024 too, and a browser showed a failed load).
+func TestWebBusyTaskAnswers503(t *testing.T) {
+	const readers = 1024 // the relay's cap of readers per task
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(2*time.Minute))
+	defer cancel()
+	held := agenttest.Script{Name: "held", Steps: []agenttest.Step{textStep(1, "working"),
+		{Gate: "held-go", Envelope: textStep(2, "done").Envelope}}, Final: a2a.TaskStateCompleted, FinalText: "ok"}
+	agent, c := pageAgent(t, ctx, held)
+	defer agent.Release("held-go")
+	id, err := c.Dispatch(ctx, a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("held")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := newWebPolicy(webFlags{listen: "127.0.0.1:0", anyTask: true}, ln.Addr().String(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := newWebServer(ctx, readyAgent(c), p)
+	srv := newWebHTTPServer(ws, newConnCap(webMaxConns))
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	defer ws.Close()
+	path := "/tasks/" + string(id) + "/events"
+	holdConns(t, ln.Addr().String(), readers, readers, path, ln.Addr().String())
+
+	client := &http.Client{Timeout: testdep.Budget(10 * time.Second)}
+	resp, err := client.Get("http://" + ln.Addr().String() + path)
+	if err != nil {
+		t.Fatalf("reader %d: %v", readers+1, err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	got := fmt.Sprintf("%d %s %s", resp.StatusCode, resp.Header.Get("Retry-After"), strings.TrimSpace(string(body)))
+	if d := cmp.Diff(`503 2 {"error":"relay: too many subscribers for this task"}`, got); d != "" {
+		t.Errorf("reader %d (-want +got):\n%s", readers+1, d)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -397,7 +398,7 @@ func TestWebPageRelayBusy(t *testing.T) {
 	)
 	got := readPage(t, tab)
 	shoot(t, tab, "relay-busy")
-	if want := "The relay is busy (503). Retrying in 1 s.Retry nowDetailsrelay: too many subscribers"; got.Problem != want {
+	if want := "The relay is busy (it holds as much as it may). Retrying in 1 s.Retry nowDetailsrelay: too many subscribers"; got.Problem != want {
 		t.Errorf("problem %q, want %q: the busy notice with its countdown", got.Problem, want)
 	}
 	busy.Store(false)
@@ -504,7 +505,7 @@ func TestWebPageAgentDownThenUp(t *testing.T) {
 	)
 	got := readPage(t, tab)
 	shoot(t, tab, "agent-down")
-	if !strings.HasPrefix(got.Problem, "The agent cannot be reached (502); the task goes on when it is back. Retrying in ") ||
+	if !strings.HasPrefix(got.Problem, "The agent does not answer right now; the task goes on there, and the page follows it again when the agent answers. Retrying in ") ||
 		!strings.Contains(got.Problem, "Retry nowDetailsrelay: agent: ") || !strings.Contains(got.Problem, "connection refused") {
 		t.Errorf("problem %q, want the agent-down notice with its countdown", got.Problem)
 	}
@@ -545,7 +546,7 @@ func TestWebPageAccessRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	shoot(t, tab, "send-refused")
-	if want := "Not sent: access refused (not from this machine)."; sendErr != want {
+	if want := "Not sent: access refused. Open the page from the address a2a-tail printed, on the same machine.Detailsnot from this machine"; sendErr != want {
 		t.Errorf("send error %q, want %q", sendErr, want)
 	}
 	do(t, tab,
@@ -561,4 +562,129 @@ func TestWebPageAccessRefused(t *testing.T) {
 	if n := srv.eventRequests("some-task"); n != 2 {
 		t.Errorf("%d event-stream requests, want 2", n)
 	}
+}
+
+// The page's states in words a person can act on, in one Chromium: an agent
+// that is down when the server starts (said before any send, counted down
+// to the server's next attempt; a message sent meanwhile goes once the
+// agent is up), a malformed task id (said, not retried) and a task with as
+// many readers as the relay allows (the relay's 503 through the server's
+// real connection cap, counted down). The Redis outage has its own test
+// (TestWebPageRedisDownThenUp).
+func TestWebPageStatesInBrowser(t *testing.T) {
+	ctx, tab := pageTest(t)
+
+	t.Run("agent down then up", func(t *testing.T) {
+		agent, err := agenttest.New(agenttest.WithLogger(slog.New(slog.DiscardHandler)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer agent.Close()
+		card, _ := url.Parse(agent.CardURL(agenttest.V1))
+		// The agent's address: nothing listens there until flaky.up.
+		flaky := newFlakyAgent(t, card.Scheme+"://"+card.Host)
+		flaky.down()
+		agentURL := "http://" + flaky.addr + card.Path
+		la := resolveAgent(ctx, agentURL, nil, 200*time.Millisecond, time.Second)
+		defer la.Close()
+		srv := serveCounted(t, newWebServer(ctx, la, webPolicy{auth: relay.AllowLoopback, tasks: relay.NewTaskSet(0)}), nil)
+		do(t, tab,
+			chromedp.Navigate(srv.URL+"/"),
+			chromedp.WaitVisible(`#problem[data-kind="agent-down"]`),
+			chromedp.WaitVisible(`#problem .problem-detail`),
+		)
+		got := readPage(t, tab)
+		shoot(t, tab, "state-agent-down")
+		want := regexp.MustCompile(`^The agent at ` + regexp.QuoteMeta(agentURL) +
+			` is not reachable: nothing listens there \(connection refused\)\. Retrying in \d s\.Details.*connection refused$`)
+		if !want.MatchString(got.Problem) {
+			t.Errorf("problem %q, want it to match %s", got.Problem, want)
+		}
+		do(t, tab,
+			chromedp.SendKeys("#text", agenttest.RealisticName),
+			chromedp.Click("#send button"),
+			chromedp.WaitVisible("#send-error"),
+		)
+		sendErr, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector("#send-error > span").textContent`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		shoot(t, tab, "state-agent-down-sent")
+		if want := "Not sent yet: the agent is not reachable. The page sends it as soon as the agent is up."; sendErr != want {
+			t.Errorf("send error %q, want %q", sendErr, want)
+		}
+		flaky.up(t)
+		// No click: the page notices the agent and sends the message.
+		do(t, tab,
+			chromedp.WaitVisible(`#conversation > li:last-child .verdict[data-verdict="completed"]`),
+			chromedp.WaitNotVisible(`#problem`),
+			chromedp.WaitNotVisible(`#send-error`),
+		)
+		shoot(t, tab, "state-agent-up")
+		got = readPage(t, tab)
+		if len(got.Entries) != 1 || got.Entries[0].Asked != agenttest.RealisticName {
+			t.Errorf("entries %+v, want the one message sent once the agent was up", got.Entries)
+		}
+	})
+
+	t.Run("malformed id", func(t *testing.T) {
+		_, c := pageAgent(t, ctx)
+		srv := servePage(t, ctx, c, relay.AllowLoopback, nil)
+		do(t, tab,
+			chromedp.Navigate(srv.URL+"/?task=bad%20id%2F%3F"),
+			chromedp.WaitVisible(`#problem[data-kind="bad-id"]`),
+		)
+		got := readPage(t, tab)
+		shoot(t, tab, "state-bad-id")
+		want := "This address does not name a valid task: “bad id/?” is not a task id. Check the link, or start a new conversation." +
+			"Start a new conversation" + "Details" + "relay: task id has a byte 0x20 at 3 that is not allowed"
+		if d := cmp.Diff(want, got.Problem); d != "" {
+			t.Errorf("problem (-want +got):\n%s", d)
+		}
+		if got.Conn != "closed" || len(got.Entries) != 0 {
+			t.Errorf("connection %q, entries %+v: want closed, none", got.Conn, got.Entries)
+		}
+		// The EventSource's request and the one that asked why: no retry.
+		if n := srv.eventRequests("bad id/?"); n != 2 {
+			t.Errorf("%d event-stream requests, want 2", n)
+		}
+	})
+
+	t.Run("busy task", func(t *testing.T) {
+		held := agenttest.Script{Name: "held", Steps: []agenttest.Step{textStep(1, "working"),
+			{Gate: "held-go", Envelope: textStep(2, "done").Envelope}}, Final: a2a.TaskStateCompleted, FinalText: "ok"}
+		agent, c := pageAgent(t, ctx, held)
+		defer agent.Release("held-go")
+		id, err := c.Dispatch(ctx, a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("held")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := newWebPolicy(webFlags{listen: "127.0.0.1:0", anyTask: true}, ln.Addr().String(), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws := newWebServer(ctx, readyAgent(c), p)
+		hs := newWebHTTPServer(ws, newConnCap(webMaxConns))
+		go func() { _ = hs.Serve(ln) }()
+		defer hs.Close()
+		defer ws.Close()
+		holdConns(t, ln.Addr().String(), 1024, 1024, "/tasks/"+string(id)+"/events", ln.Addr().String())
+		do(t, tab,
+			chromedp.Navigate("http://"+ln.Addr().String()+"/?task="+url.QueryEscape(string(id))),
+			chromedp.WaitVisible(`#problem[data-kind="busy"]`),
+		)
+		got := readPage(t, tab)
+		shoot(t, tab, "state-busy")
+		want := regexp.MustCompile(`^The relay is busy: this task has as many readers as it allows\. Retrying in [12] s\.Retry now` +
+			`Detailsrelay: too many subscribers for this task$`)
+		if !want.MatchString(got.Problem) {
+			t.Errorf("problem %q, want it to match %s", got.Problem, want)
+		}
+		// Navigate away: the page's countdown must not outlive the case.
+		do(t, tab, chromedp.Navigate("about:blank"))
+	})
 }

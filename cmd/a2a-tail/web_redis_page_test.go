@@ -19,7 +19,7 @@ import (
 // The page in a real Chromium watches a turn on an `a2a-tail web --redis`
 // replica that did not send it; Redis is killed mid-turn and started again
 // empty. The replica answers the page's reconnects 503 with Retry-After;
-// the page says the relay is busy, counts down, retries, and once Redis is
+// the page says the shared store is unavailable, counts down, retries, and once Redis is
 // back shows the turn whole and settled — the same blocks as a page opened
 // afterwards.
 func TestWebPageRedisDownThenUp(t *testing.T) {
@@ -48,11 +48,11 @@ func TestWebPageRedisDownThenUp(t *testing.T) {
 		chromedp.WaitVisible(`#conversation > li:last-child .turn > li:nth-child(3)`),
 	)
 	r.Kill()
-	do(t, tab, chromedp.WaitVisible(`#problem[data-kind="busy"]`))
+	do(t, tab, chromedp.WaitVisible(`#problem[data-kind="store"]`))
 	got := readPage(t, tab)
 	shoot(t, tab, "redis-down")
-	if want := "The relay is busy (503). Retrying in 2 s."; !strings.HasPrefix(got.Problem, want) {
-		t.Errorf("problem %q, want it to start %q: the busy notice with the relay's Retry-After", got.Problem, want)
+	if want := "The relay's shared store (Redis) is unavailable, so it cannot read the task. Retrying in 2 s."; !strings.HasPrefix(got.Problem, want) {
+		t.Errorf("problem %q, want it to start %q: the store notice with the relay's Retry-After", got.Problem, want)
 	}
 	if got.Conn != "closed" {
 		t.Errorf("connection state %q while Redis is down, want closed", got.Conn)

@@ -121,7 +121,7 @@ func TestWebListen(t *testing.T) {
 	cancel() // serve, print, and stop at once
 	stdout.Reset()
 	stderr.Reset()
-	if err := a.serveWeb(ctx, nil, webFlags{listen: "0.0.0.0:0", allowRemote: true}, ""); err != nil {
+	if err := a.serveWeb(ctx, nil, webFlags{listen: "0.0.0.0:0", allowRemote: true}, "", nil); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(stderr.String(), "beyond loopback") || !strings.HasPrefix(stdout.String(), "http://") ||

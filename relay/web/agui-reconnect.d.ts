@@ -16,7 +16,8 @@ export interface TaskReconnect {
 /**
  * Returns a subclass of HttpAgent whose connect() — what AG-UI's connectAgent() calls, and
  * which @ag-ui/client 1.0.0's HttpAgent leaves unimplemented — reconnects through the relay's
- * task events endpoint.
+ * task events endpoint. Its connectAgent() makes a fresh AbortController (or takes
+ * parameters.abortController), so that it reconnects after abortRun() too.
  */
 export declare function withTaskReconnect<C extends object, A extends object>(
   HttpAgent: new (config: C) => A,

@@ -19,6 +19,7 @@
 //   const agent = new Agent({ url: "/ag-ui", threadId,
 //     reconnectUrl: "/tasks/{task}/events?format=ag-ui" });
 //   try { await agent.runAgent(); } catch { await agent.connectAgent(); } // after a cut
+//   agent.abortRun(); await agent.connectAgent(); // or after the user stopped it
 //
 // The task is the one the run named in its CUSTOM "a2a.task" event (the agent
 // remembers it), or config.task.
@@ -42,6 +43,17 @@ export function withTaskReconnect(HttpAgent) {
           }
         },
       });
+    }
+
+    /**
+     * connectAgent() with an abort controller of its own: HttpAgent's fetch
+     * takes this.abortController's signal, and only runAgent() makes a new
+     * one — after abortRun() the old, aborted one would end the reconnect
+     * before it starts (connectAgent() resolves having added nothing).
+     */
+    connectAgent(parameters, subscriber) {
+      this.abortController = parameters?.abortController ?? new AbortController();
+      return super.connectAgent(parameters, subscriber);
     }
 
     /** What connectAgent() subscribes to: the run, from the relay's events endpoint. */

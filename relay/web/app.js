@@ -30,6 +30,7 @@ const state = {
   current: null, // the watched turn
   frame: 0,
   retry: null, // {timer, tick} of a countdown to the next attempt
+  agent: { up: true, timer: 0, onUp: [] }, // what GET agent said; what waits for it
 };
 
 function el(tag, cls, text) {
@@ -54,8 +55,9 @@ function setConn(s, label) {
 // ---- problems: what went wrong, and what the page does about it ----
 
 // showProblem puts one actionable message above the conversation. kind is
-// a stable name tests and styles use: unknown-task, access, busy, agent,
-// relay, send.
+// a stable name tests and styles use: unknown-task, bad-id, access, busy,
+// store, agent (the agent cannot be reached mid-task), agent-down (its card
+// could not be read yet: GET agent), relay, refused.
 function showProblem(kind, text, action, detail) {
   const box = $("problem");
   box.dataset.kind = kind;
@@ -86,17 +88,20 @@ function stopRetry() {
 }
 
 // retryIn shows kind/text with a countdown of secs, then calls again.
-// "Retry now" skips the wait.
-function retryIn(kind, text, secs, again, detail) {
+// "Retry now" skips the wait (noNow: there is nothing to skip — the server
+// keeps the schedule).
+function retryIn(kind, text, secs, again, detail, noNow) {
   stopRetry();
   let left = Math.max(1, Math.round(secs));
-  const now = el("button", "retry-now", "Retry now");
-  now.type = "button";
+  const now = noNow ? null : el("button", "retry-now", "Retry now");
   const fire = () => {
     stopRetry();
     again();
   };
-  now.addEventListener("click", fire);
+  if (now) {
+    now.type = "button";
+    now.addEventListener("click", fire);
+  }
   const paint = () => showProblem(kind, `${text} Retrying in ${left} s.`, now, detail);
   paint();
   const r = { timer: 0 };
@@ -115,9 +120,74 @@ function retryAfter(resp, attempt) {
   return BACKOFF[Math.min(attempt, BACKOFF.length - 1)];
 }
 
-async function errorText(resp) {
+async function errorBody(resp) {
   const body = await resp.json().catch(() => ({}));
+  return body && typeof body === "object" ? body : {};
+}
+
+function errorOf(body, resp) {
   return typeof body.error === "string" && body.error ? body.error : `HTTP ${resp.status}`;
+}
+
+// ---- the agent: GET agent says whether the server could read its card ----
+
+// agentWords is the sentence for an agent the server cannot reach yet.
+function agentWords(a) {
+  const at = a.url ? ` at ${a.url}` : "";
+  if (a.state === "connecting") return `Connecting to the agent${at}…`;
+  return `The agent${at} is not reachable${a.reason ? ": " + a.reason : ""}.`;
+}
+
+// checkAgent asks GET agent and, while the agent is not up, says so with a
+// countdown to the server's next attempt, and asks again then; once it is
+// up, what waited for it (onUp) runs. A page that cannot reach the server
+// says that instead, and asks again with the backoff.
+async function checkAgent(attempt = 0) {
+  clearTimeout(state.agent.timer);
+  let a;
+  try {
+    const resp = await fetch("agent", { cache: "no-store" });
+    a = await resp.json();
+    if (!resp.ok || !a || typeof a.state !== "string") throw new Error("no state");
+  } catch {
+    const wait = BACKOFF[Math.min(attempt, BACKOFF.length - 1)];
+    if (!state.current || state.current.done) setConn("closed", "server unreachable");
+    retryIn("relay", "The page cannot reach the a2a-tail server (stopped, or the network is down).", wait,
+      () => checkAgent(attempt + 1));
+    return;
+  }
+  agentIs(a);
+}
+
+// agentIs shows a, the agent's state (from GET agent or a 503 that carried
+// it), and schedules what follows from it.
+function agentIs(a) {
+  clearTimeout(state.agent.timer);
+  state.agent.up = a.state === "up";
+  if (state.agent.up) {
+    if ($("problem").dataset.kind === "agent-down" || $("problem").dataset.kind === "relay") clearProblem();
+    if (!state.current || state.current.done) setConn("idle", "agent ready");
+    const waiting = state.agent.onUp;
+    state.agent.onUp = [];
+    for (const f of waiting) f();
+    return;
+  }
+  if (!state.current || state.current.done) setConn("closed", "agent not reachable");
+  if (a.state === "connecting") {
+    showProblem("agent-down", agentWords(a));
+    state.agent.timer = setTimeout(() => checkAgent(), 1000);
+    return;
+  }
+  // The server tries again at its own pace; the page asks just after.
+  const secs = Math.max(1, Number(a.wait) || 1);
+  retryIn("agent-down", agentWords(a), secs, () => checkAgent(), a.error || "", true);
+}
+
+// whenAgentUp runs f once GET agent says the agent is up, showing why the
+// page waits meanwhile.
+function whenAgentUp(f) {
+  state.agent.onUp.push(f);
+  checkAgent();
 }
 
 function newConversationLink() {
@@ -302,9 +372,19 @@ async function diagnose(t) {
     else retryIn("relay", "The event stream keeps failing.", wait, () => connect(t));
     return;
   }
-  const msg = await errorText(resp);
+  const body = await errorBody(resp);
+  const msg = errorOf(body, resp);
   setConn("closed", "waiting to retry");
+  const again = () => connect(t);
   switch (resp.status) {
+    case 400:
+      // The relay refuses the id itself: retrying cannot help.
+      t.done = true;
+      setConn("closed", "not a task id");
+      showProblem("bad-id", `This address does not name a valid task: “${t.task}” is not a task id. Check the link, or start a new conversation.`,
+        newConversationLink(), msg);
+      t.section.remove();
+      break;
     case 404:
       t.done = true;
       setConn("closed", "not found");
@@ -321,12 +401,52 @@ async function diagnose(t) {
       break;
     case 429:
     case 503:
-      retryIn("busy", `The relay is busy (${resp.status}).`, retryAfter(resp, t.attempt++), () => connect(t), msg);
+      retryIn(...busyWords(msg), retryAfter(resp, t.attempt++), again, msg);
       break;
+    case 502:
+    case 504: {
+      // The agent: not reached yet at all (GET agent says so, and when it
+      // is up), or not answering for this task now.
+      const wait = retryAfter(resp, t.attempt++);
+      let a = null;
+      try {
+        a = await (await fetch("agent", { cache: "no-store" })).json();
+      } catch {
+        // the retry below says what there is to say
+      }
+      if (t.done) return;
+      if (a && typeof a.state === "string" && a.state !== "up") {
+        whenAgentUp(again);
+        break;
+      }
+      retryIn("agent", "The agent does not answer right now; the task goes on there, and the page follows it again when the agent answers.",
+        wait, again, msg);
+      break;
+    }
     default:
-      retryIn("agent", `The agent cannot be reached (${resp.status}); the task goes on when it is back.`,
-        retryAfter(resp, t.attempt++), () => connect(t), msg);
+      if (resp.status >= 500) {
+        retryIn("relay", `The a2a-tail server failed (${resp.status}).`, retryAfter(resp, t.attempt++), again, msg);
+      } else {
+        t.done = true;
+        setConn("closed", "refused");
+        showProblem("refused", `The a2a-tail server refused to show this task (${resp.status}).`, newConversationLink(), msg);
+      }
   }
+}
+
+// busyWords is [kind, sentence] for a relay's 503 or 429 by its error: the
+// shared store (Redis) down, a task with all the readers it may have, or a
+// relay at one of its other caps.
+function busyWords(msg) {
+  if (msg.startsWith("relay: store unavailable")) {
+    return ["store", "The relay's shared store (Redis) is unavailable, so it cannot read the task."];
+  }
+  if (msg.startsWith("relay: store:")) return ["store", "The relay is restoring this task from its shared store."];
+  if (msg === "relay: too many subscribers for this task") {
+    return ["busy", "The relay is busy: this task has as many readers as it allows."];
+  }
+  if (msg === "relay: closed" || msg === "a2a-tail: the server is stopping") return ["relay", "The a2a-tail server is stopping."];
+  return ["busy", "The relay is busy (it holds as much as it may)."];
 }
 
 function sealed(t) {
@@ -391,21 +511,34 @@ async function submit(ev) {
     try {
       resp = await fetch("tasks", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     } catch {
-      throw new Error("the a2a-tail server cannot be reached (stopped, or the network is down)");
+      throw sendFailure("Not sent: the a2a-tail server cannot be reached (stopped, or the network is down).");
     }
-    const got = await resp.clone().json().catch(() => ({}));
+    const got = await errorBody(resp);
     if (!resp.ok || typeof got.task !== "string") {
-      const msg = await errorText(resp);
-      // A 503 that carries the agent's state is a server still waiting for
-      // its agent (GET /agent), not a busy relay.
-      const why = resp.status === 503 && got.agent ? `${msg}; try again in ${retryAfter(resp, 0)} s`
-        : resp.status === 503 || resp.status === 429 ? `the relay is busy (${msg}); try again in ${retryAfter(resp, 0)} s`
-        : resp.status === 404 ? `the agent does not know task ${answer} any more (${msg})`
-        : resp.status === 403 ? `access refused (${msg})`
-        : resp.status === 502 || resp.status === 504 ? `the agent cannot be reached (${msg})` : msg;
-      throw new Error(why);
+      const msg = errorOf(got, resp);
+      if (resp.status === 503 && got.agent && typeof got.agent.state === "string") {
+        // Nothing was sent: the server has no agent yet. Say so, and send
+        // this message once GET agent says the agent is up.
+        if (!state.pendingSend) {
+          state.pendingSend = true;
+          state.agent.onUp.push(() => {
+            state.pendingSend = false;
+            if (!form.hidden && $("text").value.trim()) form.requestSubmit();
+          });
+        }
+        agentIs(got.agent);
+        throw sendFailure("Not sent yet: the agent is not reachable. The page sends it as soon as the agent is up.", msg);
+      }
+      const [, busy] = resp.status === 503 || resp.status === 429 ? busyWords(msg) : [];
+      const why = busy ? `${busy} Try again in ${retryAfter(resp, 0)} s.`
+        : resp.status === 404 ? `The agent does not know task ${answer} any more.`
+        : resp.status === 403 ? "access refused. Open the page from the address a2a-tail printed, on the same machine."
+        : resp.status === 502 || resp.status === 504 ? "The agent does not answer right now; try again in a moment."
+        : `The a2a-tail server refused it (${resp.status}).`;
+      throw sendFailure("Not sent: " + why[0].toLowerCase() + why.slice(1), msg);
     }
     if (state.current) stopWatching(state.current);
+    if ($("problem").dataset.kind === "agent-down") clearProblem();
     $("text").value = "";
     // A page that sends keeps its form: a new message may follow at any
     // time (and closes this turn's stream); a watch page's answer form goes.
@@ -416,24 +549,44 @@ async function submit(ev) {
     history.pushState(null, "", "?task=" + encodeURIComponent(got.task));
     watch(addTurn(got.task, typeof got.turn === "string" ? got.turn : "", text));
   } catch (e) {
-    err.textContent = "Not sent: " + String(e.message || e) + ".";
+    const parts = [el("span", "", e.shown || "Not sent: " + String(e.message || e) + ".")];
+    if (e.detail) {
+      const d = el("details", "problem-detail");
+      d.append(el("summary", "", "Details"), el("pre", "", e.detail));
+      parts.push(d);
+    }
+    err.replaceChildren(...parts);
     err.hidden = false;
   } finally {
     button.disabled = false;
   }
 }
 
+// sendFailure is a failed send: shown, the sentence; folded, the server's
+// reason.
+function sendFailure(shown, detail) {
+  const e = new Error(shown);
+  e.shown = shown;
+  e.detail = detail || "";
+  return e;
+}
+
 function start() {
   const params = new URLSearchParams(location.search);
   const task = params.get("task");
-  // A page opened on a task only watches it; one opened without sends.
-  state.sends = !task;
+  // A page opened on a task only watches it; one opened without sends, and
+  // so does one opened on a task with &send (the demo's page: its turn, then
+  // the conversation goes on).
+  state.sends = !task || params.has("send");
   $("send").addEventListener("submit", submit);
   if (task) {
     watch(addTurn(task, "", ""));
+    if (state.sends) offerForm(null, null);
     return;
   }
   offerForm(null, null);
+  // Before any send: is there an agent to send to?
+  checkAgent();
 }
 
 // ---- rendering ----
