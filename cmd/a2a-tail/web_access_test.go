@@ -57,13 +57,10 @@ func (x *askingExecutor) received() []a2a.Message {
 	return slices.Clone(x.msgs)
 }
 
-// A task created at the agent directly — not through `a2a-tail web` — is
-// foreign: every route that takes an id from a browser (a task, an
-// interrupt, a conversation, a chat) must neither show it nor answer it nor
-// send into its conversation. The test walks every mounted route: a route
-// added without a case here fails it.
-func TestWebRoutesAccess(t *testing.T) {
-	t.Parallel()
+// startAskingAgent starts an askingExecutor agent and a client of it, in
+// a context of a minute; all of it closes when the test ends.
+func startAskingAgent(t *testing.T) (context.Context, *client.Client, *askingExecutor) {
+	t.Helper()
 	x := &askingExecutor{}
 	agent, err := agenttest.New(agenttest.WithExecutor(x))
 	if err != nil {
@@ -77,6 +74,28 @@ func TestWebRoutesAccess(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
+	return ctx, c, x
+}
+
+// serveWebOf serves `a2a-tail web` over c with a task set, as the command
+// does; it closes when the test ends.
+func serveWebOf(t *testing.T, ctx context.Context, c *client.Client) (*webServer, *httptest.Server) {
+	t.Helper()
+	ws := newWebServer(ctx, readyAgent(c), webPolicy{auth: relay.AllowLoopback, tasks: relay.NewTaskSet(0)})
+	srv := httptest.NewServer(ws)
+	t.Cleanup(func() { ws.Close() })
+	t.Cleanup(srv.Close)
+	return ws, srv
+}
+
+// A task created at the agent directly — not through `a2a-tail web` — is
+// foreign: every route that takes an id from a browser (a task, an
+// interrupt, a conversation, a chat) must neither show it nor answer it nor
+// send into its conversation. The test walks every mounted route: a route
+// added without a case here fails it.
+func TestWebRoutesAccess(t *testing.T) {
+	t.Parallel()
+	ctx, c, x := startAskingAgent(t)
 
 	// The foreign task: someone else's question, waiting for their answer.
 	direct, err := c.Send(ctx, a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("ask")))
@@ -90,10 +109,7 @@ func TestWebRoutesAccess(t *testing.T) {
 	before := x.received()
 	foreignCtx := before[0].ContextID
 
-	ws := newWebServer(ctx, readyAgent(c), webPolicy{auth: relay.AllowLoopback, tasks: relay.NewTaskSet(0)})
-	srv := httptest.NewServer(ws)
-	t.Cleanup(func() { ws.Close() })
-	t.Cleanup(srv.Close)
+	ws, srv := serveWebOf(t, ctx, c)
 
 	type probe struct {
 		method, path, body string
@@ -192,23 +208,8 @@ func TestWebRoutesAccess(t *testing.T) {
 // its next one, and a useChat chat keeps its conversation across requests.
 func TestWebConversationContinues(t *testing.T) {
 	t.Parallel()
-	x := &askingExecutor{}
-	agent, err := agenttest.New(agenttest.WithExecutor(x))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { agent.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(time.Minute))
-	t.Cleanup(cancel)
-	c, err := client.New(ctx, agent.CardURL(agenttest.V1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	ws := newWebServer(ctx, readyAgent(c), webPolicy{auth: relay.AllowLoopback, tasks: relay.NewTaskSet(0)})
-	srv := httptest.NewServer(ws)
-	t.Cleanup(func() { ws.Close() })
-	t.Cleanup(srv.Close)
+	ctx, c, x := startAskingAgent(t)
+	_, srv := serveWebOf(t, ctx, c)
 
 	post := func(path, body string) {
 		t.Helper()

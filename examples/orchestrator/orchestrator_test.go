@@ -465,15 +465,7 @@ func TestChatNestedReload(t *testing.T) {
 	sc := agenttest.Realistic()
 	sc.Name, sc.Steps = "slow order", steps
 	f := start(t, sc)
-	mux := http.NewServeMux()
-	mux.HandleFunc("/release", func(w http.ResponseWriter, _ *http.Request) { f.agent.Release("reload") })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rel := &http.Server{Handler: mux}
-	go func() { _ = rel.Serve(ln) }()
-	defer rel.Close()
+	release := releaseURL(t, f.agent, "reload")
 	var out struct {
 		Errors   []string `json:"errors"`
 		Messages []struct {
@@ -482,7 +474,7 @@ func TestChatNestedReload(t *testing.T) {
 		} `json:"messages"`
 	}
 	runNode(t, map[string]any{"mode": "reload", "api": f.url + "/api/chat", "id": "chat-3", "text": "slow order",
-		"release": "http://" + ln.Addr().String() + "/release"}, &out)
+		"release": release}, &out)
 	if len(out.Errors) > 0 {
 		t.Errorf("chat errors: %q", out.Errors)
 	}
@@ -693,15 +685,7 @@ func TestChatNestedFailedReload(t *testing.T) {
 	steps[1].Gate = "reload" // after the first preliminary output
 	sc := agenttest.Script{Name: "break slowly", Steps: steps, Final: a2a.TaskStateFailed, FinalText: "warehouse down"}
 	f := start(t, sc)
-	mux := http.NewServeMux()
-	mux.HandleFunc("/release", func(w http.ResponseWriter, _ *http.Request) { f.agent.Release("reload") })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rel := &http.Server{Handler: mux}
-	go func() { _ = rel.Serve(ln) }()
-	defer rel.Close()
+	release := releaseURL(t, f.agent, "reload")
 	var out struct {
 		Errors   []string `json:"errors"`
 		Messages []struct {
@@ -710,7 +694,7 @@ func TestChatNestedFailedReload(t *testing.T) {
 		} `json:"messages"`
 	}
 	runNode(t, map[string]any{"mode": "reload", "api": f.url + "/api/chat", "id": "chat-4", "text": "break slowly",
-		"release": "http://" + ln.Addr().String() + "/release"}, &out)
+		"release": release}, &out)
 	var kept []view
 	var states []string
 	for _, m := range out.Messages {
@@ -735,4 +719,21 @@ func TestChatNestedFailedReload(t *testing.T) {
 	if diff := cmp.Diff([]string{"thinking", "tool"}, kinds); diff != "" || kept[0].Verdict != "failed" {
 		t.Errorf("kept view after a reload: verdict %q, items (-want +got):\n%s", kept[0].Verdict, diff)
 	}
+}
+
+// releaseURL serves a URL that releases gate on agent when GET (what
+// nested.mjs's reload mode calls once the reloaded page shows the tool
+// part); it closes when the test ends.
+func releaseURL(t *testing.T, agent *agenttest.Agent, gate string) string {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/release", func(w http.ResponseWriter, _ *http.Request) { agent.Release(gate) })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := &http.Server{Handler: mux}
+	go func() { _ = rel.Serve(ln) }()
+	t.Cleanup(func() { rel.Close() })
+	return "http://" + ln.Addr().String() + "/release"
 }
