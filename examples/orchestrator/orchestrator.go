@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/relay/frontend"
@@ -19,12 +20,14 @@ import (
 )
 
 // The bounds of a request: its body, the questions of one message; and the
-// chat turns running at once (each keeps its message for resume, at most
-// frontend.MaxChatStreamBytes, until it ends).
+// chat turns kept (each keeps its message for resume, at most
+// frontend.MaxChatStreamBytes): running ones until they end, ended ones for
+// keepEnded or until a new turn needs the room, oldest first.
 const (
 	maxBodyBytes = 1 << 20
 	maxQuestions = 4
 	maxChats     = 64
+	keepEnded    = 10 * time.Minute
 )
 
 // colleague is the remote agent: *client.Client is one.
@@ -43,12 +46,19 @@ type orchestrator struct {
 	pace frontend.ChatToolOptions
 
 	mu    sync.Mutex
-	chats map[string]*frontend.ChatStream // the running turns, by chat id
+	chats map[string]*keptTurn // the kept turns, by chat id
+	now   func() time.Time     // time.Now; tests move it
+}
+
+// keptTurn is a chat's latest turn: running, or ended at ended.
+type keptTurn struct {
+	cs    *frontend.ChatStream
+	ended time.Time // zero while it runs
 }
 
 func newOrchestrator(ctx context.Context, c colleague, addr string) *orchestrator {
 	_, port, _ := net.SplitHostPort(addr)
-	o := &orchestrator{ctx: ctx, c: c, port: port, mux: http.NewServeMux(), chats: map[string]*frontend.ChatStream{}}
+	o := &orchestrator{ctx: ctx, c: c, port: port, mux: http.NewServeMux(), chats: map[string]*keptTurn{}, now: time.Now}
 	o.mux.HandleFunc("POST /ag-ui", o.agui)
 	o.mux.HandleFunc("POST /api/chat", o.chat)
 	o.mux.HandleFunc("GET /api/chat/{id}/stream", o.resume)
@@ -275,22 +285,28 @@ func (o *orchestrator) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	cs := frontend.NewChatStream()
 	if !o.remember(in.ID, cs) {
+		w.Header().Set("Retry-After", "5")
 		http.Error(w, "orchestrator: too many chat turns running", http.StatusServiceUnavailable)
 		return
 	}
 	o.wg.Add(1)
 	go func() {
 		defer o.wg.Done()
-		defer o.forget(in.ID, cs)
+		defer o.ended(in.ID, cs)
 		o.chatTurn(cs, qs)
 	}()
 	cs.Serve(w, r)
 }
 
-// resume serves useChat's resume: the chat's turn while it runs, else 204.
+// resume serves useChat's resume: the chat's latest turn — live while it
+// runs, whole after it ended (for keepEnded) — else 204.
 func (o *orchestrator) resume(w http.ResponseWriter, r *http.Request) {
 	o.mu.Lock()
-	cs := o.chats[r.PathValue("id")]
+	o.dropEndedLocked(false)
+	var cs *frontend.ChatStream
+	if t := o.chats[r.PathValue("id")]; t != nil {
+		cs = t.cs
+	}
 	o.mu.Unlock()
 	if cs == nil {
 		w.WriteHeader(http.StatusNoContent)
@@ -299,23 +315,46 @@ func (o *orchestrator) resume(w http.ResponseWriter, r *http.Request) {
 	cs.Serve(w, r)
 }
 
-// remember records the running turn of a chat; false past maxChats.
+// remember records the running turn of a chat; false when maxChats turns
+// still run.
 func (o *orchestrator) remember(id string, cs *frontend.ChatStream) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if _, ok := o.chats[id]; !ok && len(o.chats) >= maxChats {
-		return false
+		o.dropEndedLocked(true)
+		if len(o.chats) >= maxChats {
+			return false
+		}
 	}
-	o.chats[id] = cs
+	o.chats[id] = &keptTurn{cs: cs}
 	return true
 }
 
-// forget drops a chat's turn once it ended (a resume then gets 204).
-func (o *orchestrator) forget(id string, cs *frontend.ChatStream) {
+// ended marks a chat's turn as ended: a resume gets its whole message
+// until keepEnded has passed or the room is needed.
+func (o *orchestrator) ended(id string, cs *frontend.ChatStream) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.chats[id] == cs {
-		delete(o.chats, id)
+	if t := o.chats[id]; t != nil && t.cs == cs {
+		t.ended = o.now()
+	}
+}
+
+// dropEndedLocked forgets the ended turns older than keepEnded and, with
+// oldest, the oldest ended turn too. The caller holds o.mu.
+func (o *orchestrator) dropEndedLocked(oldest bool) {
+	var first string
+	for id, t := range o.chats {
+		switch {
+		case t.ended.IsZero():
+		case o.now().Sub(t.ended) > keepEnded:
+			delete(o.chats, id)
+		case first == "" || t.ended.Before(o.chats[first].ended):
+			first = id
+		}
+	}
+	if oldest && first != "" {
+		delete(o.chats, first)
 	}
 }
 

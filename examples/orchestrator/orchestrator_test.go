@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -23,6 +24,7 @@ import (
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/merge"
+	"github.com/tfrs/a2a-progress/relay/frontend"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -736,4 +738,82 @@ func releaseURL(t *testing.T, agent *agenttest.Agent, gate string) string {
 	go func() { _ = rel.Serve(ln) }()
 	t.Cleanup(func() { rel.Close() })
 	return "http://" + ln.Addr().String() + "/release"
+}
+
+// A useChat page that comes back after its turn ended gets the whole final
+// message on resume (not 204): the ended turn is kept for keepEnded.
+func TestChatResumeAfterEnd(t *testing.T) {
+	f := start(t)
+	var out struct {
+		Errors   []string         `json:"errors"`
+		First    []map[string]any `json:"first"`
+		Messages []map[string]any `json:"messages"`
+		Status   string           `json:"status"`
+	}
+	runNode(t, map[string]any{"mode": "after", "api": f.url + "/api/chat", "id": "chat-5", "text": "where is order 42?"}, &out)
+	if len(out.Errors) > 0 {
+		t.Fatalf("chat errors: %q", out.Errors)
+	}
+	if len(out.First) != 2 {
+		t.Fatalf("the first page's messages: %d, want the user's and the answer", len(out.First))
+	}
+	// The resumed page holds the same assistant message as the page that
+	// watched the turn: its texts and tool parts, in their final states.
+	summary := func(m map[string]any) []string {
+		var got []string
+		for _, p := range m["parts"].([]any) {
+			p := p.(map[string]any)
+			switch p["type"] {
+			case "text":
+				got = append(got, "text: "+p["text"].(string))
+			case "tool-ask_colleague":
+				got = append(got, "tool: "+p["state"].(string))
+			}
+		}
+		return got
+	}
+	if len(out.Messages) != 2 {
+		t.Fatalf("the resumed page's messages: %d, want the user's and the answer: %+v", len(out.Messages), out.Messages)
+	}
+	want := summary(out.First[1])
+	if diff := cmp.Diff(want, summary(out.Messages[1])); diff != "" || len(want) < 3 {
+		t.Errorf("the message resumed after the end (-watched +resumed):\n%s", diff)
+	}
+}
+
+// Ended chat turns are kept for keepEnded, and give way — oldest first —
+// when maxChats turns are kept and a new one starts; running turns never
+// do: past maxChats of them a new turn is refused.
+func TestChatTurnsKeptBounded(t *testing.T) {
+	o := newOrchestrator(context.Background(), nil, "127.0.0.1:1")
+	now := time.Unix(1_700_000_000, 0)
+	o.now = func() time.Time { return now }
+	streams := map[string]*frontend.ChatStream{}
+	for i := range maxChats {
+		id := fmt.Sprint("chat-", i)
+		streams[id] = frontend.NewChatStream()
+		if !o.remember(id, streams[id]) {
+			t.Fatalf("turn %d refused", i)
+		}
+	}
+	if o.remember("one more", frontend.NewChatStream()) {
+		t.Fatal("a turn past maxChats running turns was accepted")
+	}
+	o.ended("chat-3", streams["chat-3"])
+	now = now.Add(time.Second)
+	o.ended("chat-1", streams["chat-1"])
+	if !o.remember("one more", frontend.NewChatStream()) {
+		t.Fatal("a new turn was refused although ended turns could give way")
+	}
+	kept := func(id string) bool { o.mu.Lock(); defer o.mu.Unlock(); return o.chats[id] != nil }
+	if got := []bool{kept("chat-3"), kept("chat-1")}; !cmp.Equal([]bool{false, true}, got) {
+		t.Errorf("kept chat-3, chat-1 = %v, want the older ended turn gone first", got)
+	}
+	now = now.Add(keepEnded + time.Second)
+	o.mu.Lock()
+	o.dropEndedLocked(false)
+	o.mu.Unlock()
+	if kept("chat-1") {
+		t.Error("an ended turn is kept past keepEnded")
+	}
 }

@@ -20,6 +20,10 @@
 //                      resumeStream() and, once it shows the tool part,
 //                      GETs release (the test then lets the remote agent
 //                      finish); out: its messages.
+//           "after"  — a Chat sends the message and reads it to its end;
+//                      a second Chat (the page opened again, holding only
+//                      the user message) calls resumeStream(); out: both
+//                      Chats' messages.
 //   url, api, id, text, release: as above.
 // }
 //
@@ -105,6 +109,18 @@ if (cfg.mode === "agui") {
   await Promise.race([restored, resumed]);
   await fetch(cfg.release);
   await resumed;
+  out.messages = second.messages;
+  out.status = second.status;
+} else if (cfg.mode === "after") {
+  // The page comes back after the turn ended: a Chat holding only the user
+  // message resumes and should get the whole final message.
+  out.errors = [];
+  const user = { id: "u1", role: "user", parts: [{ type: "text", text: cfg.text }] };
+  const first = new Chat({ id: cfg.id, transport: new DefaultChatTransport({ api: cfg.api }), onError: (e) => out.errors.push("first: " + String(e.message ?? e)) }, []);
+  await first.sendMessage(user);
+  const second = new Chat({ id: cfg.id, transport: new DefaultChatTransport({ api: cfg.api }), onError: (e) => out.errors.push("second: " + String(e.message ?? e)) }, [user]);
+  await second.resumeStream();
+  out.first = first.messages;
   out.messages = second.messages;
   out.status = second.status;
 }
