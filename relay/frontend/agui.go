@@ -12,6 +12,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/schema"
 )
@@ -102,6 +103,10 @@ type aguiEncoder struct {
 	// end left to the sub-agent (sync only marks the encoder finished).
 	nested bool
 
+	// sub is the subagentRunId that the turn's top-level events carry: ""
+	// for a run of its own, the sub-agent's in AGUIRun.
+	sub string
+
 	started, finished bool
 	sent              frontSent
 	ids               *frontIDs
@@ -109,6 +114,35 @@ type aguiEncoder struct {
 	// snapshot).
 	suffix string
 	epoch  int
+
+	// calls are the view's tool calls by key: the call each one belongs
+	// under and its name (for the sub-agent it opens). subs are the
+	// sub-agents of the calls that items belong under (PROTOCOL.md §9.3),
+	// by the call's key, in the order they started (subOrder). All three
+	// are as bounded as the turn's tool calls (merge.Caps).
+	calls    map[string]aguiCall
+	subs     map[string]*aguiSub
+	subOrder []string
+	// owners are the calls that new items of the render being sent belong
+	// under; pending the closed ones among them, whose TOOL_CALL_RESULT
+	// waits for their sub-agent to end (settle).
+	owners  map[string]bool
+	pending []*frontItem
+}
+
+// aguiCall is what the AG-UI encoder notes of a tool call of the view.
+type aguiCall struct {
+	owner, name string
+}
+
+// aguiSub is the sub-agent of a tool call that items belong under: what a
+// forwarded call did (PROTOCOL.md §10) runs inside the call that forwarded
+// it.
+type aguiSub struct {
+	id string
+	// owner is the key of the call the tool call itself belongs under.
+	owner string
+	open  bool
 }
 
 // sync emits what the client lacks to show view v (of its turn) and, once
@@ -127,28 +161,204 @@ func (e *aguiEncoder) sync(v *schema.View, out *frontResult, emit func(aguiEvent
 		emit(aguiEvent{"type": "CUSTOM", "name": aguiTaskEvent, "value": aguiEvent{"task": v.Task, "turn": v.Turn}})
 	}
 	if e.nested {
-		e.syncNested(frontItems(v, e.ids, nil), emit)
-		e.finished = out != nil
+		items := frontItems(v, e.ids, nil)
+		e.noteCalls(items)
+		e.noteOwners(items, func(it *frontItem) bool { return e.sent.lookup(it.id) == nil })
+		e.syncNested(items, emit)
+		e.settle(emit)
+		if out != nil {
+			e.finished = true
+			e.closeSubs(emit, false)
+		}
 		return
 	}
 	items := frontItems(v, e.ids, out)
+	e.noteCalls(items)
 	if e.reconnect || !e.sent.extends(items) {
 		e.reconnect = false
 		e.snapshot(items, prefix, emit)
 	} else {
+		n := len(e.sent.items)
+		e.noteOwners(items[n:], nil)
 		for i := range e.sent.items {
 			if it := &items[i]; it.kind == itemTool {
 				e.updateTool(&e.sent.items[i], it, emit)
 			}
 		}
-		for i := len(e.sent.items); i < len(items); i++ {
+		for i := n; i < len(items); i++ {
 			e.add(&items[i], emit)
 		}
+		e.settle(emit)
 	}
 	if out != nil {
 		e.finished = true
+		e.closeSubs(emit, false)
 		emit(e.end(v, prefix, out))
 	}
+}
+
+// noteOwners notes the calls that the items to send (all of items, or
+// those for which send is true) belong under.
+func (e *aguiEncoder) noteOwners(items []frontItem, send func(*frontItem) bool) {
+	clear(e.owners)
+	for i := range items {
+		if it := &items[i]; it.owner != "" && (send == nil || send(it)) {
+			if e.owners == nil {
+				e.owners = map[string]bool{}
+			}
+			for k, d := it.owner, 0; k != "" && d <= merge.MaxDepth; k, d = e.calls[k].owner, d+1 {
+				e.owners[k] = true
+			}
+		}
+	}
+}
+
+// result sends the TOOL_CALL_RESULT of a closed call, or keeps it for
+// settle when items of this render belong under the call: its sub-agent
+// ends first.
+func (e *aguiEncoder) result(base *frontItem, run string, emit func(aguiEvent)) {
+	if e.owners[base.tool.Key] {
+		e.pending = append(e.pending, base)
+		return
+	}
+	e.closeSub(base.tool.Key, base.tool.Status, emit)
+	emit(stamp(aguiResultEvent(e.named(base)), run))
+}
+
+// settle ends what a render left open: the sub-agents of the calls whose
+// results waited (the inner ones first), then their results, and any
+// sub-agent whose call closed before items came under it.
+func (e *aguiEncoder) settle(emit func(aguiEvent)) {
+	for i := len(e.pending) - 1; i >= 0; i-- {
+		it := e.pending[i]
+		e.closeSub(it.tool.Key, it.tool.Status, emit)
+		emit(stamp(aguiResultEvent(e.named(it)), e.runOf(it.owner, emit)))
+	}
+	e.pending = e.pending[:0]
+	clear(e.owners)
+	for i := len(e.subOrder) - 1; i >= 0; i-- {
+		if k := e.subOrder[i]; e.subs[k].open && toolClosed(e.statusOf(k)) {
+			e.closeSub(k, e.statusOf(k), emit)
+		}
+	}
+}
+
+// noteCalls notes the view's calls.
+func (e *aguiEncoder) noteCalls(items []frontItem) {
+	if e.calls == nil {
+		e.calls = map[string]aguiCall{}
+	}
+	for i := range items {
+		if it := &items[i]; it.kind == itemTool {
+			e.calls[it.tool.Key] = aguiCall{owner: it.owner, name: it.toolName()}
+		}
+	}
+}
+
+// runOf returns the subagentRunId of the events of an item under the call
+// owner ("" the top level), starting the sub-agent of owner — and of the
+// calls above it — when it has not started.
+func (e *aguiEncoder) runOf(owner string, emit func(aguiEvent)) string {
+	if owner == "" {
+		return e.sub
+	}
+	if s := e.subs[owner]; s != nil {
+		return s.id
+	}
+	c := e.calls[owner]
+	// The owners of calls follow the view's depths, which end at the top
+	// level: this recursion is at most merge.MaxDepth deep.
+	parent := e.runOf(c.owner, emit)
+	s := &aguiSub{id: frontID(e.ids.prefix, "s", owner) + e.suffix, owner: c.owner, open: true}
+	ev := aguiEvent{"type": "SUBAGENT_STARTED", "subagentRunId": s.id, "name": firstNonEmpty(c.name, "tool"),
+		"parentToolCallId": e.ids.tool(owner) + e.suffix}
+	if parent != "" {
+		ev["parentSubagentRunId"] = parent
+	}
+	emit(ev)
+	if e.subs == nil {
+		e.subs = map[string]*aguiSub{}
+	}
+	e.subs[owner] = s
+	e.subOrder = append(e.subOrder, owner)
+	return s.id
+}
+
+// closeSub ends the sub-agent of the call key, if open, as its call ended
+// (status); the sub-agents under it first.
+func (e *aguiEncoder) closeSub(key string, status schema.ToolStatus, emit func(aguiEvent)) {
+	s := e.subs[key]
+	if s == nil || !s.open {
+		return
+	}
+	for i := len(e.subOrder) - 1; i >= 0; i-- {
+		if k := e.subOrder[i]; k != key && e.subs[k].open && e.under(k, key) {
+			e.closeSub(k, e.statusOf(k), emit)
+		}
+	}
+	s.open = false
+	emit(aguiSubEnd(s.id, status, false))
+}
+
+// under reports whether the sub-agent of the call k runs inside the one of
+// the call key.
+func (e *aguiEncoder) under(k, key string) bool {
+	for d := 0; d <= merge.MaxDepth+1 && k != ""; d++ {
+		k = e.subs[k].owner
+		if k == key {
+			return true
+		}
+		if e.subs[k] == nil {
+			return false
+		}
+	}
+	return false
+}
+
+// statusOf is the status the client holds of the call key.
+func (e *aguiEncoder) statusOf(key string) schema.ToolStatus {
+	if r := e.sent.lookup(e.ids.tool(key)); r != nil {
+		return r.status
+	}
+	return schema.ToolRunning
+}
+
+// closeSubs ends every open sub-agent, the inner ones first: the run (or
+// the enclosing sub-agent) cannot end with one active. superseded ends
+// them without an outcome: a resynchronisation replaces their messages.
+func (e *aguiEncoder) closeSubs(emit func(aguiEvent), superseded bool) {
+	for i := len(e.subOrder) - 1; i >= 0; i-- {
+		if s := e.subs[e.subOrder[i]]; s.open {
+			s.open = false
+			emit(aguiSubEnd(s.id, e.statusOf(e.subOrder[i]), superseded))
+		}
+	}
+}
+
+// aguiSubEnd ends the sub-agent id of a call that ended with status: a
+// done call's succeeded, an aborted or unfinished one's failed with the
+// status as code (a call still running when its turn ended is
+// unfinished).
+func aguiSubEnd(id string, status schema.ToolStatus, superseded bool) aguiEvent {
+	switch {
+	case superseded:
+		return aguiEvent{"type": "SUBAGENT_FINISHED", "subagentRunId": id}
+	case status == schema.ToolDone:
+		return aguiEvent{"type": "SUBAGENT_FINISHED", "subagentRunId": id, "outcome": aguiEvent{"type": "success"}}
+	}
+	if !toolClosed(status) {
+		status = schema.ToolUnfinished
+	}
+	return aguiEvent{"type": "SUBAGENT_ERROR", "subagentRunId": id, "code": string(status), "message": "tool call " + string(status)}
+}
+
+// stamp attributes ev to the sub-agent run ("": the run itself), unless
+// it names its own (a sub-agent's start or end).
+func stamp(ev aguiEvent, run string) aguiEvent {
+	if _, own := ev["subagentRunId"]; run != "" && !own {
+		ev["subagentRunId"] = run
+	}
+	return ev
 }
 
 // syncNested sends what a sub-agent's client lacks without moving what it
@@ -195,27 +405,34 @@ func (e *aguiEncoder) snapshot(items []frontItem, prefix string, emit func(aguiE
 	}
 	e.suffix = e.suffix[:9] + "." + strconv.Itoa(e.epoch)
 	e.sent.reset()
+	// The sub-agents of the earlier ids end (their messages are dropped);
+	// those of the new ones start before the messages that name them, and
+	// the ones of closed calls end after.
+	e.closeSubs(emit, true)
+	clear(e.subs)
+	e.subOrder = e.subOrder[:0]
 	for i := range items {
 		it := e.named(&items[i])
+		run := e.runOf(it.owner, emit)
 		switch it.kind {
 		case itemThinking:
-			msgs = append(msgs, aguiEvent{"id": it.id, "role": "reasoning", "content": it.text})
+			msgs = append(msgs, stamp(aguiEvent{"id": it.id, "role": "reasoning", "content": it.text}, run))
 		case itemText, itemReply:
-			msgs = append(msgs, aguiEvent{"id": it.id, "role": "assistant", "content": it.text})
+			msgs = append(msgs, stamp(aguiEvent{"id": it.id, "role": "assistant", "content": it.text}, run))
 		case itemError:
-			msgs = append(msgs, aguiEvent{"id": it.id, "role": "assistant", "content": it.text, "metadata": aguiErrorMeta()})
+			msgs = append(msgs, stamp(aguiEvent{"id": it.id, "role": "assistant", "content": it.text, "metadata": aguiErrorMeta()}, run))
 		case itemTool:
 			call := aguiEvent{"id": it.id, "type": "function",
 				"function": aguiEvent{"name": it.toolName(), "arguments": "{}"}}
 			if m := aguiToolMeta(it); m != nil {
 				call["metadata"] = m
 			}
-			msgs = append(msgs, aguiEvent{"id": it.id, "role": "assistant", "toolCalls": []any{call}})
+			msgs = append(msgs, stamp(aguiEvent{"id": it.id, "role": "assistant", "toolCalls": []any{call}}, run))
 			if toolClosed(it.tool.Status) {
-				msgs = append(msgs, aguiResultMessage(it))
+				msgs = append(msgs, stamp(aguiResultMessage(it), run))
 			}
-			msgs = append(msgs, aguiEvent{"id": it.id + "-output", "role": "activity",
-				"activityType": aguiActivityType, "content": aguiActivity(it, []string{it.tool.Output})})
+			msgs = append(msgs, stamp(aguiEvent{"id": it.id + "-output", "role": "activity",
+				"activityType": aguiActivityType, "content": aguiActivity(it, []string{it.tool.Output})}, run))
 		}
 		e.sent.put(&items[i])
 	}
@@ -223,6 +440,7 @@ func (e *aguiEncoder) snapshot(items []frontItem, prefix string, emit func(aguiE
 		// The snapshot owns the activity messages of its own type only: the
 		// client then keeps any other activity it shows.
 		"metadata": aguiEvent{"@ag-ui/client": aguiEvent{"authoritativeActivityTypes": []string{aguiActivityType}}}})
+	e.settle(emit)
 }
 
 // named returns the item under the ids this encoder uses now.
@@ -236,8 +454,10 @@ func (e *aguiEncoder) named(it *frontItem) *frontItem {
 }
 
 // add sends a new item whole: no bracket stays open.
-func (e *aguiEncoder) add(base *frontItem, emit func(aguiEvent)) {
+func (e *aguiEncoder) add(base *frontItem, send func(aguiEvent)) {
 	it := e.named(base)
+	run := e.runOf(it.owner, send)
+	emit := func(ev aguiEvent) { send(stamp(ev, run)) }
 	switch it.kind {
 	case itemThinking:
 		emit(aguiEvent{"type": "REASONING_START", "messageId": it.id})
@@ -268,7 +488,7 @@ func (e *aguiEncoder) add(base *frontItem, emit func(aguiEvent)) {
 		emit(aguiEvent{"type": "ACTIVITY_SNAPSHOT", "messageId": it.id + "-output", "activityType": aguiActivityType,
 			"content": aguiActivity(it, []string{it.tool.Output}), "replace": true})
 		if toolClosed(it.tool.Status) {
-			emit(aguiResultEvent(it))
+			e.result(base, run, emit)
 		}
 	}
 	e.sent.put(base)
@@ -276,8 +496,11 @@ func (e *aguiEncoder) add(base *frontItem, emit func(aguiEvent)) {
 
 // updateTool sends what changed in a call the client has: more output, a
 // changed output, its close.
-func (e *aguiEncoder) updateTool(r *sentItem, base *frontItem, emit func(aguiEvent)) {
+func (e *aguiEncoder) updateTool(r *sentItem, base *frontItem, send func(aguiEvent)) {
 	it := e.named(base)
+	// The call's events go where it was opened (the client checks it).
+	run := e.runOf(r.owner, send)
+	emit := func(ev aguiEvent) { send(stamp(ev, run)) }
 	tail, same, appended := e.sent.outputChange(r, it.tool.Output)
 	status := it.tool.Status
 	switch {
@@ -297,7 +520,7 @@ func (e *aguiEncoder) updateTool(r *sentItem, base *frontItem, emit func(aguiEve
 			"content": aguiActivity(it, []string{it.tool.Output}), "replace": true})
 	}
 	if toolClosed(status) && !toolClosed(r.status) {
-		emit(aguiResultEvent(it))
+		e.result(base, run, emit)
 	}
 	e.sent.put(base)
 }
@@ -463,7 +686,7 @@ func newAGUIStream(threadID, runID string, history []json.RawMessage, reconnect 
 }
 
 func (e *aguiEncoder) appendItem(it *frontItem, emit func(aguiEvent)) { e.add(it, emit) }
-func (e *aguiEncoder) growTool(key, chunk string, status schema.ToolStatus, emit func(aguiEvent)) bool {
+func (e *aguiEncoder) growTool(key, chunk string, status schema.ToolStatus, send func(aguiEvent)) bool {
 	if e.ids == nil || e.finished {
 		return false
 	}
@@ -472,6 +695,8 @@ func (e *aguiEncoder) growTool(key, chunk string, status schema.ToolStatus, emit
 		return false
 	}
 	id := r.id + e.suffix
+	run := e.runOf(r.owner, send)
+	emit := func(ev aguiEvent) { send(stamp(ev, run)) }
 	patch := make([]any, 0, 2)
 	if chunk != "" {
 		patch = append(patch, aguiEvent{"op": "add", "path": "/chunks/-", "value": chunk})
@@ -483,6 +708,7 @@ func (e *aguiEncoder) growTool(key, chunk string, status schema.ToolStatus, emit
 		emit(aguiEvent{"type": "ACTIVITY_DELTA", "messageId": id + "-output", "activityType": aguiActivityType, "patch": patch})
 	}
 	if toolClosed(status) {
+		e.closeSub(key, status, emit)
 		emit(aguiToolResult(id, string(out), status))
 	}
 	return true

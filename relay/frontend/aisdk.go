@@ -151,7 +151,11 @@ func (e *aisdkEncoder) sync(v *schema.View, out *frontResult, emit func(aisdkEve
 func (e *aisdkEncoder) add(it *frontItem, emit func(aisdkEvent)) {
 	switch it.kind {
 	case itemThinking:
-		emit(aisdkEvent{"type": "reasoning-start", "id": it.id})
+		start := aisdkEvent{"type": "reasoning-start", "id": it.id}
+		if m := e.nestMeta(it); m != nil {
+			start["providerMetadata"] = aisdkEvent{"a2a": m}
+		}
+		emit(start)
 		if it.text != "" {
 			emit(aisdkEvent{"type": "reasoning-delta", "id": it.id, "delta": it.text})
 		}
@@ -161,6 +165,8 @@ func (e *aisdkEncoder) add(it *frontItem, emit func(aisdkEvent)) {
 		if it.kind == itemReply {
 			// A text part keeps no id; the reply is told apart by this.
 			start["providerMetadata"] = aisdkEvent{"a2a": aisdkEvent{"kind": "reply"}}
+		} else if m := e.nestMeta(it); m != nil {
+			start["providerMetadata"] = aisdkEvent{"a2a": m}
 		}
 		emit(start)
 		if it.text != "" {
@@ -169,13 +175,17 @@ func (e *aisdkEncoder) add(it *frontItem, emit func(aisdkEvent)) {
 		emit(aisdkEvent{"type": "text-end", "id": it.id})
 	case itemError:
 		e.noteReason(it)
-		emit(aisdkEvent{"type": "data-a2a-error", "id": it.id, "data": aisdkEvent{"message": it.text}})
+		data := aisdkEvent{"message": it.text}
+		for k, v := range e.nestMeta(it) {
+			data[k] = v
+		}
+		emit(aisdkEvent{"type": "data-a2a-error", "id": it.id, "data": data})
 	case itemTool:
 		name := it.toolName()
 		emit(aisdkEvent{"type": "tool-input-start", "toolCallId": it.id, "toolName": name,
 			"providerExecuted": true, "dynamic": true})
 		emit(aisdkEvent{"type": "tool-input-available", "toolCallId": it.id, "toolName": name,
-			"input": aisdkEvent{}, "providerExecuted": true, "dynamic": true, "toolMetadata": aisdkToolMeta(it)})
+			"input": aisdkEvent{}, "providerExecuted": true, "dynamic": true, "toolMetadata": e.toolMeta(it)})
 		if it.tool.Output != "" || toolClosed(it.tool.Status) {
 			emit(e.output(it))
 		}
@@ -237,14 +247,28 @@ func aisdkToolOutput(id, output string, status schema.ToolStatus) aisdkEvent {
 	return ev
 }
 
-// aisdkToolMeta carries what the A2A side calls the tool call: its stream key
-// and tool_call_id (the part's toolCallId is a hash of them).
-func aisdkToolMeta(it *frontItem) aisdkEvent {
+// toolMeta carries what the A2A side calls the tool call: its stream key
+// and tool_call_id (the part's toolCallId is a hash of them), and where it
+// nests (nestMeta).
+func (e *aisdkEncoder) toolMeta(it *frontItem) aisdkEvent {
 	m := aisdkEvent{"key": it.tool.Key}
 	if it.tool.ToolCallID != "" {
 		m["toolCallId"] = it.tool.ToolCallID
 	}
+	for k, v := range e.nestMeta(it) {
+		m[k] = v
+	}
 	return aisdkEvent{"a2a": m}
+}
+
+// nestMeta is where an item nests in a chain's tree (PROTOCOL.md §10.3):
+// parent, the toolCallId of the tool part it belongs under, and its depth;
+// nil at the top level.
+func (e *aisdkEncoder) nestMeta(it *frontItem) aisdkEvent {
+	if it.owner == "" {
+		return nil
+	}
+	return aisdkEvent{"parent": e.ids.tool(it.owner), "depth": it.depth}
 }
 
 // AISDKFormat is the relay.Format of FormatAISDK: give it to relay.New with

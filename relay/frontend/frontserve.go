@@ -299,8 +299,8 @@ type frontFeed struct {
 	rendered bool
 	turn     string
 	// maxSeq is the highest envelope seq of turn's ops so far (hasSeq: one
-	// was seen); keys are the tool keys its ops named (at most
-	// merge.DefaultMaxStreamKeys: the merge refuses more); settled: its
+	// was seen); keys are the tool keys and parents its ops named (at most
+	// merge.DefaultMaxStreamKeys); settled: its
 	// result op arrived.
 	maxSeq  int64
 	hasSeq  bool
@@ -411,7 +411,9 @@ func (s *frontFeed) growable(op *schema.Op) (key, chunk string, status schema.To
 func (s *frontFeed) appendable(op *schema.Op) (*frontItem, bool) {
 	b := &op.Block
 	ids := s.enc.itemIDs()
-	if b.Status != envelope.StatusRunning || !s.inOrder(op) {
+	// A nested block (PROTOCOL.md §10) renders: where it stands in the tree
+	// is the view's to tell.
+	if b.Status != envelope.StatusRunning || b.Parent != "" || !s.inOrder(op) {
 		return nil, false
 	}
 	switch p := b.Payload.(type) {
@@ -423,6 +425,9 @@ func (s *frontFeed) appendable(op *schema.Op) (*frontItem, bool) {
 		return &frontItem{kind: itemError, id: ids.block(b), text: p.Message, block: b}, len(p.Message) <= merge.DefaultMaxTextBytes
 	case envelope.ToolCall:
 		key := b.ToolKey()
+		// A key seen before — as a call, or named as a parent by a block
+		// the client holds at the top level, which this call now takes
+		// under it — renders.
 		if _, seen := s.keys[key]; seen || len(s.keys) >= merge.DefaultMaxStreamKeys-1 {
 			return nil, false
 		}
@@ -447,6 +452,11 @@ func (s *frontFeed) note(op *schema.Op) {
 	b := &op.Block
 	if b.Source != schema.SourceEnvelope || (s.hasSeq && b.Key.Seq != s.maxSeq+1) {
 		s.jumps++
+	}
+	if _, ok := s.keys[b.Parent]; !ok && b.Parent != "" && len(s.keys) < merge.DefaultMaxStreamKeys {
+		// A parent is noted as a key (a zero note): a tool_call of that
+		// key then renders (appendable).
+		s.keys[b.Parent] = keyNote{}
 	}
 	if b.Source == schema.SourceEnvelope && (!s.hasSeq || b.Key.Seq > s.maxSeq) {
 		s.hasSeq, s.maxSeq = true, b.Key.Seq

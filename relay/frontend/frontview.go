@@ -57,6 +57,12 @@ type frontItem struct {
 	block *schema.Block
 	// tool is the item's tool call.
 	tool *schema.ToolCall
+	// owner is the key of the tool call the item belongs under (PROTOCOL.md
+	// §10.3): a call's parent when its depth is at least 1, a block's
+	// parent when that is a call of the view; "" at the top level. depth
+	// is the item's: its call's depth, or one more than its owner's.
+	owner string
+	depth int
 }
 
 // toolName is the name a front end shows for a tool call; both protocols
@@ -160,7 +166,19 @@ func frontItems(v *schema.View, ids *frontIDs, out *frontResult) []frontItem {
 	placed := make(map[string]bool, len(v.ToolCalls))
 	addTool := func(tc *schema.ToolCall, b *schema.Block) {
 		placed[tc.Key] = true
-		items = append(items, frontItem{kind: itemTool, id: ids.tool(tc.Key), tool: tc, block: b})
+		it := frontItem{kind: itemTool, id: ids.tool(tc.Key), tool: tc, block: b, depth: tc.Depth}
+		if tc.Depth > 0 {
+			it.owner = tc.Parent
+		}
+		items = append(items, it)
+	}
+	// addBlock places a block under its parent when that is a call.
+	addBlock := func(kind itemKind, text string, b *schema.Block) {
+		it := frontItem{kind: kind, id: ids.block(b), text: text, block: b}
+		if p := tools[b.Parent]; b.Parent != "" && p != nil {
+			it.owner, it.depth = p.Key, p.Depth+1
+		}
+		items = append(items, it)
 	}
 	for i := range v.Blocks {
 		b := &v.Blocks[i]
@@ -178,11 +196,11 @@ func frontItems(v *schema.View, ids *frontIDs, out *frontResult) []frontItem {
 				addTool(tc, b)
 			}
 		case envelope.Thinking:
-			items = append(items, frontItem{kind: itemThinking, id: ids.block(b), text: p.Text, block: b})
+			addBlock(itemThinking, p.Text, b)
 		case envelope.Text:
-			items = append(items, frontItem{kind: itemText, id: ids.block(b), text: p.Text, block: b})
+			addBlock(itemText, p.Text, b)
 		case envelope.ErrorPayload:
-			items = append(items, frontItem{kind: itemError, id: ids.block(b), text: p.Message, block: b})
+			addBlock(itemError, p.Message, b)
 		}
 	}
 	for _, tc := range loose {
@@ -201,8 +219,10 @@ func frontItems(v *schema.View, ids *frontIDs, out *frontResult) []frontItem {
 // length and a running hash (only running calls' output is kept, in
 // frontSent, within maxKeptOutputBytes).
 type sentItem struct {
-	id     string
-	kind   itemKind
+	id   string
+	kind itemKind
+	// owner is the key of the call the item was sent under (frontItem).
+	owner  string
 	name   string
 	status schema.ToolStatus
 	outLen int
@@ -317,9 +337,9 @@ var frontSeed = maphash.MakeSeed()
 func (s *frontSent) sum(out string) uint64 { return maphash.String(frontSeed, out) }
 
 // extends reports whether the items already sent are, id for id, the head
-// of items, with the same tool names: then the new view only adds items at
+// of items, with the same tool names and places in the tree: then the new view only adds items at
 // the end and grows or closes calls. Anything else — a late block that lands
-// before what was sent, a call renamed by a late tool_call block — needs a
+// before what was sent, a call renamed by a late tool_call block, an item moved under a call that came late — needs a
 // resynchronisation.
 func (s *frontSent) extends(items []frontItem) bool {
 	if len(s.items) > len(items) {
@@ -327,7 +347,7 @@ func (s *frontSent) extends(items []frontItem) bool {
 	}
 	for i := range s.items {
 		it := &items[i]
-		if s.items[i].id != it.id {
+		if s.items[i].id != it.id || s.items[i].owner != it.owner {
 			return false
 		}
 		if it.kind == itemTool {
@@ -350,7 +370,7 @@ func (s *frontSent) extends(items []frontItem) bool {
 // record returns the sent record of an item as the client now holds it in
 // full.
 func (s *frontSent) record(it *frontItem) sentItem {
-	r := sentItem{id: it.id, kind: it.kind}
+	r := sentItem{id: it.id, kind: it.kind, owner: it.owner}
 	r.outHash.SetSeed(frontSeed)
 	if it.kind == itemTool {
 		r.name = it.toolName()

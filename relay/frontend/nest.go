@@ -160,8 +160,9 @@ type aguiSubagent struct {
 func (r *AGUIRun) start(parentToolCallID string, opts SubagentOptions) (*aguiSubagent, error) {
 	var n [8]byte
 	_, _ = rand.Read(n[:])
-	a := &aguiSubagent{run: r, id: "a2a-sub-" + hex.EncodeToString(n[:]), parent: parentToolCallID,
-		enc: &aguiEncoder{nested: true, started: true}}
+	id := "a2a-sub-" + hex.EncodeToString(n[:])
+	a := &aguiSubagent{run: r, id: id, parent: parentToolCallID,
+		enc: &aguiEncoder{nested: true, started: true, sub: id}}
 	a.feed.enc = a.enc
 	ev := map[string]any{"type": "SUBAGENT_STARTED", "subagentRunId": a.id, "name": firstNonEmpty(opts.Name, "a2a"),
 		"parentToolCallId": parentToolCallID}
@@ -192,9 +193,9 @@ func (a *aguiSubagent) Update(u client.Update) error {
 	return nil
 }
 
-// collect attributes an event of the callee to the sub-agent.
+// collect keeps an event of the callee (the encoder attributes it: to the
+// sub-agent, or to one inside it).
 func (a *aguiSubagent) collect(ev map[string]any) {
-	ev["subagentRunId"] = a.id
 	a.events = append(a.events, ev)
 }
 
@@ -226,6 +227,7 @@ func (a *aguiSubagent) End(err error) (SubagentEnd, error) {
 		// The last state the callee reached, for a turn that ended
 		// without a result op.
 		a.feed.render(a.collect)
+		a.enc.closeSubs(a.collect, false)
 	}
 	var tail []map[string]any
 	switch {

@@ -20,6 +20,8 @@ import (
 // the oldest items give way first (Omitted counts them) and a call shows
 // the tail of its output.
 type subagentView struct {
+	// SchemaVersion is subagentViewVersion.
+	SchemaVersion int `json:"schemaVersion"`
 	// Task and Turn name the callee's turn ("" before its first op).
 	Task string `json:"task"`
 	Turn string `json:"turn"`
@@ -59,7 +61,16 @@ type subagentItem struct {
 	// OutputBytes the size of the whole.
 	Output      string `json:"output,omitempty"`
 	OutputBytes int64  `json:"outputBytes,omitempty"`
+	// Parent is the ID of the tool item this item belongs under, and Depth
+	// how deep it nests (PROTOCOL.md §10.3); both omitted at the top level.
+	Parent string `json:"parent,omitempty"`
+	Depth  int    `json:"depth,omitempty"`
 }
+
+// subagentViewVersion is the version of subagentView's JSON form
+// (schema/subagent-view.schema.json): 2 since items carry their place in a
+// chain's tree.
+const subagentViewVersion = 2
 
 // The bounds of a subagentView: its JSON size, and the output tail of each
 // of its calls.
@@ -473,6 +484,14 @@ func (e *chatToolEncoder) appendItem(it *frontItem, _ func(map[string]any)) {
 	case itemTool:
 		item.Kind, item.Tool, item.ToolCallID, item.Status = "tool", it.toolName(), it.tool.ToolCallID, it.tool.Status
 		item.Output, item.OutputBytes = outputTail(it.tool.Output), it.tool.Bytes
+		if it.owner != "" {
+			// Two levels of a chain may share a tool_call_id (each agent
+			// names its own calls); the forwarded key is the turn's own.
+			item.ToolCallID = it.tool.Key
+		}
+	}
+	if it.owner != "" {
+		item.Parent, item.Depth = e.ids.tool(it.owner), it.depth
 	}
 	if e.index == nil {
 		e.index = map[string]int{}
@@ -510,6 +529,7 @@ func (e *chatToolEncoder) itemIDs() *frontIDs { return e.ids }
 // maxSubagentViewBytes (an estimate per item, checked on the result).
 func (e *chatToolEncoder) marshal(dst []byte) ([]byte, error) {
 	v := e.view
+	v.SchemaVersion = subagentViewVersion
 	budget := maxSubagentViewBytes - 512 - len(v.Reply) - len(v.Error)
 	if v.Interrupt != nil {
 		budget -= len(v.Interrupt.Question) + 256*len(v.Interrupt.Items)
@@ -517,7 +537,7 @@ func (e *chatToolEncoder) marshal(dst []byte) ([]byte, error) {
 	first := len(v.Items)
 	for first > 0 {
 		it := &v.Items[first-1]
-		n := 2*(len(it.Text)+len(it.Output)) + len(it.ID) + len(it.Tool) + len(it.ToolCallID) + 96
+		n := 2*(len(it.Text)+len(it.Output)) + len(it.ID) + len(it.Tool) + len(it.ToolCallID) + len(it.Parent) + 112
 		if n > budget {
 			break
 		}
