@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"math"
-	"net"
 	"net/url"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -51,26 +48,11 @@ type agentState struct {
 }
 
 // agentReason is err, a failed card request, in a few words a person can
-// act on; the page shows them and folds the whole error away.
+// act on (client.Unreachable); the page shows them and folds the whole
+// error away.
 func agentReason(err error) string {
-	var dns *net.DNSError
-	var unknownCA x509.UnknownAuthorityError
-	var hostname x509.HostnameError
-	var invalid x509.CertificateInvalidError
-	var nerr net.Error
-	switch {
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return "nothing listens there (connection refused)"
-	case errors.As(err, &dns):
-		return "its host name does not resolve"
-	case errors.As(err, &unknownCA), errors.As(err, &hostname), errors.As(err, &invalid):
-		return "its TLS certificate is not accepted"
-	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
-		return "it closed the connection"
-	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
-		return "its host cannot be reached"
-	case errors.As(err, &nerr) && nerr.Timeout(), errors.Is(err, context.DeadlineExceeded):
-		return "it does not answer (timed out)"
+	if why, ok := client.Unreachable(err); ok {
+		return why
 	}
 	return "its agent card cannot be read"
 }

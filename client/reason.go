@@ -1,0 +1,42 @@
+package client
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"net"
+	"syscall"
+)
+
+// Unreachable says in a few words a person can act on why err — a failed
+// connection to an agent — happened: "nothing listens there (connection
+// refused)", "its host name does not resolve", "its TLS certificate is not
+// accepted", "it closed the connection", "its host cannot be reached", "it
+// does not answer (timed out)". It reports false for an error that is not
+// about reaching the agent (the agent answered, and refused or failed).
+// Front ends show these words and keep the whole error (err.Error(), a Go
+// chain with addresses) for the log.
+func Unreachable(err error) (string, bool) {
+	var dns *net.DNSError
+	var unknownCA x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var nerr net.Error
+	switch {
+	case err == nil:
+		return "", false
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "nothing listens there (connection refused)", true
+	case errors.As(err, &dns):
+		return "its host name does not resolve", true
+	case errors.As(err, &unknownCA), errors.As(err, &hostname), errors.As(err, &invalid):
+		return "its TLS certificate is not accepted", true
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
+		return "it closed the connection", true
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return "its host cannot be reached", true
+	case errors.As(err, &nerr) && nerr.Timeout(), errors.Is(err, context.DeadlineExceeded):
+		return "it does not answer (timed out)", true
+	}
+	return "", false
+}
