@@ -27,7 +27,7 @@ func (a *app) demoWeb(ctx context.Context, c *client.Client, listen string) erro
 		return err
 	}
 	id := st.TaskID()
-	return a.serveWeb(ctx, readyAgent(c), webFlags{listen: listen, tasks: []string{string(id)}},
+	return a.serveWeb(ctx, client.LazyOf(c), webFlags{listen: listen, tasks: []string{string(id)}},
 		"?task="+url.QueryEscape(string(id))+"&send", st)
 }
 

@@ -116,7 +116,7 @@ task follows it upstream. A replica cannot know which tasks the others sent, so
 			ctx := cmd.Context()
 			// The page is served at once; the agent's card is read in the
 			// background, again with backoff while the agent is not up.
-			agent := resolveAgent(ctx, args[0], a.clientOptions(), webAgentRetryMin, webAgentRetryMax)
+			agent := client.NewLazy(ctx, args[0], 0, a.clientOptions()...) // retries up to every 5 s: the page counts down
 			defer agent.Close()
 			return a.serveWeb(ctx, agent, f, "", nil)
 		},
@@ -141,7 +141,7 @@ task follows it upstream. A replica cannot know which tasks the others sent, so
 // serveWeb serves the page and relay for agent as f says until ctx ends.
 // path is appended to the printed URL (demo: ?task=…); first, if not nil,
 // is a turn sent before, which the relay publishes (demo).
-func (a *app) serveWeb(ctx context.Context, agent *lazyAgent, f webFlags, path string, first *client.Stream) error {
+func (a *app) serveWeb(ctx context.Context, agent *client.Lazy, f webFlags, path string, first *client.Stream) error {
 	loopback, err := checkListen(f.listen, f.allowRemote)
 	if err != nil {
 		return err
@@ -290,12 +290,12 @@ type webServer struct {
 	routes []string     // the patterns mounted on mux (route)
 	h      http.Handler // mux behind the guard
 	relay  *relay.Handler
-	agent  *lazyAgent
+	agent  *client.Lazy
 	p      webPolicy
 	auth   relay.Authorizer // the relay's check: p.auth and, with p.tasks, the task set
 }
 
-func newWebServer(ctx context.Context, agent *lazyAgent, p webPolicy, opts ...relay.Option) *webServer {
+func newWebServer(ctx context.Context, agent *client.Lazy, p webPolicy, opts ...relay.Option) *webServer {
 	w := &webServer{mux: http.NewServeMux(), agent: agent, p: p}
 	w.ctx, w.stop = context.WithCancel(ctx)
 	c := agent
@@ -368,13 +368,13 @@ func (w *webServer) agentState(rw http.ResponseWriter, _ *http.Request) {
 // the task: its 502 carries the state in its error.)
 func (w *webServer) needAgent(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
-		if _, err := w.agent.get(); err != nil {
+		if _, err := w.agent.Client(); err != nil {
 			rw.Header().Set("Content-Type", "application/json")
 			rw.Header().Set("Retry-After", "2")
 			rw.WriteHeader(http.StatusServiceUnavailable)
 			_ = json.NewEncoder(rw).Encode(struct {
-				Error string     `json:"error"`
-				Agent agentState `json:"agent"`
+				Error string            `json:"error"`
+				Agent client.AgentState `json:"agent"`
 			}{err.Error(), w.agent.State()})
 			return
 		}
@@ -463,7 +463,7 @@ func (w *webServer) answer(rw http.ResponseWriter, task a2a.TaskID, text string)
 	}
 	w.turns.Add(1)
 	w.mu.Unlock()
-	c, err := w.agent.get()
+	c, err := w.agent.Client()
 	if err != nil {
 		w.turns.Done()
 		agentError(rw, err)

@@ -81,7 +81,7 @@ func startAskingAgent(t *testing.T) (context.Context, *client.Client, *askingExe
 // does; it closes when the test ends.
 func serveWebOf(t *testing.T, ctx context.Context, c *client.Client) (*webServer, *httptest.Server) {
 	t.Helper()
-	ws := newWebServer(ctx, readyAgent(c), webPolicy{auth: relay.AllowLoopback, tasks: relay.NewTaskSet(0)})
+	ws := newWebServer(ctx, client.LazyOf(c), webPolicy{auth: relay.AllowLoopback, tasks: relay.NewTaskSet(0)})
 	srv := httptest.NewServer(ws)
 	t.Cleanup(func() { ws.Close() })
 	t.Cleanup(srv.Close)

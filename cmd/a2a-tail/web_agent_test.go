@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/internal/testdep"
 )
@@ -27,7 +28,7 @@ import (
 // passes them to the reference callee.
 type agentDown struct {
 	ctx     context.Context
-	la      *lazyAgent
+	la      *client.Lazy
 	up      *atomic.Bool
 	refused *atomic.Int64
 	base    string // the web server's URL
@@ -59,7 +60,7 @@ func startAgentDown(t *testing.T) *agentDown {
 	t.Cleanup(cancel)
 	d.ctx = ctx
 	d.cardURL = front.URL + card.Path
-	d.la = resolveAgent(ctx, d.cardURL, nil, time.Millisecond, 20*time.Millisecond)
+	d.la = client.NewLazy(ctx, d.cardURL, 20*time.Millisecond)
 	t.Cleanup(func() { d.la.Close() })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -101,7 +102,7 @@ func TestWebAgentDownAtStart(t *testing.T) {
 		t.Fatalf("GET / with the agent down: %d %.80q", st, body)
 	}
 	select {
-	case <-la.tried: // the first attempt failed
+	case <-la.Tried(): // the first attempt failed
 	case <-ctx.Done():
 		t.Fatal("no card request ended")
 	}
@@ -109,7 +110,7 @@ func TestWebAgentDownAtStart(t *testing.T) {
 		t.Fatal("no card request reached the agent's address")
 	}
 	st, body := get("/agent")
-	var state agentState
+	var state client.AgentState
 	if err := json.Unmarshal([]byte(body), &state); err != nil || st != 200 {
 		t.Fatalf("GET /agent: %d %q %v", st, body, err)
 	}
@@ -127,18 +128,18 @@ func TestWebAgentDownAtStart(t *testing.T) {
 	}
 	var refusal struct {
 		Error string
-		Agent agentState
+		Agent client.AgentState
 	}
 	_ = json.NewDecoder(resp.Body).Decode(&refusal)
 	resp.Body.Close()
 	if d := cmp.Diff("503 2 unreachable", strings.Join([]string{resp.Status[:3], resp.Header.Get("Retry-After"), refusal.Agent.State}, " ")); d != "" ||
-		!strings.HasPrefix(refusal.Error, "a2a-tail: the agent is not reachable yet (unreachable after ") {
+		!strings.HasPrefix(refusal.Error, "client: the agent is not reachable yet (unreachable after ") {
 		t.Errorf("send while down (-want +got):\n%s\nerror %q", d, refusal.Error)
 	}
 
 	up.Store(true)
 	select {
-	case <-la.ready:
+	case <-la.Ready():
 	case <-ctx.Done():
 		t.Fatal("the card was not read once the agent was up")
 	}
@@ -168,7 +169,7 @@ func TestWebAgentDownInBrowser(t *testing.T) {
 	testdep.ChromiumPath(t, "the web page's check in a real browser") // skips, or fails where required, before any setup
 	d := startAgentDown(t)
 	select {
-	case <-d.la.tried:
+	case <-d.la.Tried():
 	case <-d.ctx.Done():
 		t.Fatal("no card request ended")
 	}
@@ -188,23 +189,14 @@ func TestWebAgentDownInBrowser(t *testing.T) {
 		t.Fatalf("browser: %v", err)
 	}
 	// A sentence; the server's reason folded under Details.
-	if want := "Not sent yet: the agent is not reachable. The page sends it as soon as the agent is up.Detailsa2a-tail: the agent is not reachable yet (unreachable after "; !strings.HasPrefix(shown, want) {
+	if want := "Not sent yet: the agent is not reachable. The page sends it as soon as the agent is up.Detailsclient: the agent is not reachable yet (unreachable after "; !strings.HasPrefix(shown, want) {
 		t.Errorf("the page says %q, want it to start %q", shown, want)
 	}
 	d.up.Store(true)
-	<-d.la.ready
+	<-d.la.Ready()
 	// The page sends it by itself once GET /agent says the agent is up.
 	err = chromedp.Do(bctx, chromedp.WaitVisible(`#conn[data-state="ended"]`))
 	if err != nil {
 		t.Fatalf("browser, agent up: %v", err)
-	}
-}
-
-// shownURL keeps user info and a query (either may carry a credential)
-// off the page.
-func TestShownURL(t *testing.T) {
-	got := []string{shownURL("http://user:secret@agent.example:8443/a2a?token=t0k#x"), shownURL("http://127.0.0.1:9/")}
-	if d := cmp.Diff([]string{"http://agent.example:8443/a2a", "http://127.0.0.1:9/"}, got); d != "" {
-		t.Errorf("(-want +got):\n%s", d)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/internal/testdep"
 )
@@ -142,7 +143,7 @@ func TestWebBusyTaskAnswers503(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws := newWebServer(ctx, readyAgent(c), p)
+	ws := newWebServer(ctx, client.LazyOf(c), p)
 	srv := newWebHTTPServer(ws, newConnCap(webMaxConns))
 	go func() { _ = srv.Serve(ln) }()
 	defer srv.Close()

@@ -41,7 +41,7 @@ func startGuarded(t *testing.T, f webFlags, loopback bool) *guarded {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ws := newWebServer(ctx, readyAgent(c), p)
+	ws := newWebServer(ctx, client.LazyOf(c), p)
 	cc := newConnCap(webMaxConns)
 	srv := newWebHTTPServer(ws, cc)
 	go func() { _ = srv.Serve(ln) }()

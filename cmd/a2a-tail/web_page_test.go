@@ -50,7 +50,7 @@ func pageTest(t *testing.T) (ctx, tab context.Context) {
 // none), on a loopback test server.
 func servePage(t *testing.T, ctx context.Context, c *client.Client, auth relay.Authorizer, wrap func(http.Handler) http.Handler) *countingServer {
 	t.Helper()
-	return serveCounted(t, newWebServer(ctx, readyAgent(c), webPolicy{auth: auth}, relay.WithRetry(100*time.Millisecond)), wrap)
+	return serveCounted(t, newWebServer(ctx, client.LazyOf(c), webPolicy{auth: auth}, relay.WithRetry(100*time.Millisecond)), wrap)
 }
 
 // pageAgent starts an agent with scripts and a client of it.
@@ -585,7 +585,7 @@ func TestWebPageStatesInBrowser(t *testing.T) {
 		flaky := newFlakyAgent(t, card.Scheme+"://"+card.Host)
 		flaky.down()
 		agentURL := "http://" + flaky.addr + card.Path
-		la := resolveAgent(ctx, agentURL, nil, 200*time.Millisecond, time.Second)
+		la := client.NewLazy(ctx, agentURL, time.Second)
 		defer la.Close()
 		srv := serveCounted(t, newWebServer(ctx, la, webPolicy{auth: relay.AllowLoopback, tasks: relay.NewTaskSet(0)}), nil)
 		do(t, tab,
@@ -667,7 +667,7 @@ func TestWebPageStatesInBrowser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ws := newWebServer(ctx, readyAgent(c), p)
+		ws := newWebServer(ctx, client.LazyOf(c), p)
 		hs := newWebHTTPServer(ws, newConnCap(webMaxConns))
 		go func() { _ = hs.Serve(ln) }()
 		defer hs.Close()

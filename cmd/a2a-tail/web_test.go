@@ -31,7 +31,7 @@ func startWeb(t *testing.T) *httptest.Server {
 func startWebContext(t *testing.T) (context.Context, *httptest.Server) {
 	t.Helper()
 	ctx, c := startWebAgent(t)
-	ws := newWebServer(ctx, readyAgent(c), webPolicy{auth: relay.AllowLoopback, tasks: relay.NewTaskSet(0)})
+	ws := newWebServer(ctx, client.LazyOf(c), webPolicy{auth: relay.AllowLoopback, tasks: relay.NewTaskSet(0)})
 	srv := httptest.NewServer(ws)
 	t.Cleanup(func() { ws.Close() })
 	t.Cleanup(srv.Close)
