@@ -30,7 +30,11 @@ type browserReport struct {
 // TextEncoder), not only as node runs it.
 func TestBrowser(t *testing.T) {
 	testdep.ChromiumPath(t, "the check of receiver.js in a browser") // before goleak: a skip leaves nothing behind
-	defer goleak.VerifyNone(t)
+	// A cleanup registered before the browser's: it runs after them, once
+	// the allocator's cancel has waited for Chromium to exit (a deferred
+	// check ran before that, and on a busy machine caught the browser's
+	// output readers still draining).
+	t.Cleanup(func() { goleak.VerifyNone(t) })
 
 	names, err := filepath.Glob(filepath.Join(vectorDir, "*.ops.ndjson"))
 	if err != nil || len(names) == 0 {
@@ -80,7 +84,7 @@ func TestBrowser(t *testing.T) {
 	defer srv.Close()
 
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel() // stops the browser before goleak looks
+	defer cancel()
 	browser := testdep.Chromium(t, ctx, "the check of receiver.js in a browser")
 	navigated := make(chan error, 1)
 	go func() { navigated <- chromedp.Do(browser, chromedp.Navigate(srv.URL+"/")) }()
