@@ -60,7 +60,7 @@ type app struct {
 	// suggests ("" for replay and query).
 	agentURL string
 	// announceTask: print the task id on stderr once known (send: the
-	// agent names the task), unless the live view's header shows it.
+	// agent names the task).
 	announceTask bool
 	// tailLines is --lines: tool output lines in the live view (0: default).
 	tailLines int
