@@ -12,6 +12,8 @@ import (
 	"unicode"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
 // unicodeDerived is where Debian's unicode-data package puts Unicode's
@@ -25,7 +27,8 @@ const unicodeDerived = "/usr/share/unicode/DerivedCoreProperties.txt"
 func TestDefaultIgnorableTable(t *testing.T) {
 	data, err := os.ReadFile(unicodeDerived)
 	if err != nil {
-		t.Skipf("no %s to derive the table from (apt-get install unicode-data): %v", unicodeDerived, err)
+		testdep.SkipOrFail(t, "no Unicode data ("+unicodeDerived+")",
+			fmt.Sprintf("re-deriving the default-ignorable table: %v (Debian: apt-get install unicode-data)", err))
 	}
 	version, ranges, err := parseDerived(data, "Default_Ignorable_Code_Point")
 	if err != nil {
