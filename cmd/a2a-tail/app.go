@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -60,7 +61,7 @@ type app struct {
 	// suggests ("" for replay and query).
 	agentURL string
 	// announceTask: print the task id on stderr once known (send: the
-	// agent names the task), unless the live view's header shows it.
+	// agent names the task).
 	announceTask bool
 	// tailLines is --lines: tool output lines in the live view (0: default).
 	tailLines int
@@ -139,6 +140,8 @@ has already settled is resolved with GetTask and its history.
 			return a.follow(cmd.Context(), args[0], a2a.TaskID(args[1]))
 		},
 	}
+	root.Version = version()
+	root.SetVersionTemplate("a2a-tail {{.Version}}\n")
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
@@ -160,6 +163,42 @@ has already settled is resolved with GetTask and its history.
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root
+}
+
+// version is what --version prints: the module's version (v1.2.3 when
+// installed with go install …@version, (devel) from a clone), the commit it
+// was built from when the build recorded one (", modified" for a work tree
+// with changes) and the Go release.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown: built without module information)"
+	}
+	v := bi.Main.Version
+	if v == "" {
+		v = "(devel)"
+	}
+	var rev, at, modified string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				modified = ", modified"
+			}
+		}
+	}
+	if rev != "" {
+		v += " (commit " + rev
+		if at != "" {
+			v += " of " + at
+		}
+		v += modified + ")"
+	}
+	return v + " " + bi.GoVersion
 }
 
 func wrapArgs(c *cobra.Command) {

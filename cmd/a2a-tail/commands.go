@@ -147,10 +147,10 @@ func (a *app) consume(ctx context.Context, st *client.Stream) error {
 	defer sk.close()
 	defer a.setLive(nil) // the verdict is out: stderr is stderr again
 	announce := func() {
-		// A task the user did not name: its id, at once, for following
-		// or canceling it from another terminal (the live view's header
-		// shows it instead).
-		if a.announceTask && a.live == nil && st.TaskID() != "" {
+		// A task the user did not name: its id on stderr, at once, for
+		// following or canceling it from another terminal or a script
+		// (above the live view too, whose header shows it as well).
+		if a.announceTask && st.TaskID() != "" {
 			a.warnf("a2a-tail: task %s\n", st.TaskID())
 			a.announceTask = false
 		}

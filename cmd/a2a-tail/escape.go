@@ -9,16 +9,19 @@ import (
 )
 
 // invisible reports whether r changes how a terminal shows the text around
-// it without showing itself: the bidi controls (U+202A–202E embeddings and
-// overrides, U+2066–2069 isolates, U+200E/F and U+061C marks), the
-// zero-width and other format characters (U+200B–200D, U+2060, U+FEFF, the
-// tag characters: all of Unicode's Cf category), and the line and
-// paragraph separators. A peer could use them to make text read other
-// than it is (an override reverses what follows it, "Trojan Source"), so
-// printable shows each as <U+XXXX>. Zero-width joiners inside emoji
-// sequences are shown too: safety over ligatures.
+// it without showing itself: every default-ignorable code point (Unicode's
+// Default_Ignorable_Code_Point, ignorable_table.go: bidi controls, zero-width
+// joiners and spaces, fillers such as U+3164, the combining grapheme joiner,
+// variation selectors, tag characters), the other format characters (Cf),
+// and the line and paragraph separators. A peer could use them to make text
+// read other than it is (an override reverses what follows it, "Trojan
+// Source"; a filler looks like nothing at all), so printable shows each as
+// <U+XXXX>. Joiners and variation selectors inside emoji sequences are shown
+// too: safety over ligatures.
+//
+//go:generate go test . -run TestDefaultIgnorableTable -update
 func invisible(r rune) bool {
-	return r >= 0x80 && (unicode.Is(unicode.Cf, r) || r == 0x2028 || r == 0x2029)
+	return r >= 0x80 && (unicode.Is(defaultIgnorable, r) || unicode.Is(unicode.Cf, r) || r == 0x2028 || r == 0x2029)
 }
 
 // escapeRune is the visible form of an invisible rune.

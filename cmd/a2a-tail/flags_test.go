@@ -36,7 +36,7 @@ func TestHelpListsOnlyFlagsThatApply(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{"follow", nil, join(output, agent)},
+		{"follow", nil, join(output, agent, []string{"version"})}, // the root command: --version
 		{"send", []string{"send"}, join(output, agent, []string{"async", "context", "task"})},
 		{"replay", []string{"replay"}, join(output, []string{"wire"})},
 		{"query", []string{"query"}, join(output, []string{"auth", "conversation-id", "idle-timeout", "svc-param"})},

@@ -27,13 +27,20 @@ import (
 // with the stream's ops — the same model a remote front end keeps.
 //
 // The view owns the terminal while it runs: a notice (a reconnect, a cap,
-// a warning, a log line) is written through notice, which takes the frame
-// off the screen, writes the notice above it and redraws the frame — never
-// a line torn by the next redraw. The live frame is at most the screen's
-// height (its oldest lines scroll out), so a redraw never reaches into the
-// scrollback; when the terminal is resized, the screen is cleared and the
-// frame drawn again from its top, since the lines already drawn may have
-// been re-wrapped by the terminal.
+// a warning, a log line) is written through notice, which writes it where
+// the frame starts and redraws the frame under it — never a line torn by
+// the next redraw. The live frame is at most the screen's height less one
+// (its oldest lines under the header scroll out), so a redraw never reaches
+// into the scrollback, and nothing of it scrolls there while it runs; only
+// the final frame, written once and whole, may. A redraw overwrites the
+// frame's lines in place (erase to the end of each line) and erases below
+// only after the first line: never an erase from the screen's top-left
+// corner, which tmux (scroll-on-clear) and other terminals turn into a
+// copy of the screen in the scrollback. When the terminal is resized, the
+// frame is drawn again from the top of the screen, since the lines already
+// drawn may have been re-wrapped by the terminal. Once finish has written
+// the final frame, notices (the next command to run) go under it, and
+// nothing is redrawn.
 type liveSink struct {
 	w          io.Writer
 	notices    io.Writer // stderr: where notice writes
@@ -48,7 +55,7 @@ type liveSink struct {
 	recv    *merge.Receiver
 	task    a2a.TaskID
 	state   a2a.TaskState
-	started map[string]time.Time // tool key → first seen
+	started map[string]time.Time // tool key → first seen running
 	ended   map[string]time.Time // tool key → left running
 	kept    []string             // the last maxKeptNotices notices, redrawn after a resize
 	lines   int                  // lines of the frame on screen
@@ -58,6 +65,7 @@ type liveSink struct {
 	dirty   bool      // the view changed since the last frame
 	drawn   time.Time // wall time of the last frame
 	err     error     // first write error
+	final   bool      // finish wrote the final frame: nothing is redrawn
 	stop    chan struct{}
 	stopped chan struct{}
 	once    sync.Once
@@ -134,14 +142,14 @@ func (s *liveSink) resized() bool {
 func (s *liveSink) notice(text string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.err != nil {
-		return
-	}
-	s.clearFrame()
 	if !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
-	_, _ = io.WriteString(s.notices, text)
+	if s.err != nil || s.final {
+		_, _ = io.WriteString(s.notices, text)
+		return
+	}
+	s.writeNotice(text, s.lines > 0)
 	if len(text) > maxNoticeBytes {
 		text = text[:maxNoticeBytes] + "…\n"
 	}
@@ -161,13 +169,33 @@ const (
 	maxNoticeBytes = 1024
 )
 
-// clearFrame takes the frame off the screen; the caller holds s.mu.
-func (s *liveSink) clearFrame() {
-	if s.lines == 0 || s.err != nil {
-		return
+// writeNotice writes text over the frame (from the frame's first line when
+// over is set, else at the cursor), erasing each row before writing on it,
+// and everything below once a line is written: the old frame's lines go,
+// without an erase from the screen's corner. The frame is redrawn by the
+// caller. The caller holds s.mu.
+func (s *liveSink) writeNotice(text string, over bool) {
+	if over {
+		_, s.err = fmt.Fprintf(s.w, "\x1b[%dF", s.lines)
+		s.lines = 0
 	}
-	_, s.err = fmt.Fprintf(s.w, "\x1b[%dF\x1b[J", s.lines)
-	s.lines = 0
+	width, _ := s.size()
+	for i, l := range strings.Split(strings.TrimSuffix(text, "\n"), "\n") {
+		if s.err != nil {
+			return
+		}
+		// Erase every row the line will take (it may wrap), moving down
+		// with CSI B, which never scrolls, and back.
+		erase := "\x1b[2K"
+		if rows := (columns(l) + width - 1) / max(width, 1); rows > 1 {
+			erase += strings.Repeat("\x1b[B\x1b[2K", rows-1) + fmt.Sprintf("\x1b[%dA", rows-1)
+		}
+		_, s.err = io.WriteString(s.w, erase)
+		_, _ = io.WriteString(s.notices, l+"\n")
+		if i == 0 && s.err == nil {
+			_, s.err = io.WriteString(s.w, "\x1b[J")
+		}
+	}
 }
 
 func (s *liveSink) update(u client.Update) error {
@@ -187,8 +215,11 @@ func (s *liveSink) update(u client.Update) error {
 	}
 	s.recv.Apply(u.Change.Op)
 	if t := u.Change.Tool; t != nil {
+		// A call first seen settled (backfilled after a cut, or a settled
+		// task's history) ran for a time nobody saw: it shows none, not
+		// 0s.
 		now := s.now()
-		if _, ok := s.started[t.Key]; !ok {
+		if _, ok := s.started[t.Key]; !ok && t.Status == schema.ToolRunning {
 			s.started[t.Key] = now
 		}
 		if t.Status != schema.ToolRunning {
@@ -234,6 +265,7 @@ func (s *liveSink) finish(v schema.View, out terminal.Outcome, err error) error 
 		}
 	}
 	s.writeFrame(s.frame(v, true), true)
+	s.final = true
 	// The verdict is written whole, after the frame: nothing is redrawn
 	// once it is out, and the reply is the one thing that must never be
 	// clipped to the terminal's width.
@@ -284,23 +316,25 @@ func (s *liveSink) writeFrame(f string, final bool) {
 		// A resized terminal may have re-wrapped the lines drawn: how
 		// many rows the old frame takes is unknown, so start over from
 		// the top of the screen, with the last notices above the frame.
-		b.WriteString("\x1b[H\x1b[J")
-		if _, s.err = io.WriteString(s.w, b.String()); s.err != nil {
+		if _, s.err = io.WriteString(s.w, "\x1b[H"); s.err != nil {
 			return
 		}
-		b.Reset()
+		s.lines = 0
 		for _, n := range s.kept {
-			_, _ = io.WriteString(s.notices, n)
+			s.writeNotice(n, false)
 		}
 	case s.lines > 0:
 		fmt.Fprintf(&b, "\x1b[%dF", s.lines) // to the start of the frame
 	}
 	s.width, s.height = width, height
-	b.WriteString("\x1b[J") // clear it
+	// Each line overwrites the old frame's and erases the rest of its
+	// row; what is left of a taller old frame is erased below the new
+	// one, where the cursor is not in the screen's top-left corner.
 	for _, l := range lines {
 		b.WriteString(clip(l, width))
 		b.WriteString("\x1b[K\n")
 	}
+	b.WriteString("\x1b[J")
 	s.lines = len(lines)
 	_, s.err = io.WriteString(s.w, b.String())
 }
@@ -430,5 +464,6 @@ func stateWord(s a2a.TaskState) string {
 	if s == "" {
 		return "connecting"
 	}
-	return strings.ToLower(strings.TrimPrefix(string(s), "TASK_STATE_"))
+	// Spelt as the verdict is: input-required, auth-required.
+	return strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(string(s), "TASK_STATE_")), "_", "-")
 }

@@ -289,3 +289,27 @@ func TestLiveViewReplyNotClipped(t *testing.T) {
 		t.Errorf("the reply was not written whole:\n%q", out.String())
 	}
 }
+
+// TestLiveViewBackfilledCallNoDuration: a call first seen settled (a cut's
+// backfill, a settled task's history) ran for a time nobody saw: its line
+// shows no duration, not "done 0s"; a call seen running shows its own.
+func TestLiveViewBackfilledCallNoDuration(t *testing.T) {
+	term := &vt{cols: 60, rows: 20}
+	f := newLiveFeed(t, term, 60, 20)
+	f.send(envelope.Envelope{Kind: envelope.KindToolCall, StreamKey: "old", Seq: 1, Status: envelope.StatusDone, Payload: envelope.ToolCall{Tool: "fetch"}})
+	f.send(envelope.Envelope{Kind: envelope.KindToolCall, StreamKey: "new", Seq: 2, Payload: envelope.ToolCall{Tool: "build"}})
+	f.sink.mu.Lock() // the ticker reads the clock too
+	f.sink.now = func() time.Time { return time.Date(2026, 11, 30, 5, 0, 2, 0, time.UTC) }
+	f.sink.mu.Unlock()
+	f.send(envelope.Envelope{Kind: envelope.KindToolCall, StreamKey: "new", Seq: 3, Status: envelope.StatusDone, Payload: envelope.ToolCall{Tool: "build"}})
+	f.finish("ok")
+	want := []string{
+		"task task-1 · completed · 3 blocks",
+		"✓  fetch [old] done",
+		"✓  build [new] done 2s",
+		"✓ completed: ok",
+	}
+	if diff := cmp.Diff(want, term.screen()); diff != "" {
+		t.Errorf("screen (-want +got):\n%s", diff)
+	}
+}

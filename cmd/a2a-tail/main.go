@@ -12,6 +12,7 @@
 //	a2a-tail replay <file|->              replay a recorded SSE stream
 //	a2a-tail query <base-url> <text…>     ask a plain REST SSE runtime (POST /v1/query)
 //	a2a-tail demo                         run against an embedded reference agent
+//	a2a-tail --version                    the module version, commit and Go release
 //
 // Exit codes: 0 completed; 3 failed, rejected or canceled; 4 input-required
 // or auth-required; 5 task not found; 1 runtime or transport error

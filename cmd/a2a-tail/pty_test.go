@@ -166,10 +166,12 @@ func TestLiveViewPTYReconnectAndResize(t *testing.T) {
 	scr.wait(t, "│ four", exited)
 	agent.Release("cut")
 	scr.wait(t, "after the cut", exited)
-	// Before the resize: the notice above a frame drawn once.
+	// Before the resize: the task id (at once, on stderr) and the notice
+	// above a frame drawn once.
 	before := scr.screen()
-	if len(before) < 3 || before[0] != "a2a-tail: stream cut (SSE stream error: unexpected EOF); resuming" ||
-		!strings.HasPrefix(before[1], "task ") {
+	if len(before) < 4 || !strings.HasPrefix(before[0], "a2a-tail: task ") ||
+		before[1] != "a2a-tail: stream cut (SSE stream error: unexpected EOF); resuming" ||
+		!strings.HasPrefix(before[2], "task ") {
 		t.Errorf("after the cut, the screen is not the notice above the frame:\n%s", strings.Join(before, "\n"))
 	}
 	for _, l := range []string{"·  starting", "·  before the cut", "   │ four"} {
@@ -204,8 +206,8 @@ func TestLiveViewPTYReconnectAndResize(t *testing.T) {
 		t.Fatalf("no header on the screen:\n%s", strings.Join(screen, "\n"))
 	}
 	notice := strings.Join(screen[:head], "")
-	if want := "a2a-tail: stream cut (SSE stream error: unexpected EOF); resuming"; notice != want {
-		t.Errorf("above the frame %q, want the one cut notice %q", notice, want)
+	if want := "a2a-tail: task " + strings.Fields(screen[head])[1] + "a2a-tail: stream cut (SSE stream error: unexpected EOF); resuming"; notice != want {
+		t.Errorf("above the frame %q, want the task id and the one cut notice %q", notice, want)
 	}
 	frame := append([]string(nil), screen[head:]...)
 	frame[0] = "header"

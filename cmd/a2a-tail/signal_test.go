@@ -120,3 +120,42 @@ func TestSignalExitCodes(t *testing.T) {
 
 // nextAfterStop is what a2a-tail says on stderr after Ctrl-C or SIGTERM.
 var nextAfterStop = regexp.MustCompile(`^a2a-tail: the task goes on at the agent\. Follow it again: a2a-tail http://\S+ \S+ · cancel it: a2a-tail cancel http://\S+ \S+\n$`)
+
+// TestVersion: --version names the build — the module version and, built
+// from a git clone, the commit — and exits 0.
+func TestVersion(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("the go command is not on PATH: cannot build a2a-tail")
+	}
+	// -buildvcs=true: what go build does by default in a clone, whatever
+	// GOFLAGS this machine sets.
+	bin := filepath.Join(t.TempDir(), "a2a-tail")
+	if out, err := exec.Command(gobin, "build", "-buildvcs=true", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(bin, "--version").CombinedOutput()
+	if err != nil {
+		t.Fatalf("a2a-tail --version: %v\n%s", err, out)
+	}
+	re := regexp.MustCompile(`^a2a-tail (\(devel\)|v\S+)( \(commit ([0-9a-f]{40}) of \S+(, modified)?\))? go1\.\S+\n$`)
+	m := re.FindStringSubmatch(string(out))
+	if m == nil {
+		t.Fatalf("a2a-tail --version = %q, want %v", out, re)
+	}
+	head, err1 := exec.Command("git", "rev-parse", "HEAD").Output()
+	top, err2 := exec.Command("git", "rev-parse", "--show-toplevel").Output()
+	if err1 != nil || err2 != nil {
+		t.Logf("not in a git checkout: no commit to compare (%q)", out)
+		return
+	}
+	if fi, err := os.Stat(filepath.Join(strings.TrimSpace(string(top)), ".git")); err != nil || !fi.IsDir() {
+		// go build stamps a commit only where .git is a directory, not in
+		// a worktree (.git is a file there).
+		t.Logf("a git worktree: go build records no commit here (%q)", out)
+		return
+	}
+	if got, want := m[3], strings.TrimSpace(string(head)); got != want {
+		t.Errorf("--version names commit %q, want the checkout's %q (%q)", got, want, out)
+	}
+}

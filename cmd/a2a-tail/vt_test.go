@@ -9,9 +9,15 @@ import (
 // vt is a minimal terminal emulator for testing the live view: it keeps the
 // screen as lines of cells and understands what liveSink writes — text,
 // "\n" (as CR LF, what the tty's onlcr does), CSI n F (cursor to the start
-// of the line n up), CSI H (cursor home), CSI J (erase to the end of the screen), CSI K (erase to
-// the end of the line) and SGR (ignored). Anything else, a control
-// character included, fails the test via unknown.
+// of the line n up), CSI n A and CSI n B (cursor up and down, in the column), CSI H (cursor home), CSI J (erase to the end of the
+// screen), CSI K and CSI 2K (erase to the end of the line, the whole line)
+// and SGR (ignored). Anything else, a control character included, fails
+// the test via unknown.
+//
+// Like tmux (scroll-on-clear, its default), an erase to the end of the
+// screen from the screen's top-left corner does not lose the screen: its
+// lines up to the last one used go into the scrollback, and the screen
+// starts empty under them.
 //
 // With cols set it behaves like xterm at that width: a wide rune takes two
 // cells, and a rune that does not fit on the line wraps to the next one
@@ -25,6 +31,7 @@ type vt struct {
 	row, col int
 	first    int // the first line on screen (rows set)
 	unknown  []string
+	clears   int // erases from the top-left corner, each a copy of the screen in the scrollback
 }
 
 func (t *vt) Write(p []byte) (int, error) {
@@ -48,12 +55,29 @@ func (t *vt) Write(p []byte) (int, error) {
 				}
 				t.row, t.col = max(t.row-n, t.first), 0
 			case 'J':
+				if t.rows > 0 && t.row == t.first && t.col == 0 {
+					t.clearToScrollback()
+					break
+				}
 				t.ensure()
 				t.lines[t.row] = t.lines[t.row][:min(t.col, len(t.lines[t.row]))]
 				t.lines = t.lines[:t.row+1]
 			case 'K':
 				t.ensure()
+				if n == 2 {
+					t.lines[t.row] = nil
+					break
+				}
 				t.lines[t.row] = t.lines[t.row][:min(t.col, len(t.lines[t.row]))]
+			case 'A', 'B': // cursor up, down: within the screen, never scrolling
+				n = max(n, 1)
+				if cmd == 'A' {
+					t.row = max(t.row-n, t.first)
+				} else if t.rows > 0 {
+					t.row = min(t.row+n, t.first+t.rows-1)
+				} else {
+					t.row += n
+				}
 			case 'H': // cursor home (no arguments): the screen's first line
 				t.row, t.col = t.first, 0
 			case 'm':
@@ -101,6 +125,31 @@ func (t *vt) down() {
 		t.first = t.row - t.rows + 1
 	}
 }
+
+// clearToScrollback is tmux's erase of the whole screen: the screen's lines
+// up to the last one used scroll into the scrollback.
+func (t *vt) clearToScrollback() {
+	t.clears++
+	last := len(t.lines) - 1
+	for last >= t.first && strings.TrimSpace(strings.ReplaceAll(string(t.lines[last]), "\x00", "")) == "" {
+		last--
+	}
+	t.lines = t.lines[:last+1]
+	t.first, t.row = last+1, last+1
+}
+
+// resize is a terminal window resized to cols×rows, as xterm does it: lines
+// are not re-wrapped, and when the screen gets shorter than the cursor's
+// row, its top lines go into the scrollback.
+func (t *vt) resize(cols, rows int) {
+	t.cols, t.rows = cols, rows
+	if t.row-t.first >= rows {
+		t.first = t.row - rows + 1
+	}
+}
+
+// scrollback is the lines above the screen (rows set).
+func (t *vt) scrollback() []string { return t.screen()[:min(t.first, len(t.screen()))] }
 
 func (t *vt) ensure() {
 	for len(t.lines) <= t.row {
