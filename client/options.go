@@ -65,6 +65,7 @@ type config struct {
 	maxAttempts   int
 	baseBackoff   time.Duration
 	maxBackoff    time.Duration
+	retryFor      time.Duration // WithRetryFor; 0: no window
 	historyLength *int
 	artifact      func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)
 	noCompat      bool       // WithCompat(false): no projection recognition (PROTOCOL.md §5.1)
@@ -242,6 +243,20 @@ func WithRetry(maxAttempts int, baseBackoff, maxBackoff time.Duration) Option {
 			c.maxBackoff = maxBackoff
 		}
 	}
+}
+
+// WithRetryFor bounds the resumption after a cut in wall time as well: d
+// is a deadline, counted from the cut (for [Client.Follow], from its
+// start), checked before each attempt and ending each attempt's own wait —
+// a subscription that stalls, a GetTask that trickles, a backoff — so that
+// the turn ends incomplete with [ErrNoProgress] in its cause at most d
+// after the cut, however slow each attempt is. A cut after news opens a
+// fresh window. While a window is set, the count of [WithRetry] counts
+// only the attempts that reached the task and brought nothing but a
+// replay of what the turn has; attempts that fail to reach it are the
+// window's to bound. d ≤ 0 (the default) sets no window.
+func WithRetryFor(d time.Duration) Option {
+	return func(c *config) { c.retryFor = max(d, 0) }
 }
 
 // WithResubscribeLimit bounds the resubscriptions of one turn whatever
