@@ -632,6 +632,72 @@ func hostileCases() []hostileCase {
 			maxRSS: 60,
 		},
 		{
+			// --retry-for is a deadline: each subscription would wait for
+			// the idle timeout (2 minutes), the window ends it.
+			name: "subscriptions that stall, --retry-for 3s",
+			setup: func(t *testing.T, h *hostile) []string {
+				h.methods["SubscribeToTask"] = func(w http.ResponseWriter, r *http.Request, req rpcRequest) {
+					w.Header().Set("Content-Type", "text/event-stream")
+					w.WriteHeader(http.StatusOK)
+					w.(http.Flusher).Flush()
+					<-r.Context().Done()
+				}
+				h.methods["GetTask"] = func(w http.ResponseWriter, _ *http.Request, req rpcRequest) {
+					fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}}}`, req.ID)
+				}
+				return []string{"--transport", "jsonrpc", "--retry-for", "3s", h.srv.URL, "t1"}
+			},
+			code:   exitRuntime,
+			output: []string{"incomplete", "no progress within 3s of the cut"},
+			maxRSS: 60,
+			check: func(t *testing.T, h *hostile, r childResult) {
+				if r.took > 10*time.Second {
+					t.Errorf("took %v: --retry-for 3s must end the turn within about 3 s", r.took)
+				}
+			},
+		},
+		{
+			// Progress is what the turn has not shown, not a new message id:
+			// a peer that cuts after a bad frame and replays the same texts
+			// under fresh ids on every subscription ends the turn within
+			// the count of replays, and the texts are shown once.
+			name: "a peer replaying the same texts under fresh ids",
+			setup: func(t *testing.T, h *hostile) []string {
+				var round int
+				replay := func(w http.ResponseWriter, _ *http.Request, req rpcRequest) {
+					h.mu.Lock()
+					round++
+					n := round
+					h.mu.Unlock()
+					send := sse(w, req.ID)
+					send(taskJSON("t1", "TASK_STATE_WORKING", ""))
+					for i := range 5 {
+						send(statusJSON("t1", "TASK_STATE_WORKING", fmt.Sprintf("r%d-m%d", n, i), fmt.Sprintf("line %d", i)))
+					}
+					fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"statusUpdate\":\n\n", req.ID)
+				}
+				h.methods["SendStreamingMessage"] = replay
+				h.methods["SubscribeToTask"] = replay
+				h.methods["GetTask"] = func(w http.ResponseWriter, _ *http.Request, req rpcRequest) {
+					fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}}}`, req.ID)
+				}
+				return []string{"--transport", "jsonrpc", "send", h.srv.URL, "go"}
+			},
+			code:   exitRuntime,
+			output: []string{"incomplete", "no progress in 6 resubscription(s) in a row"},
+			maxRSS: 60,
+			check: func(t *testing.T, h *hostile, r childResult) {
+				if r.took > 10*time.Second {
+					t.Errorf("took %v, want under 10 s", r.took)
+				}
+				for i := range 5 {
+					if n := strings.Count(r.stdout, fmt.Sprintf("line %d", i)); n != 1 {
+						t.Errorf("%q shown %d times, want once:\n%s", fmt.Sprintf("line %d", i), n, clipForLog(r.stdout))
+					}
+				}
+			},
+		},
+		{
 			name: "an agent card whose headers never come",
 			setup: func(t *testing.T, h *hostile) []string {
 				h.card = func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }
