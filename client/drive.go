@@ -63,6 +63,11 @@ func (s *Stream) send(emit emitFunc) error {
 		if refused(res.err) {
 			return fmt.Errorf("client: send: %w", res.err)
 		}
+		if transport.Unsent(res.err) {
+			// No connection, or its TLS handshake failed: the message
+			// never reached the agent, so no task can exist.
+			return fmt.Errorf("client: send: no connection to the agent, the message was not sent: %w", res.err)
+		}
 		return s.orphan(res.err, emit)
 	}
 	return s.resume(res.err, emit)

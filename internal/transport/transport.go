@@ -3,9 +3,11 @@ package transport
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -140,6 +142,30 @@ func GRPCTooLarge(err error) error {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrResponseTooLarge, err)
+}
+
+// Unsent reports whether a call's error says that its request never
+// reached the peer: the connection could not be made (a dial failure) or
+// its TLS handshake failed. Such a call cannot have created anything on
+// the peer. HTTP errors keep their types; a2a-go keeps only the message
+// of a gRPC status, which grpc-go words "connection error: desc =
+// \"transport: Error while dialing…\"" or "…authentication handshake
+// failed…" for these.
+func Unsent(err error) bool {
+	if err == nil {
+		return false
+	}
+	var op *net.OpError
+	var cert *tls.CertificateVerificationError
+	var rec tls.RecordHeaderError
+	if errors.As(err, &op) && op.Op == "dial" || errors.As(err, &cert) || errors.As(err, &rec) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "connection error: desc = \"transport: Error while dialing") ||
+		strings.Contains(msg, "transport: authentication handshake failed") ||
+		strings.Contains(msg, "http: server gave HTTP response to HTTPS client") // net/http's word for a RecordHeaderError
+
 }
 
 // boundStreamEvents gives a gRPC stream the per-event bound max, and marks
