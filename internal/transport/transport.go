@@ -68,7 +68,7 @@ func FactoryOptions(hc *http.Client, grpcOpts []grpc.DialOption, b Bounds) []a2a
 	// whose call option comes last and so wins.
 	grpcOpts = append([]grpc.DialOption{
 		grpc.WithTransportCredentials(credentials.NewClientTLSFromCert(nil, "")),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(int(b.Response))),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(int(b.Response)), grpc.ForceCodecV2(countingCodec{max: b.Elements})),
 		grpc.WithChainStreamInterceptor(boundStreamEvents(b.Event)),
 	}, grpcOpts...)
 	return []a2aclient.FactoryOption{
@@ -165,7 +165,6 @@ func Unsent(err error) bool {
 	return strings.Contains(msg, "connection error: desc = \"transport: Error while dialing") ||
 		strings.Contains(msg, "transport: authentication handshake failed") ||
 		strings.Contains(msg, "http: server gave HTTP response to HTTPS client") // net/http's word for a RecordHeaderError
-
 }
 
 // boundStreamEvents gives a gRPC stream the per-event bound max, and marks
@@ -187,7 +186,7 @@ type boundedStream struct{ grpc.ClientStream }
 func (s boundedStream) RecvMsg(m any) error {
 	err := s.ClientStream.RecvMsg(m)
 	st, ok := status.FromError(err)
-	if err == nil || !ok || st.Code() != codes.ResourceExhausted || !strings.Contains(st.Message(), "larger than max") {
+	if err == nil || !ok || st.Code() != codes.ResourceExhausted && st.Code() != codes.Internal || !strings.Contains(st.Message(), "larger than max") {
 		return err
 	}
 	marked, derr := st.WithDetails(&errdetails.ErrorInfo{
