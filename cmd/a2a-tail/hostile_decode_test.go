@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -126,7 +127,14 @@ func TestHostileDecode(t *testing.T) {
 			for i := range parts {
 				parts[i] = a2a.NewTextPart("x")
 			}
+			// Stopped by serveFlood's cleanup, the server leaves its
+			// handler to finish the event it is encoding: wait for it
+			// (this cleanup, registered first, runs last).
+			var running sync.WaitGroup
+			t.Cleanup(running.Wait)
 			return serveFlood(t, &flood.Peer{Events: func(yield func(a2a.Event, error) bool) {
+				running.Add(1)
+				defer running.Done()
 				if !yield(&a2a.Task{ID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateWorking}}, nil) {
 					return
 				}
