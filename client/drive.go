@@ -370,6 +370,9 @@ func (s *Stream) poll(emit emitFunc) error {
 			return s.ctxErr()
 		case errors.Is(err, a2a.ErrTaskNotFound):
 			return s.taskGone(err)
+		case incurable(err):
+			return &IncompleteError{TaskID: s.TaskID(), State: s.state, Attempts: s.attempts,
+				Err: fmt.Errorf("GetTask: %w (no retry can change this)", err)}
 		default:
 			fails++
 			s.attempts++

@@ -399,15 +399,21 @@ func hostileCases() []hostileCase {
 			setup: func(t *testing.T, h *hostile) []string {
 				h.methods["SubscribeToTask"] = refuseSubscribe
 				h.methods["GetTask"] = bigTask("application/json", hugeAnswer)
-				return []string{"--transport", "jsonrpc", "--max-retries", "3", h.srv.URL, "t1"}
+				return []string{"--transport", "jsonrpc", h.srv.URL, "t1"}
 			},
 			code:   exitRuntime,
-			output: []string{"answer over 64 MiB refused", "not asked again"},
-			maxRSS: 280,
+			output: []string{"answer over 64 MiB refused", "not asked again", "no retry can change this"},
+			maxRSS: 256,
 			check: func(t *testing.T, h *hostile, r childResult) {
-				// Each refusal asks for less history; after none, no more.
+				// Each refusal asks again at once for less history; after
+				// none, the turn ends: no second subscription, however long
+				// --retry-for is.
 				var got []string
+				subs := 0
 				for _, s := range h.seen() {
+					if s.Method == "SubscribeToTask" {
+						subs++
+					}
 					if s.Method == "GetTask" {
 						var p struct {
 							HistoryLength *int `json:"historyLength"`
@@ -422,6 +428,9 @@ func hostileCases() []hostileCase {
 				}
 				if d := cmp.Diff([]string{"all", "32", "4", "0"}, got); d != "" {
 					t.Errorf("GetTask history lengths (-want +got):\n%s", d)
+				}
+				if subs != 1 {
+					t.Errorf("%d subscriptions, want 1", subs)
 				}
 			},
 		},
