@@ -150,6 +150,7 @@ func (s *Stream) resume(cause error, emit emitFunc) error {
 			// old updates, then a close — does not, or it would be
 			// resubscribed to forever.
 			attempt, replays, opened = 0, 0, false // a later cut opens a fresh window
+			s.deadline = time.Time{}
 		default:
 			replays++
 		}
@@ -209,9 +210,22 @@ func (s *Stream) rateResubscribe(cause error) (done bool, err error) {
 
 // subscribe is one subscription attempt: an attempt (see Stream.attempt)
 // written out, so that one frame, not two, sits between resume and pull.
+//
+// The retry window ends a subscription that has brought no news by its
+// deadline; once one brings news (pull stops s.window) it streams on for
+// as long as the turn lasts.
 func (s *Stream) subscribe(emit emitFunc, res *attemptResult) {
-	ctx, cancelW := s.bounded(s.ctx)
-	defer cancelW()
+	ctx, cancelW := context.WithCancelCause(s.ctx)
+	defer cancelW(nil)
+	if !s.deadline.IsZero() {
+		s.window = time.AfterFunc(time.Until(s.deadline), func() { cancelW(errRetryWindow) })
+		defer func() {
+			if s.window != nil {
+				s.window.Stop()
+				s.window = nil
+			}
+		}()
+	}
 	ctx, w, cancel := transport.WithWatchdog(s.c.callCtx(ctx), s.c.cfg.idle)
 	defer cancel()
 	req := &a2a.SubscribeToTaskRequest{ID: s.TaskID(), Tenant: s.c.cfg.tenant}
@@ -331,8 +345,13 @@ func (s *Stream) pull(events iter.Seq2[a2a.Event, error], w *idle.Watchdog, emit
 		res.events++
 		// The consumer's time is not the peer's silence.
 		w.Pause()
+		gained := s.gained
 		ok := s.handle(ev, emit)
 		w.Resume()
+		if s.window != nil && s.gained > gained {
+			s.window.Stop() // news: the retry window no longer bounds this subscription
+			s.window = nil
+		}
 		if !ok {
 			return attemptResult{events: res.events, done: true, final: errStopped}
 		}

@@ -191,6 +191,9 @@ type Stream struct {
 	// deadline ends the retry window of WithRetryFor (zero: none): no
 	// resume call outlasts it.
 	deadline time.Time
+	// window ends the subscription under way at the deadline unless
+	// stopped: by news (pull).
+	window *time.Timer
 	// history shrinks what GetTask asks for after an oversize answer.
 	history historyBound
 	used    atomic.Bool

@@ -104,3 +104,61 @@ func TestRetryWindowIsADeadline(t *testing.T) {
 		})
 	}
 }
+
+// newsTransport streams a task that brings news once a minute for ten
+// minutes, then completes.
+type newsTransport struct {
+	stallTransport
+}
+
+func (f *newsTransport) SubscribeToTask(ctx context.Context, _ a2aclient.ServiceParams, _ *a2a.SubscribeToTaskRequest) iter.Seq2[a2a.Event, error] {
+	f.record("SubscribeToTask")
+	return func(yield func(a2a.Event, error) bool) {
+		info := a2a.TaskInfo{TaskID: "t1", ContextID: "c1"}
+		if !yield(&a2a.Task{ID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateWorking}}, nil) {
+			return
+		}
+		for i := range 10 {
+			select {
+			case <-ctx.Done():
+				yield(nil, context.Cause(ctx))
+				return
+			case <-time.After(time.Minute):
+			}
+			if !yield(working(int64(i+1), "news"), nil) {
+				return
+			}
+		}
+		yield(a2a.NewStatusUpdateEvent(info, a2a.TaskStateCompleted, &a2a.Message{ID: "f", Role: a2a.MessageRoleAgent, Parts: a2a.ContentParts{a2a.NewTextPart("done")}}), nil)
+	}
+}
+
+// The window bounds the time without news, not a stream: a subscription
+// that brings news streams on past the deadline, uncut.
+func TestRetryWindowSparesAStreamWithNews(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &newsTransport{}
+		ac, err := a2aclient.NewFromEndpoints(t.Context(), []*a2a.AgentInterface{a2a.NewAgentInterface("http://news.invalid", a2a.TransportProtocolJSONRPC)},
+			a2aclient.WithTransport(a2a.TransportProtocolJSONRPC, a2aclient.TransportFactoryFn(func(context.Context, *a2a.AgentCard, *a2a.AgentInterface) (a2aclient.Transport, error) {
+				return f, nil
+			})))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl := Wrap(ac, WithRetryFor(30*time.Second), WithIdleTimeout(0))
+		st, _ := cl.Follow(t.Context(), "t1")
+		var got error
+		for _, err := range st.Updates() {
+			if err != nil {
+				got = err
+			}
+		}
+		if got != nil {
+			t.Fatalf("err = %v, want the turn completed", got)
+		}
+		if diff := cmp.Diff([]string{"SubscribeToTask"}, f.calls); diff != "" {
+			t.Errorf("calls (-want +got):\n%s", diff)
+		}
+		_ = cl.Close()
+	})
+}
