@@ -258,8 +258,7 @@ func (s *Stream) refusedSubscription(emit emitFunc) (done bool, final error) {
 		return true, s.taskGone(gerr)
 	}
 	if incurable(gerr) {
-		return true, &IncompleteError{TaskID: s.TaskID(), State: s.state, Attempts: s.attempts,
-			Err: fmt.Errorf("GetTask: %w (no retry can change this)", gerr)}
+		return true, s.incurable(gerr)
 	}
 	if gerr != nil {
 		s.c.cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a GetTask after a refused subscription failed",
@@ -390,8 +389,7 @@ func (s *Stream) poll(emit emitFunc) error {
 		case errors.Is(err, a2a.ErrTaskNotFound):
 			return s.taskGone(err)
 		case incurable(err):
-			return &IncompleteError{TaskID: s.TaskID(), State: s.state, Attempts: s.attempts,
-				Err: fmt.Errorf("GetTask: %w (no retry can change this)", err)}
+			return s.incurable(err)
 		default:
 			fails++
 			s.attempts++
@@ -469,6 +467,12 @@ var refusals = []error{
 func incurable(err error) bool {
 	return errors.Is(err, errHistoryStop) || errors.Is(err, a2a.ErrUnsupportedOperation) || errors.Is(err, a2a.ErrMethodNotFound) ||
 		errors.Is(err, a2a.ErrUnauthenticated) || errors.Is(err, a2a.ErrUnauthorized)
+}
+
+// incurable ends the turn on a GetTask error that incurable reports.
+func (s *Stream) incurable(err error) error {
+	return &IncompleteError{TaskID: s.TaskID(), State: s.state, Attempts: s.attempts,
+		Err: fmt.Errorf("GetTask: %w (no retry can change this)", err)}
 }
 
 // refused reports whether err is the agent's answer, not a transport
