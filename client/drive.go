@@ -258,7 +258,7 @@ func (s *Stream) refusedSubscription(emit emitFunc) (done bool, final error) {
 		return true, s.taskGone(gerr)
 	}
 	if incurable(gerr) {
-		return true, s.incurable(gerr)
+		return true, s.endIncurable(gerr)
 	}
 	if gerr != nil {
 		s.c.cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a GetTask after a refused subscription failed",
@@ -389,7 +389,7 @@ func (s *Stream) poll(emit emitFunc) error {
 		case errors.Is(err, a2a.ErrTaskNotFound):
 			return s.taskGone(err)
 		case incurable(err):
-			return s.incurable(err)
+			return s.endIncurable(err)
 		default:
 			fails++
 			s.attempts++
@@ -469,8 +469,8 @@ func incurable(err error) bool {
 		errors.Is(err, a2a.ErrUnauthenticated) || errors.Is(err, a2a.ErrUnauthorized)
 }
 
-// incurable ends the turn on a GetTask error that incurable reports.
-func (s *Stream) incurable(err error) error {
+// endIncurable ends the turn on a GetTask error that incurable reports.
+func (s *Stream) endIncurable(err error) error {
 	return &IncompleteError{TaskID: s.TaskID(), State: s.state, Attempts: s.attempts,
 		Err: fmt.Errorf("GetTask: %w (no retry can change this)", err)}
 }
