@@ -369,7 +369,48 @@ func clipForLog(s string) string {
 }
 
 func hostileCases() []hostileCase {
+	// The history lengths the REST peer's GetTask was asked for.
+	var (
+		restMu    sync.Mutex
+		restAsked []string
+	)
 	return []hostileCase{
+		{
+			// The same over REST: the refusal and the shrinking history are
+			// the client's, whatever the binding.
+			name: "GetTask answer of 1 GiB over REST, retried",
+			setup: func(t *testing.T, h *hostile) []string {
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if strings.HasSuffix(r.URL.Path, ":subscribe") {
+						w.Header().Set("Content-Type", "application/json")
+						w.WriteHeader(http.StatusNotFound)
+						fmt.Fprint(w, `{"error":{"code":404,"status":"NOT_FOUND","message":"task not found"}}`)
+						return
+					}
+					restMu.Lock()
+					n := r.URL.Query().Get("historyLength")
+					if n == "" {
+						n = "all"
+					}
+					restAsked = append(restAsked, n)
+					restMu.Unlock()
+					w.Header().Set("Content-Type", "application/json")
+					endless(w, `{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED"},"history":[{"messageId":"h","role":"ROLE_AGENT","parts":[{"text":"`, hugeAnswer, mib)
+				}))
+				t.Cleanup(srv.Close)
+				return []string{"--transport", "rest", srv.URL, "t1"}
+			},
+			code:   exitRuntime,
+			output: []string{"answer over 64 MiB refused", "not asked again", "no retry can change this"},
+			maxRSS: 256,
+			check: func(t *testing.T, h *hostile, r childResult) {
+				restMu.Lock()
+				defer restMu.Unlock()
+				if d := cmp.Diff([]string{"all", "32", "4", "0"}, restAsked); d != "" {
+					t.Errorf("GetTask history lengths (-want +got):\n%s", d)
+				}
+			},
+		},
 		{
 			name: "GetTask answer of 1 GiB labelled text/event-stream",
 			setup: func(t *testing.T, h *hostile) []string {
