@@ -12,7 +12,6 @@ import (
 
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/projection"
-	"github.com/tfrs/a2a-progress/internal/ssewire"
 	"github.com/tfrs/a2a-progress/internal/transport"
 	"github.com/tfrs/a2a-progress/merge"
 )
@@ -346,12 +345,6 @@ func WithFastPath(on bool) Option {
 const fastPathEnv = "A2A_PROGRESS_FASTPATH"
 
 func fastPathOff() bool { return os.Getenv(fastPathEnv) == "off" }
-
-// maxEventBytes bounds one SSE event on the fast wire path, over all its
-// lines: a2a-go's own bound for one line, so that every event a2a-go reads
-// as one line is read here too. A larger event cuts the stream with an
-// error (the turn then resumes as after any cut, PROTOCOL.md §3.2).
-const maxEventBytes = ssewire.DefaultMaxEventBytes
 
 // WithCompat switches the compatibility layer for peers that send their
 // progress in the artifact channel (PROTOCOL.md §5.1) on or off. It is on

@@ -162,7 +162,8 @@ func published() {
 	defer hostilesMu.Unlock()
 	for _, h := range hostiles {
 		h.mu.Lock()
-		h.mu.Unlock() // empty: the happens-before edge is the point
+		//lint:ignore SA2001 empty: the happens-before edge is the point
+		h.mu.Unlock()
 	}
 	hostiles = nil
 }
