@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
@@ -132,4 +133,66 @@ func TestGRPCOversizeGetTaskShrinksHistory(t *testing.T) {
 	if diff := cmp.Diff([]string{"all", "32", "4", "0"}, asked); diff != "" {
 		t.Errorf("GetTask history lengths (-want +got):\n%s", diff)
 	}
+}
+
+// A settled task whose GetTask answer is over the bound even without
+// history cannot heal: on every binding the GetTask is asked again at once
+// with less history (all, 32, 4, none), then the turn ends incomplete
+// with the reason — no further subscription, whatever WithRetry allows.
+func TestOversizeWithoutHistoryEndsAtOnce(t *testing.T) {
+	t.Parallel()
+	s := startCallee(t)
+	// The verdict's own message is over the bound: no history length helps.
+	s.Register(agenttest.Script{Name: "oversize-verdict", Final: a2a.TaskStateCompleted, FinalText: strings.Repeat("z", 2<<20)})
+	for _, p := range []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolGRPC} {
+		c := combo{p, a2a.Version}
+		t.Run(c.String(), func(t *testing.T) {
+			t.Parallel()
+			send := newForced(t, s, c, fastRetry)
+			st, _ := send.SendText(testCtx(t), "oversize-verdict")
+			if r := collect(t, st); r.err != nil {
+				t.Fatalf("send: %v", r.err)
+			}
+			var calls callLog
+			cl := newForced(t, s, c, WithRetry(6, time.Millisecond, time.Millisecond), WithFactoryOptions(a2aclient.WithCallInterceptors(&calls)),
+				withBounds(transport.Bounds{Response: 1 << 20, Event: transport.DefaultBounds.Event}))
+			f, _ := cl.Follow(testCtx(t), st.TaskID())
+			r := collect(t, f)
+			if !errors.Is(r.err, ErrIncomplete) || !errors.Is(r.err, ErrResponseTooLarge) || !strings.Contains(r.err.Error(), "no retry can change this") {
+				t.Fatalf("err = %v, want incomplete: over the bound without history, no retry can change this", r.err)
+			}
+			want := []string{"SubscribeToTask", "GetTask all", "GetTask 32", "GetTask 4", "GetTask 0"}
+			if diff := cmp.Diff(want, calls.get()); diff != "" {
+				t.Errorf("calls (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// callLog records the calls a client makes, with GetTask's history length.
+type callLog struct {
+	a2aclient.PassthroughInterceptor
+	mu    sync.Mutex
+	calls []string
+}
+
+func (l *callLog) Before(ctx context.Context, req *a2aclient.Request) (context.Context, any, error) {
+	m := req.Method
+	if g, ok := req.Payload.(*a2a.GetTaskRequest); ok {
+		if g.HistoryLength == nil {
+			m += " all"
+		} else {
+			m += fmt.Sprint(" ", *g.HistoryLength)
+		}
+	}
+	l.mu.Lock()
+	l.calls = append(l.calls, m)
+	l.mu.Unlock()
+	return ctx, nil, nil
+}
+
+func (l *callLog) get() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.calls...)
 }

@@ -152,9 +152,14 @@
 // [ErrEventTooLarge] — the one error of an oversize event on every path:
 // the fast path, a2a-go's reader (WithFastPath(false)), gRPC, and the
 // recordings and /v1/query streams framed by the same SSE reader (lines
-// end at CR, LF or CRLF). A GetTask refused as too large is asked again for
-// less history (history_length), then not at all, so retries never hold
-// more than one oversize answer. The idle timeout ([WithIdleTimeout])
+// end at CR, LF or CRLF). A gRPC message is also refused, as too large,
+// past 256 Ki protobuf elements (parts, values, messages), counted on the
+// wire before it is decoded: a part of two bytes on the wire would build
+// hundreds. A GetTask refused as too large is asked again at once for
+// less history (history_length), down to none; too large even then, the
+// turn ends incomplete at once, as it does when GetTask is not offered or
+// the credentials are refused — no retry changes those — so retries never
+// hold more than one oversize answer. The idle timeout ([WithIdleTimeout])
 // covers every call, from the request to the end of the answer: a line of
 // a stream (a keep-alive comment too) or 16 KiB of any answer counts as
 // activity, a peer trickling bytes does not. What a turn keeps in memory is
@@ -188,5 +193,7 @@
 // task and be running it; the client finds it with ListTasks (that context,
 // our message id in its history) and resumes it without sending again, or
 // ends with an [*IncompleteError] that carries the message and context ids
-// to find it later.
+// to find it later. A stream that failed before its request was sent — no
+// connection, a failed TLS handshake — cannot have created a task: Send's
+// stream ends with that error, and no task is looked for.
 package client

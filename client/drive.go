@@ -63,31 +63,57 @@ func (s *Stream) send(emit emitFunc) error {
 		if refused(res.err) {
 			return fmt.Errorf("client: send: %w", res.err)
 		}
+		if transport.Unsent(res.err) {
+			// No connection, or its TLS handshake failed: the message
+			// never reached the agent, so no task can exist.
+			return fmt.Errorf("client: send: no connection to the agent, the message was not sent: %w", res.err)
+		}
 		return s.orphan(res.err, emit)
 	}
 	return s.resume(res.err, emit)
 }
 
 // resume brings a cut turn to its end: SubscribeToTask with exponential
-// backoff and jitter, at most maxAttempts times in a row without news
-// (Stream.gained); a subscription refused before its first event (the task has
-// settled: a2a-go answers ErrTaskNotFound, others UnsupportedOperation or
-// InvalidParams — the client does not rely on which) is followed by a
-// GetTask. cause is nil when following: the first subscription is not a
-// retry.
+// backoff and jitter; a subscription refused before its first event (the
+// task has settled: a2a-go answers ErrTaskNotFound, others
+// UnsupportedOperation or InvalidParams — the client does not rely on
+// which) is followed by a GetTask. cause is nil when following: the first
+// subscription is not a retry.
+//
+// Two bounds end it, both restarted by news (Stream.gained): the count of
+// WithRetry, maxAttempts resubscriptions in a row without news; and, when
+// WithRetryFor set one, the window, a deadline in wall time. With a
+// window the count counts only the attempts that reached the task and
+// brought a replay of what the turn has (a peer that cannot be reached
+// is the window's to bound), and every call's own wait ends at the
+// deadline: the window is a deadline, not a number of tries.
 func (s *Stream) resume(cause error, emit emitFunc) error {
 	cfg := &s.c.cfg
-	attempt := 0
+	attempt, replays := 0, 0
+	opened := false // the window of the attempts since the last news is open
+	if cfg.retryFor > 0 && cause == nil {
+		s.deadline, opened = time.Now().Add(cfg.retryFor), true // a follow's first subscription is in the window too
+	}
 	for {
 		if cause != nil {
+			if !opened && cfg.retryFor > 0 {
+				s.deadline, opened = time.Now().Add(cfg.retryFor), true
+			}
 			attempt++
 			s.attempts++
-			if attempt > cfg.maxAttempts {
+			made := attempt - 1 // resubscriptions without news
+			if cfg.retryFor > 0 {
+				made = replays
+			}
+			if made >= cfg.maxAttempts {
 				if attempt == 1 {
 					return s.lastResort(cause, emit) // no resubscription allowed
 				}
 				return s.lastResort(fmt.Errorf("%w in %d resubscription(s) in a row (a replay of what the turn has is not progress); last cut: %w",
-					ErrNoProgress, attempt-1, cause), emit)
+					ErrNoProgress, made, cause), emit)
+			}
+			if err := s.windowSpent(cause); err != nil {
+				return err
 			}
 			if err := s.reconnect(attempt, cause, emit); err != nil {
 				return err
@@ -99,31 +125,61 @@ func (s *Stream) resume(cause error, emit emitFunc) error {
 			} else if err != nil {
 				return s.lastResort(err, emit)
 			}
+			if err := s.windowSpent(cause); err != nil {
+				return err
+			}
 		}
 		gainedBefore := s.gained
+		s.replaying, s.replayGained = cause != nil, s.gained
 		var res attemptResult // filled in place: one copy of it in this frame, not two
 		s.subscribe(emit, &res)
+		s.replaying = false
 		if res.done {
 			return res.final
 		}
-		if res.events == 0 {
+		switch {
+		case res.events == 0:
 			// Refused or failed before the snapshot: has the task settled?
 			if done, final := s.refusedSubscription(emit); done {
 				return final
 			}
-		} else if s.gained > gainedBefore {
+		case s.gained > gainedBefore:
 			// The peer brought news (the snapshot's backfill counts): it
 			// is making progress, so a later cut starts a fresh count. A
 			// peer that only replays what the turn has — the snapshot and
 			// old updates, then a close — does not, or it would be
 			// resubscribed to forever.
-			attempt = 0
+			attempt, replays, opened = 0, 0, false // a later cut opens a fresh window
+			s.deadline = time.Time{}
+		default:
+			replays++
 		}
 		cause = res.err
 		if cause == nil {
 			cause = errCleanClose
 		}
 	}
+}
+
+// windowSpent returns the end of a turn whose retry window (WithRetryFor)
+// has passed, nil while it lasts or when there is none. No last GetTask
+// is asked: the window bounds every call, and each refused subscription
+// was followed by one.
+func (s *Stream) windowSpent(cause error) error {
+	if s.deadline.IsZero() || time.Now().Before(s.deadline) {
+		return nil
+	}
+	return &IncompleteError{TaskID: s.TaskID(), State: s.state, Attempts: s.attempts,
+		Err: fmt.Errorf("%w within %v of the cut; last cut: %w", ErrNoProgress, s.c.cfg.retryFor, cause)}
+}
+
+// bounded returns ctx ending at the retry window's deadline, when one is
+// set: no call outlasts the window.
+func (s *Stream) bounded(ctx context.Context) (context.Context, context.CancelFunc) {
+	if s.deadline.IsZero() {
+		return ctx, func() {}
+	}
+	return context.WithDeadlineCause(ctx, s.deadline, errRetryWindow)
 }
 
 // rateResubscribe holds a resubscription to the turn's bounds
@@ -154,8 +210,23 @@ func (s *Stream) rateResubscribe(cause error) (done bool, err error) {
 
 // subscribe is one subscription attempt: an attempt (see Stream.attempt)
 // written out, so that one frame, not two, sits between resume and pull.
+//
+// The retry window ends a subscription that has brought no news by its
+// deadline; once one brings news (pull stops s.window) it streams on for
+// as long as the turn lasts.
 func (s *Stream) subscribe(emit emitFunc, res *attemptResult) {
-	ctx, w, cancel := transport.WithWatchdog(s.c.callCtx(s.ctx), s.c.cfg.idle)
+	ctx, cancelW := context.WithCancelCause(s.ctx)
+	defer cancelW(nil)
+	if !s.deadline.IsZero() {
+		s.window = time.AfterFunc(time.Until(s.deadline), func() { cancelW(errRetryWindow) })
+		defer func() {
+			if s.window != nil {
+				s.window.Stop()
+				s.window = nil
+			}
+		}()
+	}
+	ctx, w, cancel := transport.WithWatchdog(s.c.callCtx(ctx), s.c.cfg.idle)
 	defer cancel()
 	req := &a2a.SubscribeToTaskRequest{ID: s.TaskID(), Tenant: s.c.cfg.tenant}
 	*res = s.pull(s.c.a2a.SubscribeToTask(ctx, req), w, emit)
@@ -185,6 +256,9 @@ func (s *Stream) refusedSubscription(emit emitFunc) (done bool, final error) {
 	}
 	if errors.Is(gerr, a2a.ErrTaskNotFound) {
 		return true, s.taskGone(gerr)
+	}
+	if incurable(gerr) {
+		return true, s.endIncurable(gerr)
 	}
 	if gerr != nil {
 		s.c.cfg.logger.LogAttrs(s.ctx, slog.LevelDebug, "a2a GetTask after a refused subscription failed",
@@ -225,12 +299,25 @@ func (s *Stream) resolve(emit emitFunc) (done bool, final error, err error) {
 	return false, nil, nil
 }
 
+// getTask asks GetTask for the task; an answer over the bound is asked
+// again at once with less history (see historyBound), down to none.
 func (s *Stream) getTask() (*a2a.Task, error) {
-	hl, err := s.history.next(s.c.cfg.historyLength)
-	if err != nil {
-		return nil, err
+	for {
+		hl, err := s.history.next(s.c.cfg.historyLength)
+		if err != nil {
+			return nil, err
+		}
+		task, err := s.getTaskOnce(hl)
+		if !errors.Is(err, ErrResponseTooLarge) || s.ctx.Err() != nil {
+			return task, err
+		}
 	}
-	ctx, cancel := s.c.unaryCtx(s.ctx)
+}
+
+func (s *Stream) getTaskOnce(hl *int) (*a2a.Task, error) {
+	ctx, cancelW := s.bounded(s.ctx)
+	defer cancelW()
+	ctx, cancel := s.c.unaryCtx(ctx)
 	defer cancel()
 	ctx, slot := transport.WithStatus(ctx)
 	task, err := s.c.a2a.GetTask(ctx, &a2a.GetTaskRequest{ID: s.TaskID(), HistoryLength: hl, Tenant: s.c.cfg.tenant})
@@ -257,8 +344,13 @@ func (s *Stream) pull(events iter.Seq2[a2a.Event, error], w *idle.Watchdog, emit
 		res.events++
 		// The consumer's time is not the peer's silence.
 		w.Pause()
+		gained := s.gained
 		ok := s.handle(ev, emit)
 		w.Resume()
+		if s.window != nil && s.gained > gained {
+			s.window.Stop() // news: the retry window no longer bounds this subscription
+			s.window = nil
+		}
 		if !ok {
 			return attemptResult{events: res.events, done: true, final: errStopped}
 		}
@@ -296,6 +388,8 @@ func (s *Stream) poll(emit emitFunc) error {
 			return s.ctxErr()
 		case errors.Is(err, a2a.ErrTaskNotFound):
 			return s.taskGone(err)
+		case incurable(err):
+			return s.endIncurable(err)
 		default:
 			fails++
 			s.attempts++
@@ -320,8 +414,12 @@ func (s *Stream) poll(emit emitFunc) error {
 	}
 }
 
-// sleep waits d or until the stream's context ends.
+// sleep waits d or until the stream's context ends; never past the retry
+// window's deadline.
 func (s *Stream) sleep(d time.Duration) error {
+	if !s.deadline.IsZero() {
+		d = min(d, max0(time.Until(s.deadline)))
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -360,6 +458,21 @@ var refusals = []error{
 	a2a.ErrTaskNotFound, a2a.ErrUnsupportedOperation, a2a.ErrUnsupportedContentType,
 	a2a.ErrVersionNotSupported, a2a.ErrUnauthenticated, a2a.ErrUnauthorized,
 	a2a.ErrExtensionSupportRequired, a2a.ErrPushNotificationNotSupported,
+}
+
+// incurable reports whether a GetTask error is one no retry can change:
+// an answer over the bound even without history (historyBound stopped
+// asking), an operation the agent does not have, a refused credential.
+// A task not found is the caller's (taskGone).
+func incurable(err error) bool {
+	return errors.Is(err, errHistoryStop) || errors.Is(err, a2a.ErrUnsupportedOperation) || errors.Is(err, a2a.ErrMethodNotFound) ||
+		errors.Is(err, a2a.ErrUnauthenticated) || errors.Is(err, a2a.ErrUnauthorized)
+}
+
+// endIncurable ends the turn on a GetTask error that incurable reports.
+func (s *Stream) endIncurable(err error) error {
+	return &IncompleteError{TaskID: s.TaskID(), State: s.state, Attempts: s.attempts,
+		Err: fmt.Errorf("GetTask: %w (no retry can change this)", err)}
 }
 
 // refused reports whether err is the agent's answer, not a transport

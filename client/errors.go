@@ -35,6 +35,10 @@ var errCleanClose = errors.New("stream closed before a terminal or interrupted s
 // errIdle is the cause of a cut where nothing arrived for the idle timeout.
 var errIdle = idle.ErrIdle
 
+// errRetryWindow is the cause of a call ended by the retry window's
+// deadline (WithRetryFor).
+var errRetryWindow = errors.New("retry window (WithRetryFor) spent")
+
 // IncompleteError says that a turn ended without a verdict. It matches
 // [ErrIncomplete] with errors.Is, and whatever Err matches (the last
 // transport error, [a2a.ErrTaskNotFound], …).

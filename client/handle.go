@@ -135,10 +135,22 @@ func (s *Stream) setResultOp(u *Update) {
 // progress merges one reading and reports it. A backfill reports only
 // what the merge did not already have: replaying a history is expected to
 // be mostly duplicates.
+//
+// After a resubscription, until it brings news, a fallback whose text the
+// turn already shows is the peer's replay of it under a fresh message id
+// (its only identity) and is not merged again (PROTOCOL.md §3.2): the
+// view does not grow by the same lines on every round. On a first stream,
+// and once the resubscription brought news, a text repeated is shown as
+// sent.
 func (s *Stream) progress(base *Update, r envelope.Reading, backfill bool, emit emitFunc) bool {
-	s.mu.Lock()
-	ch := s.turnLocked().ApplyAt(r, base.Timestamp)
-	s.mu.Unlock()
+	var ch merge.Change
+	if s.replaying && s.gained == s.replayGained && s.news.replayed(r) {
+		ch.Effect = merge.Duplicate
+	} else {
+		s.mu.Lock()
+		ch = s.turnLocked().ApplyAt(r, base.Timestamp)
+		s.mu.Unlock()
+	}
 	if s.news.reading(r, ch) {
 		s.gained++
 	}

@@ -17,6 +17,10 @@ type historyBound struct {
 	stop  error // set: GetTask is not asked again
 }
 
+// errHistoryStop marks the error of a GetTask over the bound without
+// history: nothing smaller can be asked.
+var errHistoryStop = errors.New("even without history: not asked again")
+
 const (
 	firstShrink   = 32
 	historyShrink = 8
@@ -51,7 +55,7 @@ func (h *historyBound) observe(err error) error {
 			n = *h.asked - 1
 		}
 	default:
-		h.stop = fmt.Errorf("%w (even without history: not asked again)", err)
+		h.stop = fmt.Errorf("%w (%w)", err, errHistoryStop)
 		return h.stop
 	}
 	h.n = &n

@@ -2,15 +2,20 @@ package client
 
 import (
 	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	grpcv1 "github.com/a2aproject/a2a-go/v2/a2agrpc/v1"
 	"github.com/google/go-cmp/cmp"
+	"google.golang.org/grpc"
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
+	"github.com/tfrs/a2a-progress/internal/flood"
 	"github.com/tfrs/a2a-progress/internal/transport"
 )
 
@@ -131,4 +136,55 @@ func TestIdleTimeoutIgnoresATrickle(t *testing.T) {
 // production, without touching any other test's client.
 func withBounds(b transport.Bounds) Option {
 	return func(c *config) { c.bounds = b }
+}
+
+// A gRPC message is bounded in what it builds, not only in its bytes: an
+// event of many tiny parts (two bytes each on the wire, hundreds decoded)
+// is refused before it is unmarshalled, as an event over the bound; one
+// under the element bound is taken. a2a-go's own gRPC server sends it.
+func TestGRPCTinyPartsAreBounded(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		parts   int
+		refused bool
+	}{{400, false}, {5000, true}} {
+		t.Run(fmt.Sprint(tc.parts, " parts"), func(t *testing.T) {
+			t.Parallel()
+			parts := make(a2a.ContentParts, tc.parts)
+			for i := range parts {
+				parts[i] = a2a.NewTextPart("")
+			}
+			info := a2a.TaskInfo{TaskID: "t1", ContextID: "c1"}
+			p := &flood.Peer{Events: func(yield func(a2a.Event, error) bool) {
+				_ = yield(&a2a.Task{ID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateWorking}}, nil) &&
+					yield(a2a.NewStatusUpdateEvent(info, a2a.TaskStateWorking, &a2a.Message{ID: "m1", Role: a2a.MessageRoleAgent, Parts: parts}), nil) &&
+					yield(a2a.NewStatusUpdateEvent(info, a2a.TaskStateCompleted, &a2a.Message{ID: "f", Role: a2a.MessageRoleAgent, Parts: a2a.ContentParts{a2a.NewTextPart("done")}}), nil)
+			}}
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := grpc.NewServer()
+			grpcv1.NewHandler(p).RegisterWith(srv)
+			go func() { _ = srv.Serve(ln) }()
+			t.Cleanup(srv.Stop)
+			cl, err := New(testCtx(t), "http://"+ln.Addr().String(), WithTransport(a2a.TransportProtocolGRPC), insecureGRPC,
+				WithRetry(1, time.Millisecond, time.Millisecond), withBounds(transport.Bounds{Response: 1 << 20, Event: 1 << 20, Elements: 1000}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = cl.Close() })
+			st, _ := cl.Follow(testCtx(t), "t1")
+			r := collect(t, st)
+			if !tc.refused {
+				if r.err != nil || r.out.Reply != "done" {
+					t.Fatalf("err = %v, reply %q; want completed", r.err, r.out.Reply)
+				}
+				return
+			}
+			if !errors.Is(r.err, ErrIncomplete) || !errors.Is(r.err, ErrEventTooLarge) || !strings.Contains(r.err.Error(), "over 1000 protobuf elements") {
+				t.Fatalf("err = %v, want incomplete: the event over the element bound refused", r.err)
+			}
+		})
+	}
 }

@@ -77,6 +77,23 @@ func (n *news) reading(r envelope.Reading, ch merge.Change) bool {
 	case ch.Effect != merge.Applied && ch.Effect != merge.DroppedCap:
 		return false
 	}
+	return n.add(n.key(r))
+}
+
+// replayed reports whether r is a fallback whose content the turn has:
+// after a resubscription, the peer's replay of a text it sent before
+// under a fresh message id (see Stream.progress).
+func (n *news) replayed(r envelope.Reading) bool {
+	if !r.Fallback || n.seen == nil {
+		return false
+	}
+	_, ok := n.seen[n.key(r)]
+	return ok
+}
+
+// key is the content hash of a reading: a fallback by its reason and
+// text, an envelope by its identity.
+func (n *news) key(r envelope.Reading) uint64 {
 	var h maphash.Hash
 	n.init(&h)
 	if r.Fallback {
@@ -96,7 +113,7 @@ func (n *news) reading(r envelope.Reading, ch merge.Change) bool {
 		}
 		h.Write(b[:])
 	}
-	return n.add(h.Sum64())
+	return h.Sum64()
 }
 
 // artifact reports whether an output artifact update is news.

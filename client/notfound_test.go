@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -128,5 +130,60 @@ func TestFollowUnknownTaskOtherServers(t *testing.T) {
 				checkNotFound(t, cl, mode, a.notFound)
 			})
 		}
+	}
+}
+
+// A refused credential cannot heal: a peer that answers every call 401 or
+// 403 ends the turn after one subscription and one GetTask, with
+// a2a.ErrUnauthenticated or a2a.ErrUnauthorized in its cause, whatever
+// WithRetry allows. (a2a-go's JSON-RPC transport reports such a status
+// bare; the client puts its meaning back.)
+func TestRefusedCredentialEndsAtOnce(t *testing.T) {
+	t.Parallel()
+	type tc struct {
+		p       a2a.TransportProtocol
+		handler http.HandlerFunc
+		want    error
+	}
+	status := func(code int) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) { http.Error(w, "no", code) }
+	}
+	cases := map[string]tc{
+		// A GetTask the agent does not offer cannot heal either.
+		"jsonrpc method not found": {a2a.TransportProtocolJSONRPC, jsonrpcError(-32601), a2a.ErrMethodNotFound},
+	}
+	for _, p := range []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON} {
+		cases[fmt.Sprint(p, " 401")] = tc{p, status(http.StatusUnauthorized), a2a.ErrUnauthenticated}
+		cases[fmt.Sprint(p, " 403")] = tc{p, status(http.StatusForbidden), a2a.ErrUnauthorized}
+	}
+	for name, c := range cases {
+		p, want := c.p, c.want
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var mu sync.Mutex
+			calls := 0
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				calls++
+				mu.Unlock()
+				c.handler(w, r)
+			}))
+			t.Cleanup(srv.Close)
+			cl, err := New(testCtx(t), srv.URL, WithTransport(p), WithRetry(6, time.Millisecond, time.Millisecond))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = cl.Close() })
+			st, _ := cl.Follow(testCtx(t), "t1")
+			r := collect(t, st)
+			if !errors.Is(r.err, want) || !strings.Contains(fmt.Sprint(r.err), "no retry can change this") {
+				t.Fatalf("err = %v, want %v that no retry can change", r.err, want)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if calls != 2 {
+				t.Errorf("%d calls, want 2: one subscription, one GetTask", calls)
+			}
+		})
 	}
 }

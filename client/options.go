@@ -12,7 +12,6 @@ import (
 
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/projection"
-	"github.com/tfrs/a2a-progress/internal/ssewire"
 	"github.com/tfrs/a2a-progress/internal/transport"
 	"github.com/tfrs/a2a-progress/merge"
 )
@@ -65,6 +64,7 @@ type config struct {
 	maxAttempts   int
 	baseBackoff   time.Duration
 	maxBackoff    time.Duration
+	retryFor      time.Duration // WithRetryFor; 0: no window
 	historyLength *int
 	artifact      func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)
 	noCompat      bool       // WithCompat(false): no projection recognition (PROTOCOL.md §5.1)
@@ -244,6 +244,20 @@ func WithRetry(maxAttempts int, baseBackoff, maxBackoff time.Duration) Option {
 	}
 }
 
+// WithRetryFor bounds the resumption after a cut in wall time as well: d
+// is a deadline, counted from the cut (for [Client.Follow], from its
+// start), checked before each attempt and ending each attempt's own wait —
+// a subscription that stalls, a GetTask that trickles, a backoff — so that
+// the turn ends incomplete with [ErrNoProgress] in its cause at most d
+// after the cut, however slow each attempt is. A cut after news opens a
+// fresh window. While a window is set, the count of [WithRetry] counts
+// only the attempts that reached the task and brought nothing but a
+// replay of what the turn has; attempts that fail to reach it are the
+// window's to bound. d ≤ 0 (the default) sets no window.
+func WithRetryFor(d time.Duration) Option {
+	return func(c *config) { c.retryFor = max(d, 0) }
+}
+
 // WithResubscribeLimit bounds the resubscriptions of one turn whatever
 // the peer sends, on top of [WithRetry] (which counts attempts in a row
 // without news): at most perTurn in all (default 1000), and at most
@@ -331,12 +345,6 @@ func WithFastPath(on bool) Option {
 const fastPathEnv = "A2A_PROGRESS_FASTPATH"
 
 func fastPathOff() bool { return os.Getenv(fastPathEnv) == "off" }
-
-// maxEventBytes bounds one SSE event on the fast wire path, over all its
-// lines: a2a-go's own bound for one line, so that every event a2a-go reads
-// as one line is read here too. A larger event cuts the stream with an
-// error (the turn then resumes as after any cut, PROTOCOL.md §3.2).
-const maxEventBytes = ssewire.DefaultMaxEventBytes
 
 // WithCompat switches the compatibility layer for peers that send their
 // progress in the artifact channel (PROTOCOL.md §5.1) on or off. It is on

@@ -180,10 +180,20 @@ type Stream struct {
 	// fresh count.
 	gained int
 	news   news
+	// replaying: a resubscription is under way that has brought no news
+	// yet (gained still replayGained); see Stream.progress.
+	replaying    bool
+	replayGained int
 	// resub bounds the resubscriptions of the turn in all and per minute.
 	resub resubscribes
 	// capSaid: the once-per-turn log line that a cap drops blocks is out.
 	capSaid bool
+	// deadline ends the retry window of WithRetryFor (zero: none): no
+	// resume call outlasts it.
+	deadline time.Time
+	// window ends the subscription under way at the deadline unless
+	// stopped: by news (pull).
+	window *time.Timer
 	// history shrinks what GetTask asks for after an oversize answer.
 	history historyBound
 	used    atomic.Bool

@@ -258,8 +258,8 @@ func (a *app) idleFlag(cmd *cobra.Command) {
 func (a *app) resumeFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&a.transport, "transport", "", "force a transport: jsonrpc, rest or grpc (default: from the agent card)")
-	f.DurationVar(&a.retryFor, "retry-for", defaultRetryFor, "how long to keep resubscribing after a cut without news (backoff with jitter up to 10s between tries) before giving up")
-	f.IntVar(&a.maxRetries, "max-retries", client.DefaultMaxAttempts, "resubscriptions after a cut before giving up, instead of --retry-for (0: resolve with one GetTask only)")
+	f.DurationVar(&a.retryFor, "retry-for", defaultRetryFor, fmt.Sprintf("a deadline: how long after a cut the turn may go without news — wall time, slow tries included (backoff with jitter up to 10s between tries); a peer that only replays the turn ends it after %d such replays", client.DefaultMaxAttempts))
+	f.IntVar(&a.maxRetries, "max-retries", client.DefaultMaxAttempts, "a count, instead of --retry-for: resubscriptions in a row without news before giving up, however long they take (0: resolve with one GetTask only)")
 	f.BoolVar(&a.fastPath, "fast-path", true, "read JSON-RPC and REST streams with the client's own SSE reader and decoder (--fast-path=false: a2a-go's)")
 }
 
@@ -361,10 +361,7 @@ func (a *app) streamOptions() []client.Option {
 
 // connectionOptions are the client options of every flag but --transport.
 func (a *app) connectionOptions() []client.Option {
-	opts := []client.Option{
-		client.WithIdleTimeout(a.idleTimeout),
-		a.retryOption(),
-	}
+	opts := append([]client.Option{client.WithIdleTimeout(a.idleTimeout)}, a.retryOptions()...)
 	opts = append(opts, a.streamOptions()...)
 	if a.fastSet {
 		opts = append(opts, client.WithFastPath(a.fastPath))

@@ -414,37 +414,27 @@ func (a *app) checkAgentURL(s string) error {
 	return nil
 }
 
-// defaultRetryFor is how long a cut turn is resubscribed without news by
-// default: long enough for an agent restarted by a deploy.
+// defaultRetryFor is the window after a cut within which the turn must
+// make progress again by default: long enough for an agent restarted by a
+// deploy.
 const defaultRetryFor = 3 * time.Minute
 
 // retryMaxBackoff caps the wait between two tries of --retry-for.
 const retryMaxBackoff = 10 * time.Second
 
-// retryOption is the client's retry bound: --max-retries when given, else
-// as many tries as --retry-for covers. The client backs off from its base
-// wait, doubling up to retryMaxBackoff, with a uniform jitter in [d/2, d]:
-// the count is taken on the mean (3d/4), so the tries span about
-// --retry-for. The count restarts when a try brings news, so the window is
-// "this long without news".
-func (a *app) retryOption() client.Option {
+// retryOptions are the client's retry bounds. --max-retries is a count:
+// resubscriptions in a row without news. --retry-for is a deadline: wall
+// time from the cut, each try's own wait included (client.WithRetryFor),
+// with backoff up to retryMaxBackoff; within it, a peer that answers
+// with nothing but a replay of the turn still ends it after the default
+// count of such replays. A try that brings news restarts either bound.
+func (a *app) retryOptions() []client.Option {
 	if a.retriesSet || a.retryFor == 0 {
 		n := a.maxRetries
 		if !a.retriesSet {
 			n = 0
 		}
-		return client.WithRetry(n, 0, 0) // the library's backoff
+		return []client.Option{client.WithRetry(n, 0, 0)} // the library's backoff
 	}
-	return client.WithRetry(attemptsFor(a.retryFor, client.DefaultBaseBackoff, retryMaxBackoff), 0, retryMaxBackoff)
-}
-
-// attemptsFor is the number of tries whose mean backoff adds up to d.
-func attemptsFor(d, base, maxWait time.Duration) int {
-	n := 0
-	var total time.Duration
-	for wait := base; total < d; n++ {
-		total += wait * 3 / 4
-		wait = min(wait*2, maxWait)
-	}
-	return max(n, 1)
+	return []client.Option{client.WithRetry(client.DefaultMaxAttempts, 0, retryMaxBackoff), client.WithRetryFor(a.retryFor)}
 }

@@ -162,7 +162,8 @@ func published() {
 	defer hostilesMu.Unlock()
 	for _, h := range hostiles {
 		h.mu.Lock()
-		h.mu.Unlock() // empty: the happens-before edge is the point
+		//lint:ignore SA2001 empty: the happens-before edge is the point
+		h.mu.Unlock()
 	}
 	hostiles = nil
 }
@@ -369,7 +370,48 @@ func clipForLog(s string) string {
 }
 
 func hostileCases() []hostileCase {
+	// The history lengths the REST peer's GetTask was asked for.
+	var (
+		restMu    sync.Mutex
+		restAsked []string
+	)
 	return []hostileCase{
+		{
+			// The same over REST: the refusal and the shrinking history are
+			// the client's, whatever the binding.
+			name: "GetTask answer of 1 GiB over REST, retried",
+			setup: func(t *testing.T, h *hostile) []string {
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if strings.HasSuffix(r.URL.Path, ":subscribe") {
+						w.Header().Set("Content-Type", "application/json")
+						w.WriteHeader(http.StatusNotFound)
+						fmt.Fprint(w, `{"error":{"code":404,"status":"NOT_FOUND","message":"task not found"}}`)
+						return
+					}
+					restMu.Lock()
+					n := r.URL.Query().Get("historyLength")
+					if n == "" {
+						n = "all"
+					}
+					restAsked = append(restAsked, n)
+					restMu.Unlock()
+					w.Header().Set("Content-Type", "application/json")
+					endless(w, `{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED"},"history":[{"messageId":"h","role":"ROLE_AGENT","parts":[{"text":"`, hugeAnswer, mib)
+				}))
+				t.Cleanup(srv.Close)
+				return []string{"--transport", "rest", srv.URL, "t1"}
+			},
+			code:   exitRuntime,
+			output: []string{"answer over 64 MiB refused", "not asked again", "no retry can change this"},
+			maxRSS: 256,
+			check: func(t *testing.T, h *hostile, r childResult) {
+				restMu.Lock()
+				defer restMu.Unlock()
+				if d := cmp.Diff([]string{"all", "32", "4", "0"}, restAsked); d != "" {
+					t.Errorf("GetTask history lengths (-want +got):\n%s", d)
+				}
+			},
+		},
 		{
 			name: "GetTask answer of 1 GiB labelled text/event-stream",
 			setup: func(t *testing.T, h *hostile) []string {
@@ -399,15 +441,21 @@ func hostileCases() []hostileCase {
 			setup: func(t *testing.T, h *hostile) []string {
 				h.methods["SubscribeToTask"] = refuseSubscribe
 				h.methods["GetTask"] = bigTask("application/json", hugeAnswer)
-				return []string{"--transport", "jsonrpc", "--max-retries", "3", h.srv.URL, "t1"}
+				return []string{"--transport", "jsonrpc", h.srv.URL, "t1"}
 			},
 			code:   exitRuntime,
-			output: []string{"answer over 64 MiB refused", "not asked again"},
-			maxRSS: 280,
+			output: []string{"answer over 64 MiB refused", "not asked again", "no retry can change this"},
+			maxRSS: 256,
 			check: func(t *testing.T, h *hostile, r childResult) {
-				// Each refusal asks for less history; after none, no more.
+				// Each refusal asks again at once for less history; after
+				// none, the turn ends: no second subscription, however long
+				// --retry-for is.
 				var got []string
+				subs := 0
 				for _, s := range h.seen() {
+					if s.Method == "SubscribeToTask" {
+						subs++
+					}
 					if s.Method == "GetTask" {
 						var p struct {
 							HistoryLength *int `json:"historyLength"`
@@ -422,6 +470,9 @@ func hostileCases() []hostileCase {
 				}
 				if d := cmp.Diff([]string{"all", "32", "4", "0"}, got); d != "" {
 					t.Errorf("GetTask history lengths (-want +got):\n%s", d)
+				}
+				if subs != 1 {
+					t.Errorf("%d subscriptions, want 1", subs)
 				}
 			},
 		},
@@ -630,6 +681,72 @@ func hostileCases() []hostileCase {
 			code:   exitRuntime,
 			output: []string{"no data for the idle timeout"},
 			maxRSS: 60,
+		},
+		{
+			// --retry-for is a deadline: each subscription would wait for
+			// the idle timeout (2 minutes), the window ends it.
+			name: "subscriptions that stall, --retry-for 3s",
+			setup: func(t *testing.T, h *hostile) []string {
+				h.methods["SubscribeToTask"] = func(w http.ResponseWriter, r *http.Request, req rpcRequest) {
+					w.Header().Set("Content-Type", "text/event-stream")
+					w.WriteHeader(http.StatusOK)
+					w.(http.Flusher).Flush()
+					<-r.Context().Done()
+				}
+				h.methods["GetTask"] = func(w http.ResponseWriter, _ *http.Request, req rpcRequest) {
+					fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}}}`, req.ID)
+				}
+				return []string{"--transport", "jsonrpc", "--retry-for", "3s", h.srv.URL, "t1"}
+			},
+			code:   exitRuntime,
+			output: []string{"incomplete", "no progress within 3s of the cut"},
+			maxRSS: 60,
+			check: func(t *testing.T, h *hostile, r childResult) {
+				if r.took > 10*time.Second {
+					t.Errorf("took %v: --retry-for 3s must end the turn within about 3 s", r.took)
+				}
+			},
+		},
+		{
+			// Progress is what the turn has not shown, not a new message id:
+			// a peer that cuts after a bad frame and replays the same texts
+			// under fresh ids on every subscription ends the turn within
+			// the count of replays, and the texts are shown once.
+			name: "a peer replaying the same texts under fresh ids",
+			setup: func(t *testing.T, h *hostile) []string {
+				var round int
+				replay := func(w http.ResponseWriter, _ *http.Request, req rpcRequest) {
+					h.mu.Lock()
+					round++
+					n := round
+					h.mu.Unlock()
+					send := sse(w, req.ID)
+					send(taskJSON("t1", "TASK_STATE_WORKING", ""))
+					for i := range 5 {
+						send(statusJSON("t1", "TASK_STATE_WORKING", fmt.Sprintf("r%d-m%d", n, i), fmt.Sprintf("line %d", i)))
+					}
+					fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"statusUpdate\":\n\n", req.ID)
+				}
+				h.methods["SendStreamingMessage"] = replay
+				h.methods["SubscribeToTask"] = replay
+				h.methods["GetTask"] = func(w http.ResponseWriter, _ *http.Request, req rpcRequest) {
+					fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}}}`, req.ID)
+				}
+				return []string{"--transport", "jsonrpc", "send", h.srv.URL, "go"}
+			},
+			code:   exitRuntime,
+			output: []string{"incomplete", "no progress in 6 resubscription(s) in a row"},
+			maxRSS: 60,
+			check: func(t *testing.T, h *hostile, r childResult) {
+				if r.took > 10*time.Second {
+					t.Errorf("took %v, want under 10 s", r.took)
+				}
+				for i := range 5 {
+					if n := strings.Count(r.stdout, fmt.Sprintf("line %d", i)); n != 1 {
+						t.Errorf("%q shown %d times, want once:\n%s", fmt.Sprintf("line %d", i), n, clipForLog(r.stdout))
+					}
+				}
+			},
 		},
 		{
 			name: "an agent card whose headers never come",

@@ -127,26 +127,6 @@ func TestNextCommand(t *testing.T) {
 	}
 }
 
-// --retry-for is turned into a count of tries whose mean waits add up to
-// the window: one try fewer would not cover it.
-func TestRetryForAttempts(t *testing.T) {
-	for _, d := range []time.Duration{time.Second, 30 * time.Second, 3 * time.Minute, time.Hour} {
-		n := attemptsFor(d, client.DefaultBaseBackoff, retryMaxBackoff)
-		mean := func(tries int) time.Duration {
-			var total time.Duration
-			wait := client.DefaultBaseBackoff
-			for range tries {
-				total += wait * 3 / 4
-				wait = min(wait*2, retryMaxBackoff)
-			}
-			return total
-		}
-		if mean(n) < d || mean(n-1) >= d {
-			t.Errorf("--retry-for %v: %d tries cover %v on average, %d cover %v", d, n, mean(n), n-1, mean(n-1))
-		}
-	}
-}
-
 // Counts in the live header are singular for one.
 func TestLiveHeaderPlurals(t *testing.T) {
 	term := &vt{cols: 80, rows: 10}

@@ -24,10 +24,18 @@ type Bounds struct {
 	// line (10 MiB) but joins the lines of one event without a bound. The
 	// fast path's bound (ssewire.DefaultMaxEventBytes) applies to the whole event.
 	Event int64
+	// Elements bounds the protobuf elements — nested messages and
+	// length-delimited fields — of one received gRPC message, counted on
+	// the wire before anything is built (countingCodec): a part of two
+	// bytes on the wire costs some 250 bytes decoded, so a message within
+	// the byte bounds could still decode to gigabytes.
+	Elements int
 }
 
 // DefaultBounds are the bounds of every client; only tests change them.
-var DefaultBounds = Bounds{Response: 64 << 20, Event: ssewire.DefaultMaxEventBytes}
+// 256 Ki elements cost some 65 MiB decoded, and leave room for a history
+// of thousands of messages.
+var DefaultBounds = Bounds{Response: 64 << 20, Event: ssewire.DefaultMaxEventBytes, Elements: 1 << 18}
 
 // progressBytes is how much of a body must arrive to count as activity for
 // the idle timeout when no line ends in it: a peer trickling a byte at a

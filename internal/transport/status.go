@@ -61,12 +61,28 @@ func (t *errorTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // could not read the body. A 404 that a2a-go read as another A2A error
 // stays that error; a JSON-RPC endpoint's 404 is a wrong URL, which a2a-go
 // reports as an unexpected status and which is left alone.
+//
+// 401 and 403 likewise mean a refused credential, which a2a-go's JSON-RPC
+// transport reports as a bare unexpected status: they become
+// [a2a.ErrUnauthenticated] and [a2a.ErrUnauthorized], so that a caller
+// can tell a refusal no retry changes from a failure that may heal.
 func TaskCallErr(err error, slot *StatusSlot) error {
-	if err == nil || slot.code.Load() != http.StatusNotFound || errors.Is(err, a2a.ErrTaskNotFound) {
+	if err == nil {
 		return err
 	}
-	if errors.Is(err, a2a.ErrServerError) || errors.Is(err, a2a.ErrInternalError) || errors.Is(err, a2a.ErrParseError) {
-		return fmt.Errorf("%w (HTTP 404): %w", a2a.ErrTaskNotFound, err)
+	var meant error
+	switch slot.code.Load() {
+	case http.StatusNotFound:
+		meant = a2a.ErrTaskNotFound
+	case http.StatusUnauthorized:
+		meant = a2a.ErrUnauthenticated
+	case http.StatusForbidden:
+		meant = a2a.ErrUnauthorized
+	default:
+		return err
 	}
-	return err
+	if errors.Is(err, meant) || meant == a2a.ErrTaskNotFound && !(errors.Is(err, a2a.ErrServerError) || errors.Is(err, a2a.ErrInternalError) || errors.Is(err, a2a.ErrParseError)) {
+		return err
+	}
+	return fmt.Errorf("%w (HTTP %d): %w", meant, slot.code.Load(), err)
 }

@@ -3,9 +3,11 @@ package transport
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -66,7 +68,7 @@ func FactoryOptions(hc *http.Client, grpcOpts []grpc.DialOption, b Bounds) []a2a
 	// whose call option comes last and so wins.
 	grpcOpts = append([]grpc.DialOption{
 		grpc.WithTransportCredentials(credentials.NewClientTLSFromCert(nil, "")),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(int(b.Response))),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(int(b.Response)), grpc.ForceCodecV2(countingCodec{max: b.Elements})),
 		grpc.WithChainStreamInterceptor(boundStreamEvents(b.Event)),
 	}, grpcOpts...)
 	return []a2aclient.FactoryOption{
@@ -142,6 +144,29 @@ func GRPCTooLarge(err error) error {
 	return fmt.Errorf("%w: %w", ErrResponseTooLarge, err)
 }
 
+// Unsent reports whether a call's error says that its request never
+// reached the peer: the connection could not be made (a dial failure) or
+// its TLS handshake failed. Such a call cannot have created anything on
+// the peer. HTTP errors keep their types; a2a-go keeps only the message
+// of a gRPC status, which grpc-go words "connection error: desc =
+// \"transport: Error while dialing…\"" or "…authentication handshake
+// failed…" for these.
+func Unsent(err error) bool {
+	if err == nil {
+		return false
+	}
+	var op *net.OpError
+	var cert *tls.CertificateVerificationError
+	var rec tls.RecordHeaderError
+	if errors.As(err, &op) && op.Op == "dial" || errors.As(err, &cert) || errors.As(err, &rec) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "connection error: desc = \"transport: Error while dialing") ||
+		strings.Contains(msg, "transport: authentication handshake failed") ||
+		strings.Contains(msg, "http: server gave HTTP response to HTTPS client") // net/http's word for a RecordHeaderError
+}
+
 // boundStreamEvents gives a gRPC stream the per-event bound max, and marks
 // gRPC's refusal of a message over it (ResourceExhausted, "received message
 // larger than max") with an ErrorInfo detail that survives a2a-go's
@@ -161,7 +186,7 @@ type boundedStream struct{ grpc.ClientStream }
 func (s boundedStream) RecvMsg(m any) error {
 	err := s.ClientStream.RecvMsg(m)
 	st, ok := status.FromError(err)
-	if err == nil || !ok || st.Code() != codes.ResourceExhausted || !strings.Contains(st.Message(), "larger than max") {
+	if err == nil || !ok || st.Code() != codes.ResourceExhausted && st.Code() != codes.Internal || !strings.Contains(st.Message(), "larger than max") {
 		return err
 	}
 	marked, derr := st.WithDetails(&errdetails.ErrorInfo{
