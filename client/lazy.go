@@ -211,3 +211,12 @@ func shownURL(raw string) string {
 	u.User, u.RawQuery, u.Fragment = nil, "", ""
 	return u.String()
 }
+
+// SendText is [Client.SendText] once the agent is up.
+func (l *Lazy) SendText(ctx context.Context, text string) (*Stream, error) {
+	c, err := l.Client()
+	if err != nil {
+		return nil, err
+	}
+	return c.SendText(ctx, text)
+}

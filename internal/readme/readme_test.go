@@ -29,6 +29,9 @@ var snippets = []snippet{
 	{key: `c, err := client.New(ctx, "https://agent.example")`,
 		params: `ctx context.Context, forward func(schema.Op)`,
 		uses:   `_, _, _, _ = err, answer, next, view`},
+	{key: `l := client.NewLazy(ctx, "https://agent.example", 5*time.Second)`,
+		params: `ctx context.Context`,
+		uses:   `_, _ = s, err`},
 	{key: `a, err := agenttest.New(agenttest.WithScripts(`,
 		params: `ctx context.Context, ec *a2asrv.ExecutorContext, yield func(a2a.Event, error) bool, rows, reply, question string, colleague *client.Client`,
 		uses:   `_, _, _ = c, out, err`},
@@ -49,6 +52,8 @@ var snippets = []snippet{
 // imports are the packages a snippet may name.
 var imports = map[string]string{
 	"context":    "context",
+	"fmt":        "fmt",
+	"time":       "time",
 	"http":       "net/http",
 	"a2a":        "github.com/a2aproject/a2a-go/v2/a2a",
 	"a2asrv":     "github.com/a2aproject/a2a-go/v2/a2asrv",
