@@ -97,7 +97,7 @@ func (s *Stream) resume(cause error, emit emitFunc) error {
 	for {
 		if cause != nil {
 			if !opened && cfg.retryFor > 0 {
-				s.deadline, opened = time.Now().Add(cfg.retryFor), true
+				s.deadline, opened = windowEnd(time.Now(), cause, cfg.idle, cfg.retryFor), true
 			}
 			attempt++
 			s.attempts++
@@ -159,6 +159,31 @@ func (s *Stream) resume(cause error, emit emitFunc) error {
 			cause = errCleanClose
 		}
 	}
+}
+
+// minWindow is the least a window leaves after a cut is noticed, so that
+// a stream whose silence outlasted most of the window still gets a
+// resubscription.
+const minWindow = 10 * time.Second
+
+// windowEnd is the deadline of a retry window opened at now for cause: the
+// cut happened when the stream went silent, so an idle cut (noticed idle
+// after its last event) has spent that much of the window already — with
+// the defaults a silent stream ends within 3 minutes of its last event, not
+// 2 + 3. At least min(minWindow, retryFor) is left.
+func windowEnd(now time.Time, cause error, idle, retryFor time.Duration) time.Time {
+	start := now
+	if errors.Is(cause, errIdle) {
+		start = now.Add(-idle)
+	}
+	return maxTime(start.Add(retryFor), now.Add(min(minWindow, retryFor)))
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // windowSpent returns the end of a turn whose retry window (WithRetryFor)

@@ -246,7 +246,8 @@ func WithRetry(maxAttempts int, baseBackoff, maxBackoff time.Duration) Option {
 
 // WithRetryFor bounds the resumption after a cut in wall time as well: d
 // is a deadline, counted from the cut (for [Client.Follow], from its
-// start), checked before each attempt and ending each attempt's own wait —
+// start; for a stream that went silent, from its last event — the idle
+// timeout only noticed the cut — leaving at least 10 s), checked before each attempt and ending each attempt's own wait —
 // a subscription that stalls, a GetTask that trickles, a backoff — so that
 // the turn ends incomplete with [ErrNoProgress] in its cause at most d
 // after the cut, however slow each attempt is. A cut after news opens a

@@ -162,3 +162,53 @@ func TestRetryWindowSparesAStreamWithNews(t *testing.T) {
 		_ = cl.Close()
 	})
 }
+
+// silentSendTransport answers a send with the task, then goes silent; its
+// subscriptions and GetTasks stall.
+type silentSendTransport struct {
+	stallTransport
+}
+
+func (f *silentSendTransport) SendStreamingMessage(ctx context.Context, _ a2aclient.ServiceParams, req *a2a.SendMessageRequest) iter.Seq2[a2a.Event, error] {
+	f.record("SendStreamingMessage")
+	return func(yield func(a2a.Event, error) bool) {
+		if !yield(&a2a.Task{ID: "t1", ContextID: req.Message.ContextID, Status: a2a.TaskStatus{State: a2a.TaskStateWorking}}, nil) {
+			return
+		}
+		<-ctx.Done()
+		yield(nil, context.Cause(ctx))
+	}
+}
+
+// A send whose stream goes silent is cut when the idle timeout notices,
+// but the cut happened at its last event: the window counts from there,
+// so with a2a-tail's defaults (idle 2m, --retry-for 3m) the turn ends
+// within 4 minutes of going silent, not 2 + 3.
+func TestRetryWindowCountsFromTheSilence(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &silentSendTransport{}
+		ac, err := a2aclient.NewFromEndpoints(t.Context(), []*a2a.AgentInterface{a2a.NewAgentInterface("http://silent.invalid", a2a.TransportProtocolJSONRPC)},
+			a2aclient.WithTransport(a2a.TransportProtocolJSONRPC, a2aclient.TransportFactoryFn(func(context.Context, *a2a.AgentCard, *a2a.AgentInterface) (a2aclient.Transport, error) {
+				return f, nil
+			})))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl := Wrap(ac, WithIdleTimeout(2*time.Minute), WithRetryFor(3*time.Minute))
+		start := time.Now()
+		st, err := cl.SendText(t.Context(), "hello")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got error
+		for _, err := range st.Updates() {
+			if err != nil {
+				got = err
+			}
+		}
+		if took := time.Since(start); took > 4*time.Minute || !errors.Is(got, ErrIncomplete) {
+			t.Errorf("took %v with %v, want incomplete within 4m", took, got)
+		}
+		_ = cl.Close()
+	})
+}
