@@ -128,6 +128,12 @@ type aguiEncoder struct {
 	// waits for their sub-agent to end (settle).
 	owners  map[string]bool
 	pending []*frontItem
+
+	// textRun is, nested, the text message that the next text item of the
+	// same run (sub-agent) continues: consecutive text blocks are one
+	// message per run of text, not one each (a long turn would otherwise
+	// be hundreds of messages). Any other item ends the run of text.
+	textRun struct{ id, run string }
 }
 
 // aguiCall is what the AG-UI encoder notes of a tool call of the view.
@@ -468,6 +474,17 @@ func (e *aguiEncoder) add(base *frontItem, send func(aguiEvent)) {
 		emit(aguiEvent{"type": "REASONING_MESSAGE_END", "messageId": it.id})
 		emit(aguiEvent{"type": "REASONING_END", "messageId": it.id})
 	case itemText, itemReply, itemError:
+		if it.kind == itemText && e.nested && e.textRun.id != "" && e.textRun.run == run {
+			// AG-UI reopens a message that ended: the client appends the
+			// content to it, in place.
+			if it.text != "" {
+				emit(aguiEvent{"type": "TEXT_MESSAGE_START", "messageId": e.textRun.id, "role": "assistant"})
+				emit(aguiEvent{"type": "TEXT_MESSAGE_CONTENT", "messageId": e.textRun.id, "delta": "\n" + it.text})
+				emit(aguiEvent{"type": "TEXT_MESSAGE_END", "messageId": e.textRun.id})
+			}
+			e.sent.put(base)
+			return
+		}
 		start := aguiEvent{"type": "TEXT_MESSAGE_START", "messageId": it.id, "role": "assistant"}
 		if it.kind == itemError {
 			start["metadata"] = aguiErrorMeta()
@@ -490,6 +507,10 @@ func (e *aguiEncoder) add(base *frontItem, send func(aguiEvent)) {
 		if toolClosed(it.tool.Status) {
 			e.result(base, run, emit)
 		}
+	}
+	e.textRun.id, e.textRun.run = "", ""
+	if it.kind == itemText && e.nested {
+		e.textRun.id, e.textRun.run = it.id, run
 	}
 	e.sent.put(base)
 }
