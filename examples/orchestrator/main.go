@@ -67,6 +67,13 @@ func run(ctx context.Context, listen, agentURL string) error {
 		return err
 	}
 	o := newOrchestrator(ctx, c, ln.Addr().String())
+	o.onUpdate = func(u client.Update) {
+		// The same progress could go to a terminal; the log says when a
+		// remote stream was cut and resumed.
+		if u.Type == client.UpdateReconnect {
+			log.Printf("orchestrator: task %q: resuming a cut stream (attempt %d): %q", u.TaskID, u.Attempt, u.Err)
+		}
+	}
 	srv := &http.Server{Handler: o, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()

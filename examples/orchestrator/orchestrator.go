@@ -5,14 +5,18 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/relay/frontend"
@@ -28,11 +32,16 @@ const (
 	maxQuestions = 4
 	maxChats     = 64
 	keepEnded    = 10 * time.Minute
+	// maxPending conversations keep their colleagues' open questions for
+	// keepQuestion each.
+	maxPending   = 1024
+	keepQuestion = 30 * time.Minute
 )
 
 // colleague is the remote agent: *client.Client is one.
 type colleague interface {
 	SendText(ctx context.Context, text string) (*client.Stream, error)
+	Respond(ctx context.Context, taskID a2a.TaskID, text string) (*client.Stream, error)
 }
 
 // orchestrator serves /ag-ui and /api/chat with a scripted caller.
@@ -44,6 +53,12 @@ type orchestrator struct {
 	wg   sync.WaitGroup
 	// pace paces the preliminary outputs (zero: the defaults).
 	pace frontend.ChatToolOptions
+	// onUpdate, when set, sees every update of every remote call (main
+	// logs the reconnects).
+	onUpdate func(client.Update)
+	// threads and chatQuestions keep the remote calls that wait for an
+	// answer, by AG-UI thread and by chat.
+	threads, chatQuestions *frontend.PendingAnswers
 
 	mu    sync.Mutex
 	chats map[string]*keptTurn // the kept turns, by chat id
@@ -58,7 +73,8 @@ type keptTurn struct {
 
 func newOrchestrator(ctx context.Context, c colleague, addr string) *orchestrator {
 	_, port, _ := net.SplitHostPort(addr)
-	o := &orchestrator{ctx: ctx, c: c, port: port, mux: http.NewServeMux(), chats: map[string]*keptTurn{}, now: time.Now}
+	o := &orchestrator{ctx: ctx, c: c, port: port, mux: http.NewServeMux(), chats: map[string]*keptTurn{}, now: time.Now,
+		threads: frontend.NewPendingAnswers(maxPending, keepQuestion), chatQuestions: frontend.NewPendingAnswers(maxPending, keepQuestion)}
 	o.mux.HandleFunc("POST /ag-ui", o.agui)
 	o.mux.HandleFunc("POST /api/chat", o.chat)
 	o.mux.HandleFunc("GET /api/chat/{id}/stream", o.resume)
@@ -137,28 +153,20 @@ func answer(results []frontend.SubagentEnd) string {
 // agui runs one AG-UI run: its own sentence, one ask_colleague call per
 // question, each remote call nested as a sub-agent (concurrently), then its
 // answer — or, when a colleague asks something, RUN_FINISHED with the
-// interrupts.
+// interrupts. A run whose input resumes them sends each answer to the task
+// that asked, nested again under the call that asked (resumeAGUI).
 func (o *orchestrator) agui(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		ThreadID string `json:"threadId"`
-		RunID    string `json:"runId"`
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
+	var in frontend.RunAgentInput
 	if !readBody(w, r, &in) {
 		return
 	}
-	var text string
-	for _, m := range in.Messages {
-		if m.Role == "user" {
-			text = contentText(m.Content)
-		}
-	}
-	qs := questions(text)
-	if len(qs) == 0 {
+	qs := questions(in.LastUserText())
+	if len(qs) == 0 && len(in.Resume) == 0 {
 		http.Error(w, "orchestrator: no user message with text", http.StatusBadRequest)
+		return
+	}
+	if in.ThreadID == "" || len(in.ThreadID) > 256 {
+		http.Error(w, "orchestrator: a threadId of at most 256 bytes is required", http.StatusBadRequest)
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -174,7 +182,33 @@ func (o *orchestrator) agui(w http.ResponseWriter, r *http.Request) {
 		}
 		return rc.Flush()
 	})
-	_ = run.Emit(map[string]any{"type": "RUN_STARTED", "threadId": in.ThreadID, "runId": in.RunID})
+	_ = run.Emit(frontend.RunStarted(in.ThreadID, in.RunID))
+	var results []frontend.SubagentEnd
+	if len(in.Resume) > 0 {
+		var err error
+		if results, err = o.resumeAGUI(r.Context(), run, &in); err != nil {
+			_ = run.Emit(frontend.RunError(err.Error(), frontend.ResumeErrorCode(err)))
+			return
+		}
+	} else {
+		results = o.askAllAGUI(r.Context(), run, qs)
+	}
+	var interrupts []frontend.AGUIInterrupt
+	for _, res := range results {
+		interrupts = append(interrupts, res.Interrupts...)
+		o.threads.Hold(in.ThreadID, res.Suspended)
+	}
+	say(run, newID("msg-"), answer(results))
+	if len(interrupts) > 0 {
+		_ = run.Emit(frontend.RunFinished(in.ThreadID, in.RunID, frontend.OutcomeInterrupt(interrupts...)))
+		return
+	}
+	_ = run.Emit(frontend.RunFinished(in.ThreadID, in.RunID, frontend.OutcomeSuccess()))
+}
+
+// askAllAGUI says a sentence and makes one ask_colleague call per
+// question, concurrently.
+func (o *orchestrator) askAllAGUI(ctx context.Context, run *frontend.AGUIRun, qs []string) []frontend.SubagentEnd {
 	msgID := newID("msg-")
 	say(run, msgID, "Let me ask a colleague.")
 	results := make([]frontend.SubagentEnd, len(qs))
@@ -182,71 +216,86 @@ func (o *orchestrator) agui(w http.ResponseWriter, r *http.Request) {
 	for i, q := range qs {
 		id := newID("call-")
 		args, _ := json.Marshal(map[string]string{"question": q})
-		_ = run.Emit(map[string]any{"type": "TOOL_CALL_START", "toolCallId": id, "toolCallName": "ask_colleague", "parentMessageId": msgID})
-		_ = run.Emit(map[string]any{"type": "TOOL_CALL_ARGS", "toolCallId": id, "delta": string(args)})
-		_ = run.Emit(map[string]any{"type": "TOOL_CALL_END", "toolCallId": id})
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i] = o.askAGUI(r.Context(), run, id, q)
-		}()
+		_ = run.Emit(frontend.ToolCallStart(id, "ask_colleague", msgID))
+		_ = run.Emit(frontend.ToolCallArgs(id, string(args)))
+		_ = run.Emit(frontend.ToolCallEnd(id))
+		wg.Go(func() {
+			s, err := o.c.SendText(ctx, q)
+			results[i] = o.nestAGUI(run, id, s, err, frontend.SubagentOptions{Name: "colleague", Description: q})
+		})
 	}
 	wg.Wait()
-	var interrupts []any
-	for _, res := range results {
-		for _, in := range res.Interrupts {
-			interrupts = append(interrupts, in)
-		}
-	}
-	say(run, newID("msg-"), answer(results))
-	if len(interrupts) > 0 {
-		_ = run.Emit(map[string]any{"type": "RUN_FINISHED", "threadId": in.ThreadID, "runId": in.RunID,
-			"outcome": map[string]any{"type": "interrupt", "interrupts": interrupts}})
-		return
-	}
-	_ = run.Emit(map[string]any{"type": "RUN_FINISHED", "threadId": in.ThreadID, "runId": in.RunID,
-		"outcome": map[string]any{"type": "success"}})
+	return results
 }
 
-// askAGUI makes one remote call and nests it under the tool call id.
-func (o *orchestrator) askAGUI(ctx context.Context, run *frontend.AGUIRun, id, q string) frontend.SubagentEnd {
-	s, err := o.c.SendText(ctx, q)
+// resumeAGUI answers the questions the input's resume entries name: each
+// answer is the next turn of the task that asked, nested under the tool
+// call that asked (a new sub-agent, linked to the one that asked), which
+// gets the reply as its result. An entry that answers no question waiting
+// in this thread fails the run before anything is sent.
+func (o *orchestrator) resumeAGUI(ctx context.Context, run *frontend.AGUIRun, in *frontend.RunAgentInput) ([]frontend.SubagentEnd, error) {
+	ids := make([]string, len(in.Resume))
+	for i, e := range in.Resume {
+		ids[i] = e.InterruptID
+	}
+	calls, err := o.threads.Answer(in.ThreadID, ids...)
+	if err != nil {
+		return nil, err
+	}
+	say(run, newID("msg-"), "Let me pass that on.")
+	results := make([]frontend.SubagentEnd, len(calls))
+	var wg sync.WaitGroup
+	for i, call := range calls {
+		text, cancelled := answerOf(call, in.Resume)
+		if cancelled {
+			_ = run.Emit(frontend.ToolCallResult(call.ToolCallID+"-result", call.ToolCallID, "the question was withdrawn"))
+			results[i] = frontend.SubagentEnd{Result: schema.Result{Verdict: schema.VerdictCanceled, Error: "the question was withdrawn"}}
+			continue
+		}
+		wg.Go(func() {
+			s, err := o.c.Respond(ctx, call.Task, text)
+			results[i] = o.nestAGUI(run, call.ToolCallID, s, err,
+				frontend.SubagentOptions{Name: "colleague", Description: text, Continues: call.SubagentRunID})
+		})
+	}
+	wg.Wait()
+	return results, nil
+}
+
+// answerOf is the answer the resume entries give to call (their texts, one
+// per line), or cancelled when they withdraw its question.
+func answerOf(call frontend.SuspendedCall, resume []frontend.AGUIResume) (text string, cancelled bool) {
+	var texts []string
+	for _, e := range resume {
+		if !slices.Contains(call.InterruptIDs, e.InterruptID) {
+			continue
+		}
+		if e.Status == "cancelled" {
+			return "", true
+		}
+		texts = append(texts, e.Text())
+	}
+	return strings.Join(texts, "\n"), false
+}
+
+// nestAGUI nests the remote call s (or the error of starting it) under the
+// tool call id.
+func (o *orchestrator) nestAGUI(run *frontend.AGUIRun, id string, s *client.Stream, err error, opts frontend.SubagentOptions) frontend.SubagentEnd {
 	if err != nil {
 		// No sub-agent ran: the call's result says why.
-		_ = run.Emit(map[string]any{"type": "TOOL_CALL_RESULT", "messageId": id + "-result", "toolCallId": id, "role": "tool",
-			"content": "the colleague could not be reached: " + err.Error()})
+		_ = run.Emit(frontend.ToolCallResult(id+"-result", id, "the colleague could not be reached: "+err.Error()))
 		return frontend.SubagentEnd{Result: schema.Result{Verdict: schema.VerdictFailed, Error: err.Error()}}
 	}
-	res, _ := run.Nest(id, s, frontend.SubagentOptions{Name: "colleague", Description: q})
+	opts.OnUpdate = o.onUpdate
+	res, _ := run.Nest(id, s, opts)
 	return res
 }
 
 // say writes one text message of the orchestrator.
 func say(run *frontend.AGUIRun, id, text string) {
-	_ = run.Emit(map[string]any{"type": "TEXT_MESSAGE_START", "messageId": id, "role": "assistant"})
-	_ = run.Emit(map[string]any{"type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": text})
-	_ = run.Emit(map[string]any{"type": "TEXT_MESSAGE_END", "messageId": id})
-}
-
-// contentText is the text of an AG-UI message content: a string, or the
-// text parts of a list.
-func contentText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
-		return s
-	}
-	var parts []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
-	_ = json.Unmarshal(raw, &parts)
-	var texts []string
-	for _, p := range parts {
-		if p.Type == "text" {
-			texts = append(texts, p.Text)
-		}
-	}
-	return strings.Join(texts, "\n")
+	_ = run.Emit(frontend.TextMessageStart(id))
+	_ = run.Emit(frontend.TextMessageContent(id, text))
+	_ = run.Emit(frontend.TextMessageEnd(id))
 }
 
 // --- useChat -------------------------------------------------------------
@@ -278,7 +327,8 @@ func (o *orchestrator) chat(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	qs := questions(strings.Join(text, "\n"))
+	all := strings.Join(text, "\n")
+	qs := questions(all)
 	if in.ID == "" || len(in.ID) > 256 || len(qs) == 0 {
 		http.Error(w, "orchestrator: a chat id and a user message with text are required", http.StatusBadRequest)
 		return
@@ -289,12 +339,19 @@ func (o *orchestrator) chat(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "orchestrator: too many chat turns running", http.StatusServiceUnavailable)
 		return
 	}
-	o.wg.Add(1)
-	go func() {
-		defer o.wg.Done()
+	// The chat's next user message answers the questions its colleagues
+	// asked; when they expired, the message says so (and is not sent as
+	// a question: it was an answer).
+	calls, err := o.chatQuestions.Next(in.ID)
+	if err != nil && !errors.Is(err, frontend.ErrInterruptUnknown) {
+		calls = nil
+	} else {
+		err = nil
+	}
+	o.wg.Go(func() {
 		defer o.ended(in.ID, cs)
-		o.chatTurn(cs, qs)
-	}()
+		o.chatTurn(cs, in.ID, qs, all, calls, err)
+	})
 	cs.Serve(w, r)
 }
 
@@ -360,8 +417,11 @@ func (o *orchestrator) dropEndedLocked(oldest bool) {
 
 // chatTurn writes one assistant message: its sentence, one ask_colleague
 // tool part per question whose output is the remote call's view, then its
-// answer.
-func (o *orchestrator) chatTurn(cs *frontend.ChatStream, qs []string) {
+// answer. When the chat's colleagues asked something (calls), the message
+// is their answer instead: each call's task takes it as its next turn,
+// shown in a tool part of the same toolCallId as the call that asked. A
+// question that expired (expired) is said, and nothing is sent.
+func (o *orchestrator) chatTurn(cs *frontend.ChatStream, chat string, qs []string, text string, calls []frontend.SuspendedCall, expired error) {
 	defer cs.Close()
 	_ = cs.Write(map[string]any{"type": "start", "messageId": newID("msg-")})
 	write := func(id, text string) {
@@ -369,27 +429,51 @@ func (o *orchestrator) chatTurn(cs *frontend.ChatStream, qs []string) {
 		_ = cs.Write(map[string]any{"type": "text-delta", "id": id, "delta": text})
 		_ = cs.Write(map[string]any{"type": "text-end", "id": id})
 	}
-	write(newID("txt-"), "Let me ask a colleague.")
-	results := make([]frontend.SubagentEnd, len(qs))
+	if expired != nil {
+		_ = cs.Write(map[string]any{"type": "error", "errorText": expired.Error()})
+		_ = cs.Write(map[string]any{"type": "finish", "finishReason": "error"})
+		return
+	}
+	type call struct {
+		id    string
+		input map[string]any
+		start func(context.Context) (*client.Stream, error)
+	}
+	var todo []call
+	if len(calls) > 0 {
+		write(newID("txt-"), "Let me pass that on.")
+		for _, c := range calls {
+			todo = append(todo, call{c.ToolCallID, map[string]any{"answer": text},
+				func(ctx context.Context) (*client.Stream, error) { return o.c.Respond(ctx, c.Task, text) }})
+		}
+	} else {
+		write(newID("txt-"), "Let me ask a colleague.")
+		for _, q := range qs {
+			todo = append(todo, call{newID("call-"), map[string]any{"question": q},
+				func(ctx context.Context) (*client.Stream, error) { return o.c.SendText(ctx, q) }})
+		}
+	}
+	results := make([]frontend.SubagentEnd, len(todo))
 	var wg sync.WaitGroup
-	for i, q := range qs {
-		id := newID("call-")
-		_ = cs.Write(map[string]any{"type": "tool-input-start", "toolCallId": id, "toolName": "ask_colleague"})
-		_ = cs.Write(map[string]any{"type": "tool-input-available", "toolCallId": id, "toolName": "ask_colleague",
-			"input": map[string]any{"question": q}})
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s, err := o.c.SendText(o.ctx, q)
+	for i, c := range todo {
+		_ = cs.Write(map[string]any{"type": "tool-input-start", "toolCallId": c.id, "toolName": "ask_colleague"})
+		_ = cs.Write(map[string]any{"type": "tool-input-available", "toolCallId": c.id, "toolName": "ask_colleague", "input": c.input})
+		wg.Go(func() {
+			s, err := c.start(o.ctx)
 			if err != nil {
-				_ = cs.Write(map[string]any{"type": "tool-output-error", "toolCallId": id, "errorText": err.Error()})
+				_ = cs.Write(map[string]any{"type": "tool-output-error", "toolCallId": c.id, "errorText": err.Error()})
 				results[i] = frontend.SubagentEnd{Result: schema.Result{Verdict: schema.VerdictFailed, Error: err.Error()}}
 				return
 			}
-			results[i], _ = cs.NestTool(id, s, o.pace)
-		}()
+			pace := o.pace
+			pace.OnUpdate = o.onUpdate
+			results[i], _ = cs.NestTool(c.id, s, pace)
+		})
 	}
 	wg.Wait()
+	for _, res := range results {
+		o.chatQuestions.Hold(chat, res.Suspended)
+	}
 	write(newID("txt-"), answer(results))
 	_ = cs.Write(map[string]any{"type": "finish", "finishReason": "stop"})
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 
@@ -77,6 +78,7 @@ func runNode(t *testing.T, cfg map[string]any, out any) {
 type fixture struct {
 	agent *agenttest.Agent
 	url   string
+	sent  *sentLog
 }
 
 func start(t *testing.T, scripts ...agenttest.Script) *fixture {
@@ -86,7 +88,8 @@ func start(t *testing.T, scripts ...agenttest.Script) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = agent.Close() })
-	return &fixture{agent: agent, url: serveFor(t, agent.URL)}
+	sent := &sentLog{}
+	return &fixture{agent: agent, url: serveFor(t, agent.URL, client.WithFactoryOptions(a2aclient.WithCallInterceptors(sent))), sent: sent}
 }
 
 // expected is what the callee's script shows once merged: its tool calls'
@@ -578,10 +581,10 @@ func startJSAgent(t *testing.T) string {
 }
 
 // serveFor serves an orchestrator in front of the agent at agentURL.
-func serveFor(t *testing.T, agentURL string) string {
+func serveFor(t *testing.T, agentURL string, opts ...client.Option) string {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	c, err := client.New(ctx, agentURL)
+	c, err := client.New(ctx, agentURL, opts...)
 	if err != nil {
 		cancel()
 		t.Fatal(err)

@@ -128,6 +128,12 @@ type aguiEncoder struct {
 	// waits for their sub-agent to end (settle).
 	owners  map[string]bool
 	pending []*frontItem
+
+	// textRun is, nested, the text message that the next text item of the
+	// same run (sub-agent) continues: consecutive text blocks are one
+	// message per run of text, not one each (a long turn would otherwise
+	// be hundreds of messages). Any other item ends the run of text.
+	textRun struct{ id, run string }
 }
 
 // aguiCall is what the AG-UI encoder notes of a tool call of the view.
@@ -468,6 +474,17 @@ func (e *aguiEncoder) add(base *frontItem, send func(aguiEvent)) {
 		emit(aguiEvent{"type": "REASONING_MESSAGE_END", "messageId": it.id})
 		emit(aguiEvent{"type": "REASONING_END", "messageId": it.id})
 	case itemText, itemReply, itemError:
+		if it.kind == itemText && e.nested && e.textRun.id != "" && e.textRun.run == run {
+			// AG-UI reopens a message that ended: the client appends the
+			// content to it, in place.
+			if it.text != "" {
+				emit(aguiEvent{"type": "TEXT_MESSAGE_START", "messageId": e.textRun.id, "role": "assistant"})
+				emit(aguiEvent{"type": "TEXT_MESSAGE_CONTENT", "messageId": e.textRun.id, "delta": "\n" + it.text})
+				emit(aguiEvent{"type": "TEXT_MESSAGE_END", "messageId": e.textRun.id})
+			}
+			e.sent.put(base)
+			return
+		}
 		start := aguiEvent{"type": "TEXT_MESSAGE_START", "messageId": it.id, "role": "assistant"}
 		if it.kind == itemError {
 			start["metadata"] = aguiErrorMeta()
@@ -490,6 +507,10 @@ func (e *aguiEncoder) add(base *frontItem, send func(aguiEvent)) {
 		if toolClosed(it.tool.Status) {
 			e.result(base, run, emit)
 		}
+	}
+	e.textRun.id, e.textRun.run = "", ""
+	if it.kind == itemText && e.nested {
+		e.textRun.id, e.textRun.run = it.id, run
 	}
 	e.sent.put(base)
 }
@@ -653,7 +674,7 @@ func aguiResultMessage(it *frontItem) aguiEvent {
 // AGUIFormat is the relay.Format of FormatAGUI: give it to relay.New with
 // relay.WithFormat(FormatAGUI, AGUIFormat) to serve ?format=ag-ui.
 func AGUIFormat(r *http.Request, task string) (relay.Encoder, error) {
-	var in aguiRunInput
+	var in RunAgentInput
 	if r.Method == http.MethodPost {
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxFrontendBodyBytes+1))
 		if err != nil || len(body) > maxFrontendBodyBytes {
@@ -666,19 +687,7 @@ func AGUIFormat(r *http.Request, task string) (relay.Encoder, error) {
 	q := r.URL.Query()
 	in.ThreadID = firstNonEmpty(in.ThreadID, q.Get("threadId"), task)
 	in.RunID = firstNonEmpty(in.RunID, q.Get("runId"), task)
-	return newAGUIStream(in.ThreadID, in.RunID, in.Messages, true), nil
-}
-
-// aguiRunInput is the part of AG-UI's RunAgentInput the relay reads.
-type aguiRunInput struct {
-	ThreadID string            `json:"threadId"`
-	RunID    string            `json:"runId"`
-	Messages []json.RawMessage `json:"messages"`
-	Resume   []struct {
-		InterruptID string          `json:"interruptId"`
-		Status      string          `json:"status"`
-		Payload     json.RawMessage `json:"payload"`
-	} `json:"resume"`
+	return newAGUIStream(in.ThreadID, in.RunID, rawMessages(in.Messages), true), nil
 }
 
 func newAGUIStream(threadID, runID string, history []json.RawMessage, reconnect bool) *frontStream {
@@ -749,7 +758,7 @@ func AGUI(h *relay.Handler, agent Agent) http.Handler {
 		if !hb.Admit(w, r) {
 			return
 		}
-		var in aguiRunInput
+		var in RunAgentInput
 		msg, err := func() (*a2a.Message, error) {
 			if err := readJSON(w, r, &in); err != nil {
 				return nil, err
@@ -759,13 +768,8 @@ func AGUI(h *relay.Handler, agent Agent) http.Handler {
 			}
 			var id, text string
 			for i := len(in.Messages) - 1; i >= 0; i-- {
-				var m struct {
-					ID      string          `json:"id"`
-					Role    string          `json:"role"`
-					Content json.RawMessage `json:"content"`
-				}
-				if json.Unmarshal(in.Messages[i], &m) == nil && m.Role == "user" {
-					id, text = m.ID, textOf(m.Content)
+				if m := &in.Messages[i]; m.Role == "user" {
+					id, text = m.ID, m.Text()
 					break
 				}
 			}
@@ -775,7 +779,7 @@ func AGUI(h *relay.Handler, agent Agent) http.Handler {
 					// The answer opens a new turn of the task: a message of
 					// its own (the user message was the last turn's).
 					task, id = t, ""
-					if s := textOf(res.Payload); s != "" {
+					if s := res.Text(); s != "" {
 						text = s
 					}
 					break
@@ -801,7 +805,7 @@ func AGUI(h *relay.Handler, agent Agent) http.Handler {
 			writeFrontError(w, err)
 			return
 		}
-		sendAndServe(hb, w, r, agent, msg, newAGUIStream(in.ThreadID, in.RunID, in.Messages, false), func(err error) {
+		sendAndServe(hb, w, r, agent, msg, newAGUIStream(in.ThreadID, in.RunID, rawMessages(in.Messages), false), func(err error) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			ew := newEventWriter(w)
 			_ = writeJSONEvent(ew, aguiEvent{"type": "RUN_STARTED", "threadId": in.ThreadID, "runId": in.RunID})

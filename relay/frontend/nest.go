@@ -105,6 +105,15 @@ type SubagentOptions struct {
 	Name string
 	// Description, when set, is SUBAGENT_STARTED's description.
 	Description string
+	// Continues is, for the answer to a nested question, the
+	// subagentRunId of the sub-agent that asked (SuspendedCall's): AG-UI
+	// gives each invocation an id of its own, so SUBAGENT_STARTED names it
+	// in its metadata {"a2a":{"continues":…}}.
+	Continues string
+	// OnUpdate, when set, sees each update of the call's stream (progress,
+	// reconnect notices, the result) before it is written, on Nest's
+	// goroutine: to show the same progress in a log or a terminal too.
+	OnUpdate func(client.Update)
 }
 
 // SubagentEnd is how a nested call ended.
@@ -113,10 +122,12 @@ type SubagentEnd struct {
 	// interrupt, its error. An incomplete verdict when the stream ended
 	// without one.
 	Result schema.Result
-	// Interrupts are, for a suspended sub-agent, the AG-UI interrupts
-	// (id, reason, message, toolCallId, subagentRunId) to put in the run's
-	// RUN_FINISHED outcome {"type":"interrupt","interrupts":…}.
-	Interrupts []map[string]any
+	// Interrupts are, for a suspended sub-agent, the AG-UI interrupts to
+	// put in the run's RUN_FINISHED outcome (OutcomeInterrupt).
+	Interrupts []AGUIInterrupt
+	// Suspended is, for a call that waits for an answer (input-required,
+	// auth-required), what answers it: hold it in a PendingAnswers.
+	Suspended *SuspendedCall
 }
 
 // Nest runs s to its end as a sub-agent of the run's tool call
@@ -132,6 +143,9 @@ func (r *AGUIRun) Nest(parentToolCallID string, s *client.Stream, opts SubagentO
 	for u, uerr := range s.Updates() {
 		if uerr != nil {
 			continue
+		}
+		if opts.OnUpdate != nil {
+			opts.OnUpdate(u)
 		}
 		if err := sub.Update(u); err != nil {
 			return sub.End(err)
@@ -168,6 +182,9 @@ func (r *AGUIRun) start(parentToolCallID string, opts SubagentOptions) (*aguiSub
 		"parentToolCallId": parentToolCallID}
 	if opts.Description != "" {
 		ev["description"] = opts.Description
+	}
+	if opts.Continues != "" {
+		ev["metadata"] = map[string]any{"a2a": map[string]any{"continues": opts.Continues}}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -239,10 +256,15 @@ func (a *aguiSubagent) End(err error) (SubagentEnd, error) {
 		var ids []string
 		for _, in := range aguiInterrupts(&v, prefix, "", out) {
 			m := in.(aguiEvent)
-			m["subagentRunId"] = a.id
-			res.Interrupts = append(res.Interrupts, m)
-			ids = append(ids, m["id"].(string))
+			ai := AGUIInterrupt{SubagentRunID: a.id}
+			ai.ID, _ = m["id"].(string)
+			ai.Reason, _ = m["reason"].(string)
+			ai.Message, _ = m["message"].(string)
+			ai.ToolCallID, _ = m["toolCallId"].(string)
+			res.Interrupts = append(res.Interrupts, ai)
+			ids = append(ids, ai.ID)
 		}
+		res.Suspended = suspended(v.Task, a.parent, a.id, ids, out)
 		tail = append(tail, map[string]any{"type": "SUBAGENT_FINISHED", "subagentRunId": a.id,
 			"outcome": map[string]any{"type": "suspended", "interruptIds": ids}})
 	default:

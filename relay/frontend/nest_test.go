@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -138,7 +139,15 @@ func TestAGUISubagentEveryOrder(t *testing.T) {
 						continue
 					}
 					switch typ {
-					case "TEXT_MESSAGE_START", "REASONING_START", "TOOL_CALL_START":
+					case "TEXT_MESSAGE_CONTENT":
+						// A run of text blocks is one message, reopened
+						// for each block: each block's text once.
+						key := typ + "/" + str(ev["delta"])
+						if opened[key] {
+							t.Errorf("%s sent twice", key)
+						}
+						opened[key] = true
+					case "REASONING_START", "TOOL_CALL_START":
 						key := typ + "/" + firstNonEmpty(str(ev["messageId"]), str(ev["toolCallId"]))
 						if opened[key] {
 							t.Errorf("%s sent twice", key)
@@ -444,5 +453,57 @@ func TestSubagentViewSchema(t *testing.T) {
 	}
 	if err := validate([]byte(`{"task":"t","turn":"u","items":[{"id":"x","kind":"text","status":"done"}]}`)); err == nil {
 		t.Error("a text item with a status fits the schema")
+	}
+}
+
+// TestAGUISubagentCoalescesText: a callee turn of 200 text blocks, a tool
+// call after the first 150, is two text messages inside its sub-agent (one
+// per run of text), each block's text once and in order; a repeated
+// delivery adds nothing.
+func TestAGUISubagentCoalescesText(t *testing.T) {
+	var rs []envelope.Reading
+	var want [2][]string
+	for i := range 201 {
+		e := envelope.Envelope{V: envelope.Version, Kind: envelope.KindText, Seq: int64(i + 1), Status: envelope.StatusRunning,
+			Payload: envelope.Text{Text: "block " + strconv.Itoa(i)}}
+		if i == 150 {
+			e.Kind, e.StreamKey, e.Payload = envelope.KindToolCall, "call-x", envelope.ToolCall{Tool: "search"}
+		} else {
+			want[min(i/150, 1)] = append(want[min(i/150, 1)], "block "+strconv.Itoa(i))
+		}
+		rs = append(rs, envelope.Reading{Envelope: e})
+	}
+	rs = append(rs, rs[3], rs[160]) // repeated deliveries
+	var log eventLog
+	run := NewAGUIRun(log.write)
+	sub, err := run.start("call-1", SubagentOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range calleeUpdates("task-a", rs, schema.Result{Verdict: schema.VerdictCompleted, Reply: "done"}) {
+		if err := sub.Update(u); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := sub.End(nil); err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	texts := map[string]string{}
+	for _, ev := range log.events {
+		if ev["type"] == "TEXT_MESSAGE_CONTENT" {
+			id := ev["messageId"].(string)
+			if _, ok := texts[id]; !ok {
+				ids = append(ids, id)
+			}
+			texts[id] += ev["delta"].(string)
+		}
+	}
+	var got []string
+	for _, id := range ids {
+		got = append(got, texts[id])
+	}
+	if diff := cmp.Diff([]string{strings.Join(want[0], "\n"), strings.Join(want[1], "\n")}, got); diff != "" {
+		t.Errorf("the sub-agent's text messages (-want +got):\n%s", diff)
 	}
 }

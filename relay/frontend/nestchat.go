@@ -91,6 +91,10 @@ type ChatToolOptions struct {
 	// BytesPerSecond bounds the preliminary output bytes per second
 	// (default 256 KiB/s).
 	BytesPerSecond int
+	// OnUpdate, when set, sees each update of the call's stream (progress,
+	// reconnect notices, the result) before it is applied, on NestTool's
+	// goroutine: to show the same progress in a log or a terminal too.
+	OnUpdate func(client.Update)
 }
 
 // ErrChatStreamFull is returned by [ChatStream.Write] once the stream holds
@@ -266,6 +270,9 @@ func (c *ChatStream) NestTool(toolCallID string, s *client.Stream, opts ChatTool
 		if uerr != nil {
 			continue
 		}
+		if opts.OnUpdate != nil {
+			opts.OnUpdate(u)
+		}
 		if err := t.Update(u); err != nil {
 			return t.End(err)
 		}
@@ -396,6 +403,9 @@ func (t *chatTool) End(err error) (SubagentEnd, error) {
 		t.enc.settle(out)
 	}
 	res.Result = *out
+	if interrupted(out) && t.enc.view.Task != "" {
+		res.Suspended = suspended(t.enc.view.Task, t.id, "", nil, out)
+	}
 	if t.ended {
 		return res, t.err
 	}

@@ -24,6 +24,16 @@
 //                      a second Chat (the page opened again, holding only
 //                      the user message) calls resumeStream(); out: both
 //                      Chats' messages.
+//           "agui-runs" — one HttpAgent (thread id, user message text)
+//                      makes the runs cfg.runs in turn, each
+//                      {runId, resume?, payload?}: resume "pending" answers
+//                      every interrupt the last run left (the client's
+//                      pendingInterrupts) with payload; {from: i} those
+//                      run i left; a list of ids answers those; out: runs[] of {events, error,
+//                      pending (the interrupts left)}, the messages.
+//           "chat-turns" — one Chat (what useChat wraps) sends the user
+//                      messages cfg.texts in turn, each read to its end;
+//                      out: its messages, errors, status.
 //   url, api, id, text, release: as above.
 // }
 //
@@ -123,5 +133,42 @@ if (cfg.mode === "agui") {
   out.first = first.messages;
   out.messages = second.messages;
   out.status = second.status;
+}
+else if (cfg.mode === "agui-runs") {
+  const agent = new HttpAgent({
+    url: cfg.url,
+    threadId: cfg.id,
+    initialMessages: [{ id: "u1", role: "user", content: cfg.text }],
+  });
+  out.runs = [];
+  for (const spec of cfg.runs) {
+    const run = { events: [], error: null };
+    const params = { runId: spec.runId };
+    if (spec.resume === "pending") {
+      params.resume = agent.pendingInterrupts.map((i) => ({ interruptId: i.id, status: "resolved", payload: spec.payload }));
+    } else if (spec.resume && typeof spec.resume.from === "number") {
+      params.resume = out.runs[spec.resume.from].pending.map((i) => ({ interruptId: i.id, status: "resolved", payload: spec.payload }));
+    } else if (Array.isArray(spec.resume)) {
+      params.resume = spec.resume.map((id) => ({ interruptId: id, status: "resolved", payload: spec.payload }));
+    }
+    try {
+      await agent.runAgent(params, { onEvent: ({ event }) => void run.events.push(event) });
+    } catch (err) {
+      run.error = String(err && err.message ? err.message : err);
+    }
+    run.pending = structuredClone(agent.pendingInterrupts);
+    out.runs.push(run);
+  }
+  out.messages = agent.messages;
+} else if (cfg.mode === "chat-turns") {
+  out.errors = [];
+  const chat = new Chat({ id: cfg.id, transport: new DefaultChatTransport({ api: cfg.api }), onError: (e) => out.errors.push(String(e.message ?? e)) }, []);
+  let n = 0;
+  for (const text of cfg.texts) {
+    n++;
+    await chat.sendMessage({ id: "u" + n, role: "user", parts: [{ type: "text", text }] });
+  }
+  out.messages = chat.messages;
+  out.status = chat.status;
 }
 process.stdout.write(JSON.stringify(out));
