@@ -6,6 +6,8 @@ import (
 	"errors"
 	"net"
 	"syscall"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
 // Unreachable says in a few words a person can act on why err — a failed
@@ -39,4 +41,31 @@ func Unreachable(err error) (string, bool) {
 		return "it does not answer (timed out)", true
 	}
 	return "", false
+}
+
+// Reason is err — the end of a call or of a turn — in words a person can act
+// on, for a page or a chat: "the agent cannot be reached: nothing listens
+// there (connection refused)", "the agent does not know the task", "the turn
+// stopped before it ended and could not be resumed", … An error it has no
+// words for is said as it is. The whole error (a Go chain with addresses)
+// belongs in a log.
+func Reason(err error) string {
+	why, unreachable := Unreachable(err)
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, ErrAgentDown):
+		return "the agent is not reachable yet"
+	case errors.Is(err, a2a.ErrTaskNotFound):
+		return "the agent does not know the task"
+	case errors.Is(err, ErrIncomplete) && unreachable:
+		return "the turn could not be resumed: the agent cannot be reached: " + why
+	case errors.Is(err, ErrIncomplete):
+		return "the turn stopped before it ended and could not be resumed"
+	case unreachable:
+		return "the agent cannot be reached: " + why
+	case errors.Is(err, context.Canceled):
+		return "the call was canceled"
+	}
+	return err.Error()
 }

@@ -47,3 +47,33 @@ func TestUnreachable(t *testing.T) {
 		}
 	}
 }
+
+// Reason words what ends a call or a turn; a turn that could not be
+// resumed because the agent went away says so, not the Go chain.
+func TestReason(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	_, refused := http.Get("http://" + addr + "/")
+	cases := map[string]struct {
+		err  error
+		want string
+	}{
+		"refused":           {refused, "the agent cannot be reached: nothing listens there (connection refused)"},
+		"incomplete, gone":  {&client.IncompleteError{TaskID: "t1", Err: refused}, "the turn could not be resumed: the agent cannot be reached: nothing listens there (connection refused)"},
+		"incomplete":        {&client.IncompleteError{TaskID: "t1", Err: fmt.Errorf("stream closed")}, "the turn stopped before it ended and could not be resumed"},
+		"task not found":    {fmt.Errorf("client: follow: %w", a2a.ErrTaskNotFound), "the agent does not know the task"},
+		"agent down (Lazy)": {fmt.Errorf("%w (connecting)", client.ErrAgentDown), "the agent is not reachable yet"},
+		"canceled":          {context.Canceled, "the call was canceled"},
+		"other":             {fmt.Errorf("the agent said no"), "the agent said no"},
+	}
+	for name, tc := range cases {
+		if d := cmp.Diff(tc.want, client.Reason(tc.err)); d != "" {
+			t.Errorf("%s: (-want +got):\n%s", name, d)
+		}
+	}
+}

@@ -283,8 +283,8 @@ func answerOf(call frontend.SuspendedCall, resume []frontend.AGUIResume) (text s
 func (o *orchestrator) nestAGUI(run *frontend.AGUIRun, id string, s *client.Stream, err error, opts frontend.SubagentOptions) frontend.SubagentEnd {
 	if err != nil {
 		// No sub-agent ran: the call's result says why.
-		_ = run.Emit(frontend.ToolCallResult(id+"-result", id, "the colleague could not be reached: "+err.Error()))
-		return frontend.SubagentEnd{Result: schema.Result{Verdict: schema.VerdictFailed, Error: err.Error()}}
+		_ = run.Emit(frontend.ToolCallResult(id+"-result", id, "the colleague could not be asked: "+client.Reason(err)))
+		return frontend.SubagentEnd{Result: schema.Result{Verdict: schema.VerdictFailed, Error: client.Reason(err)}}
 	}
 	opts.OnUpdate = o.onUpdate
 	res, _ := run.Nest(id, s, opts)
@@ -461,8 +461,8 @@ func (o *orchestrator) chatTurn(cs *frontend.ChatStream, chat string, qs []strin
 		wg.Go(func() {
 			s, err := c.start(o.ctx)
 			if err != nil {
-				_ = cs.Write(map[string]any{"type": "tool-output-error", "toolCallId": c.id, "errorText": err.Error()})
-				results[i] = frontend.SubagentEnd{Result: schema.Result{Verdict: schema.VerdictFailed, Error: err.Error()}}
+				_ = cs.Write(map[string]any{"type": "tool-output-error", "toolCallId": c.id, "errorText": client.Reason(err)})
+				results[i] = frontend.SubagentEnd{Result: schema.Result{Verdict: schema.VerdictFailed, Error: client.Reason(err)}}
 				return
 			}
 			pace := o.pace

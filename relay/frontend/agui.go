@@ -12,6 +12,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/schema"
@@ -809,7 +810,7 @@ func AGUI(h *relay.Handler, agent Agent) http.Handler {
 			w.Header().Set("Content-Type", "text/event-stream")
 			ew := newEventWriter(w)
 			_ = writeJSONEvent(ew, aguiEvent{"type": "RUN_STARTED", "threadId": in.ThreadID, "runId": in.RunID})
-			_ = writeJSONEvent(ew, aguiEvent{"type": "RUN_ERROR", "message": err.Error(), "code": "refused"})
+			_ = writeJSONEvent(ew, aguiEvent{"type": "RUN_ERROR", "message": client.Reason(err), "code": "refused"})
 			_ = ew.Flush()
 		})
 	})

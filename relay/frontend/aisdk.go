@@ -9,6 +9,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/schema"
@@ -443,7 +444,7 @@ func (c *chatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(aisdkHeader, aisdkHeaderValue)
 		ew := newEventWriter(w)
 		_ = writeJSONEvent(ew, aisdkEvent{"type": "start"})
-		_ = writeJSONEvent(ew, aisdkEvent{"type": "error", "errorText": err.Error()})
+		_ = writeJSONEvent(ew, aisdkEvent{"type": "error", "errorText": client.Reason(err)})
 		_ = ew.Event("", "", []byte("[DONE]"))
 		_ = ew.Flush()
 	})

@@ -394,7 +394,7 @@ func (t *chatTool) End(err error) (SubagentEnd, error) {
 	if out == nil {
 		msg := "the remote agent's turn did not end"
 		if err != nil {
-			msg = err.Error()
+			msg = client.Reason(err)
 		}
 		out = &schema.Result{Verdict: schema.VerdictIncomplete, Error: msg}
 		if t.feed.recv != nil && !t.enc.finished {
