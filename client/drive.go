@@ -96,6 +96,7 @@ func (s *Stream) resume(cause error, emit emitFunc) error {
 	}
 	for {
 		if cause != nil {
+			s.lastCut = cause
 			if !opened && cfg.retryFor > 0 {
 				s.deadline, opened = windowEnd(time.Now(), cause, cfg.idle, cfg.retryFor), true
 			}
@@ -136,6 +137,9 @@ func (s *Stream) resume(cause error, emit emitFunc) error {
 		s.replaying = false
 		if res.done {
 			return res.final
+		}
+		if res.err != nil {
+			s.lastCut = res.err
 		}
 		switch {
 		case res.events == 0:
@@ -496,8 +500,11 @@ func incurable(err error) bool {
 
 // endIncurable ends the turn on a GetTask error that incurable reports.
 func (s *Stream) endIncurable(err error) error {
-	return &IncompleteError{TaskID: s.TaskID(), State: s.state, Attempts: s.attempts,
-		Err: fmt.Errorf("GetTask: %w (no retry can change this)", err)}
+	err = fmt.Errorf("GetTask: %w (no retry can change this)", err)
+	if s.lastCut != nil {
+		err = fmt.Errorf("%w; the cut it followed: %w", err, s.lastCut)
+	}
+	return &IncompleteError{TaskID: s.TaskID(), State: s.state, Attempts: s.attempts, Err: err}
 }
 
 // refused reports whether err is the agent's answer, not a transport

@@ -191,6 +191,9 @@ type Stream struct {
 	// deadline ends the retry window of WithRetryFor (zero: none): no
 	// resume call outlasts it.
 	deadline time.Time
+	// lastCut is the cause of the latest cut resume handles, said with an
+	// incurable GetTask error (endIncurable): why the turn needed GetTask.
+	lastCut error
 	// window ends the subscription under way at the deadline unless
 	// stopped: by news (pull).
 	window *time.Timer
