@@ -43,7 +43,7 @@ func TestGetTaskBodyIsBounded(t *testing.T) {
 			task := taskEv(a2a.TaskStateWorking, h...)
 			task.Status = a2a.TaskStatus{State: a2a.TaskStateCompleted, Message: &a2a.Message{ID: "final", Role: a2a.MessageRoleAgent, Parts: a2a.ContentParts{a2a.NewTextPart("done")}}}
 			a.setTask(task)
-			st, _ := a.client(t, WithRetry(1, 0, 0), withBounds(transport.Bounds{Response: 1 << 20, Event: transport.DefaultBounds.Event})).Follow(testCtx(t), rawTask)
+			st, _ := a.client(t, WithRetry(1, 0, 0), withBounds(transport.Bounds{Response: 1 << 20, Event: transport.DefaultBounds().Event})).Follow(testCtx(t), rawTask)
 			r := collect(t, st)
 			if !tc.wantErr {
 				if r.err != nil || r.out.Reply != "done" {
@@ -122,7 +122,7 @@ func TestGRPCOversizeGetTaskShrinksHistory(t *testing.T) {
 		t.Fatalf("send: %v", r.err)
 	}
 	cl := newForced(t, s, c, WithRetry(4, time.Millisecond, time.Millisecond), WithGRPCDialOptions(record),
-		withBounds(transport.Bounds{Response: 1 << 20, Event: transport.DefaultBounds.Event}))
+		withBounds(transport.Bounds{Response: 1 << 20, Event: transport.DefaultBounds().Event}))
 	f, _ := cl.Follow(testCtx(t), st.TaskID())
 	r := collect(t, f)
 	if r.err != nil || r.out.Reply != "ok" {
@@ -155,7 +155,7 @@ func TestOversizeWithoutHistoryEndsAtOnce(t *testing.T) {
 			}
 			var calls callLog
 			cl := newForced(t, s, c, WithRetry(6, time.Millisecond, time.Millisecond), WithFactoryOptions(a2aclient.WithCallInterceptors(&calls)),
-				withBounds(transport.Bounds{Response: 1 << 20, Event: transport.DefaultBounds.Event}))
+				withBounds(transport.Bounds{Response: 1 << 20, Event: transport.DefaultBounds().Event}))
 			f, _ := cl.Follow(testCtx(t), st.TaskID())
 			r := collect(t, f)
 			if !errors.Is(r.err, ErrIncomplete) || !errors.Is(r.err, ErrResponseTooLarge) || !strings.Contains(r.err.Error(), "no retry can change this") {

@@ -275,7 +275,7 @@ func TestFastPathCROnlyStream(t *testing.T) {
 		}
 		w.rawBytes(cr(completed("done")))
 	})
-	r := collect(t, sendSame(t, a.client(t, WithFastPath(true), withBounds(transport.Bounds{Response: transport.DefaultBounds.Response, Event: 4 << 10}))))
+	r := collect(t, sendSame(t, a.client(t, WithFastPath(true), withBounds(transport.Bounds{Response: transport.DefaultBounds().Response, Event: 4 << 10}))))
 	if r.err != nil {
 		t.Fatalf("stream: %v", r.err)
 	}

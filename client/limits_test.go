@@ -58,7 +58,7 @@ func TestGRPCStreamEventIsBounded(t *testing.T) {
 	// resolved once the agent has completed it. A few attempts with a
 	// backoff let it get there on a loaded machine (with one attempt the
 	// test raced the agent).
-	cl := newForced(t, s, combo{a2a.TransportProtocolGRPC, agenttest.V1}, WithRetry(8, 20*time.Millisecond, 250*time.Millisecond), withBounds(transport.Bounds{Response: transport.DefaultBounds.Response, Event: 1 << 20}))
+	cl := newForced(t, s, combo{a2a.TransportProtocolGRPC, agenttest.V1}, WithRetry(8, 20*time.Millisecond, 250*time.Millisecond), withBounds(transport.Bounds{Response: transport.DefaultBounds().Response, Event: 1 << 20}))
 	st, _ := cl.SendText(testCtx(t), "big-event")
 	r := collect(t, st)
 	if r.err != nil || r.out.Reply != "ok" || len(r.view.Blocks) != 1 {

@@ -84,7 +84,7 @@ type config struct {
 func defaultConfig() config {
 	c := config{
 		idle:        DefaultIdleTimeout,
-		bounds:      transport.DefaultBounds,
+		bounds:      transport.DefaultBounds(),
 		maxAttempts: DefaultMaxAttempts,
 		baseBackoff: DefaultBaseBackoff,
 		maxBackoff:  defaultMaxBackoff,

@@ -32,10 +32,13 @@ type Bounds struct {
 	Elements int
 }
 
-// DefaultBounds are the bounds of every client; only tests change them.
-// 256 Ki elements cost some 65 MiB decoded, and leave room for a history
-// of thousands of messages.
-var DefaultBounds = Bounds{Response: 64 << 20, Event: ssewire.DefaultMaxEventBytes, Elements: 1 << 18}
+// DefaultBounds returns the bounds of every client (a value: nothing in the
+// process can change them for others; tests pass their own). 256 Ki
+// elements cost some 65 MiB decoded, and leave room for a history of
+// thousands of messages.
+func DefaultBounds() Bounds {
+	return Bounds{Response: 64 << 20, Event: ssewire.DefaultMaxEventBytes, Elements: 1 << 18}
+}
 
 // progressBytes is how much of a body must arrive to count as activity for
 // the idle timeout when no line ends in it: a peer trickling a byte at a

@@ -99,7 +99,7 @@ func BenchmarkBoundedBody(b *testing.B) {
 			for b.Loop() {
 				var r io.Reader = strings.NewReader(body)
 				if bounded {
-					r = newBoundedBody(io.NopCloser(r), nil, true, DefaultBounds)
+					r = newBoundedBody(io.NopCloser(r), nil, true, DefaultBounds())
 				}
 				for {
 					if _, err := r.Read(buf); err != nil {
