@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -42,6 +41,10 @@ type webFlags struct {
 // webTokenEnv gives the access token of --allow-remote without a flag (a
 // flag shows in the process list).
 const webTokenEnv = "A2A_TAIL_WEB_TOKEN"
+
+// minWebTokenLen is the shortest access token --token takes: 16 characters
+// (the generated one has 48 hex digits).
+const minWebTokenLen = 16
 
 // Bounds of the servers `a2a-tail web` starts: a client that sends no
 // request, or a slow one, costs a connection for a bounded time, and past
@@ -82,7 +85,8 @@ rebinding) — can neither send nor read. The relay reads tasks with your
 credentials, so a browser reads only the tasks sent through this server and those
 named with --task; --any-task lets it read any task the agent lets you read.
 --listen on another address needs --allow-remote, and then an access token: the
-one in $` + webTokenEnv + ` or --token, or a new one; the URL it prints carries it.
+one in $` + webTokenEnv + ` or --token (at least 16 characters), or a new one; the URL
+it prints carries it.
 
 With --redis redis://[user:password@]host:port/db (rediss:// for TLS) the page's
 relay is one replica of several: the op logs, the chat map and the follow leases
@@ -108,6 +112,10 @@ task follows it upstream. A replica cannot know which tasks the others sent, so
 			if f.token == "" {
 				f.token = os.Getenv(webTokenEnv)
 			}
+			if f.token != "" && len(f.token) < minWebTokenLen {
+				return usageError{fmt.Errorf("--token (or $%s) has %d characters: an access token needs at least %d (a guessable one guards nothing)",
+					webTokenEnv, len(f.token), minWebTokenLen)}
+			}
 			ctx := cmd.Context()
 			// The page is served at once; the agent's card is read in the
 			// background, again with backoff while the agent is not up.
@@ -126,7 +134,7 @@ task follows it upstream. A replica cannot know which tasks the others sent, so
 	cmd.Flags().StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to serve the page on")
 	cmd.Flags().BoolVar(&f.allowRemote, "allow-remote", false, "allow --listen on a non-loopback address (requires an access token: --token, $"+webTokenEnv+", or a generated one)")
 	cmd.Flags().StringArrayVar(&f.allowHosts, "web-host", nil, "a further host name (host or host:port) the page may be opened by, e.g. behind a proxy (repeatable)")
-	cmd.Flags().StringVar(&f.token, "token", "", "the access token of --allow-remote (default: $"+webTokenEnv+", else a new random one)")
+	cmd.Flags().StringVar(&f.token, "token", "", "the access token of --allow-remote, at least 16 characters (default: $"+webTokenEnv+", else a new random one)")
 	cmd.Flags().StringArrayVar(&f.tasks, "task", nil, "a task created elsewhere that the page may watch (repeatable)")
 	cmd.Flags().BoolVar(&f.anyTask, "any-task", false, "let the page watch any task the agent lets you read, not only those sent through it or named with --task")
 	cmd.Flags().StringVar(&a.redis, "redis", "", "share the relay's op logs through this Redis (redis:// or rediss:// URL): run several replicas (with --any-task)")
@@ -378,18 +386,13 @@ func (w *webServer) send(rw http.ResponseWriter, r *http.Request) {
 		jsonError(rw, http.StatusForbidden, err.Error())
 		return
 	}
-	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		jsonError(rw, http.StatusUnsupportedMediaType, "a2a-tail: POST /tasks takes application/json")
-		return
-	}
 	var body struct {
 		Text    string `json:"text"`
 		Task    string `json:"task"`
 		Context string `json:"context"`
 	}
-	dec := json.NewDecoder(io.LimitReader(r.Body, maxSendBytes+1))
-	if err := dec.Decode(&body); err != nil {
-		jsonError(rw, http.StatusBadRequest, "a2a-tail: body: "+err.Error())
+	if status, err := relay.ReadJSON(rw, r, &body, maxSendBytes); err != nil {
+		jsonError(rw, status, "a2a-tail: POST /tasks: "+err.Error())
 		return
 	}
 	if strings.TrimSpace(body.Text) == "" {
