@@ -494,8 +494,8 @@ func jsonError(rw http.ResponseWriter, status int, msg string) {
 // redisstore), as it does when Redis goes away later.
 func (a *app) redisStore(ctx context.Context) (*redisstore.Store, error) {
 	// go-redis's own lines about the store's connections (dial failures)
-	// go to -vv: the relay already says that Redis is down.
-	st, err := redisstore.New(a.redis, redisstore.WithLogger(a.logger()))
+	// go nowhere (main sets that): the relay already says that Redis is down.
+	st, err := redisstore.New(a.redis)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--redis %s: %w", printable(redirect.Redact(a.redis)), err)}
 	}

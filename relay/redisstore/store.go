@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/url"
 	"strconv"
 	"strings"
@@ -40,7 +39,6 @@ type Store struct {
 	prefix                       string
 	maxOps, maxBytes             int
 	liveTTL, settledTTL, chatTTL time.Duration
-	logger                       *slog.Logger
 }
 
 var _ relay.Store = (*Store)(nil)
@@ -51,12 +49,6 @@ type Option func(*Store)
 // WithPrefix sets the prefix of every key (default "a2a-progress:"), so
 // that several deployments share one Redis.
 func WithPrefix(p string) Option { return func(s *Store) { s.prefix = p } }
-
-// WithLogger sends go-redis's own log lines about this Store's
-// connections (a dial that failed after its retries, …) to l at debug
-// level. By default they go nowhere: the relay already says, in its log
-// and Stats, that its store fails. See the package doc, "Logs".
-func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.logger = l } }
 
 // withLogCaps caps each task's stream in entries and in bytes of op JSON
 // (defaults relay.DefaultMaxOps, defaultMaxBytes); the oldest go first.
@@ -115,17 +107,13 @@ func New(rawURL string, opts ...Option) (*Store, error) {
 	return newClient(redis.NewClient(o), opts...), nil
 }
 
-// newClient returns a Store on rdb, which it owns: Close closes it. It
-// adds a hook to rdb that routes go-redis's log lines about rdb's
-// connections to the Store's logger (see the package doc, "Logs").
+// newClient returns a Store on rdb, which it owns: Close closes it.
 func newClient(rdb *redis.Client, opts ...Option) *Store {
 	s := &Store{rdb: rdb, prefix: defaultPrefix, maxOps: relay.DefaultMaxOps, maxBytes: defaultMaxBytes,
 		liveTTL: defaultLiveTTL, settledTTL: defaultSettledTTL, chatTTL: defaultChatTTL}
 	for _, o := range opts {
 		o(s)
 	}
-	routeRedisLogs()
-	rdb.AddHook(tagHook{logTag{s.logger}})
 	return s
 }
 
