@@ -216,6 +216,24 @@ func (h *Handler) newTaskLocked(id string) (*task, error) {
 	return t, nil
 }
 
+// followBytes is what one Follow's stream may keep of its turn, which the
+// relay reserves whole in the task's budget while the Follow runs: the
+// client's default turn budget (client.WithTurnBudget, 32 MiB), which a
+// Follower that is a client.Client made with its defaults holds to. The
+// Follow charges its own budget, which the relay cannot see; reserving its
+// bound keeps the process's total (defaultMaxBytes) true of all it holds.
+const followBytes = merge.DefaultMaxTurnBytes
+
+// reserveFollow charges t's budget (and so the handler's) for one Follow,
+// or refuses it with 503. The Follow releases it when it ends.
+func (h *Handler) reserveFollow(t *task) error {
+	if !t.budget.Reserve(followBytes) {
+		h.refused.Add(1)
+		return errBusy("relay: memory budget reached (the tasks held and their follows use it all)")
+	}
+	return nil
+}
+
 // used is what the tasks held cost now: their logs, views and front-end
 // subscribers.
 func (h *Handler) used() int64 { return h.bytes.Load() + h.merged.Used() }
@@ -347,7 +365,10 @@ func (h *Handler) acquire(id string) (*task, *subscriber, error) {
 		if t, err = h.newTaskLocked(id); err != nil {
 			return nil, nil, err
 		}
-		h.startFollowLocked(t)
+		if err := h.startFollowLocked(t); err != nil {
+			h.removeLocked(id, t)
+			return nil, nil, err
+		}
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -378,14 +399,20 @@ func (h *Handler) release(t *task, s *subscriber) {
 	}
 }
 
-// startFollowLocked runs one Follow of t for every subscriber.
-func (h *Handler) startFollowLocked(t *task) {
+// startFollowLocked runs one Follow of t for every subscriber, or refuses
+// it with 503 when t's budget has no room for the Follow's turn
+// (reserveFollow).
+func (h *Handler) startFollowLocked(t *task) error {
+	if err := h.reserveFollow(t); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancel(h.ctx)
 	t.follow = cancel
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
 		defer cancel()
+		defer t.budget.Release(followBytes)
 		err := h.runFollow(ctx, t)
 		h.mu.Lock()
 		defer h.mu.Unlock()
@@ -410,6 +437,7 @@ func (h *Handler) startFollowLocked(t *task) {
 			h.removeLocked(t.id, t)
 		}
 	}()
+	return nil
 }
 
 func (h *Handler) runFollow(ctx context.Context, t *task) error {

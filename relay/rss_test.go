@@ -2,6 +2,7 @@ package relay_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,7 +24,6 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/internal/flood"
-	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/relay/frontend"
 )
@@ -44,15 +44,6 @@ const (
 	// flood tests): the peer sends 1.3 GiB.
 	floodEnv = "A2A_PROGRESS_FLOOD"
 )
-
-// relayRSSFactor is the bound of the child's peak RSS over its idle
-// baseline, in multiples of what one task may cost as counted: the task's
-// budget (relay.DefaultMaxTaskBytes) and the Follower's turn budget
-// (merge.DefaultMaxTurnBytes, client.WithTurnBudget's default). The Go
-// heap grows to twice its live part before a collection (GOGC=100), and
-// what is decoded or rendered for a moment (a peer's 1 MiB event, a
-// front-end snapshot of a whole view) comes on top.
-const relayRSSFactor = 3
 
 // childReport is what the relay child writes when its stdin closes.
 type childReport struct {
@@ -95,6 +86,15 @@ func runRelayChild() {
 	os.Exit(0)
 }
 
+// floodTasksEnv sets the number of concurrent flooding tasks of
+// TestRelayFloodRSS's second run (default 24), to measure others.
+const floodTasksEnv = "A2A_PROGRESS_FLOOD_TASKS"
+
+// The relay's RSS with one flooding task, and with many at once (each with
+// an ops, an AG-UI and an AI SDK reader): the process's byte budget, which
+// holds each Follow's turn budget while it runs, keeps the peak under
+// relayRSSBound whatever the number of tasks; the tasks that do not fit
+// are refused with 503.
 func TestRelayFloodRSS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a child process against a flooding peer")
@@ -103,51 +103,140 @@ func TestRelayFloodRSS(t *testing.T) {
 		t.Skip("a memory bound of hundreds of MiB: run without -race")
 	}
 	if os.Getenv(floodEnv) == "" {
-		t.Skip("the peer sends 1.3 GiB: set " + floodEnv + "=1 (.ci/run does)")
+		t.Skip("the peer sends 1.3 GiB per task: set " + floodEnv + "=1 (.ci/run does)")
 	}
-	peer := httptest.NewServer(flood.Handler(&flood.Peer{Events: flood.FillEveryCap}, "jsonrpc"))
+	many := 24
+	if n, err := strconv.Atoi(os.Getenv(floodTasksEnv)); err == nil && n > 0 {
+		many = n
+	}
+	peer := httptest.NewServer(perTask(flood.Handler(&flood.Peer{Events: flood.FillEveryCap}, "jsonrpc")))
 	defer peer.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 
 	// The baseline: a relay child that follows nothing.
 	idle := startRelayChild(ctx, t, peer.URL)
 	baseline := float64(idle.report(t).HWMKiB) / 1024
 
-	child := startRelayChild(ctx, t, peer.URL)
-	base := child.url + "/tasks/t1/events"
-	start := time.Now()
-	// Six front-end readers: each would keep a merged view of the turn
-	// (32 MiB) of its own; the task's budget holds them all.
-	formats := []string{relay.FormatOps, relay.FormatOps, frontend.FormatAGUI, frontend.FormatAGUI, frontend.FormatAGUI,
-		frontend.FormatAISDK, frontend.FormatAISDK, frontend.FormatAISDK}
-	ends := make([]string, len(formats))
-	var wg sync.WaitGroup
-	for i, f := range formats {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ends[i] = readToEnd(ctx, base+"?format="+f, f)
-		}()
-	}
-	wg.Wait()
-	took := time.Since(start)
-	rep := child.report(t)
-	mib := float64(rep.HWMKiB) / 1024
-	bound := baseline + relayRSSFactor*float64(relay.DefaultMaxTaskBytes+merge.DefaultMaxTurnBytes)/(1<<20)
-	t.Logf("peak RSS %.0f MiB (baseline %.0f MiB, bound %.0f MiB), %v; stats %+v", mib, baseline, bound, took.Round(time.Millisecond), rep.Stats)
-
+	// One task, eight readers: each front-end reader would keep a merged
+	// view of the turn (32 MiB) of its own; the task's budget holds them all.
+	one := floodRSS(ctx, t, peer.URL, 1, []string{relay.FormatOps, relay.FormatOps, frontend.FormatAGUI, frontend.FormatAGUI,
+		frontend.FormatAGUI, frontend.FormatAISDK, frontend.FormatAISDK, frontend.FormatAISDK})
 	want := []string{"result completed", "result completed", "RUN_FINISHED", "RUN_FINISHED", "RUN_FINISHED", "finish", "finish", "finish"}
-	if d := cmp.Diff(want, ends); d != "" {
-		t.Errorf("how each subscriber's stream ended (-want +got):\n%s", d)
+	if d := cmp.Diff(want, one.ends[0]); d != "" {
+		t.Errorf("one task: how each subscriber's stream ended (-want +got):\n%s", d)
 	}
-	if got := rep.Stats.Bytes + rep.Stats.ViewBytes; got > relay.DefaultMaxTaskBytes {
+	if got := one.rep.Stats.Bytes + one.rep.Stats.ViewBytes; got > relay.DefaultMaxTaskBytes {
 		t.Errorf("the task costs %d bytes as counted, over its budget of %d", got, relay.DefaultMaxTaskBytes)
 	}
-	if mib > bound {
-		t.Errorf("peak RSS %.0f MiB, want at most %.0f MiB", mib, bound)
+
+	// Many tasks at once: those that fit run to their end, the others get
+	// 503 — every reader of a task sees the same, and at least one runs.
+	formats := []string{relay.FormatOps, frontend.FormatAGUI, frontend.FormatAISDK}
+	all := floodRSS(ctx, t, peer.URL, many, formats)
+	ran, refused := 0, 0
+	for i, ends := range all.ends {
+		switch {
+		case cmp.Equal(ends, []string{"result completed", "RUN_FINISHED", "finish"}):
+			ran++
+		case strings.HasPrefix(ends[0], "503 "):
+			refused++
+		default:
+			t.Errorf("task %d: readers ended %q: want the turn's end, or 503 for a task that does not fit", i+1, ends)
+		}
+	}
+	t.Logf("%d tasks: %d ran, %d refused with 503 (stats %+v)", many, ran, refused, all.rep.Stats)
+	if ran == 0 || (many > 8 && refused == 0) {
+		t.Errorf("%d tasks: %d ran and %d were refused: want some of each", many, ran, refused)
+	}
+	for _, r := range []struct {
+		name string
+		mib  float64
+	}{{"one task", one.mib}, {fmt.Sprint(many, " tasks"), all.mib}} {
+		t.Logf("%s: peak RSS %.0f MiB (baseline %.0f MiB, bound %d MiB)", r.name, r.mib, baseline, relayRSSBound>>20)
+		if r.mib > float64(relayRSSBound>>20) {
+			t.Errorf("%s: peak RSS %.0f MiB, want at most %d MiB", r.name, r.mib, relayRSSBound>>20)
+		}
 	}
 }
+
+// relayRSSBound is the relay's documented bound on its RSS with the
+// default budget, however many tasks and readers (see the package doc).
+const relayRSSBound = 256 << 20
+
+// floodResult is what one relay child did: how each reader of each task
+// ended, its peak RSS in MiB and its report.
+type floodResult struct {
+	ends [][]string
+	mib  float64
+	rep  childReport
+}
+
+// floodRSS runs a relay child on the flooding peer with tasks t1…tN read
+// at once, each by one reader per format.
+func floodRSS(ctx context.Context, t *testing.T, peerURL string, tasks int, formats []string) floodResult {
+	t.Helper()
+	child := startRelayChild(ctx, t, peerURL)
+	res := floodResult{ends: make([][]string, tasks)}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for k := range tasks {
+		res.ends[k] = make([]string, len(formats))
+		base := child.url + "/tasks/t" + strconv.Itoa(k+1) + "/events"
+		for i, f := range formats {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res.ends[k][i] = readToEnd(ctx, base+"?format="+f, f)
+			}()
+		}
+	}
+	wg.Wait()
+	res.rep = child.report(t)
+	res.mib = float64(res.rep.HWMKiB) / 1024
+	t.Logf("%d tasks × %d readers: %v", tasks, len(formats), time.Since(start).Round(time.Millisecond))
+	return res
+}
+
+// perTask serves next (a peer of task t1) for any task tN: the JSON-RPC
+// request names tN, and every "t1" of the answer says tN, so that each
+// task the relay follows is a flood of its own.
+func perTask(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var req struct {
+			Params struct {
+				ID string `json:"id"`
+			} `json:"params"`
+		}
+		_ = json.Unmarshal(body, &req)
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		if req.Params.ID == "" || req.Params.ID == "t1" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(&renamer{ResponseWriter: w, to: []byte(`"` + req.Params.ID + `"`)}, r)
+	})
+}
+
+// renamer writes "t1" as another task id.
+type renamer struct {
+	http.ResponseWriter
+	to []byte
+}
+
+func (r *renamer) Write(b []byte) (int, error) {
+	if _, err := r.ResponseWriter.Write(bytes.ReplaceAll(b, []byte(`"t1"`), r.to)); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+func (r *renamer) Flush() { r.ResponseWriter.(http.Flusher).Flush() }
 
 // relayChild is a relay child process.
 type relayChild struct {
