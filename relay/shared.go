@@ -153,6 +153,30 @@ func (h *Handler) wasLost(task string) bool {
 	return ok && time.Since(at) <= republishWindow
 }
 
+// refuseWaiting answers the readers that wait for task's first op with
+// err (the Store's refusal: 503 with its reason) at once, instead of at
+// the start timeout (504), when this process serves the task and its log
+// is still empty: a Store that refuses writes (a full Redis answers OOM)
+// or does not answer will not bring that op. The task leaves the map, so
+// that the next reader starts over.
+func (h *Handler) refuseWaiting(task string, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t := h.tasks[task]
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	empty := len(t.log) == 0 && t.base == 0
+	if empty {
+		t.markReadyLocked(err)
+	}
+	t.mu.Unlock()
+	if empty {
+		h.removeLocked(task, t)
+	}
+}
+
 // errLogRestarted reports a log whose record numbers did not follow on.
 var errLogRestarted = errBusy("relay: store: the task's log started over")
 
@@ -271,7 +295,7 @@ func (h *Handler) followShared(ctx context.Context, t *task) {
 		ok, err := st.Lease(ctx, t.id, h.epoch, h.leaseTTL())
 		switch {
 		case err != nil && ctx.Err() == nil:
-			_ = h.storeFailed(t.id, err)
+			h.refuseWaiting(t.id, h.storeFailed(t.id, err))
 		case ok:
 			// The previous holder may have settled the turn just before it
 			// gave the lease back: look at the whole log first.
@@ -472,7 +496,7 @@ func (p *publisher) publish(op schema.Op) {
 func (p *publisher) failed(err error) {
 	p.dirty = true
 	if !errors.Is(err, ErrLogLost) {
-		_ = p.h.storeFailed(p.task, err)
+		p.h.refuseWaiting(p.task, p.h.storeFailed(p.task, err))
 		return
 	}
 	p.h.cfg.logger.Warn("relay: store lost the task's log; publishing the view again", "task", p.task)

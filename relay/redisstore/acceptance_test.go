@@ -469,3 +469,43 @@ func TestSlowRedis(t *testing.T) {
 		t.Errorf("worker: %+v; a stall within go-redis's timeouts is not an error", st)
 	}
 }
+
+// A full Redis (maxmemory, noeviction) refuses the follow's lease and
+// appends: a reader of a task that nothing published yet gets 503 with
+// Redis's reason within two seconds, not 504 at the start timeout.
+func TestFullRedisAnswers503(t *testing.T) {
+	r := startRedis(t, "--maxmemory", "2mb", "--maxmemory-policy", "noeviction")
+	agent := startAgent(t, agenttest.Trajectory(10, agenttest.Named("full"), agenttest.PauseEvery(10*time.Millisecond)))
+	cl := newCluster(t, r, 1, func(int) (relay.Follower, frontend.Agent) { return newClient(t, agent), nil })
+	ctx := testCtx(t)
+	id, err := newClient(t, agent).Dispatch(ctx, a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("full")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: strings.TrimSuffix(strings.TrimPrefix(r.URL(), "redis://"), "/0")})
+	defer rdb.Close()
+	for i := 0; ; i++ {
+		if err := rdb.Set(ctx, fmt.Sprint("fill:", i), strings.Repeat("x", 64<<10), 0).Err(); err != nil {
+			if !strings.Contains(err.Error(), "OOM") {
+				t.Fatalf("filling Redis: %v, want its OOM refusal", err)
+			}
+			break
+		}
+	}
+	start := time.Now()
+	resp, err := get(ctx, cl.eventsURL(string(id)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	took := time.Since(start)
+	if got := []string{strconv.Itoa(resp.StatusCode), resp.Header.Get("Retry-After")}; !slices.Equal(got, []string{"503", "2"}) ||
+		!strings.Contains(string(body), "OOM") {
+		t.Errorf("status, Retry-After = %v, body %s: want [503 2] and Redis's OOM reason", got, body)
+	}
+	t.Logf("answered %d in %v: %s", resp.StatusCode, took.Round(time.Millisecond), body)
+	if took > 2*time.Second {
+		t.Errorf("answered after %v, want within 2 s", took)
+	}
+}
