@@ -73,12 +73,14 @@
 // counted (droppedByCap). Plain ops readers share the log and cost no budget
 // of their own. A task nobody watches is evicted after a TTL ([DefaultTTL]);
 // Close, or the context given to [New], stops everything. The Follower's
-// stream holds its own view under its client's budget
-// (client.WithTurnBudget), outside the relay's count. The Go runtime adds
-// its own overhead: the heap grows to about twice what is live before a
-// collection, so a process holding one task that fills every cap peaks at
-// about three times (task budget + the Follower's turn budget) over its
-// baseline at most (BENCHMARKS.md measures it).
+// stream holds its own view under its client's budget; while a Follow runs
+// the relay reserves that budget whole (32 MiB, client.WithTurnBudget's
+// default, which a Follower that is a client.Client with its defaults
+// holds to) in its task's budget, so that the handler's budget covers all
+// the relay holds, however many tasks it follows: past it a new task gets
+// 503. The Go runtime adds its own overhead: the heap grows to about twice
+// what is live before a collection (TestRelayFloodRSS measures the peak
+// with one and with 24 flooding tasks).
 //
 // # Access
 //

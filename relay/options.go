@@ -28,13 +28,15 @@ const (
 	// front-end subscriber of the task gets 503 with Retry-After (counted
 	// in Stats.Refused), and a block that does not fit a subscriber's
 	// view is dropped from it and counted in its result (droppedByCap), as
-	// merge's caps do. The Follower's own stream is its client's to bound
-	// (client.WithTurnBudget), outside this figure; the Go runtime's
-	// overhead comes on top (see the package doc).
+	// merge's caps do. A running Follow of the task reserves its stream's
+	// turn budget (followBytes) in it too, before the front-end
+	// subscribers' part; the Go runtime's overhead comes on top (see the
+	// package doc).
 	defaultMaxTaskBytes = 128 << 20
 	// defaultMaxBytes caps what all tasks cost together, as
-	// defaultMaxTaskBytes counts it (op logs, merged views, front-end
-	// subscribers): past it a request for a task the relay does not hold,
+	// defaultMaxTaskBytes counts it (op logs, merged views, running
+	// Follows, front-end subscribers): past it a request for a task the
+	// relay does not hold,
 	// or a new front-end subscriber, gets 503 with Retry-After, and is
 	// counted in Stats.Refused; a block that would take a view past it is
 	// dropped from that view and counted. The tasks held go on; eviction
