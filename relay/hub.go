@@ -216,22 +216,27 @@ func (h *Handler) newTaskLocked(id string) (*task, error) {
 	return t, nil
 }
 
-// followBytes is what one Follow's stream may keep of its turn, which the
-// relay reserves whole in the task's budget while the Follow runs: the
-// client's default turn budget (client.WithTurnBudget, 32 MiB), which a
-// Follower that is a client.Client made with its defaults holds to. The
-// Follow charges its own budget, which the relay cannot see; reserving its
-// bound keeps the process's total (defaultMaxBytes) true of all it holds.
-const followBytes = merge.DefaultMaxTurnBytes
+// followDecodeBytes is what one Follow holds besides its turn, measured
+// (TestRelayFloodRSS's heap profile) under a peer sending 1 MiB events:
+// the SSE reader's buffer and the event being decoded.
+const followDecodeBytes = 4 << 20
+
+// followBytes is what the relay reserves for one running Follow: the
+// Follower's turn budget (WithFollowBudget) and its decoding. The Follow
+// charges its own budget, which the relay cannot see; reserving its bound
+// keeps the handler's total (WithFollowBudget's doc) true of all it holds.
+func (h *Handler) followBytes() int64 { return h.cfg.followBudget + followDecodeBytes }
 
 // reserveFollow charges t's budget (and so the handler's) for one Follow,
-// or refuses it with 503. The Follow releases it when it ends.
-func (h *Handler) reserveFollow(t *task) error {
-	if !t.budget.Reserve(followBytes) {
+// or refuses it with 503. It returns the func that gives it back, which
+// the Follow calls when it ends.
+func (h *Handler) reserveFollow(t *task) (func(), error) {
+	n := h.followBytes()
+	if !t.budget.Reserve(n) {
 		h.refused.Add(1)
-		return errBusy("relay: memory budget reached (the tasks held and their follows use it all)")
+		return nil, errBusy("relay: memory budget reached (the tasks held and their follows use it all)")
 	}
-	return nil
+	return func() { t.budget.Release(n) }, nil
 }
 
 // used is what the tasks held cost now: their logs, views and front-end
@@ -403,7 +408,8 @@ func (h *Handler) release(t *task, s *subscriber) {
 // it with 503 when t's budget has no room for the Follow's turn
 // (reserveFollow).
 func (h *Handler) startFollowLocked(t *task) error {
-	if err := h.reserveFollow(t); err != nil {
+	release, err := h.reserveFollow(t)
+	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithCancel(h.ctx)
@@ -412,7 +418,7 @@ func (h *Handler) startFollowLocked(t *task) error {
 	go func() {
 		defer h.wg.Done()
 		defer cancel()
-		defer t.budget.Release(followBytes)
+		defer release()
 		err := h.runFollow(ctx, t)
 		h.mu.Lock()
 		defer h.mu.Unlock()

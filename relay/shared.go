@@ -340,10 +340,11 @@ func (h *Handler) leaseTTL() time.Duration { return defaultLeaseTTL }
 // followLeased runs one Follow of t under its lease, publishing to the
 // Store, and gives the lease back. done: the turn settled.
 func (h *Handler) followLeased(ctx context.Context, t *task) (done, published bool, err error) {
-	if err := h.reserveFollow(t); err != nil {
+	release, err := h.reserveFollow(t)
+	if err != nil {
 		return false, false, err
 	}
-	defer t.budget.Release(followBytes)
+	defer release()
 	h.shared.follows.Add(1)
 	defer h.shared.follows.Add(-1)
 	p := h.newPublisher(ctx, t.id, true) // renews the lease while it follows

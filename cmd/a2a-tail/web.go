@@ -18,6 +18,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/spf13/cobra"
 
+	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/internal/redirect"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/relay/frontend"
@@ -119,7 +120,7 @@ task follows it upstream. A replica cannot know which tasks the others sent, so
 			ctx := cmd.Context()
 			// The page is served at once; the agent's card is read in the
 			// background, again with backoff while the agent is not up.
-			agent := resolveAgent(ctx, args[0], a.clientOptions(), webAgentRetryMin, webAgentRetryMax)
+			agent := resolveAgent(ctx, args[0], a.webClientOptions(), webAgentRetryMin, webAgentRetryMax)
 			defer agent.Close()
 			return a.serveWeb(ctx, agent, f, "")
 		},
@@ -139,6 +140,18 @@ task follows it upstream. A replica cannot know which tasks the others sent, so
 	cmd.Flags().BoolVar(&f.anyTask, "any-task", false, "let the page watch any task the agent lets you read, not only those sent through it or named with --task")
 	cmd.Flags().StringVar(&a.redis, "redis", "", "share the relay's op logs through this Redis (redis:// or rediss:// URL): run several replicas (with --any-task)")
 	return cmd
+}
+
+// webClientOptions are clientOptions with, unless --max-turn-bytes says
+// otherwise, the turn budget the relay reserves for each task it follows
+// (relay.DefaultFollowBudget): what keeps the process under the relay's
+// memory bound however many tasks the page watches.
+func (a *app) webClientOptions() []client.Option {
+	opts := a.clientOptions()
+	if a.maxTurnBytes == 0 {
+		opts = append(opts, client.WithTurnBudget(relay.DefaultFollowBudget))
+	}
+	return opts
 }
 
 // serveWeb serves the page and relay for agent as f says until ctx ends.
@@ -161,6 +174,9 @@ func (a *app) serveWeb(ctx context.Context, agent *lazyAgent, f webFlags, path s
 		fmt.Fprintf(a.stderr, "a2a-tail: serving %s beyond loopback: anyone with the token in the URL below can read the agent's progress and send it messages as you\n", printable(f.listen))
 	}
 	opts := []relay.Option{relay.WithLogger(a.logger())}
+	if a.maxTurnBytes > 0 {
+		opts = append(opts, relay.WithFollowBudget(a.maxTurnBytes))
+	}
 	if a.redis != "" {
 		st, err := a.redisStore(ctx)
 		if err != nil {
