@@ -184,7 +184,6 @@ var errLogRestarted = errBusy("relay: store: the task's log started over")
 // fails. After the first read it starts the leased follow when the task is
 // not settled and the Handler has a Follower.
 func (h *Handler) runMirror(ctx context.Context, t *task) error {
-	st := h.cfg.store
 	after := "0"
 	first := true
 	for {
@@ -192,7 +191,7 @@ func (h *Handler) runMirror(ctx context.Context, t *task) error {
 		if first {
 			wait = 0
 		}
-		recs, err := st.Read(ctx, t.id, after, wait)
+		recs, err := h.readAll(ctx, t.id, after, wait)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -252,6 +251,20 @@ func (h *Handler) runMirror(ctx context.Context, t *task) error {
 		}
 		first = false
 	}
+}
+
+// readAll is Store.Read, and then, while a read brings more than one
+// record, the next ones without waiting, up to the log's op cap: what a
+// publisher appended at once (AppendAll: its view, put back) is applied at
+// once, so that no reader takes a snapshot of a part of it.
+func (h *Handler) readAll(ctx context.Context, task, after string, wait time.Duration) ([]Record, error) {
+	recs, err := h.cfg.store.Read(ctx, task, after, wait)
+	for n := len(recs); err == nil && n > 1 && len(recs) < h.cfg.maxOps; {
+		var more []Record
+		more, err = h.cfg.store.Read(ctx, task, recs[len(recs)-1].ID, 0)
+		recs, n = append(recs, more...), len(more)
+	}
+	return recs, err
 }
 
 // mirrorLocked adds one Store record to t's log. The op is decoded and
@@ -503,28 +516,26 @@ func (p *publisher) failed(err error) {
 	p.h.cfg.logger.Warn("relay: store lost the task's log; publishing the view again", "task", p.task)
 }
 
-// republish appends every op of the view; it reports whether all went in.
+// republish appends every op of the view at once (Store.AppendAll); it
+// reports whether they went in.
 func (p *publisher) republish() bool {
-	ops := p.view.snapshot()
-	continuing := p.appended
-	for i, op := range ops {
-		data, err := json.Marshal(op)
-		if err != nil {
-			continue // said when it was published
+	snap := p.view.snapshot()
+	ops := make([][]byte, 0, len(snap))
+	for _, op := range snap {
+		if data, err := json.Marshal(op); err == nil { // else said when it was published
+			ops = append(ops, data)
 		}
-		settles := p.settled && i == len(ops)-1
-		_, err = p.h.cfg.store.Append(p.ctx, p.task, data, continuing, settles)
-		if errors.Is(err, ErrLogLost) && continuing {
-			continuing = false // the log is gone: this op starts a new one
-			_, err = p.h.cfg.store.Append(p.ctx, p.task, data, false, settles)
-		}
-		if err != nil {
-			p.failed(err)
-			return false
-		}
-		continuing, p.appended, p.published = true, true, true
 	}
-	p.dirty = false
+	st := p.h.cfg.store
+	err := st.AppendAll(p.ctx, p.task, ops, p.appended, p.settled)
+	if errors.Is(err, ErrLogLost) && p.appended {
+		err = st.AppendAll(p.ctx, p.task, ops, false, p.settled) // the log is gone: this starts a new one
+	}
+	if err != nil {
+		p.failed(err)
+		return false
+	}
+	p.appended, p.published, p.dirty = true, true, false
 	p.h.storeOK()
 	return true
 }
