@@ -40,11 +40,14 @@ type Handler struct {
 	// shared counts what the Store brings (WithStore; zero without).
 	shared sharedStats
 
-	mu      sync.Mutex
-	tasks   map[string]*task
-	nextGen uint64
-	subs    int // open subscriptions, all tasks
-	closed  bool
+	mu    sync.Mutex
+	tasks map[string]*task
+	// dispatched maps a task to the turn its dispatcher named (Dispatched),
+	// at most maxTasks of them.
+	dispatched map[string]string
+	nextGen    uint64
+	subs       int // open subscriptions, all tasks
+	closed     bool
 
 	bytes   atomic.Int64  // what the op logs of all tasks hold (entryCost)
 	refused atomic.Uint64 // requests refused with 503 past a cap
@@ -412,6 +415,7 @@ func (h *Handler) startFollowLocked(t *task) error {
 	if err != nil {
 		return err
 	}
+	turn := h.dispatched[t.id]
 	ctx, cancel := context.WithCancel(h.ctx)
 	t.follow = cancel
 	h.wg.Add(1)
@@ -419,7 +423,7 @@ func (h *Handler) startFollowLocked(t *task) error {
 		defer h.wg.Done()
 		defer cancel()
 		defer release()
-		err := h.runFollow(ctx, t)
+		err := h.runFollow(ctx, t, turn)
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		t.mu.Lock()
@@ -446,7 +450,46 @@ func (h *Handler) startFollowLocked(t *task) error {
 	return nil
 }
 
-func (h *Handler) runFollow(ctx context.Context, t *task) error {
+// Dispatched tells h that task's latest turn is turn (the messageId of the
+// message that opened it), as whoever dispatched the message knows: a
+// Follow names its turn from the task's history, so a Follow of a task
+// whose agent keeps no history names it "task:" + the task id (merge's
+// default), and a page waiting for turn would never see it. h names that
+// turn turn instead. It remembers the latest DefaultMaxTasks dispatches.
+func (h *Handler) Dispatched(task, turn string) {
+	if turn == "" || ValidateTaskID(task) != nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.dispatched == nil {
+		h.dispatched = map[string]string{}
+	}
+	for id := range h.dispatched {
+		if len(h.dispatched) < h.cfg.maxTasks {
+			break
+		}
+		delete(h.dispatched, id) // any one: a page watches its latest
+	}
+	h.dispatched[task] = turn
+}
+
+// dispatchedTurn is the turn Dispatched named for task, "" when none.
+func (h *Handler) dispatchedTurn(task string) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.dispatched[task]
+}
+
+// nameTurn gives op the dispatched turn when its Follow could not name
+// the turn (see Dispatched).
+func nameTurn(op *schema.Op, task, turn string) {
+	if turn != "" && op.Turn == "task:"+task {
+		op.Turn = turn
+	}
+}
+
+func (h *Handler) runFollow(ctx context.Context, t *task, turn string) error {
 	s, err := h.src.Follow(ctx, a2a.TaskID(t.id))
 	if err != nil {
 		return err
@@ -462,6 +505,7 @@ func (h *Handler) runFollow(ctx context.Context, t *task) error {
 		}
 		t.mu.Lock()
 		op, ok := u.Op()
+		nameTurn(&op, t.id, turn)
 		switch {
 		case ok && op.Type == schema.OpResult && op.Result != nil && op.Result.Verdict == schema.VerdictIncomplete &&
 			len(t.log) == 0 && t.base == 0:

@@ -362,6 +362,7 @@ func (h *Handler) followLeased(ctx context.Context, t *task) (done, published bo
 	defer h.shared.follows.Add(-1)
 	p := h.newPublisher(ctx, t.id, true) // renews the lease while it follows
 	defer p.close()
+	turn := h.dispatchedTurn(t.id)
 	s, err := h.src.Follow(ctx, a2a.TaskID(t.id))
 	if err != nil {
 		return false, false, err
@@ -377,6 +378,7 @@ func (h *Handler) followLeased(ctx context.Context, t *task) (done, published bo
 		if !ok {
 			continue
 		}
+		nameTurn(&op, t.id, turn)
 		if op.Type == schema.OpResult && op.Result != nil && op.Result.Verdict == schema.VerdictIncomplete && !p.published {
 			// As runFollow: a follow that got nothing is answered with its
 			// error, not with a stream that holds only "incomplete".

@@ -441,6 +441,7 @@ func (w *webServer) send(rw http.ResponseWriter, r *http.Request) {
 	if w.p.tasks != nil {
 		w.p.tasks.Add(string(id)) // before the page can ask for it
 	}
+	w.relay.Dispatched(string(id), msg.ID) // for an agent that keeps no history
 	sent(rw, id, msg.ID)
 }
 
