@@ -67,18 +67,25 @@
 // its log (at most 8 MiB of it), its merged view (a
 // merge.Budget of merge.DefaultMaxTurnBytes for every turn it keeps) and, in
 // what those leave, each front-end reader's own merged view and encoder
-// state (package relay/frontend); the tasks share the handler's (256 MiB). Past them a new
+// state (package relay/frontend); the tasks share the handler's (64 MiB). Past them a new
 // task or front-end reader gets 503 with Retry-After, counted in [Stats],
 // and a block that would take a view past a budget is left out of it and
-// counted (droppedByCap). Plain ops readers share the log and cost no budget
-// of their own. A task nobody watches is evicted after a TTL ([DefaultTTL]);
-// Close, or the context given to [New], stops everything. The Follower's
-// stream holds its own view under its client's budget
-// (client.WithTurnBudget), outside the relay's count. The Go runtime adds
-// its own overhead: the heap grows to about twice what is live before a
-// collection, so a process holding one task that fills every cap peaks at
-// about three times (task budget + the Follower's turn budget) over its
-// baseline at most (BENCHMARKS.md measures it).
+// counted (droppedByCap); the readers already served go on. Plain ops
+// readers share the log and cost no budget of their own. A task nobody
+// watches is evicted after a TTL ([DefaultTTL]); Close, or the context
+// given to [New], stops everything. The Follower's stream holds its own
+// view under its client's budget, which the relay cannot see: while a
+// Follow runs the relay reserves that budget whole ([WithFollowBudget],
+// default [DefaultFollowBudget], 8 MiB: build the Follower with
+// client.WithTurnBudget(relay.DefaultFollowBudget), as a2a-tail web does)
+// and 4 MiB for its decoding, so that the handler's budget covers all the
+// relay holds however many tasks it follows. The Go runtime adds its own
+// overhead: the heap grows to about twice what is live before a
+// collection, and what is decoded or rendered for a moment comes on top.
+// With the defaults the process's RSS stays under 256 MiB however many
+// tasks flood it and however many readers read them (TestRelayFloodRSS:
+// 24 flooding tasks with an ops, an AG-UI and an AI SDK reader each;
+// BENCHMARKS.md has the figures).
 //
 // # Access
 //

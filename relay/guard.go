@@ -28,7 +28,7 @@ type GuardConfig struct {
 	// given to [WithCORS], typically.
 	Origins []string
 	// Token, when not empty, is required of every request: as
-	// "Authorization: Bearer <token>", as the [TokenCookie] cookie, or as
+	// "Authorization: Bearer <token>" (the scheme in any case), as the [TokenCookie] cookie, or as
 	// ?token= (which also sets the cookie, for the page it opens).
 	Token string
 }
@@ -117,7 +117,9 @@ func (g *Guard) check(w http.ResponseWriter, r *http.Request) error {
 	if g.token == nil {
 		return nil
 	}
-	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && g.tokenIs(tok) {
+	// The scheme is case-insensitive (RFC 9110 §11.1): "bearer" is Bearer.
+	if scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") &&
+		g.tokenIs(strings.TrimLeft(tok, " ")) {
 		return nil
 	}
 	if c, err := r.Cookie(TokenCookie); err == nil && g.tokenIs(c.Value) {

@@ -40,11 +40,14 @@ type Handler struct {
 	// shared counts what the Store brings (WithStore; zero without).
 	shared sharedStats
 
-	mu      sync.Mutex
-	tasks   map[string]*task
-	nextGen uint64
-	subs    int // open subscriptions, all tasks
-	closed  bool
+	mu    sync.Mutex
+	tasks map[string]*task
+	// dispatched maps a task to the turn its dispatcher named (Dispatched),
+	// at most maxTasks of them.
+	dispatched map[string]string
+	nextGen    uint64
+	subs       int // open subscriptions, all tasks
+	closed     bool
 
 	bytes   atomic.Int64  // what the op logs of all tasks hold (entryCost)
 	refused atomic.Uint64 // requests refused with 503 past a cap
@@ -216,6 +219,29 @@ func (h *Handler) newTaskLocked(id string) (*task, error) {
 	return t, nil
 }
 
+// followDecodeBytes is what one Follow holds besides its turn, measured
+// (TestRelayFloodRSS's heap profile) under a peer sending 1 MiB events:
+// the SSE reader's buffer and the event being decoded.
+const followDecodeBytes = 4 << 20
+
+// followBytes is what the relay reserves for one running Follow: the
+// Follower's turn budget (WithFollowBudget) and its decoding. The Follow
+// charges its own budget, which the relay cannot see; reserving its bound
+// keeps the handler's total (WithFollowBudget's doc) true of all it holds.
+func (h *Handler) followBytes() int64 { return h.cfg.followBudget + followDecodeBytes }
+
+// reserveFollow charges t's budget (and so the handler's) for one Follow,
+// or refuses it with 503. It returns the func that gives it back, which
+// the Follow calls when it ends.
+func (h *Handler) reserveFollow(t *task) (func(), error) {
+	n := h.followBytes()
+	if !t.budget.Reserve(n) {
+		h.refused.Add(1)
+		return nil, errBusy("relay: memory budget reached (the tasks held and their follows use it all)")
+	}
+	return func() { t.budget.Release(n) }, nil
+}
+
 // used is what the tasks held cost now: their logs, views and front-end
 // subscribers.
 func (h *Handler) used() int64 { return h.bytes.Load() + h.merged.Used() }
@@ -347,7 +373,10 @@ func (h *Handler) acquire(id string) (*task, *subscriber, error) {
 		if t, err = h.newTaskLocked(id); err != nil {
 			return nil, nil, err
 		}
-		h.startFollowLocked(t)
+		if err := h.startFollowLocked(t); err != nil {
+			h.removeLocked(id, t)
+			return nil, nil, err
+		}
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -378,15 +407,23 @@ func (h *Handler) release(t *task, s *subscriber) {
 	}
 }
 
-// startFollowLocked runs one Follow of t for every subscriber.
-func (h *Handler) startFollowLocked(t *task) {
+// startFollowLocked runs one Follow of t for every subscriber, or refuses
+// it with 503 when t's budget has no room for the Follow's turn
+// (reserveFollow).
+func (h *Handler) startFollowLocked(t *task) error {
+	release, err := h.reserveFollow(t)
+	if err != nil {
+		return err
+	}
+	turn := h.dispatched[t.id]
 	ctx, cancel := context.WithCancel(h.ctx)
 	t.follow = cancel
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
 		defer cancel()
-		err := h.runFollow(ctx, t)
+		defer release()
+		err := h.runFollow(ctx, t, turn)
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		t.mu.Lock()
@@ -410,9 +447,49 @@ func (h *Handler) startFollowLocked(t *task) {
 			h.removeLocked(t.id, t)
 		}
 	}()
+	return nil
 }
 
-func (h *Handler) runFollow(ctx context.Context, t *task) error {
+// Dispatched tells h that task's latest turn is turn (the messageId of the
+// message that opened it), as whoever dispatched the message knows: a
+// Follow names its turn from the task's history, so a Follow of a task
+// whose agent keeps no history names it "task:" + the task id (merge's
+// default), and a page waiting for turn would never see it. h names that
+// turn turn instead. It remembers the latest DefaultMaxTasks dispatches.
+func (h *Handler) Dispatched(task, turn string) {
+	if turn == "" || ValidateTaskID(task) != nil {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.dispatched == nil {
+		h.dispatched = map[string]string{}
+	}
+	for id := range h.dispatched {
+		if len(h.dispatched) < h.cfg.maxTasks {
+			break
+		}
+		delete(h.dispatched, id) // any one: a page watches its latest
+	}
+	h.dispatched[task] = turn
+}
+
+// dispatchedTurn is the turn Dispatched named for task, "" when none.
+func (h *Handler) dispatchedTurn(task string) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.dispatched[task]
+}
+
+// nameTurn gives op the dispatched turn when its Follow could not name
+// the turn (see Dispatched).
+func nameTurn(op *schema.Op, task, turn string) {
+	if turn != "" && op.Turn == "task:"+task {
+		op.Turn = turn
+	}
+}
+
+func (h *Handler) runFollow(ctx context.Context, t *task, turn string) error {
 	s, err := h.src.Follow(ctx, a2a.TaskID(t.id))
 	if err != nil {
 		return err
@@ -428,6 +505,7 @@ func (h *Handler) runFollow(ctx context.Context, t *task) error {
 		}
 		t.mu.Lock()
 		op, ok := u.Op()
+		nameTurn(&op, t.id, turn)
 		switch {
 		case ok && op.Type == schema.OpResult && op.Result != nil && op.Result.Verdict == schema.VerdictIncomplete &&
 			len(t.log) == 0 && t.base == 0:

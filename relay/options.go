@@ -19,27 +19,32 @@ const (
 	defaultMaxLogBytes = 8 << 20
 	// defaultMaxTaskBytes is what one task may cost the relay in all, in
 	// bytes: its op log (at most defaultMaxLogBytes of it, counted as
-	// above), its merged view for snapshots (at most
+	// above), a running Follow of it (reserved whole: see
+	// WithFollowBudget), its merged view for snapshots (at most
 	// merge.DefaultMaxTurnBytes, every turn it keeps together) and, in what
-	// those two leave (88 MiB by default), what each front-end subscriber
-	// of the task (package relay/frontend: AG-UI, AI SDK) keeps: its own
-	// merged view, charged as it grows, and its encoder's state, reserved
-	// whole when it subscribes (about 3.1 MiB). Past it a new
-	// front-end subscriber of the task gets 503 with Retry-After (counted
-	// in Stats.Refused), and a block that does not fit a subscriber's
-	// view is dropped from it and counted in its result (droppedByCap), as
-	// merge's caps do. The Follower's own stream is its client's to bound
-	// (client.WithTurnBudget), outside this figure; the Go runtime's
-	// overhead comes on top (see the package doc).
+	// those leave, what each front-end subscriber of the task (package
+	// relay/frontend: AG-UI, AI SDK) keeps: its own merged view, charged as
+	// it grows, and its encoder's state, reserved whole when it subscribes
+	// (about 3.1 MiB). Past it a new front-end subscriber of the task gets
+	// 503 with Retry-After (counted in Stats.Refused), and a block that
+	// does not fit a subscriber's view is dropped from it and counted in
+	// its result (droppedByCap), as merge's caps do.
 	defaultMaxTaskBytes = 128 << 20
 	// defaultMaxBytes caps what all tasks cost together, as
-	// defaultMaxTaskBytes counts it (op logs, merged views, front-end
-	// subscribers): past it a request for a task the relay does not hold,
-	// or a new front-end subscriber, gets 503 with Retry-After, and is
-	// counted in Stats.Refused; a block that would take a view past it is
-	// dropped from that view and counted. The tasks held go on; eviction
-	// frees their bytes.
-	defaultMaxBytes = 256 << 20
+	// defaultMaxTaskBytes counts it (op logs, merged views, running
+	// Follows, front-end subscribers): past it a request for a task the
+	// relay does not hold, or a new front-end subscriber, gets 503 with
+	// Retry-After, and is counted in Stats.Refused; a block that would take
+	// a view past it is dropped from that view and counted. The tasks held
+	// go on; eviction frees their bytes. It is what keeps the process's
+	// RSS under about 256 MiB however many tasks flood it (the Go heap
+	// grows to about twice its live part before a collection:
+	// TestRelayFloodRSS measures it; see the package doc).
+	defaultMaxBytes = 64 << 20
+	// DefaultFollowBudget is the turn budget the relay reserves for each
+	// running Follow unless WithFollowBudget says otherwise: build the
+	// Follower with client.WithTurnBudget(DefaultFollowBudget).
+	DefaultFollowBudget = 8 << 20
 	// defaultMaxSubscribersPerTask and defaultMaxSubscribers cap open event
 	// streams per task and per Handler; past them a request gets 503.
 	defaultMaxSubscribersPerTask = 1024
@@ -87,6 +92,7 @@ type config struct {
 	maxLogBytes  int
 	maxBytes     int
 	maxTaskBytes int
+	followBudget int64
 	maxPerTask   int
 	maxSubs      int
 	maxTasks     int
@@ -105,6 +111,7 @@ func defaultConfig() config {
 		maxOps:       DefaultMaxOps,
 		maxLogBytes:  defaultMaxLogBytes,
 		maxBytes:     defaultMaxBytes,
+		followBudget: DefaultFollowBudget,
 		maxTaskBytes: defaultMaxTaskBytes,
 		maxPerTask:   defaultMaxSubscribersPerTask,
 		maxSubs:      defaultMaxSubscribers,
@@ -161,6 +168,23 @@ func withLogCaps(maxOps, maxBytes int) Option {
 // defaultMaxBytes); a value < 1 keeps the default.
 func withMaxBytes(n int) Option {
 	return func(c *config) { setPositive(&c.maxBytes, n) }
+}
+
+// WithFollowBudget says what one Follow of the Follower may keep of its
+// turn: its client's turn budget (client.WithTurnBudget). The relay cannot
+// see a Follow's own budget, so it reserves n and the Follow's decoding
+// (4 MiB) in the task's budget, and so in the handler's, while the Follow
+// runs; past the handler's budget a new task gets 503. Default
+// [DefaultFollowBudget] (8 MiB), which a client.Client made with
+// client.WithTurnBudget(relay.DefaultFollowBudget) holds to; a client with
+// its own default (32 MiB) holds four times as much, outside the relay's
+// count unless it is said here. n < 1 keeps the default.
+func WithFollowBudget(n int64) Option {
+	return func(c *config) {
+		if n > 0 {
+			c.followBudget = n
+		}
+	}
 }
 
 // withTaskBudget sets what one task may cost in all (default

@@ -2,6 +2,7 @@ package relay_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,9 +13,13 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime/metrics"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,7 +28,6 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/internal/flood"
-	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/relay/frontend"
 )
@@ -45,19 +49,37 @@ const (
 	floodEnv = "A2A_PROGRESS_FLOOD"
 )
 
-// relayRSSFactor is the bound of the child's peak RSS over its idle
-// baseline, in multiples of what one task may cost as counted: the task's
-// budget (relay.DefaultMaxTaskBytes) and the Follower's turn budget
-// (merge.DefaultMaxTurnBytes, client.WithTurnBudget's default). The Go
-// heap grows to twice its live part before a collection (GOGC=100), and
-// what is decoded or rendered for a moment (a peer's 1 MiB event, a
-// front-end snapshot of a whole view) comes on top.
-const relayRSSFactor = 3
-
 // childReport is what the relay child writes when its stdin closes.
 type childReport struct {
-	HWMKiB int64
-	Stats  relay.Stats
+	HWMKiB  int64
+	LiveKiB int64 // the largest live heap after a collection
+	Stats   relay.Stats
+}
+
+// relayProfileEnv, set to a directory, makes the relay child write the
+// heap profile of its largest live heap there (heap.pprof), to see where
+// the memory goes.
+const relayProfileEnv = "A2A_PROGRESS_RELAY_PROFILE"
+
+// liveWatch keeps the largest live heap the collector measured.
+type liveWatch struct{ max atomic.Int64 }
+
+func (w *liveWatch) run(dir string) {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	for range time.Tick(50 * time.Millisecond) {
+		metrics.Read(s)
+		v := int64(s[0].Value.Uint64())
+		if v <= w.max.Load()*21/20 {
+			continue
+		}
+		w.max.Store(v)
+		if dir != "" {
+			if f, err := os.Create(filepath.Join(dir, "heap.pprof")); err == nil {
+				_ = pprof.Lookup("heap").WriteTo(f, 0)
+				_ = f.Close()
+			}
+		}
+	}
 }
 
 // runRelayChild, in a relay child, serves a relay that follows the peer
@@ -69,7 +91,10 @@ func runRelayChild() {
 		return
 	}
 	ctx := context.Background()
-	c, err := client.New(ctx, peer, client.WithTransport(a2a.TransportProtocolJSONRPC))
+	// As a2a-tail web does: the Follower's turn budget is the one the
+	// relay reserves for each Follow (relay.WithFollowBudget).
+	c, err := client.New(ctx, peer, client.WithTransport(a2a.TransportProtocolJSONRPC),
+		client.WithTurnBudget(relay.DefaultFollowBudget))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "client:", err)
 		os.Exit(2)
@@ -81,9 +106,11 @@ func runRelayChild() {
 		os.Exit(2)
 	}
 	go func() { _ = http.Serve(ln, h) }()
+	var live liveWatch
+	go live.run(os.Getenv(relayProfileEnv))
 	fmt.Printf("http://%s\n", ln.Addr())
 	_, _ = io.Copy(io.Discard, os.Stdin)
-	rep := childReport{Stats: h.Stats()}
+	rep := childReport{Stats: h.Stats(), LiveKiB: live.max.Load() >> 10}
 	status, _ := os.ReadFile("/proc/self/status")
 	for _, l := range strings.Split(string(status), "\n") {
 		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
@@ -95,6 +122,15 @@ func runRelayChild() {
 	os.Exit(0)
 }
 
+// floodTasksEnv sets the number of concurrent flooding tasks of
+// TestRelayFloodRSS's second run (default 24), to measure others.
+const floodTasksEnv = "A2A_PROGRESS_FLOOD_TASKS"
+
+// The relay's RSS with one flooding task, and with many at once (each with
+// an ops, an AG-UI and an AI SDK reader): the process's byte budget, which
+// holds each Follow's turn budget while it runs, keeps the peak under
+// relayRSSBound whatever the number of tasks; the tasks that do not fit
+// are refused with 503.
 func TestRelayFloodRSS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a child process against a flooding peer")
@@ -103,51 +139,150 @@ func TestRelayFloodRSS(t *testing.T) {
 		t.Skip("a memory bound of hundreds of MiB: run without -race")
 	}
 	if os.Getenv(floodEnv) == "" {
-		t.Skip("the peer sends 1.3 GiB: set " + floodEnv + "=1 (.ci/run does)")
+		t.Skip("the peer sends 1.3 GiB per task: set " + floodEnv + "=1 (.ci/run does)")
 	}
-	peer := httptest.NewServer(flood.Handler(&flood.Peer{Events: flood.FillEveryCap}, "jsonrpc"))
+	many := 24
+	if n, err := strconv.Atoi(os.Getenv(floodTasksEnv)); err == nil && n > 0 {
+		many = n
+	}
+	peer := httptest.NewServer(perTask(flood.Handler(&flood.Peer{Events: flood.FillEveryCap}, "jsonrpc")))
 	defer peer.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 
 	// The baseline: a relay child that follows nothing.
-	idle := startRelayChild(ctx, t, peer.URL)
+	idle := startRelayChild(ctx, t, peer.URL, 0)
 	baseline := float64(idle.report(t).HWMKiB) / 1024
 
-	child := startRelayChild(ctx, t, peer.URL)
-	base := child.url + "/tasks/t1/events"
-	start := time.Now()
-	// Six front-end readers: each would keep a merged view of the turn
-	// (32 MiB) of its own; the task's budget holds them all.
-	formats := []string{relay.FormatOps, relay.FormatOps, frontend.FormatAGUI, frontend.FormatAGUI, frontend.FormatAGUI,
-		frontend.FormatAISDK, frontend.FormatAISDK, frontend.FormatAISDK}
-	ends := make([]string, len(formats))
-	var wg sync.WaitGroup
-	for i, f := range formats {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ends[i] = readToEnd(ctx, base+"?format="+f, f)
-		}()
-	}
-	wg.Wait()
-	took := time.Since(start)
-	rep := child.report(t)
-	mib := float64(rep.HWMKiB) / 1024
-	bound := baseline + relayRSSFactor*float64(relay.DefaultMaxTaskBytes+merge.DefaultMaxTurnBytes)/(1<<20)
-	t.Logf("peak RSS %.0f MiB (baseline %.0f MiB, bound %.0f MiB), %v; stats %+v", mib, baseline, bound, took.Round(time.Millisecond), rep.Stats)
-
+	// One task, eight readers: each front-end reader would keep a merged
+	// view of the turn (32 MiB) of its own; the task's budget holds them all.
+	one := floodRSS(ctx, t, peer.URL, 1, []string{relay.FormatOps, relay.FormatOps, frontend.FormatAGUI, frontend.FormatAGUI,
+		frontend.FormatAGUI, frontend.FormatAISDK, frontend.FormatAISDK, frontend.FormatAISDK})
 	want := []string{"result completed", "result completed", "RUN_FINISHED", "RUN_FINISHED", "RUN_FINISHED", "finish", "finish", "finish"}
-	if d := cmp.Diff(want, ends); d != "" {
-		t.Errorf("how each subscriber's stream ended (-want +got):\n%s", d)
+	if d := cmp.Diff(want, one.ends[0]); d != "" {
+		t.Errorf("one task: how each subscriber's stream ended (-want +got):\n%s", d)
 	}
-	if got := rep.Stats.Bytes + rep.Stats.ViewBytes; got > relay.DefaultMaxTaskBytes {
+	if got := one.rep.Stats.Bytes + one.rep.Stats.ViewBytes; got > relay.DefaultMaxTaskBytes {
 		t.Errorf("the task costs %d bytes as counted, over its budget of %d", got, relay.DefaultMaxTaskBytes)
 	}
-	if mib > bound {
-		t.Errorf("peak RSS %.0f MiB, want at most %.0f MiB", mib, bound)
+
+	// Many tasks at once: the first ones run to their end; once the budget
+	// is taken, a late reader gets 503 — a task's first reader (its
+	// Follow), or a front-end reader whose encoder no longer fits.
+	formats := []string{relay.FormatOps, frontend.FormatAGUI, frontend.FormatAISDK}
+	all := floodRSS(ctx, t, peer.URL, many, formats)
+	ran, refused := 0, 0
+	wantEnd := []string{"result completed", "RUN_FINISHED", "finish"}
+	for i, ends := range all.ends {
+		whole := true
+		for j, end := range ends {
+			switch {
+			case end == wantEnd[j]:
+			case strings.HasPrefix(end, "503 "):
+				refused++
+				whole = false
+			default:
+				whole = false
+				t.Errorf("task %d: %s reader ended %q: want %q, or 503 for a reader that does not fit", i+1, formats[j], end, wantEnd[j])
+			}
+		}
+		if whole {
+			ran++
+		}
+	}
+	t.Logf("%d tasks: %d ran with every reader, %d readers refused with 503 (stats %+v)", many, ran, refused, all.rep.Stats)
+	if ran == 0 || (many > 8 && refused == 0) {
+		t.Errorf("%d tasks: %d ran and %d readers were refused: want some of each", many, ran, refused)
+	}
+	for _, r := range []struct {
+		name string
+		mib  float64
+	}{{"one task", one.mib}, {fmt.Sprint(many, " tasks"), all.mib}} {
+		t.Logf("%s: peak RSS %.0f MiB (baseline %.0f MiB, bound %d MiB)", r.name, r.mib, baseline, relayRSSBound>>20)
+		if r.mib > float64(relayRSSBound>>20) {
+			t.Errorf("%s: peak RSS %.0f MiB, want at most %d MiB", r.name, r.mib, relayRSSBound>>20)
+		}
 	}
 }
+
+// relayRSSBound is the relay's documented bound on its RSS with the
+// default budget, however many tasks and readers (see the package doc).
+const relayRSSBound = 256 << 20
+
+// floodResult is what one relay child did: how each reader of each task
+// ended, its peak RSS in MiB and its report.
+type floodResult struct {
+	ends [][]string
+	mib  float64
+	rep  childReport
+}
+
+// floodRSS runs a relay child on the flooding peer with tasks t1…tN read
+// at once, each by one reader per format.
+func floodRSS(ctx context.Context, t *testing.T, peerURL string, tasks int, formats []string) floodResult {
+	t.Helper()
+	child := startRelayChild(ctx, t, peerURL, tasks)
+	res := floodResult{ends: make([][]string, tasks)}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for k := range tasks {
+		res.ends[k] = make([]string, len(formats))
+		base := child.url + "/tasks/t" + strconv.Itoa(k+1) + "/events"
+		for i, f := range formats {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res.ends[k][i] = readToEnd(ctx, base+"?format="+f, f)
+			}()
+		}
+	}
+	wg.Wait()
+	res.rep = child.report(t)
+	res.mib = float64(res.rep.HWMKiB) / 1024
+	t.Logf("%d tasks × %d readers: %v, peak RSS %.0f MiB, largest live heap %.0f MiB", tasks, len(formats),
+		time.Since(start).Round(time.Millisecond), res.mib, float64(res.rep.LiveKiB)/1024)
+	return res
+}
+
+// perTask serves next (a peer of task t1) for any task tN: the JSON-RPC
+// request names tN, and every "t1" of the answer says tN, so that each
+// task the relay follows is a flood of its own.
+func perTask(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var req struct {
+			Params struct {
+				ID string `json:"id"`
+			} `json:"params"`
+		}
+		_ = json.Unmarshal(body, &req)
+		r.Body = io.NopCloser(strings.NewReader(string(body)))
+		if req.Params.ID == "" || req.Params.ID == "t1" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(&renamer{ResponseWriter: w, to: []byte(`"` + req.Params.ID + `"`)}, r)
+	})
+}
+
+// renamer writes "t1" as another task id.
+type renamer struct {
+	http.ResponseWriter
+	to []byte
+}
+
+func (r *renamer) Write(b []byte) (int, error) {
+	if _, err := r.ResponseWriter.Write(bytes.ReplaceAll(b, []byte(`"t1"`), r.to)); err != nil {
+		return 0, err
+	}
+	return len(b), nil
+}
+
+func (r *renamer) Flush() { r.ResponseWriter.(http.Flusher).Flush() }
 
 // relayChild is a relay child process.
 type relayChild struct {
@@ -156,12 +291,20 @@ type relayChild struct {
 	lines *bufio.Scanner
 }
 
-// startRelayChild starts a relay child following the peer at peerURL; the
-// test's cleanup kills it.
-func startRelayChild(ctx context.Context, t *testing.T, peerURL string) *relayChild {
+// startRelayChild starts a relay child following the peer at peerURL, for
+// the given number of tasks (its profile's name); the test's cleanup kills
+// it.
+func startRelayChild(ctx context.Context, t *testing.T, peerURL string, tasks int) *relayChild {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), relayChildEnv+"="+peerURL)
+	if dir := os.Getenv(relayProfileEnv); dir != "" {
+		sub := filepath.Join(dir, strconv.Itoa(tasks))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Env = append(cmd.Env, relayProfileEnv+"="+sub)
+	}
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {

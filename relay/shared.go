@@ -153,6 +153,30 @@ func (h *Handler) wasLost(task string) bool {
 	return ok && time.Since(at) <= republishWindow
 }
 
+// refuseWaiting answers the readers that wait for task's first op with
+// err (the Store's refusal: 503 with its reason) at once, instead of at
+// the start timeout (504), when this process serves the task and its log
+// is still empty: a Store that refuses writes (a full Redis answers OOM)
+// or does not answer will not bring that op. The task leaves the map, so
+// that the next reader starts over.
+func (h *Handler) refuseWaiting(task string, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	t := h.tasks[task]
+	if t == nil {
+		return
+	}
+	t.mu.Lock()
+	empty := len(t.log) == 0 && t.base == 0
+	if empty {
+		t.markReadyLocked(err)
+	}
+	t.mu.Unlock()
+	if empty {
+		h.removeLocked(task, t)
+	}
+}
+
 // errLogRestarted reports a log whose record numbers did not follow on.
 var errLogRestarted = errBusy("relay: store: the task's log started over")
 
@@ -160,7 +184,6 @@ var errLogRestarted = errBusy("relay: store: the task's log started over")
 // fails. After the first read it starts the leased follow when the task is
 // not settled and the Handler has a Follower.
 func (h *Handler) runMirror(ctx context.Context, t *task) error {
-	st := h.cfg.store
 	after := "0"
 	first := true
 	for {
@@ -168,7 +191,7 @@ func (h *Handler) runMirror(ctx context.Context, t *task) error {
 		if first {
 			wait = 0
 		}
-		recs, err := st.Read(ctx, t.id, after, wait)
+		recs, err := h.readAll(ctx, t.id, after, wait)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -230,6 +253,20 @@ func (h *Handler) runMirror(ctx context.Context, t *task) error {
 	}
 }
 
+// readAll is Store.Read, and then, while a read brings more than one
+// record, the next ones without waiting, up to the log's op cap: what a
+// publisher appended at once (AppendAll: its view, put back) is applied at
+// once, so that no reader takes a snapshot of a part of it.
+func (h *Handler) readAll(ctx context.Context, task, after string, wait time.Duration) ([]Record, error) {
+	recs, err := h.cfg.store.Read(ctx, task, after, wait)
+	for n := len(recs); err == nil && n > 1 && len(recs) < h.cfg.maxOps; {
+		var more []Record
+		more, err = h.cfg.store.Read(ctx, task, recs[len(recs)-1].ID, 0)
+		recs, n = append(recs, more...), len(more)
+	}
+	return recs, err
+}
+
 // mirrorLocked adds one Store record to t's log. The op is decoded and
 // encoded again, so that what readers get is what this relay writes, and a
 // record that repeats what the view has (a publisher putting its view back
@@ -271,7 +308,7 @@ func (h *Handler) followShared(ctx context.Context, t *task) {
 		ok, err := st.Lease(ctx, t.id, h.epoch, h.leaseTTL())
 		switch {
 		case err != nil && ctx.Err() == nil:
-			_ = h.storeFailed(t.id, err)
+			h.refuseWaiting(t.id, h.storeFailed(t.id, err))
 		case ok:
 			// The previous holder may have settled the turn just before it
 			// gave the lease back: look at the whole log first.
@@ -316,10 +353,16 @@ func (h *Handler) leaseTTL() time.Duration { return defaultLeaseTTL }
 // followLeased runs one Follow of t under its lease, publishing to the
 // Store, and gives the lease back. done: the turn settled.
 func (h *Handler) followLeased(ctx context.Context, t *task) (done, published bool, err error) {
+	release, err := h.reserveFollow(t)
+	if err != nil {
+		return false, false, err
+	}
+	defer release()
 	h.shared.follows.Add(1)
 	defer h.shared.follows.Add(-1)
 	p := h.newPublisher(ctx, t.id, true) // renews the lease while it follows
 	defer p.close()
+	turn := h.dispatchedTurn(t.id)
 	s, err := h.src.Follow(ctx, a2a.TaskID(t.id))
 	if err != nil {
 		return false, false, err
@@ -335,6 +378,7 @@ func (h *Handler) followLeased(ctx context.Context, t *task) (done, published bo
 		if !ok {
 			continue
 		}
+		nameTurn(&op, t.id, turn)
 		if op.Type == schema.OpResult && op.Result != nil && op.Result.Verdict == schema.VerdictIncomplete && !p.published {
 			// As runFollow: a follow that got nothing is answered with its
 			// error, not with a stream that holds only "incomplete".
@@ -468,34 +512,32 @@ func (p *publisher) publish(op schema.Op) {
 func (p *publisher) failed(err error) {
 	p.dirty = true
 	if !errors.Is(err, ErrLogLost) {
-		_ = p.h.storeFailed(p.task, err)
+		p.h.refuseWaiting(p.task, p.h.storeFailed(p.task, err))
 		return
 	}
 	p.h.cfg.logger.Warn("relay: store lost the task's log; publishing the view again", "task", p.task)
 }
 
-// republish appends every op of the view; it reports whether all went in.
+// republish appends every op of the view at once (Store.AppendAll); it
+// reports whether they went in.
 func (p *publisher) republish() bool {
-	ops := p.view.snapshot()
-	continuing := p.appended
-	for i, op := range ops {
-		data, err := json.Marshal(op)
-		if err != nil {
-			continue // said when it was published
+	snap := p.view.snapshot()
+	ops := make([][]byte, 0, len(snap))
+	for _, op := range snap {
+		if data, err := json.Marshal(op); err == nil { // else said when it was published
+			ops = append(ops, data)
 		}
-		settles := p.settled && i == len(ops)-1
-		_, err = p.h.cfg.store.Append(p.ctx, p.task, data, continuing, settles)
-		if errors.Is(err, ErrLogLost) && continuing {
-			continuing = false // the log is gone: this op starts a new one
-			_, err = p.h.cfg.store.Append(p.ctx, p.task, data, false, settles)
-		}
-		if err != nil {
-			p.failed(err)
-			return false
-		}
-		continuing, p.appended, p.published = true, true, true
 	}
-	p.dirty = false
+	st := p.h.cfg.store
+	err := st.AppendAll(p.ctx, p.task, ops, p.appended, p.settled)
+	if errors.Is(err, ErrLogLost) && p.appended {
+		err = st.AppendAll(p.ctx, p.task, ops, false, p.settled) // the log is gone: this starts a new one
+	}
+	if err != nil {
+		p.failed(err)
+		return false
+	}
+	p.appended, p.published, p.dirty = true, true, false
 	p.h.storeOK()
 	return true
 }

@@ -33,9 +33,16 @@ type Store interface {
 	// settles says the op settles the task's latest turn: the store may
 	// then let the log expire sooner.
 	Append(ctx context.Context, task string, op []byte, continuing, settles bool) (Record, error)
+	// AppendAll is Append of every op of ops, in order, at once: a Read
+	// returns none of them or, up to its bound, all. A publisher puts its
+	// whole view back with it, so that a reader never takes a snapshot of
+	// half a view and gets the rest as ops it already has. settles is
+	// said of the last op.
+	AppendAll(ctx context.Context, task string, ops [][]byte, continuing, settles bool) error
 	// Read returns the records of task's log after the record id after (""
-	// or "0": from the start), oldest first, at most a bounded number; when
-	// there are none it waits up to wait (0: not at all) for one. No
+	// or "0": from the start), oldest first, at most a bounded number (at
+	// least 2); when there are none it waits up to wait (0: not at all) for
+	// one. No
 	// records and no error is a wait that ended empty; a missing log reads
 	// as empty.
 	Read(ctx context.Context, task, after string, wait time.Duration) ([]Record, error)

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -43,6 +42,10 @@ type webFlags struct {
 // webTokenEnv gives the access token of --allow-remote without a flag (a
 // flag shows in the process list).
 const webTokenEnv = "A2A_TAIL_WEB_TOKEN"
+
+// minWebTokenLen is the shortest access token --token takes: 16 characters
+// (the generated one has 48 hex digits).
+const minWebTokenLen = 16
 
 // Bounds of the servers `a2a-tail web` starts: a client that sends no
 // request, or a slow one, costs a connection for a bounded time, and past
@@ -87,7 +90,8 @@ rebinding) — can neither send nor read. The relay reads tasks with your
 credentials, so a browser reads only the tasks sent through this server and those
 named with --task; --any-task lets it read any task the agent lets you read.
 --listen on another address needs --allow-remote, and then an access token: the
-one in $` + webTokenEnv + ` or --token, or a new one; the URL it prints carries it.
+one in $` + webTokenEnv + ` or --token (at least 16 characters), or a new one; the URL
+it prints carries it.
 
 With --redis redis://[user:password@]host:port/db (rediss:// for TLS) the page's
 relay is one replica of several: the op logs, the chat map and the follow leases
@@ -113,10 +117,14 @@ task follows it upstream. A replica cannot know which tasks the others sent, so
 			if f.token == "" {
 				f.token = os.Getenv(webTokenEnv)
 			}
+			if f.token != "" && len(f.token) < minWebTokenLen {
+				return usageError{fmt.Errorf("--token (or $%s) has %d characters: an access token needs at least %d (a guessable one guards nothing)",
+					webTokenEnv, len(f.token), minWebTokenLen)}
+			}
 			ctx := cmd.Context()
 			// The page is served at once; the agent's card is read in the
 			// background, again with backoff while the agent is not up.
-			agent := client.NewLazy(ctx, args[0], 0, a.clientOptions()...) // retries up to every 5 s: the page counts down
+			agent := client.NewLazy(ctx, args[0], 0, a.webClientOptions()...) // retries up to every 5 s: the page counts down
 			defer agent.Close()
 			return a.serveWeb(ctx, agent, f, "", nil)
 		},
@@ -131,11 +139,23 @@ task follows it upstream. A replica cannot know which tasks the others sent, so
 	cmd.Flags().StringVar(&f.listen, "listen", "127.0.0.1:8080", "address to serve the page on")
 	cmd.Flags().BoolVar(&f.allowRemote, "allow-remote", false, "allow --listen on a non-loopback address (requires an access token: --token, $"+webTokenEnv+", or a generated one)")
 	cmd.Flags().StringArrayVar(&f.allowHosts, "web-host", nil, "a further host name (host or host:port) the page may be opened by, e.g. behind a proxy (repeatable)")
-	cmd.Flags().StringVar(&f.token, "token", "", "the access token of --allow-remote (default: $"+webTokenEnv+", else a new random one)")
+	cmd.Flags().StringVar(&f.token, "token", "", "the access token of --allow-remote, at least 16 characters (default: $"+webTokenEnv+", else a new random one)")
 	cmd.Flags().StringArrayVar(&f.tasks, "task", nil, "a task created elsewhere that the page may watch (repeatable)")
 	cmd.Flags().BoolVar(&f.anyTask, "any-task", false, "let the page watch any task the agent lets you read, not only those sent through it or named with --task")
 	cmd.Flags().StringVar(&a.redis, "redis", "", "share the relay's op logs through this Redis (redis:// or rediss:// URL): run several replicas (with --any-task)")
 	return cmd
+}
+
+// webClientOptions are clientOptions with, unless --max-turn-bytes says
+// otherwise, the turn budget the relay reserves for each task it follows
+// (relay.DefaultFollowBudget): what keeps the process under the relay's
+// memory bound however many tasks the page watches.
+func (a *app) webClientOptions() []client.Option {
+	opts := a.clientOptions()
+	if a.maxTurnBytes == 0 {
+		opts = append(opts, client.WithTurnBudget(relay.DefaultFollowBudget))
+	}
+	return opts
 }
 
 // serveWeb serves the page and relay for agent as f says until ctx ends.
@@ -159,6 +179,9 @@ func (a *app) serveWeb(ctx context.Context, agent *client.Lazy, f webFlags, path
 		fmt.Fprintf(a.stderr, "a2a-tail: serving %s beyond loopback: anyone with the token in the URL below can read the agent's progress and send it messages as you\n", printable(f.listen))
 	}
 	opts := []relay.Option{relay.WithLogger(a.logger())}
+	if a.maxTurnBytes > 0 {
+		opts = append(opts, relay.WithFollowBudget(a.maxTurnBytes))
+	}
 	if a.redis != "" {
 		st, err := a.redisStore(ctx)
 		if err != nil {
@@ -396,18 +419,13 @@ func (w *webServer) send(rw http.ResponseWriter, r *http.Request) {
 		jsonError(rw, http.StatusForbidden, err.Error())
 		return
 	}
-	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
-		jsonError(rw, http.StatusUnsupportedMediaType, "a2a-tail: POST /tasks takes application/json")
-		return
-	}
 	var body struct {
 		Text    string `json:"text"`
 		Task    string `json:"task"`
 		Context string `json:"context"`
 	}
-	dec := json.NewDecoder(io.LimitReader(r.Body, maxSendBytes+1))
-	if err := dec.Decode(&body); err != nil {
-		jsonError(rw, http.StatusBadRequest, "a2a-tail: body: "+err.Error())
+	if status, err := relay.ReadJSON(rw, r, &body, maxSendBytes); err != nil {
+		jsonError(rw, status, "a2a-tail: POST /tasks: "+err.Error())
 		return
 	}
 	if strings.TrimSpace(body.Text) == "" {
@@ -449,6 +467,7 @@ func (w *webServer) send(rw http.ResponseWriter, r *http.Request) {
 	if w.p.tasks != nil {
 		w.p.tasks.Add(string(id)) // before the page can ask for it
 	}
+	w.relay.Dispatched(string(id), msg.ID) // for an agent that keeps no history
 	sent(rw, id, msg.ID)
 }
 
@@ -518,8 +537,8 @@ func jsonError(rw http.ResponseWriter, status int, msg string) {
 // redisstore), as it does when Redis goes away later.
 func (a *app) redisStore(ctx context.Context) (*redisstore.Store, error) {
 	// go-redis's own lines about the store's connections (dial failures)
-	// go to -vv: the relay already says that Redis is down.
-	st, err := redisstore.New(a.redis, redisstore.WithLogger(a.logger()))
+	// go nowhere (main sets that): the relay already says that Redis is down.
+	st, err := redisstore.New(a.redis)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--redis %s: %w", printable(redirect.Redact(a.redis)), err)}
 	}

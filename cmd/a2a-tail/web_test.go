@@ -68,9 +68,15 @@ func TestWebSend(t *testing.T) {
 		errText           string
 	}{
 		{"sent", "application/json", `{"text":"realistic"}`, 200, ""},
-		{"form post", "text/plain", `{"text":"hi"}`, 415, "a2a-tail: POST /tasks takes application/json"},
+		{"sent, charset", "application/json; charset=UTF-8", `{"text":"realistic"}` + "\n", 200, ""},
+		{"form post", "text/plain", `{"text":"hi"}`, 415, "a2a-tail: POST /tasks: relay: the request must be application/json (UTF-8)"},
+		{"jsonx", "application/jsonx", `{"text":"hi"}`, 415, "a2a-tail: POST /tasks: relay: the request must be application/json (UTF-8)"},
+		{"latin-1", "application/json; charset=iso-8859-1", `{"text":"hi"}`, 415, "a2a-tail: POST /tasks: relay: the request must be application/json (UTF-8)"},
 		{"empty", "application/json", `{"text":"  "}`, 400, `a2a-tail: "text" is empty`},
-		{"not json", "application/json", `text=hi`, 400, "a2a-tail: body: invalid character 'e' in literal true (expecting 'r')"},
+		{"not json", "application/json", `text=hi`, 400, "a2a-tail: POST /tasks: relay: the request is not the JSON expected: invalid character 'e' in literal true (expecting 'r')"},
+		{"trailing data", "application/json", `{"text":"hi"} {"text":"again"}`, 400, "a2a-tail: POST /tasks: relay: the request is not the JSON expected: invalid character '{' after top-level value"},
+		{"invalid utf-8", "application/json", "{\"text\":\"h\xffi\"}", 400, "a2a-tail: POST /tasks: relay: the request body is not valid UTF-8"},
+		{"oversize", "application/json", `{"text":"` + strings.Repeat("x", maxSendBytes) + `"}`, 413, "a2a-tail: POST /tasks: relay: request body over 65536 bytes"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -115,6 +121,12 @@ func TestWebListen(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "--allow-remote") {
 		t.Errorf("stderr %q does not name --allow-remote", stderr.String())
+	}
+	// A short token guards nothing: refused, with the minimum said.
+	stderr.Reset()
+	code = run(context.Background(), []string{"web", "--listen", "0.0.0.0:0", "--allow-remote", "--token", "x", "http://127.0.0.1:1"}, nil, &stdout, &stderr)
+	if code != exitUsage || !strings.Contains(stderr.String(), "--token (or $A2A_TAIL_WEB_TOKEN) has 1 characters: an access token needs at least 16") {
+		t.Errorf("--token x: exit %d, stderr %q: want a usage error naming the minimum", code, stderr.String())
 	}
 	a := newApp(nil, &stdout, &stderr)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -1,6 +1,7 @@
 package redisstore_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -26,6 +27,7 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/client/v1query"
+	"github.com/tfrs/a2a-progress/internal/sseframe"
 	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/relay/frontend"
@@ -467,5 +469,205 @@ func TestSlowRedis(t *testing.T) {
 	checkBrowsers(t, task, bs, s.View(), verdict{schema.VerdictCompleted, out.Reply})
 	if st := cl.worker.Stats(); st.StoreErrors != 0 {
 		t.Errorf("worker: %+v; a stall within go-redis's timeouts is not an error", st)
+	}
+}
+
+// A full Redis (maxmemory, noeviction) refuses the follow's lease and
+// appends: a reader of a task that nothing published yet gets 503 with
+// Redis's reason within two seconds, not 504 at the start timeout.
+func TestFullRedisAnswers503(t *testing.T) {
+	r := startRedis(t, "--maxmemory", "2mb", "--maxmemory-policy", "noeviction")
+	agent := startAgent(t, agenttest.Trajectory(10, agenttest.Named("full"), agenttest.PauseEvery(10*time.Millisecond)))
+	cl := newCluster(t, r, 1, func(int) (relay.Follower, frontend.Agent) { return newClient(t, agent), nil })
+	ctx := testCtx(t)
+	id, err := newClient(t, agent).Dispatch(ctx, a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("full")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: strings.TrimSuffix(strings.TrimPrefix(r.URL(), "redis://"), "/0")})
+	defer rdb.Close()
+	for i := 0; ; i++ {
+		if err := rdb.Set(ctx, fmt.Sprint("fill:", i), strings.Repeat("x", 64<<10), 0).Err(); err != nil {
+			if !strings.Contains(err.Error(), "OOM") {
+				t.Fatalf("filling Redis: %v, want its OOM refusal", err)
+			}
+			break
+		}
+	}
+	start := time.Now()
+	resp, err := get(ctx, cl.eventsURL(string(id)), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	took := time.Since(start)
+	if got := []string{strconv.Itoa(resp.StatusCode), resp.Header.Get("Retry-After")}; !slices.Equal(got, []string{"503", "2"}) ||
+		!strings.Contains(string(body), "OOM") {
+		t.Errorf("status, Retry-After = %v, body %s: want [503 2] and Redis's OOM reason", got, body)
+	}
+	t.Logf("answered %d in %v: %s", resp.StatusCode, took.Round(time.Millisecond), body)
+	if took > 2*time.Second {
+		t.Errorf("answered after %v, want within 2 s", took)
+	}
+}
+
+// Redis killed (SIGKILL) in the middle of a turn and started again empty:
+// the 60 readers that resume with the cursor of the log that is gone get a
+// snapshot of the view the worker puts back (all of it, appended at once)
+// and then the ops that follow — never, as resumed ops under new ids,
+// blocks they already had.
+func TestRedisKillEmptyRestartNoRedelivery(t *testing.T) {
+	r := startRedis(t)
+	sc := agenttest.Trajectory(150, agenttest.Named("restart"), agenttest.PauseEvery(20*time.Millisecond))
+	agent := startAgent(t, sc)
+	cl := newCluster(t, r, 3, nil)
+	task, done := cl.attach(t, newClient(t, agent), "restart")
+	ctx := testCtx(t)
+
+	// Each reader has a few ops and its cursor, and goes away.
+	rs := make([]*resumer, 60)
+	errs := make(chan error, len(rs))
+	for i := range rs {
+		rs[i] = &resumer{had: map[string]bool{}}
+		go func() { errs <- rs[i].until(ctx, cl.eventsURL(task), 5) }()
+	}
+	for range rs {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Kill()
+	waitFor(t, func() bool { return cl.worker.Stats().StoreDown }, "the worker to see Redis down")
+	r.Restart()
+	for i := range rs {
+		go func() { errs <- rs[i].resume(ctx, cl.eventsURL(task)) }()
+	}
+	for range rs {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := <-done
+	out, err := s.Outcome()
+	if err != nil {
+		t.Fatal(err)
+	}
+	redelivered, snapshots := 0, 0
+	for i, rd := range rs {
+		redelivered += len(rd.redelivered)
+		snapshots += rd.snapshots
+		if len(rd.redelivered) > 0 && len(rd.redelivered) <= 3 {
+			t.Logf("reader %d: blocks it had, resumed again: %q", i, rd.redelivered)
+		}
+		if d := cmp.Diff(show(s.View()), show(viewOf(task, rd.ops))); d != "" {
+			t.Errorf("reader %d: view (-worker +reader):\n%s", i, d)
+		}
+		if d := cmp.Diff(verdict{schema.VerdictCompleted, out.Reply}, lastResult(rd.ops)); d != "" {
+			t.Errorf("reader %d: result (-want +got):\n%s", i, d)
+		}
+	}
+	if redelivered != 0 {
+		t.Errorf("%d blocks re-sent as resumed ops to readers that had them, want 0", redelivered)
+	}
+	t.Logf("snapshots after the restart: %d; worker: %+v", snapshots, cl.worker.Stats())
+}
+
+// resumer is a reader that tells a snapshot's ops (sent without an id but
+// the last) from resumed ones, and counts the resumed block ops it had.
+type resumer struct {
+	ops         []schema.Op
+	had         map[string]bool // the blocks it has
+	last        string          // its cursor
+	redelivered []string
+	snapshots   int
+}
+
+func blockKey(op schema.Op) string {
+	return fmt.Sprintf("%s/%s/%d/%s", op.Turn, op.Block.Key.StreamKey, op.Block.Key.Seq, op.Block.Key.ID)
+}
+
+// until reads until n ops with an id arrived, then goes.
+func (rd *resumer) until(ctx context.Context, u string, n int) error {
+	resp, err := get(ctx, u, "")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("status %d", resp.StatusCode)
+	}
+	_, err = rd.read(resp.Body, n, false)
+	return err
+}
+
+// resume reads from its cursor to the turn's end, reconnecting after a
+// cut and after 503.
+func (rd *resumer) resume(ctx context.Context, u string) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("after %d ops: %w", len(rd.ops), err)
+		}
+		resp, err := get(ctx, u, rd.last)
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			resp.Body.Close()
+			time.Sleep(20 * time.Millisecond) // a page waits Retry-After
+			continue
+		}
+		if resp.StatusCode != http.StatusOK {
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			return fmt.Errorf("status %d: %s", resp.StatusCode, body)
+		}
+		ended, err := rd.read(resp.Body, -1, true)
+		resp.Body.Close()
+		if err != nil || ended {
+			return err
+		}
+	}
+}
+
+// read reads one response until n ops with an id (n < 0: its end);
+// count: count the resumed block ops it had. ended reports the turn's end.
+func (rd *resumer) read(body io.Reader, n int, count bool) (ended bool, err error) {
+	sr := sseframe.NewReader(bufio.NewReader(body), sseframe.DefaultMaxEventBytes)
+	inSnapshot := false
+	for {
+		ev, err := sr.Next()
+		if err != nil {
+			return ended, nil // the end, or a cut: reconnect
+		}
+		if !ev.HasData {
+			continue
+		}
+		var op schema.Op
+		if err := json.Unmarshal(ev.Data, &op); err != nil {
+			return false, fmt.Errorf("op %q: %w", ev.Data, err)
+		}
+		resumed := ev.ID != "" && !inSnapshot
+		if ev.ID == "" && !inSnapshot {
+			inSnapshot = true
+			rd.snapshots++
+		} else if ev.ID != "" {
+			inSnapshot = false // a snapshot's last op carries its cursor
+		}
+		if op.Type == schema.OpBlock {
+			k := blockKey(op)
+			if count && resumed && rd.had[k] {
+				rd.redelivered = append(rd.redelivered, k)
+			}
+			rd.had[k] = true
+		}
+		rd.ops = append(rd.ops, op)
+		ended = op.Type == schema.OpResult && op.Result.Verdict != schema.VerdictIncomplete
+		if ev.ID != "" {
+			rd.last = ev.ID
+			if n--; n == 0 && !ended {
+				return false, nil
+			}
+		}
 	}
 }

@@ -56,18 +56,10 @@
 // go-redis writes some failures, such as a dial that failed after its
 // retries, to a logger of its own that is global to the process (stderr
 // unless the program called redis.SetLogger), besides returning them to
-// the caller. A Store does not let its own lines reach stderr: the first
-// New in a process installs, with redis.SetLogger, a logger
-// that recognises a Store's lines — by the context of the Store's command,
-// or by the Store's dial error the line reports — and sends them to that
-// Store's [WithLogger] at debug level, or nowhere by default: the relay
-// already reports a failing store in its log (relay.WithLogger) and its
-// Stats. Every other line (the program's own go-redis clients, and the few
-// lines go-redis writes about no call in particular) is written as
-// go-redis's default writes it: to stderr, prefixed "redis: ". So a program that uses go-redis
-// elsewhere sees no change, unless it had set its own go-redis logger
-// before the first New: redis.SetLogger is global, so set yours after the
-// first New, and it gets every line, the Stores' included.
+// the caller. A Store leaves that logger as the program set it: the
+// relay reports a failing store in its own log (relay.WithLogger) and its
+// Stats, so a program that wants go-redis's lines elsewhere, or nowhere,
+// sets redis.SetLogger itself (a2a-tail discards them).
 //
 // # Bounds
 //

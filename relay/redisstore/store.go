@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/url"
 	"strconv"
 	"strings"
@@ -40,7 +39,6 @@ type Store struct {
 	prefix                       string
 	maxOps, maxBytes             int
 	liveTTL, settledTTL, chatTTL time.Duration
-	logger                       *slog.Logger
 }
 
 var _ relay.Store = (*Store)(nil)
@@ -51,12 +49,6 @@ type Option func(*Store)
 // WithPrefix sets the prefix of every key (default "a2a-progress:"), so
 // that several deployments share one Redis.
 func WithPrefix(p string) Option { return func(s *Store) { s.prefix = p } }
-
-// WithLogger sends go-redis's own log lines about this Store's
-// connections (a dial that failed after its retries, …) to l at debug
-// level. By default they go nowhere: the relay already says, in its log
-// and Stats, that its store fails. See the package doc, "Logs".
-func WithLogger(l *slog.Logger) Option { return func(s *Store) { s.logger = l } }
 
 // withLogCaps caps each task's stream in entries and in bytes of op JSON
 // (defaults relay.DefaultMaxOps, defaultMaxBytes); the oldest go first.
@@ -115,17 +107,13 @@ func New(rawURL string, opts ...Option) (*Store, error) {
 	return newClient(redis.NewClient(o), opts...), nil
 }
 
-// newClient returns a Store on rdb, which it owns: Close closes it. It
-// adds a hook to rdb that routes go-redis's log lines about rdb's
-// connections to the Store's logger (see the package doc, "Logs").
+// newClient returns a Store on rdb, which it owns: Close closes it.
 func newClient(rdb *redis.Client, opts ...Option) *Store {
 	s := &Store{rdb: rdb, prefix: defaultPrefix, maxOps: relay.DefaultMaxOps, maxBytes: defaultMaxBytes,
 		liveTTL: defaultLiveTTL, settledTTL: defaultSettledTTL, chatTTL: defaultChatTTL}
 	for _, o := range opts {
 		o(s)
 	}
-	routeRedisLogs()
-	rdb.AddHook(tagHook{logTag{s.logger}})
 	return s
 }
 
@@ -142,22 +130,26 @@ func (s *Store) Close() error { return s.rdb.Close() }
 
 func (s *Store) key(task, what string) string { return s.prefix + "{" + task + "}:" + what }
 
-// appendScript appends ARGV[1] to the stream KEYS[1], numbering it in the
-// hash KEYS[2], and trims the stream to ARGV[3] entries and ARGV[4] bytes of
-// op JSON (never its newest entry). A continuing publisher (ARGV[2] = "1")
-// whose stream or numbering is gone gets LOST and appends nothing; a new
-// publisher starts them again.
+// appendScript appends ARGV[5], ARGV[6], … to the stream KEYS[1], in
+// order and at once, numbering them in the hash KEYS[2], and trims the
+// stream to ARGV[2] entries and ARGV[3] bytes of op JSON (never its newest
+// entry). A continuing publisher (ARGV[1] = "1") whose stream or numbering
+// is gone gets LOST and appends nothing; a new publisher starts them
+// again. It returns the id and number of the last op appended.
 var appendScript = redis.NewScript(`
 local live = redis.call('EXISTS', KEYS[1]) == 1 and redis.call('EXISTS', KEYS[2]) == 1
 if not live then
-  if ARGV[2] == '1' then return redis.error_reply('LOST the task log is gone') end
+  if ARGV[1] == '1' then return redis.error_reply('LOST the task log is gone') end
   redis.call('DEL', KEYS[1], KEYS[2])
 end
-local n = redis.call('HINCRBY', KEYS[2], 'n', 1)
-local id = redis.call('XADD', KEYS[1], '*', 'n', n, 'op', ARGV[1])
-local bytes = redis.call('HINCRBY', KEYS[2], 'bytes', string.len(ARGV[1]))
+local n, id, bytes = 0, '', 0
+for i = 5, #ARGV do
+  n = redis.call('HINCRBY', KEYS[2], 'n', 1)
+  id = redis.call('XADD', KEYS[1], '*', 'n', n, 'op', ARGV[i])
+  bytes = redis.call('HINCRBY', KEYS[2], 'bytes', string.len(ARGV[i]))
+end
 local len = redis.call('XLEN', KEYS[1])
-local maxlen, maxbytes = tonumber(ARGV[3]), tonumber(ARGV[4])
+local maxlen, maxbytes = tonumber(ARGV[2]), tonumber(ARGV[3])
 while len > 1 and (len > maxlen or bytes > maxbytes) do
   local e = redis.call('XRANGE', KEYS[1], '-', '+', 'COUNT', 1)[1]
   local f, size = e[2], 0
@@ -166,13 +158,32 @@ while len > 1 and (len > maxlen or bytes > maxbytes) do
   bytes = redis.call('HINCRBY', KEYS[2], 'bytes', -size)
   len = len - 1
 end
-redis.call('PEXPIRE', KEYS[1], ARGV[5])
-redis.call('PEXPIRE', KEYS[2], ARGV[5])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call('PEXPIRE', KEYS[2], ARGV[4])
 return {id, n}
 `)
 
 // Append implements [relay.Store].
 func (s *Store) Append(ctx context.Context, task string, op []byte, continuing, settles bool) (relay.Record, error) {
+	id, n, err := s.append(ctx, task, [][]byte{op}, continuing, settles)
+	if err != nil {
+		return relay.Record{}, err
+	}
+	return relay.Record{ID: id, N: n, Op: op}, nil
+}
+
+// AppendAll implements [relay.Store]: one script, so that a read sees
+// none of ops or all of them.
+func (s *Store) AppendAll(ctx context.Context, task string, ops [][]byte, continuing, settles bool) error {
+	if len(ops) == 0 {
+		return nil
+	}
+	_, _, err := s.append(ctx, task, ops, continuing, settles)
+	return err
+}
+
+// append runs appendScript and returns the last op's id and number.
+func (s *Store) append(ctx context.Context, task string, ops [][]byte, continuing, settles bool) (string, uint64, error) {
 	ttl := s.liveTTL
 	if settles {
 		ttl = s.settledTTL
@@ -181,23 +192,27 @@ func (s *Store) Append(ctx context.Context, task string, op []byte, continuing, 
 	if continuing {
 		cont = "1"
 	}
-	res, err := appendScript.Run(ctx, s.rdb, []string{s.key(task, "log"), s.key(task, "meta")},
-		op, cont, s.maxOps, s.maxBytes, ttl.Milliseconds()).Slice()
+	args := make([]any, 0, 4+len(ops))
+	args = append(args, cont, s.maxOps, s.maxBytes, ttl.Milliseconds())
+	for _, op := range ops {
+		args = append(args, op)
+	}
+	res, err := appendScript.Run(ctx, s.rdb, []string{s.key(task, "log"), s.key(task, "meta")}, args...).Slice()
 	if err != nil {
 		if strings.HasPrefix(err.Error(), "LOST") {
-			return relay.Record{}, fmt.Errorf("redisstore: %s: %w", task, relay.ErrLogLost)
+			return "", 0, fmt.Errorf("redisstore: %s: %w", task, relay.ErrLogLost)
 		}
-		return relay.Record{}, fmt.Errorf("redisstore: append: %w", err)
+		return "", 0, fmt.Errorf("redisstore: append: %w", err)
 	}
 	if len(res) != 2 {
-		return relay.Record{}, fmt.Errorf("redisstore: append: unexpected reply %v", res)
+		return "", 0, fmt.Errorf("redisstore: append: unexpected reply %v", res)
 	}
 	id, _ := res[0].(string)
 	n, _ := res[1].(int64)
 	if id == "" || n < 1 {
-		return relay.Record{}, fmt.Errorf("redisstore: append: unexpected reply %v", res)
+		return "", 0, fmt.Errorf("redisstore: append: unexpected reply %v", res)
 	}
-	return relay.Record{ID: id, N: uint64(n), Op: op}, nil
+	return id, uint64(n), nil
 }
 
 // Read implements [relay.Store].
