@@ -10,7 +10,6 @@ const (
 var (
 	WithKeepAlive      = withKeepAlive
 	WithLogCaps        = withLogCaps
-	WithMaxBytes       = withMaxBytes
 	WithMaxTasks       = withMaxTasks
 	WithSubscriberCaps = withSubscriberCaps
 	WithTTL            = withTTL

@@ -164,9 +164,14 @@ func withLogCaps(maxOps, maxBytes int) Option {
 	}
 }
 
-// withMaxBytes caps what all tasks cost together (default
-// defaultMaxBytes); a value < 1 keeps the default.
-func withMaxBytes(n int) Option {
+// WithMaxBytes caps what all tasks cost together, as the budget counts it
+// (default 64 MiB, which keeps the process's RSS under about 256 MiB
+// however many tasks flood it: the RSS runs to about four times the
+// budget). With the default Follow budget each running Follow reserves
+// 12 MiB of it, so about five run at once; a relay that must follow more
+// tasks at a time raises it, and its memory bound with it. A value < 1
+// keeps the default.
+func WithMaxBytes(n int) Option {
 	return func(c *config) { setPositive(&c.maxBytes, n) }
 }
 
