@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"mime"
 	"net/http"
 	"strings"
 	"unicode/utf8"
@@ -118,19 +116,8 @@ func badRequest(format string, a ...any) error {
 // for origins given to relay.WithCORS — so a page the user merely visits cannot
 // make a loopback relay send messages to the agent on the user's behalf.
 func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		return &errFrontend{http.StatusUnsupportedMediaType, "relay: the request must be application/json"}
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxFrontendBodyBytes))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return &errFrontend{http.StatusRequestEntityTooLarge, fmt.Sprintf("relay: request body over %d bytes", maxFrontendBodyBytes)}
-		}
-		return badRequest("relay: reading the request: %v", err)
-	}
-	if err := json.Unmarshal(body, v); err != nil {
-		return badRequest("relay: the request is not the JSON expected: %v", err)
+	if status, err := relay.ReadJSON(w, r, v, maxFrontendBodyBytes); err != nil {
+		return &errFrontend{status, err.Error()}
 	}
 	return nil
 }
