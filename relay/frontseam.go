@@ -69,9 +69,10 @@ func (f frontHost) Preflight(w http.ResponseWriter, r *http.Request, methods, he
 	f.h.answerPreflight(w, r, methods, headers)
 }
 
-// Hold counts a goroutine that must end before Close returns; it returns
-// the context that ends when the Handler closes and the func that ends the
-// count, or an error once the Handler is closed.
+// Hold counts a running turn of the front-end endpoints, a goroutine that
+// must end before Close returns; it returns the context that ends when the
+// Handler closes and the func that ends the count, or a 503 error once the
+// Handler is closed or WithMaxTurns turns run.
 func (f frontHost) Hold() (context.Context, func(), error) {
 	h := f.h
 	h.mu.Lock()
@@ -79,8 +80,18 @@ func (f frontHost) Hold() (context.Context, func(), error) {
 	if h.closed {
 		return nil, nil, errBusy("relay: closed")
 	}
+	if h.held >= h.cfg.maxTurns {
+		h.refused.Add(1)
+		return nil, nil, errBusy("relay: too many turns running")
+	}
+	h.held++
 	h.wg.Add(1) // under mu, so that Close's Wait never races a late Add
-	return h.ctx, h.wg.Done, nil
+	return h.ctx, func() {
+		h.mu.Lock()
+		h.held--
+		h.mu.Unlock()
+		h.wg.Done()
+	}, nil
 }
 
 // Context ends when the Handler closes.

@@ -47,6 +47,7 @@ type Handler struct {
 	dispatched map[string]string
 	nextGen    uint64
 	subs       int // open subscriptions, all tasks
+	held       int // running turns of the front-end endpoints (Hold), at most cfg.maxTurns
 	closed     bool
 
 	bytes   atomic.Int64  // what the op logs of all tasks hold (entryCost)

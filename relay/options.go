@@ -41,6 +41,10 @@ const (
 	// grows to about twice its live part before a collection:
 	// TestRelayFloodRSS measures it; see the package doc).
 	defaultMaxBytes = 64 << 20
+	// defaultMaxTurns caps the turns the front-end endpoints (package
+	// relay/frontend) run at once, each holding one upstream stream until
+	// it ends: past it a request gets 503.
+	defaultMaxTurns = 256
 	// DefaultFollowBudget is the turn budget the relay reserves for each
 	// running Follow unless WithFollowBudget says otherwise: build the
 	// Follower with client.WithTurnBudget(DefaultFollowBudget).
@@ -91,6 +95,7 @@ type config struct {
 	maxOps       int
 	maxLogBytes  int
 	maxBytes     int
+	maxTurns     int
 	maxTaskBytes int
 	followBudget int64
 	maxPerTask   int
@@ -111,6 +116,7 @@ func defaultConfig() config {
 		maxOps:       DefaultMaxOps,
 		maxLogBytes:  defaultMaxLogBytes,
 		maxBytes:     defaultMaxBytes,
+		maxTurns:     defaultMaxTurns,
 		followBudget: DefaultFollowBudget,
 		maxTaskBytes: defaultMaxTaskBytes,
 		maxPerTask:   defaultMaxSubscribersPerTask,
@@ -173,6 +179,14 @@ func withLogCaps(maxOps, maxBytes int) Option {
 // keeps the default.
 func WithMaxBytes(n int) Option {
 	return func(c *config) { setPositive(&c.maxBytes, n) }
+}
+
+// WithMaxTurns caps the turns the front-end endpoints of package
+// relay/frontend run at once for this Handler (default 256); past it a
+// request that would send one gets 503 with Retry-After. n < 1 keeps the
+// default.
+func WithMaxTurns(n int) Option {
+	return func(c *config) { setPositive(&c.maxTurns, n) }
 }
 
 // WithFollowBudget says what one Follow of the Follower may keep of its

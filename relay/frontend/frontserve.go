@@ -55,8 +55,9 @@ type host interface {
 	// Preflight answers a CORS preflight for the origins given to
 	// relay.WithCORS.
 	Preflight(w http.ResponseWriter, r *http.Request, methods, headers string)
-	// Hold counts a goroutine that relay's Close waits for: the context
-	// ends at Close, done ends the count; an error once closed.
+	// Hold counts a running turn, which relay's Close waits for: the
+	// context ends at Close, done ends the count; an error (503) once
+	// closed or past relay.WithMaxTurns.
 	Hold() (ctx context.Context, done func(), err error)
 	// Context ends when the Handler closes.
 	Context() context.Context
@@ -89,14 +90,6 @@ const (
 	maxFrontendBodyBytes = 4 << 20
 	maxFrontendTextBytes = 256 << 10
 )
-
-// maxFrontendSends bounds the turns the front-end endpoints run at once (each
-// holds one upstream stream until its turn ends); past it a request gets 503.
-const maxFrontendSends = 256
-
-// frontSends counts the running sends of all handlers of the process. A
-// process-wide bound keeps one bound however many handlers are mounted.
-var frontSends = make(chan struct{}, maxFrontendSends)
 
 // errFrontend is an error whose text is safe to show the client.
 type errFrontend struct {
@@ -149,22 +142,14 @@ func turnMessage(id, text, contextID, taskID string) (*a2a.Message, error) {
 // not the request's: a client that drops the connection finds the turn
 // still running when it reconnects.
 func sendAndServe(h hub, w http.ResponseWriter, r *http.Request, agent Agent, msg *a2a.Message, enc relay.Encoder, fail func(error)) {
-	select {
-	case frontSends <- struct{}{}:
-	default:
-		writeError(w, http.StatusServiceUnavailable, "relay: too many turns running")
-		return
-	}
-	ctx, held, err := h.Hold()
+	ctx, held, err := h.Hold() // at most relay.WithMaxTurns at once
 	if err != nil {
-		<-frontSends
 		writeError(w, http.StatusServiceUnavailable, err.Error())
 		return
 	}
 	s, err := agent.Send(ctx, msg)
 	if err != nil {
 		held()
-		<-frontSends
 		fail(err)
 		return
 	}
@@ -172,7 +157,6 @@ func sendAndServe(h hub, w http.ResponseWriter, r *http.Request, agent Agent, ms
 	done := make(chan error, 1)
 	go func() {
 		defer held()
-		defer func() { <-frontSends }()
 		var last error
 		for u, err := range h.Attach(s) {
 			if err != nil {
