@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
@@ -18,7 +17,6 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
-	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/relay"
 )
 
@@ -62,18 +60,7 @@ func (x *askingExecutor) received() []a2a.Message {
 func startAskingAgent(t *testing.T) (context.Context, *client.Client, *askingExecutor) {
 	t.Helper()
 	x := &askingExecutor{}
-	agent, err := agenttest.New(agenttest.WithExecutor(x))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { agent.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(time.Minute))
-	t.Cleanup(cancel)
-	c, err := client.New(ctx, agent.CardURL(agenttest.V1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
+	ctx, c := startWebAgent(t, agenttest.WithExecutor(x))
 	return ctx, c, x
 }
 

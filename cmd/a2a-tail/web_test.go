@@ -38,11 +38,11 @@ func startWebContext(t *testing.T) (context.Context, *httptest.Server) {
 	return ctx, srv
 }
 
-// startWebAgent starts the reference callee and a client of it, in a
-// context of a minute; all of it closes when the test ends.
-func startWebAgent(t *testing.T) (context.Context, *client.Client) {
+// startWebAgent starts the reference callee (with opts) and a client of
+// it, in a context of a minute; all of it closes when the test ends.
+func startWebAgent(t *testing.T, opts ...agenttest.Option) (context.Context, *client.Client) {
 	t.Helper()
-	agent, err := agenttest.New(agenttest.WithLogger(slog.New(slog.DiscardHandler)))
+	agent, err := agenttest.New(append([]agenttest.Option{agenttest.WithLogger(slog.New(slog.DiscardHandler))}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
