@@ -257,7 +257,7 @@ func (e Envelope) MarshalJSON() ([]byte, error) {
 	if err := e.Validate(); err != nil {
 		return nil, err
 	}
-	return json.Marshal(envelopeJSON{V: e.V, Kind: e.Kind, StreamKey: e.StreamKey, Seq: e.Seq, Status: e.Status, Payload: e.Payload, Parent: e.Parent})
+	return json.Marshal(envelopeJSON(e))
 }
 
 // UnmarshalJSON decodes and validates one envelope with the same rules as

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -63,9 +64,6 @@ type sample struct {
 	factor float64
 }
 
-// sink keeps the calibration work from being optimised away.
-var sink uint64
-
 // calibrate does the fixed work and returns how long it took.
 func calibrate() time.Duration {
 	buf := make([]uint64, 1<<12)
@@ -77,7 +75,7 @@ func calibrate() time.Duration {
 			buf[j] ^= x
 		}
 	}
-	sink += buf[x%uint64(len(buf))]
+	runtime.KeepAlive(buf) // the work must not be optimised away
 	return time.Since(start)
 }
 
