@@ -70,9 +70,12 @@ func (f frontHost) Preflight(w http.ResponseWriter, r *http.Request, methods, he
 }
 
 // Hold counts a running turn of the front-end endpoints, a goroutine that
-// must end before Close returns; it returns the context that ends when the
-// Handler closes and the func that ends the count, or a 503 error once the
-// Handler is closed or WithMaxTurns turns run.
+// must end before Close returns, and reserves what its stream holds in the
+// handler's budget as a Follow's is (followBytes: the turn it merges runs
+// in the endpoints' agent, as a Follow's in the Follower). It returns the
+// context that ends when the Handler closes and the func that ends the
+// count, or a 503 error once the Handler is closed, WithMaxTurns turns
+// run, or the budget has no room.
 func (f frontHost) Hold() (context.Context, func(), error) {
 	h := f.h
 	h.mu.Lock()
@@ -84,9 +87,15 @@ func (f frontHost) Hold() (context.Context, func(), error) {
 		h.refused.Add(1)
 		return nil, nil, errBusy("relay: too many turns running")
 	}
+	n := h.followBytes()
+	if h.bytes.Load()+n > int64(h.cfg.maxBytes) || !h.merged.Reserve(n) {
+		h.refused.Add(1)
+		return nil, nil, errBusy("relay: memory budget reached (the tasks held and their turns use it all)")
+	}
 	h.held++
 	h.wg.Add(1) // under mu, so that Close's Wait never races a late Add
 	return h.ctx, func() {
+		h.merged.Release(n)
 		h.mu.Lock()
 		h.held--
 		h.mu.Unlock()

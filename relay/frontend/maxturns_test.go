@@ -38,16 +38,21 @@ func TestMaxTurnsPerHandler(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	serve := func() string {
-		h := relay.New(ctx, c, relay.WithAuthorizer(relay.AllowAll), relay.WithMaxTurns(1))
+	serve := func(opts ...relay.Option) string {
+		h := relay.New(ctx, c, append([]relay.Option{relay.WithAuthorizer(relay.AllowAll), relay.WithMaxTurns(1)}, opts...)...)
 		srv := httptest.NewServer(AGUI(h, c))
 		t.Cleanup(func() { _ = h.Close(); srv.Close() })
 		return srv.URL
 	}
 	one, two := serve(), serve()
+	var postScript func(url, thread, script string) *http.Response
 	post := func(url, thread string) *http.Response {
 		t.Helper()
-		body := `{"threadId":"` + thread + `","runId":"r","messages":[{"id":"m-` + thread + `","role":"user","content":"held"}]}`
+		return postScript(url, thread, "held")
+	}
+	postScript = func(url, thread, script string) *http.Response {
+		t.Helper()
+		body := `{"threadId":"` + thread + `","runId":"r","messages":[{"id":"m-` + thread + `","role":"user","content":"` + script + `"}]}`
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)
@@ -60,17 +65,7 @@ func TestMaxTurnsPerHandler(t *testing.T) {
 	if first.StatusCode != 200 {
 		t.Fatalf("first turn: %d", first.StatusCode)
 	}
-	// RUN_STARTED is written once the turn is under way (its task named).
-	br := bufio.NewReader(first.Body)
-	for {
-		line, err := br.ReadString('\n')
-		if err != nil {
-			t.Fatalf("first turn ended before RUN_STARTED: %v", err)
-		}
-		if strings.Contains(line, "RUN_STARTED") {
-			break
-		}
-	}
+	br := untilStarted(t, first)
 	second := post(one, "b")
 	second.Body.Close()
 	other := post(two, "c")
@@ -86,5 +81,41 @@ func TestMaxTurnsPerHandler(t *testing.T) {
 	third.Body.Close()
 	if third.StatusCode != 200 {
 		t.Errorf("after the first turn ended: %d, want 200", third.StatusCode)
+	}
+
+	// The handler's byte budget holds its running turns too: one turn's
+	// reservation (8 MiB of turn, 4 of decoding) and its reader's encoder
+	// (about 3 MiB) fit 16 MiB; a second turn does not.
+	s.Register(frontScript("held again", a2a.TaskStateCompleted, "done", "hold again"))
+	tight := serve(relay.WithMaxTurns(8), relay.WithMaxBytes(16<<20))
+	running := postScript(tight, "e", "held again")
+	br = untilStarted(t, running)
+	refused := postScript(tight, "f", "held again")
+	msg, _ := io.ReadAll(refused.Body)
+	refused.Body.Close()
+	if refused.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(msg), "memory budget") {
+		t.Errorf("a second turn past the budget: %d %s, want 503 saying the memory budget", refused.StatusCode, msg)
+	}
+	s.Release("hold again")
+	_, _ = io.Copy(io.Discard, br)
+	running.Body.Close()
+}
+
+// untilStarted reads resp's AG-UI events up to RUN_STARTED (written once
+// the turn is under way, its task named) and returns the reader of the rest.
+func untilStarted(t *testing.T, resp *http.Response) *bufio.Reader {
+	t.Helper()
+	if resp.StatusCode != 200 {
+		t.Fatalf("turn: %d", resp.StatusCode)
+	}
+	br := bufio.NewReader(resp.Body)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the turn ended before RUN_STARTED: %v", err)
+		}
+		if strings.Contains(line, "RUN_STARTED") {
+			return br
+		}
 	}
 }
