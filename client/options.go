@@ -3,7 +3,6 @@ package client
 import (
 	"log/slog"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -89,7 +88,6 @@ func defaultConfig() config {
 		baseBackoff: DefaultBaseBackoff,
 		maxBackoff:  defaultMaxBackoff,
 		logger:      slog.New(slog.DiscardHandler),
-		noFast:      fastPathOff(),
 	}
 	c.clientBytes = defaultClientBudget
 	c.maxResubscribes, c.resubscribesPerMinute = defaultMaxResubscribes, defaultResubscribesPerMinute
@@ -337,15 +335,6 @@ func WithFactoryOptions(opts ...a2aclient.FactoryOption) Option {
 func WithFastPath(on bool) Option {
 	return func(c *config) { c.noFast = !on }
 }
-
-// fastPathEnv names the environment variable A2A_PROGRESS_FASTPATH
-// that, set to "off", makes WithFastPath(false) the default of every [New] in the process: the
-// switch by which the test suites run once on each path, and by which a
-// deployment can step back to a2a-go's reader without a rebuild. An explicit
-// WithFastPath wins.
-const fastPathEnv = "A2A_PROGRESS_FASTPATH"
-
-func fastPathOff() bool { return os.Getenv(fastPathEnv) == "off" }
 
 // WithCompat switches the compatibility layer for peers that send their
 // progress in the artifact channel (PROTOCOL.md §5.1) on or off. It is on

@@ -34,7 +34,7 @@ type app struct {
 	color       string
 	idleTimeout time.Duration
 	fastPath    bool
-	fastSet     bool // --fast-path was given: passed on only then, so A2A_PROGRESS_FASTPATH still applies
+	fastSet     bool // --fast-path was given: passed on only then (the client's default otherwise)
 	maxRetries  int
 	retriesSet  bool          // --max-retries was given: it wins over --retry-for
 	retryFor    time.Duration // --retry-for

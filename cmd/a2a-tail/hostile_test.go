@@ -298,8 +298,8 @@ type hostileCase struct {
 	// command line.
 	setup func(t *testing.T, h *hostile) []string
 	code  int
-	// env is added to the child's environment.
-	env []string
+	// flags are added to the command line.
+	flags []string
 	// output (stdout and stderr: the verdict line is on stdout, the
 	// diagnostics on stderr) must hold each of these.
 	output []string
@@ -327,7 +327,7 @@ func TestHostilePeers(t *testing.T) {
 			h := newHostile(t)
 			args := tc.setup(t, h)
 			published()
-			r := runA2ATail(t, tc.env, args...)
+			r := runA2ATail(t, nil, append(args, tc.flags...)...)
 			t.Logf("peak RSS %.0f MiB, %v, exit %d", r.rssMiB, r.took.Round(time.Millisecond), r.code)
 			if r.code != tc.code {
 				t.Errorf("exit code %d, want %d\nstderr: %s", r.code, tc.code, clipForLog(r.stderr))
@@ -477,11 +477,10 @@ func hostileCases() []hostileCase {
 			},
 		},
 		{
-			// a2a-go reads the stream: the client's own fast reader, where
-			// it is built in, is switched off by its environment variable
-			// (and bounds events by itself).
+			// a2a-go reads the stream: the client's own fast reader is
+			// switched off (and bounds events by itself).
 			name:   "one SSE event of 1 GiB in 1 MiB data lines",
-			env:    []string{"A2A_PROGRESS_FASTPATH=off"},
+			flags:  []string{"--fast-path=false"},
 			setup:  hugeSSEEvent,
 			code:   exitRuntime,
 			output: []string{"stream event over 10 MiB refused", "incomplete"},

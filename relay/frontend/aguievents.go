@@ -27,8 +27,8 @@ type AGUIInterrupt struct {
 	SubagentRunID string `json:"subagentRunId,omitempty"`
 }
 
-// AGUIOutcome is how a run ended: OutcomeSuccess, OutcomeInterrupt or
-// OutcomeCancelled.
+// AGUIOutcome is how a run ended: OutcomeSuccess or OutcomeInterrupt (AG-UI
+// also has "cancelled", for a run its client aborted).
 type AGUIOutcome struct {
 	Type       string          `json:"type"`
 	Interrupts []AGUIInterrupt `json:"interrupts,omitempty"`
@@ -42,9 +42,6 @@ func OutcomeSuccess() AGUIOutcome { return AGUIOutcome{Type: "success"} }
 func OutcomeInterrupt(interrupts ...AGUIInterrupt) AGUIOutcome {
 	return AGUIOutcome{Type: "interrupt", Interrupts: interrupts}
 }
-
-// OutcomeCancelled is the outcome of a run that was cancelled.
-func OutcomeCancelled() AGUIOutcome { return AGUIOutcome{Type: "cancelled"} }
 
 // RunStarted is RUN_STARTED, the run's first event.
 func RunStarted(threadID, runID string) AGUIEvent {
