@@ -84,12 +84,28 @@ const defaultMaxTaskSet = 1 << 16
 // of theirs).
 type TaskSet struct {
 	mu    sync.Mutex
-	max   int
-	ids   map[string]struct{}
-	order []string // oldest first
+	ids   fifo[struct{}]
+	convs fifo[string] // a browser's conversation id → the context id sent
+}
 
-	convs     map[string]string // a browser's conversation id → the context id sent
-	convOrder []string          // keys of convs, oldest first
+// fifo is a map of at most max keys; past it the oldest key leaves first.
+type fifo[V any] struct {
+	max   int
+	m     map[string]V
+	order []string // keys, oldest first
+}
+
+// put sets k to v, making room first when k is new.
+func (f *fifo[V]) put(k string, v V) {
+	if _, ok := f.m[k]; !ok {
+		for len(f.order) >= f.max {
+			delete(f.m, f.order[0])
+			f.order[0] = ""
+			f.order = f.order[1:]
+		}
+		f.order = append(f.order, k)
+	}
+	f.m[k] = v
 }
 
 // NewTaskSet returns a set that holds up to max ids (max < 1:
@@ -98,7 +114,7 @@ func NewTaskSet(max int, ids ...string) *TaskSet {
 	if max < 1 {
 		max = defaultMaxTaskSet
 	}
-	s := &TaskSet{max: max, ids: map[string]struct{}{}, convs: map[string]string{}}
+	s := &TaskSet{ids: fifo[struct{}]{max: max, m: map[string]struct{}{}}, convs: fifo[string]{max: max, m: map[string]string{}}}
 	for _, id := range ids {
 		s.Add(id)
 	}
@@ -112,16 +128,7 @@ func (s *TaskSet) Add(id string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.ids[id]; ok {
-		return
-	}
-	for len(s.order) >= s.max {
-		delete(s.ids, s.order[0])
-		s.order[0] = ""
-		s.order = s.order[1:]
-	}
-	s.ids[id] = struct{}{}
-	s.order = append(s.order, id)
+	s.ids.put(id, struct{}{})
 }
 
 // Conversation returns the A2A context id to send a browser's conversation
@@ -139,26 +146,17 @@ func (s *TaskSet) Conversation(id string, create bool) string {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c, ok := s.convs[id]; ok {
+	if c, ok := s.convs.m[id]; ok {
 		return c
 	}
 	if !create {
 		return ""
 	}
 	c := a2a.NewContextID()
-	keys := []string{id, c}
-	if id == "" {
-		keys = keys[1:]
+	if id != "" {
+		s.convs.put(id, c)
 	}
-	for _, k := range keys {
-		for len(s.convOrder) >= s.max {
-			delete(s.convs, s.convOrder[0])
-			s.convOrder[0] = ""
-			s.convOrder = s.convOrder[1:]
-		}
-		s.convs[k] = c
-		s.convOrder = append(s.convOrder, k)
-	}
+	s.convs.put(c, c)
 	return c
 }
 
@@ -166,7 +164,7 @@ func (s *TaskSet) Conversation(id string, create bool) string {
 func (s *TaskSet) has(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, ok := s.ids[id]
+	_, ok := s.ids.m[id]
 	return ok
 }
 
@@ -174,7 +172,7 @@ func (s *TaskSet) has(id string) bool {
 func (s *TaskSet) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.ids)
+	return len(s.ids.m)
 }
 
 // Authorizer returns an Authorizer that asks next first and then allows a
