@@ -116,7 +116,7 @@ func TestCompatProjections(t *testing.T) {
 		Sealed:   true,
 	}
 	wantOut := terminal.Outcome{
-		State: a2a.TaskStateInputRequired, Verdict: schema.VerdictInputRequired, Reply: question,
+		State: a2a.TaskStateInputRequired, Verdict: schema.VerdictInputRequired,
 		Artifacts: []*a2a.Artifact{{Name: "notes", Metadata: map[string]any{"source": "expense-db"},
 			Parts: a2a.ContentParts{a2a.NewTextPart("3 receipts attached")}}},
 		Interrupt: &schema.Interrupt{Question: question,

@@ -184,8 +184,10 @@ func TestDisciplineFirstTerminalWins(t *testing.T) {
 				if diff := cmp.Diff(first, got.State); diff != "" {
 					t.Errorf("Outcome.State (-want +got):\n%s", diff)
 				}
-				if diff := cmp.Diff("first", got.Reply); diff != "" {
-					t.Errorf("Outcome.Reply (-want +got):\n%s", diff)
+				// The first state's message is the reply or the reason,
+				// by its verdict.
+				if diff := cmp.Diff("first", got.Reply+got.Reason); diff != "" {
+					t.Errorf("Outcome.Reply+Reason (-want +got):\n%s", diff)
 				}
 				conflicts := 0
 				if wantConflict {

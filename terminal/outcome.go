@@ -29,11 +29,14 @@ type Outcome struct {
 	// Message reply. It is shared with the event it came from: do not
 	// modify it. nil for a cut.
 	Message *a2a.Message
-	// Reply is the text parts of Message joined with "\n": the answer of
-	// a completed turn (when it is not only in Artifacts — see
-	// [schema.Result.Answer]), the callee's reason of a failed one, the
-	// question of an interrupted one.
+	// Reply is the text parts of Message joined with "\n" for a completed
+	// turn (its answer, when that is not only in Artifacts — see
+	// [schema.Result.Answer]); "" for any other verdict, so a failure's
+	// reason or a question is never read as a reply.
 	Reply string
+	// Reason is the callee's reason for failed, rejected and canceled: the
+	// text of Message, as [VerdictError.Reason] has it. "" otherwise.
+	Reason string
 	// Artifacts are the task's artifacts, assembled from the updates (or
 	// taken from the last snapshot), in order of first appearance, without
 	// those the progress seam routed away. They are copies; the parts are
@@ -80,18 +83,21 @@ func (t *Tracker) outcome(cause error) (Outcome, error) {
 		return o, o.Err
 	}
 	o.Message = t.msg
-	o.Reply = envelope.MessageText(t.msg)
+	text := envelope.MessageText(t.msg)
 	o.Artifacts = t.arts.snapshot()
 	o.Truncated = t.arts.full
 	switch schema.VerdictOf(string(t.state)) {
+	case schema.VerdictCompleted:
+		o.Reply = text
 	case schema.VerdictInputRequired, schema.VerdictAuthRequired:
 		q := t.question
 		if q == "" {
-			q = o.Reply
+			q = text
 		}
 		o.Interrupt = &schema.Interrupt{Question: q, Items: append([]schema.InterruptItem(nil), t.items...)}
 	case schema.VerdictFailed, schema.VerdictRejected, schema.VerdictCanceled:
-		o.Err = &VerdictError{TaskID: t.taskID, State: t.state, Reason: o.Reply, Message: t.msg}
+		o.Reason = text
+		o.Err = &VerdictError{TaskID: t.taskID, State: t.state, Reason: text, Message: t.msg}
 	}
 	return o, o.Err
 }

@@ -1,7 +1,6 @@
 package terminal
 
 import (
-	"errors"
 	"strconv"
 	"unicode/utf8"
 
@@ -55,18 +54,11 @@ func (o Outcome) Result() schema.Result {
 	case schema.VerdictCompleted:
 		r.Reply = Cut(o.Reply, MaxReplyBytes)
 	case schema.VerdictFailed, schema.VerdictRejected, schema.VerdictCanceled:
-		var ve *VerdictError
-		if errors.As(o.Err, &ve) {
-			r.Error = Cut(ve.Reason, MaxMessageBytes)
-		} else {
-			r.Error = Cut(o.Reply, MaxMessageBytes)
-		}
+		r.Error = Cut(o.Reason, MaxMessageBytes)
 	case schema.VerdictInputRequired, schema.VerdictAuthRequired:
-		in := &schema.Interrupt{Question: o.Reply}
+		in := &schema.Interrupt{}
 		if o.Interrupt != nil {
-			if o.Interrupt.Question != "" {
-				in.Question = o.Interrupt.Question
-			}
+			in.Question = o.Interrupt.Question
 			for _, it := range o.Interrupt.Items {
 				in.Items = append(in.Items, schema.InterruptItem{ToolCallID: Cut(it.ToolCallID, envelope.MaxIdentBytes),
 					ToolName: Cut(it.ToolName, envelope.MaxIdentBytes), Message: Cut(it.Message, MaxMessageBytes)})

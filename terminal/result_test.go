@@ -32,7 +32,7 @@ func TestOutcomeResult(t *testing.T) {
 		},
 		{
 			name: "failed: the reason, never a reply",
-			out: Outcome{State: a2a.TaskStateFailed, Verdict: schema.VerdictFailed, Message: msg("quota"), Reply: "quota",
+			out: Outcome{State: a2a.TaskStateFailed, Verdict: schema.VerdictFailed, Message: msg("quota"), Reason: "quota",
 				Err: &VerdictError{State: a2a.TaskStateFailed, Reason: "quota"}},
 			want: schema.Result{State: "TASK_STATE_FAILED", Verdict: schema.VerdictFailed, Error: "quota"},
 		},
@@ -43,12 +43,13 @@ func TestOutcomeResult(t *testing.T) {
 		},
 		{
 			name: "canceled",
-			out:  Outcome{State: a2a.TaskStateCanceled, Verdict: schema.VerdictCanceled, Err: &VerdictError{State: a2a.TaskStateCanceled, Reason: "by user"}},
+			out: Outcome{State: a2a.TaskStateCanceled, Verdict: schema.VerdictCanceled, Reason: "by user",
+				Err: &VerdictError{State: a2a.TaskStateCanceled, Reason: "by user"}},
 			want: schema.Result{State: "TASK_STATE_CANCELED", Verdict: schema.VerdictCanceled, Error: "by user"},
 		},
 		{
 			name: "input required: the structured question and its items",
-			out: Outcome{State: a2a.TaskStateInputRequired, Verdict: schema.VerdictInputRequired, Reply: "status text",
+			out: Outcome{State: a2a.TaskStateInputRequired, Verdict: schema.VerdictInputRequired,
 				Interrupt: &schema.Interrupt{Question: "Approve?",
 					Items: []schema.InterruptItem{{ToolCallID: "call-9", ToolName: "expense-review", Message: "Approve?"}}}},
 			want: schema.Result{State: "TASK_STATE_INPUT_REQUIRED", Verdict: schema.VerdictInputRequired,
@@ -56,7 +57,7 @@ func TestOutcomeResult(t *testing.T) {
 		},
 		{
 			name: "auth required: the status text is the question",
-			out: Outcome{State: a2a.TaskStateAuthRequired, Verdict: schema.VerdictAuthRequired, Reply: "log in",
+			out: Outcome{State: a2a.TaskStateAuthRequired, Verdict: schema.VerdictAuthRequired,
 				Interrupt: &schema.Interrupt{Question: "log in"}},
 			want: schema.Result{State: "TASK_STATE_AUTH_REQUIRED", Verdict: schema.VerdictAuthRequired, Interrupt: &schema.Interrupt{Question: "log in"}},
 		},
@@ -104,8 +105,8 @@ func TestCut(t *testing.T) {
 // items and names are cut.
 func TestResultCutsPeerStrings(t *testing.T) {
 	huge := strings.Repeat("x", 9<<20)
-	o := Outcome{State: a2a.TaskStateInputRequired, Reply: huge,
-		Interrupt: &schema.Interrupt{Items: []schema.InterruptItem{{ToolCallID: huge, ToolName: huge, Message: huge}}},
+	o := Outcome{State: a2a.TaskStateInputRequired,
+		Interrupt: &schema.Interrupt{Question: huge, Items: []schema.InterruptItem{{ToolCallID: huge, ToolName: huge, Message: huge}}},
 		Artifacts: []*a2a.Artifact{{ID: a2a.ArtifactID(huge), Name: huge}}}
 	r := o.Result()
 	b, err := json.Marshal(r)

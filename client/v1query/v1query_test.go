@@ -171,7 +171,7 @@ func TestSendSeedFrames(t *testing.T) {
 		t.Errorf("result op, the last update (-want +got):\n%s", diff)
 	}
 	wantOut := terminal.Outcome{TaskID: "6d72bcf8-...", ContextID: "6d72bcf8-...", State: a2a.TaskStateInputRequired,
-		Verdict: schema.VerdictInputRequired, Reply: question,
+		Verdict: schema.VerdictInputRequired,
 		Interrupt: &schema.Interrupt{Question: question,
 			Items: []schema.InterruptItem{{ToolCallID: "call_00_JIhiVhnvjabn7DCjgY2D1744", ToolName: "expense-review", Message: question}}}}
 	if diff := cmp.Diff(wantOut, r.out, cmpopts.IgnoreFields(terminal.Outcome{}, "Message")); diff != "" {

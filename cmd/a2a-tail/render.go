@@ -197,7 +197,7 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 	if out.Err == nil || out.Verdict == schema.VerdictIncomplete {
 		return paint(color, red, "✗ error") + ": " + errText(err) + "\n"
 	}
-	reason := out.Reply
+	reason := out.Reason
 	if reason == "" {
 		reason = "(no reason given)"
 	}
