@@ -20,14 +20,14 @@
 //
 // The emitter keeps what a hand-written producer gets wrong:
 //
-//   - seq: one counter per turn, from 1 or [StartSeq], strictly increasing
+//   - seq: one counter per turn, from 1 or [WithStartSeq], strictly increasing
 //     in the order the events reach a2asrv, even when several goroutines of
 //     the execution emit at once;
 //   - tool calls: [Emitter.ToolStart] returns a [Tool] whose blocks share
 //     the call's streamKey; it ends once, with [Tool.Done] or
 //     [Tool.Aborted], and refuses output after that;
 //   - size limits: [Tool.Output] splits long output with
-//     envelope.SplitOutput ([ChunkLimit], at most envelope.HardChunkLimit a
+//     envelope.SplitOutput ([WithChunkLimit], at most envelope.HardChunkLimit a
 //     chunk), and an envelope a reader would drop (over
 //     envelope.MaxEnvelopeBytes, a tool call without a name) is refused with
 //     the *envelope.Error that says why, before it uses a seq;

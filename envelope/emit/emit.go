@@ -33,16 +33,16 @@ var (
 // An Option configures [New].
 type Option func(*Emitter)
 
-// StartSeq sets the seq of the first envelope (default 1). The spec leaves
+// WithStartSeq sets the seq of the first envelope (default 1). The spec leaves
 // the start value free; seqs only have to increase within a turn.
-func StartSeq(seq int64) Option { return func(e *Emitter) { e.next = seq } }
+func WithStartSeq(seq int64) Option { return func(e *Emitter) { e.next = seq } }
 
-// ChunkLimit sets the size, in bytes, above which [Tool.Output] splits its
+// WithChunkLimit sets the size, in bytes, above which [Tool.Output] splits its
 // text into several tool_output_append envelopes (default
 // envelope.SoftChunkLimit). It is clamped as envelope.SplitOutput clamps
 // it: never above envelope.HardChunkLimit, so no chunk is ever dropped by
 // a reader.
-func ChunkLimit(n int) Option { return func(e *Emitter) { e.chunkLimit = n } }
+func WithChunkLimit(n int) Option { return func(e *Emitter) { e.chunkLimit = n } }
 
 // Emitter writes the progress of one turn of an a2asrv executor as working
 // status updates, each carrying one envelope and its text fallback in the
@@ -175,7 +175,7 @@ type Tool struct {
 func (t *Tool) ID() string { return t.id }
 
 // Output sends output of the tool: one tool_output_append envelope per
-// chunk of envelope.SplitOutput(s, limit) ([ChunkLimit]), with consecutive
+// chunk of envelope.SplitOutput(s, limit) ([WithChunkLimit]), with consecutive
 // seqs. Empty output sends nothing. A reader appends the chunks in seq
 // order, so output may be sent in pieces of any size.
 func (t *Tool) Output(s string) error {

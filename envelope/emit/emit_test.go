@@ -121,7 +121,7 @@ func TestTurn(t *testing.T) {
 		},
 		{
 			name: "start seq, own ids, aborted, output split by the chunk limit",
-			opts: []emit.Option{emit.StartSeq(100), emit.ChunkLimit(8)},
+			opts: []emit.Option{emit.WithStartSeq(100), emit.WithChunkLimit(8)},
 			play: func(t *testing.T, em *emit.Emitter) {
 				a, err := em.ToolStart("fetch", "call-1")
 				must(t, err)
@@ -239,7 +239,7 @@ func TestStopped(t *testing.T) {
 func TestConcurrent(t *testing.T) {
 	const workers, calls = 8, 25
 	r := &recorder{}
-	em := emit.New(newExec(), r.yield, emit.ChunkLimit(16))
+	em := emit.New(newExec(), r.yield, emit.WithChunkLimit(16))
 	var wg sync.WaitGroup
 	for w := range workers {
 		wg.Go(func() {

@@ -22,7 +22,7 @@ type orderAgent struct{}
 
 func (orderAgent) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
-		em := emit.New(ec, yield, emit.StartSeq(100))
+		em := emit.New(ec, yield, emit.WithStartSeq(100))
 		defer em.Close() // yield must not be called once Execute has returned
 		if err := lookUp(em); err != nil {
 			// ErrStopped: a2asrv takes no more events; anything else is ours.
@@ -137,7 +137,7 @@ func ExampleTool_Output() {
 		}
 		return true
 	}
-	em := emit.New(ec, yield, emit.StartSeq(7), emit.ChunkLimit(16))
+	em := emit.New(ec, yield, emit.WithStartSeq(7), emit.WithChunkLimit(16))
 	defer em.Close()
 
 	call, _ := em.ToolStart("grep", "g1")
