@@ -43,7 +43,7 @@ export function nestedCallOf(part: NestedCallToolPart): {
   view: SubagentView | unknown | null;
   phase: NestedCallPhase;
   errorText: string;
-  /** The call's input: `question` (or "Answer: " + `answer`), if any. */
+  /** From the call's input: "Asked: " + `question`, or "Answer: " + `answer`, if any. */
   title?: string;
 };
 

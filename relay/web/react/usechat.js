@@ -30,7 +30,7 @@ export function isNestedCallPart(part, toolName = NESTED_TOOL) {
 /** nestedCallOf: what NestedCallView needs from a tool part. */
 export function nestedCallOf(part) {
   const input = part.input && typeof part.input === "object" ? part.input : {};
-  const title = typeof input.question === "string" ? input.question : typeof input.answer === "string" ? "Answer: " + input.answer : undefined;
+  const title = typeof input.question === "string" ? "Asked: " + input.question : typeof input.answer === "string" ? "Answer: " + input.answer : undefined;
   switch (part.state) {
     case "output-available":
       return { view: part.output, phase: part.preliminary ? "running" : "ended", errorText: "", title };

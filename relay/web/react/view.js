@@ -144,7 +144,9 @@ function ToolItem({ it, ctx, depth }) {
   let elapsed = "";
   if (tm && tm.start !== undefined) {
     const end = tm.end !== undefined ? tm.end : it.status === "running" && ctx.live ? ctx.now : undefined;
-    if (end !== undefined) elapsed = fmtElapsed(end - tm.start);
+    // A running call's clock ticks by the second: "0 ms" would only say
+    // that it was just seen.
+    if (end !== undefined && (tm.end !== undefined || end - tm.start >= 1000)) elapsed = fmtElapsed(end - tm.start);
   }
   const status = it.status || "running";
   const name = it.tool || it.toolCallId || "tool";
