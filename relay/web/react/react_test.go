@@ -39,7 +39,20 @@ import (
 // independent A2A servers: client/agenttest's reference agent, the A2A JS
 // SDK peer of internal/interop/jsagent, and internal/chaintest's chain.
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(testdep.Reporting(m)) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(removingBuild{testdep.Reporting(m)}) }
+
+// removingBuild runs the tests, then removes the orchestrator binary they
+// built.
+type removingBuild struct{ m testdep.Runner }
+
+func (r removingBuild) Run() int {
+	defer func() {
+		if orchestratorBin.dir != "" {
+			_ = os.RemoveAll(orchestratorBin.dir)
+		}
+	}()
+	return r.m.Run()
+}
 
 const (
 	testDir    = "test"
