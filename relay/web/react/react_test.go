@@ -586,8 +586,12 @@ func TestUseChatQuestion(t *testing.T) {
 	}
 	b.screenshot("question", 390, 1280)
 
-	// Answered from the box, with the keyboard: type, then Enter.
-	b.run(chromedp.SendKeys(chromedp.CSS(asking+` form.a2a-answer textarea`), "yes, ship it"), chromedp.KeyEvent("\r"))
+	// Answered from the box, with the keyboard: type, then Enter once the
+	// message that asked has ended (until then the box does not send:
+	// useChat cannot send while it streams).
+	b.run(chromedp.SendKeys(chromedp.CSS(asking+` form.a2a-answer textarea`), "yes, ship it"))
+	b.until(`!document.querySelector('` + asking + ` form.a2a-answer button').disabled`)
+	b.run(chromedp.KeyEvent("\r"))
 	b.until(`!!document.querySelector('.a2a-call[data-verdict="completed"]') && document.querySelectorAll(".msg.assistant .msg-text").length === 4`)
 	parts := b.toolParts()
 	if len(parts) != 2 || parts[0].ToolCallID != parts[1].ToolCallID || parts[0].Task != parts[1].Task || parts[0].Message == parts[1].Message {

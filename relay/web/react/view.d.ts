@@ -68,8 +68,13 @@ export interface NestedCallViewProps {
    * it, the question is shown and no answer box.
    */
   onRespond?: (answer: string) => void | Promise<void>;
-  /** Whether this call's question may still be answered (default true); false shows it as answered. */
+  /** Whether this call's question may still be answered (default true); false shows the question without the box. */
   answerable?: boolean;
+  /**
+   * The app cannot send an answer now (useChat: `status !== "ready"`, the
+   * message that asked is still streaming): the answer can be typed, not sent.
+   */
+  busy?: boolean;
   /** Output lines a tool call shows before "all output" (default 6). */
   tailLines?: number;
   /** Added to the root element's class (always `a2a-call`). */
@@ -91,7 +96,7 @@ export interface AnswerBoxProps {
   onRespond: (answer: string) => void | Promise<void>;
   /** Label of the text field (default "Your answer"). */
   label?: string;
-  /** Disables the box (e.g. while the chat is busy). */
+  /** The app cannot send now (e.g. the chat is streaming): the answer can be typed, not sent. */
   disabled?: boolean;
 }
 

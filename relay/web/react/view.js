@@ -227,7 +227,8 @@ export function AnswerBox({ question, onRespond, label = "Your answer", disabled
       id,
       rows: 2,
       value: text,
-      disabled: disabled || busy,
+      // Typing goes on while the app is busy; only sending waits.
+      disabled: busy,
       onChange: (e) => setText(e.target.value),
       // Enter sends, Shift+Enter is a new line (as chat boxes do).
       onKeyDown: (e) => {
@@ -239,7 +240,7 @@ export function AnswerBox({ question, onRespond, label = "Your answer", disabled
   );
 }
 
-function Verdict({ view, phase, errorText, onRespond, answerable, answered, setAnswered }) {
+function Verdict({ view, phase, errorText, onRespond, answerable, busy, answered, setAnswered }) {
   const verdict = view && view.verdict ? view.verdict : phase === "failed" ? "failed" : "";
   if (!verdict) return null;
   const reason = (view && view.error) || (phase === "failed" ? errorText : "") || "";
@@ -266,6 +267,7 @@ function Verdict({ view, phase, errorText, onRespond, answerable, answered, setA
     waits && onRespond && answerable && !answered
       ? h(AnswerBox, {
           question: (q && q.question) || LABELS[verdict],
+          disabled: busy,
           onRespond: async (a) => {
             await onRespond(a);
             setAnswered(true);
@@ -285,6 +287,7 @@ export function NestedCallView({
   title = "Remote agent",
   onRespond,
   answerable = true,
+  busy = false,
   tailLines = TAIL_LINES,
   className = "",
 }) {
@@ -325,6 +328,6 @@ export function NestedCallView({
       ? h("p", { className: "a2a-gaps" }, `${plural(v.gaps, "seq")} not received (numbering gaps; output may be incomplete)`)
       : null,
     top.length > 0 ? h(Items, { items: top, ctx, depth: 0, label: "Progress of " + title }) : null,
-    h(Verdict, { view: v, phase: ph, errorText, onRespond, answerable, answered, setAnswered }),
+    h(Verdict, { view: v, phase: ph, errorText, onRespond, answerable, busy: !!busy, answered, setAnswered }),
   );
 }

@@ -5,13 +5,13 @@ import { NestedCallView, AnswerBox, isSubagentView, type SubagentView } from "..
 import { NestedCallPart, isNestedCallPart, nestedCallOf, NESTED_TOOL } from "../usechat.js";
 
 export function Chat() {
-  const { messages, sendMessage } = useChat();
+  const { messages, sendMessage, status } = useChat();
   return (
     <div>
       {messages.map((m) =>
         m.parts.map((part, i) =>
           isNestedCallPart(part) ? (
-            <NestedCallPart key={part.toolCallId} part={part} answerable={m === messages.at(-1)}
+            <NestedCallPart key={part.toolCallId} part={part} answerable={m === messages.at(-1)} busy={status !== "ready"}
               onRespond={(answer) => sendMessage({ text: answer })} />
           ) : (
             <span key={i}>{part.type}</span>
