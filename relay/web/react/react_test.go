@@ -639,6 +639,13 @@ func TestUseChatFailed(t *testing.T) {
 	}
 	b.screenshot("failed", 390, 1280)
 
+	// Themable: a colour set on an ancestor (here :root) reaches the call.
+	color := eval[string](b, `document.documentElement.style.setProperty("--a2a-bad", "rgb(1, 2, 3)"),
+		getComputedStyle(document.querySelector('`+failed+` .a2a-error')).color`)
+	if color != "rgb(1, 2, 3)" {
+		t.Errorf("with --a2a-bad set on :root, an error item's colour is %q", color)
+	}
+
 	b.run(chromedp.Reload())
 	b.until(`!!document.querySelector('` + failed + `')`)
 	if d := cmp.Diff(got, b.describeCall(failed)); d != "" {
