@@ -615,7 +615,7 @@ func TestUseChatQuestion(t *testing.T) {
 // TestUseChatFailed: a failed call (the A2A JS SDK peer's "failed" turn)
 // keeps its view — in useChat's toolMetadata, as the AI SDK drops a
 // failed part's output — with the reason, also after a reload; the
-// project's page shows the same.
+// project's page shows the same. Then a turn with a numbering gap.
 func TestUseChatFailed(t *testing.T) {
 	agentURL := startJSAgent(t)
 	s := newSite(t)
@@ -658,6 +658,27 @@ func TestUseChatFailed(t *testing.T) {
 	page := b.projectView(s, n, parts[0].Task)
 	if d := cmp.Diff(page, got, cmpopts.EquateEmpty()); d != "" {
 		t.Errorf("the useChat page and the project's page differ (-page +useChat):\n%s", d)
+	}
+
+	// The chat goes on: the peer's "shuffled" turn arrives out of order
+	// and never sends seq 4 — a numbering gap, said plainly, in the same
+	// words as the project's page.
+	b.open(s.chatURL(n, "chat-fail"))
+	b.until(`!!document.querySelector('` + failed + `')`) // the resumed message first
+	b.send("shuffled")
+	done := `.a2a-call[data-verdict="completed"]`
+	b.until(`!!document.querySelector('` + done + `') && document.querySelectorAll(".msg.assistant .msg-text").length === 4`)
+	got = b.describeCall(done)
+	if want := "1 seq not received (numbering gaps; output may be incomplete)"; got.Gaps != want {
+		t.Errorf("gaps %q, want %q", got.Gaps, want)
+	}
+	parts = b.toolParts()
+	if len(parts) != 2 || parts[1].State != "output-available" {
+		t.Fatalf("tool parts: %+v", parts)
+	}
+	page = b.projectView(s, n, parts[1].Task)
+	if d := cmp.Diff(page, got, cmpopts.EquateEmpty()); d != "" {
+		t.Errorf("the useChat page and the project's page differ for the shuffled turn (-page +useChat):\n%s", d)
 	}
 }
 
