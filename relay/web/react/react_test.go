@@ -94,6 +94,18 @@ func slowScript() agenttest.Script {
 	return r
 }
 
+// longScript sends more text than a view holds (64 KiB): the oldest items
+// give way, and the view counts them in omitted.
+func longScript() agenttest.Script {
+	sc := agenttest.Script{Name: "long", Final: a2a.TaskStateCompleted, FinalText: "done"}
+	for i := range 100 {
+		sc.Steps = append(sc.Steps, agenttest.Step{Envelope: &envelope.Envelope{V: envelope.Version, Kind: envelope.KindText,
+			Seq: int64(i + 1), Status: envelope.StatusRunning,
+			Payload: envelope.Text{Text: fmt.Sprintf("line %d ", i+1) + strings.Repeat("x", 1000)}}})
+	}
+	return sc
+}
+
 // story is a question and, for the answer "yes, ship it", the reply.
 func story() (ask, reply agenttest.Script) {
 	ask = agenttest.Script{Name: "ship it?", Steps: agenttest.Realistic().Steps[:3],
@@ -474,7 +486,7 @@ func (b *browser) projectView(s *site, n int, task string) shown {
 // renders again after it completes, hostile peer text stays text, and the
 // project's own page shows the same turn the same way.
 func TestUseChatNestedCall(t *testing.T) {
-	agent, err := agenttest.New(agenttest.WithScripts(slowScript()))
+	agent, err := agenttest.New(agenttest.WithScripts(slowScript(), longScript()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -556,6 +568,27 @@ func TestUseChatNestedCall(t *testing.T) {
 	if p := b.pwned(); p != 0 {
 		t.Errorf("peer text ran as markup on the project's page (window.__pwned = %d)", p)
 	}
+
+	// A turn longer than a view holds: the items that gave way are said.
+	b.open(s.chatURL(n, "chat-long"))
+	b.send("long")
+	long := `.a2a-call[data-verdict="completed"]`
+	b.until(`!!document.querySelector('` + long + `')`)
+	omitted := eval[string](b, `(document.querySelector('`+long+` .a2a-omitted') || {}).textContent || ""`)
+	first := eval[string](b, `document.querySelector('`+long+` .a2a-text').textContent.split(" ")[1]`)
+	if want := fmt.Sprintf("%s earlier items not shown (the view keeps the latest)", prevOf(first)); omitted != want {
+		t.Errorf("a long turn says %q, want %q", omitted, want)
+	}
+}
+
+// prevOf is n-1 for the decimal n ("?" if n is not one): the first text
+// shown is line n, so n-1 lines gave way.
+func prevOf(n string) string {
+	var i int
+	if _, err := fmt.Sscanf(n, "%d", &i); err != nil {
+		return "?"
+	}
+	return fmt.Sprint(i - 1)
 }
 
 // TestUseChatQuestion: the colleague asks a question; the answer typed in
