@@ -10,7 +10,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
-	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/relay/internal/sse"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -40,7 +40,7 @@ func streamServer(t *testing.T, ops []schema.Op, dup bool) *httptest.Server {
 			ew := newEventWriter(w)
 			for _, op := range ops {
 				for range 1 + btoi(dup) {
-					if err := s.Op(ew, relay.Event{Op: op}); errors.Is(err, errFrontDone) {
+					if err := s.Op(ew, sse.Event{Op: op}); errors.Is(err, errFrontDone) {
 						_ = ew.Flush()
 						return // as the relay ends the response
 					} else if err != nil {
