@@ -20,6 +20,7 @@ import (
 // specific 4xx with a JSON reason, before anything reaches the agent (the
 // agent here is nil: a send would panic).
 func TestFrontendBadRequests(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	deny := func(r *http.Request, task string) error {
@@ -85,6 +86,7 @@ func TestFrontendBadRequests(t *testing.T) {
 // TestFrontendPreflight: a front end served from an origin given to
 // WithCORS may POST JSON to the endpoints.
 func TestFrontendPreflight(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	h := relay.New(ctx, nil, relay.WithAuthorizer(relay.AllowAll), relay.WithCORS("https://app.example"))
@@ -107,6 +109,7 @@ func TestFrontendPreflight(t *testing.T) {
 // TestEventsPreflight: the events endpoint answers the preflight of an
 // allowed origin with GET and its headers, and refuses any other origin.
 func TestEventsPreflight(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	h := relay.New(ctx, nil, relay.WithAuthorizer(relay.AllowAll), relay.WithCORS("https://app.example"))

@@ -12,6 +12,7 @@ import (
 // RUN_FINISHED with outcome cancelled — not RUN_ERROR: the stock
 // @ag-ui/client accepts it, fails nothing and warns about nothing.
 func TestAGUICanceled(t *testing.T) {
+	t.Parallel()
 	frontend.FrontendsNode(t)
 	rig := newFrontRig(t, nil)
 	sc := frontScript("agui-canceled", a2a.TaskStateCanceled, "stopped by the user", "")

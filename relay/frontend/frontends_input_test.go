@@ -9,6 +9,7 @@ import (
 )
 
 func TestAGUIInterruptIDNamesTask(t *testing.T) {
+	t.Parallel()
 	for _, task := range []string{"t-1", "a:b:c", "0f3c9e2e-7b1a-4c55-9d1e-2f6a1c9b8e77"} {
 		for n := range 3 {
 			if got := aguiInterruptTask(aguiInterruptID(task, n)); got != task {
@@ -27,6 +28,7 @@ func TestAGUIInterruptIDNamesTask(t *testing.T) {
 // the turn and the block — the same on every replica and reconnect — and
 // differ between turns.
 func TestFrontIDsStable(t *testing.T) {
+	t.Parallel()
 	var ids [2][]string
 	for i := range ids {
 		v := play(realisticReadings(), nil, func(*schema.View, *frontResult) {})

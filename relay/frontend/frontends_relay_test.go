@@ -160,23 +160,27 @@ var frontCases = []struct {
 }
 
 func TestAGUIEndpoint(t *testing.T) {
+	t.Parallel()
 	frontend.FrontendsNode(t)
+	var cases []frontend.HarnessCase[frontend.AGUIResult]
 	for _, tc := range frontCases {
-		t.Run(tc.name, func(t *testing.T) {
-			rig := newFrontRig(t, nil)
-			sc := frontScript("agui-"+tc.name, tc.final, tc.text, "")
-			rig.agent.Register(sc)
-			var res frontend.AGUIResult
-			frontend.RunHarness(t, "agui.mjs", map[string]any{"url": rig.url + "/ag-ui", "threadId": "thread-" + tc.name,
-				"messages": []any{map[string]any{"id": "u-" + tc.name, "role": "user", "content": sc.Name}}}, &res)
-			frontend.CheckAGUI(t, res, &res.Run, frontend.WantShown(scriptView(sc), &tc.out), &tc.out)
-		})
+		rig := newFrontRig(t, nil)
+		sc := frontScript("agui-"+tc.name, tc.final, tc.text, "")
+		rig.agent.Register(sc)
+		cases = append(cases, frontend.HarnessCase[frontend.AGUIResult]{Name: tc.name,
+			Config: map[string]any{"url": rig.url + "/ag-ui", "threadId": "thread-" + tc.name,
+				"messages": []any{map[string]any{"id": "u-" + tc.name, "role": "user", "content": sc.Name}}},
+			Check: func(t *testing.T, res *frontend.AGUIResult) {
+				frontend.CheckAGUI(t, *res, &res.Run, frontend.WantShown(scriptView(sc), &tc.out), &tc.out)
+			}})
 	}
+	frontend.RunCases(t, "agui.mjs", cases)
 }
 
 // TestAGUIEndpointReconnect cuts the run's connection mid-turn and
 // reconnects with connectAgent() through POST /tasks/{id}/events?format=ag-ui.
 func TestAGUIEndpointReconnect(t *testing.T) {
+	t.Parallel()
 	frontend.FrontendsNode(t)
 	rig := newCutRig(t, 8, "g")
 	sc := frontScript("agui-cut", a2a.TaskStateCompleted, agenttest.RealisticReply, "g")
@@ -209,25 +213,29 @@ func dropCutWarnings(ws []string) []string {
 }
 
 func TestAISDKEndpoint(t *testing.T) {
+	t.Parallel()
 	frontend.FrontendsNode(t)
+	var cases []frontend.HarnessCase[frontend.AISDKResult]
 	for _, tc := range frontCases {
 		for _, mode := range []string{"chat", "read"} {
-			t.Run(tc.name+"/"+mode, func(t *testing.T) {
-				rig := newFrontRig(t, nil)
-				sc := frontScript("aisdk-"+tc.name+"-"+mode, tc.final, tc.text, "")
-				rig.agent.Register(sc)
-				var res frontend.AISDKResult
-				frontend.RunHarness(t, "aisdk.mjs", map[string]any{"api": rig.url + "/api/chat", "id": "chat-" + tc.name + "-" + mode,
-					"text": sc.Name, "mode": mode}, &res)
-				frontend.CheckAISDK(t, res, frontend.WantShown(scriptView(sc), &tc.out), &tc.out, mode == "chat")
-			})
+			rig := newFrontRig(t, nil)
+			sc := frontScript("aisdk-"+tc.name+"-"+mode, tc.final, tc.text, "")
+			rig.agent.Register(sc)
+			cases = append(cases, frontend.HarnessCase[frontend.AISDKResult]{Name: tc.name + "/" + mode,
+				Config: map[string]any{"api": rig.url + "/api/chat", "id": "chat-" + tc.name + "-" + mode,
+					"text": sc.Name, "mode": mode},
+				Check: func(t *testing.T, res *frontend.AISDKResult) {
+					frontend.CheckAISDK(t, *res, frontend.WantShown(scriptView(sc), &tc.out), &tc.out, mode == "chat")
+				}})
 		}
 	}
+	frontend.RunCases(t, "aisdk.mjs", cases)
 }
 
 // TestAISDKEndpointResume cuts the chat's stream mid-turn; resumeStream()
 // (GET /api/chat/{id}/stream) ends with each block once.
 func TestAISDKEndpointResume(t *testing.T) {
+	t.Parallel()
 	frontend.FrontendsNode(t)
 	rig := newCutRig(t, 6, "g")
 	sc := frontScript("aisdk-cut", a2a.TaskStateCompleted, agenttest.RealisticReply, "g")
@@ -247,6 +255,7 @@ func TestAISDKEndpointResume(t *testing.T) {
 // TestAISDKResumeNothingActive: a chat with no task answers 204, and
 // useChat's resume leaves the chat as it was.
 func TestAISDKResumeNothingActive(t *testing.T) {
+	t.Parallel()
 	rig := newFrontRig(t, nil)
 	resp, err := http.Get(rig.url + "/api/chat/no-such-chat/stream")
 	if err != nil {
@@ -265,6 +274,7 @@ func TestAISDKResumeNothingActive(t *testing.T) {
 // late and repeated envelopes), reaches both client libraries with each
 // block once, in view order.
 func TestFrontEndpointsUnderFaults(t *testing.T) {
+	t.Parallel()
 	frontend.FrontendsNode(t)
 	for _, proto := range []string{"ag-ui", "ai-sdk"} {
 		t.Run(proto, func(t *testing.T) {
@@ -292,6 +302,7 @@ func TestFrontEndpointsUnderFaults(t *testing.T) {
 // answers it (RunAgentInput.resume): the answer goes to the interrupted
 // task as a new turn, which completes.
 func TestAGUIAnswerInterrupt(t *testing.T) {
+	t.Parallel()
 	frontend.FrontendsNode(t)
 	rig := newFrontRig(t, nil)
 	sc := frontScript("agui-ask", a2a.TaskStateInputRequired, "Ship the partial order?", "")

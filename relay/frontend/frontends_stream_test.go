@@ -78,6 +78,7 @@ func btoi(b bool) int {
 // every delivery order (twice each in the duplicated runs), gives both
 // client libraries each block once, in view order.
 func TestFrontStreamLiveOps(t *testing.T) {
+	t.Parallel()
 	frontendsNode(t)
 	for oname, rs := range orders() {
 		for _, dup := range []bool{false, true} {
@@ -101,6 +102,7 @@ func TestFrontStreamLiveOps(t *testing.T) {
 // the turn (an incomplete result settles nothing): the client libraries'
 // runs end instead of waiting on an open body.
 func TestFrontStreamEndsAtIncomplete(t *testing.T) {
+	t.Parallel()
 	frontendsNode(t)
 	rs := realisticReadings()
 	half := len(rs) / 2
