@@ -16,6 +16,7 @@ import (
 // time, it gets the whole turn — no 404, no Follow of its own (a second
 // upstream), no op twice — and ends with the result.
 func TestAttachRace(t *testing.T) {
+	t.Parallel()
 	rounds := 2000
 	if testing.Short() {
 		rounds = 200

@@ -18,6 +18,7 @@ import (
 // gets 503 with Retry-After, counted in Stats; the bytes leave with the
 // tasks.
 func TestByteBudget(t *testing.T) {
+	t.Parallel()
 	agent := startAgent(t)
 	agent.Register(agenttest.Trajectory(400, agenttest.Named("long")))
 	agent.Register(agenttest.Trajectory(3, agenttest.Named("short")))
@@ -83,6 +84,7 @@ var frontFormats = []relay.Option{
 // Stats; what they charged comes back when they end and when the task
 // leaves.
 func TestTaskBudget(t *testing.T) {
+	t.Parallel()
 	// Room for the log, the task's view (32 MiB) and one front-end
 	// subscriber.
 	s := newSetup(t, gatedScript("tb", 12, "go"), append(frontFormats, relay.WithTaskBudget(relay.DefaultMaxLogBytes+32<<20+5<<20))...)

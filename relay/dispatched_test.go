@@ -31,6 +31,7 @@ func (noHistoryFollower) Follow(ctx context.Context, _ a2a.TaskID) (*client.Stre
 // relay names a followed turn so when it dispatched the message itself and
 // the agent keeps no history to name it by.
 func TestDispatchedTurnOfAgentWithoutHistory(t *testing.T) {
+	t.Parallel()
 	h := relay.New(testCtx(t), noHistoryFollower{}, relay.WithAuthorizer(relay.AllowAll))
 	t.Cleanup(func() { _ = h.Close() })
 	h.Dispatched("t1", "msg-1")

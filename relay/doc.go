@@ -34,10 +34,11 @@
 // the default) as above; further formats plug in with [WithFormat] as a
 // [Format] (an [Encoder] per subscription) that sees the same ops,
 // snapshots and ends. Package relay/frontend is two of them — AG-UI
-// (CopilotKit) and the Vercel AI SDK's UI message stream (useChat) — and
-// those protocols' own endpoints, which send the front end's message to the
-// agent and publish its turn here with [Handler.Attach]; it also nests a
-// remote call inside an orchestrator's own AG-UI run or useChat stream.
+// (CopilotKit) and the Vercel AI SDK's UI message stream (useChat) — whose
+// encoders also serve those protocols' own endpoints ([Handler.AGUI],
+// [Handler.Chat]), which send the front end's message to the agent and
+// publish its turn here with [Handler.Attach]; it also nests a remote call
+// inside an orchestrator's own AG-UI run or useChat stream.
 //
 // # Sources
 //
@@ -129,8 +130,8 @@
 // log per task in the store, and each replica serving a task mirrors that
 // log into its own bounded log (the bounds above still hold per replica).
 // The SSE id is the store's record id, so a reconnect that lands on any
-// replica resumes without a snapshot (PROTOCOL.md §8.2.1); relay/frontend's
-// useChat endpoint shares its chat → task map there; and a lease in the store lets one process per
+// replica resumes without a snapshot (PROTOCOL.md §8.2.1); the
+// useChat endpoint ([Handler.Chat]) shares its chat → task map there; and a lease in the store lets one process per
 // task follow it upstream. A store that fails is said in the log and in
 // [Stats], and new readers get 503 with Retry-After until it answers.
 //

@@ -16,3 +16,6 @@ var (
 	WithTaskBudget     = withTaskBudget
 	WithWriteTimeout   = withWriteTimeout
 )
+
+// MaxFrontendTextBytes bounds the text a front-end endpoint sends.
+const MaxFrontendTextBytes = maxFrontendTextBytes

@@ -38,6 +38,7 @@ func (traceEncoder) End(ew *relay.EventWriter, settled bool) error {
 // A format given with WithFormat sees the snapshot bracketed, the ops and
 // the end; an unknown one is refused; the default stays ops.
 func TestFormatSeam(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, gatedScript("fmt", 12, "go"), relay.WithTTL(time.Hour),
 		relay.WithFormat("trace", func(r *http.Request, task string) (relay.Encoder, error) {
 			if r.URL.Query().Get("bad") != "" {
@@ -99,6 +100,7 @@ func TestFormatSeam(t *testing.T) {
 
 // Past the subscriber caps a request gets 503 with Retry-After, as JSON.
 func TestSubscriberCap(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, gatedScript("cap", 3, "never"), relay.WithSubscriberCaps(1, 10))
 	ctx := testCtx(t)
 	c, err := open(ctx, s.url, "")

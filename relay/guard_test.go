@@ -14,6 +14,7 @@ import (
 
 // A Guard over a real socket: which Host, Origin and token pass.
 func TestGuard(t *testing.T) {
+	t.Parallel()
 	g := relay.NewGuard(relay.GuardConfig{
 		Hosts:   []string{"progress.example.com:443", "relay.test:8080"},
 		Origins: []string{"http://app.test:3000"},
@@ -100,6 +101,7 @@ func TestGuard(t *testing.T) {
 // A TaskSet keeps its newest ids up to its cap and refuses the rest with
 // 404 through its Authorizer; the task "" is the next policy's to decide.
 func TestTaskSet(t *testing.T) {
+	t.Parallel()
 	s := relay.NewTaskSet(2, "a", "b/bad")
 	s.Add("b")
 	s.Add("c") // a leaves

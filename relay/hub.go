@@ -248,7 +248,7 @@ func (h *Handler) reserveFollow(t *task) (func(), error) {
 func (h *Handler) used() int64 { return h.bytes.Load() + h.merged.Used() }
 
 // reserveFront charges t's budget for the encoder state of a new front-end
-// subscriber (frontStateBytes, what seam.Budgeted.StateBytes says) and returns the budget its merged view
+// subscriber (frontStateBytes, what sse.Budgeted.StateBytes says) and returns the budget its merged view
 // charges (merge.DefaultMaxTurnBytes, under t's fronts), or refuses it with
 // 503 when t's budget or the handler's has no room. The subscriber gives
 // it all back with ReleaseAll when it ends.

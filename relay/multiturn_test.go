@@ -16,6 +16,7 @@ import (
 // the second turn gets the first as a snapshot and the second live, and its
 // receiver holds both turns, each with its own verdict.
 func TestAttachTwoTurns(t *testing.T) {
+	t.Parallel()
 	agent := startAgent(t)
 	agent.Register(agenttest.Trajectory(4, agenttest.Named("ask"), agenttest.EndIn(a2a.TaskStateInputRequired)))
 	second := agenttest.Trajectory(5, agenttest.Named("answer"))

@@ -120,6 +120,7 @@ func diffView(t *testing.T, want, got schema.View) {
 
 // Resuming after the k-th op, for every k, gives exactly the ops after it.
 func TestResumeAtEveryOpBoundary(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, gatedScript("resume", 30, "go"), relay.WithTTL(time.Hour))
 	all := s.live(t, "go")
 	ctx := testCtx(t)
@@ -154,6 +155,7 @@ func TestResumeAtEveryOpBoundary(t *testing.T) {
 // A reader that drops its connection after every event while the turn runs
 // and resumes with its cursor ends with the uncut op sequence, each op once.
 func TestResumeWhileLive(t *testing.T) {
+	t.Parallel()
 	sc := gatedScript("resume-live", 40, "go").WithPause(2 * time.Millisecond)
 	s := newSetup(t, sc, relay.WithTTL(time.Hour))
 	ctx := testCtx(t)
@@ -197,6 +199,7 @@ func TestResumeWhileLive(t *testing.T) {
 
 // A cursor the relay cannot resume from gives the view as a snapshot.
 func TestUnknownCursorSnapshots(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, gatedScript("snap", 20, "go"), relay.WithTTL(time.Hour))
 	all := s.live(t, "go")
 	want := viewOf(s.task, ops(all))
@@ -239,6 +242,7 @@ func TestUnknownCursorSnapshots(t *testing.T) {
 
 // A foreign cursor mid-turn: snapshot, then live, ending with the uncut view.
 func TestUnknownCursorMidTurn(t *testing.T) {
+	t.Parallel()
 	sc := gatedScript("snap-mid", 20, "go")
 	sc.Steps[10].Gate = "half"
 	s := newSetup(t, sc, relay.WithTTL(time.Hour))
@@ -280,6 +284,7 @@ func TestUnknownCursorMidTurn(t *testing.T) {
 
 // A reconnect after the turn settled gets the final view and the end.
 func TestReconnectAfterSettle(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, gatedScript("settled", 15, "go"), relay.WithTTL(time.Hour))
 	all := s.live(t, "go")
 	got, err := readAll(testCtx(t), s.url, "")
@@ -294,6 +299,7 @@ func TestReconnectAfterSettle(t *testing.T) {
 
 // 100 readers of one task share one upstream and get the same ops.
 func TestFanOutOneUpstream(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, gatedScript("fan", 30, "go"))
 	ctx := testCtx(t)
 	const n = 100
@@ -358,6 +364,7 @@ func (l smallBuffers) Accept() (net.Conn, error) {
 
 // A reader that stops reading is dropped; the others and the upstream go on.
 func TestStalledSubscriberDoesNotStallOthers(t *testing.T) {
+	t.Parallel()
 	agent := startAgent(t)
 	agent.Register(bigScript("stall", 100, 4<<10, "go"))
 	c := newClient(t, agent)
@@ -419,6 +426,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // A settled task nobody watches is evicted after the TTL; a reconnect with
 // its old cursor then gets a snapshot from a new follow.
 func TestEviction(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, gatedScript("evict", 10, "go"), relay.WithTTL(50*time.Millisecond))
 	all := s.live(t, "go")
 	waitFor(t, "eviction", func() bool { return s.h.Stats().Tasks == 0 })
@@ -434,6 +442,7 @@ func TestEviction(t *testing.T) {
 
 // Refusals are JSON, with the right status, and never a stream.
 func TestAccess(t *testing.T) {
+	t.Parallel()
 	agent := startAgent(t)
 	agent.Register(gatedScript("acc", 3, "never"))
 	c := newClient(t, agent)
@@ -527,6 +536,7 @@ func roundRobin(t *testing.T, backends ...*httptest.Server) *httptest.Server {
 // Two replicas share nothing: a reader whose reconnects alternate between
 // them still ends with the uncut view, each block once.
 func TestReplicasRoundRobin(t *testing.T) {
+	t.Parallel()
 	agent := startAgent(t)
 	sc := gatedScript("replicas", 40, "go").WithPause(2 * time.Millisecond)
 	agent.Register(sc)
@@ -593,6 +603,7 @@ func TestReplicasRoundRobin(t *testing.T) {
 // Close ends open streams and the upstream follows, and leaves nothing
 // running (goleak in TestMain).
 func TestCloseEndsStreams(t *testing.T) {
+	t.Parallel()
 	s := newSetup(t, gatedScript("close", 5, "never"))
 	c, err := open(testCtx(t), s.url, "")
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/tfrs/a2a-progress/relay/internal/seam"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -94,13 +93,13 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, t *task, sub *s
 	hd.Set("Content-Type", "text/event-stream")
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
-	ew := newEventWriter(w)
-	ew.deadline(time.Now().Add(h.cfg.writeTimeout))
+	ew := NewEventWriter(w)
+	ew.SetWriteDeadline(time.Now().Add(h.cfg.writeTimeout))
 	// The first write sends the headers with 200: Begin may still set some.
 	if err := enc.Begin(hd, ew); err != nil {
 		return
 	}
-	if ew.retry(h.cfg.retry) != nil {
+	if ew.Retry(h.cfg.retry) != nil {
 		return
 	}
 	st := &streamState{h: h, t: t, enc: enc, ew: ew}
@@ -113,8 +112,8 @@ func (h *Handler) stream(w http.ResponseWriter, r *http.Request, t *task, sub *s
 		select {
 		case <-sub.wake:
 		case <-keep.C:
-			ew.deadline(time.Now().Add(h.cfg.writeTimeout))
-			if ew.comment("keep-alive") != nil || ew.Flush() != nil {
+			ew.SetWriteDeadline(time.Now().Add(h.cfg.writeTimeout))
+			if ew.Comment("keep-alive") != nil || ew.Flush() != nil {
 				return
 			}
 		case <-r.Context().Done():
@@ -216,7 +215,7 @@ func (s *streamState) step() bool {
 	settled, gone := t.settled, t.gone
 	t.mu.RUnlock()
 
-	ew.deadline(time.Now().Add(h.cfg.writeTimeout))
+	ew.SetWriteDeadline(time.Now().Add(h.cfg.writeTimeout))
 	for i, e := range s.batch {
 		ev := Event{Op: e.op, JSON: e.data, ID: h.eventID(t, e, from+uint64(i)+1)}
 		if enc.Op(ew, ev) != nil {
@@ -264,8 +263,20 @@ func statusOf(err error) int {
 	return http.StatusInternalServerError
 }
 
-// writeError answers with status and a JSON body {"error": msg}.
-var writeError = seam.WriteError
+// writeError answers with status and a JSON body {"error": msg}; a 503
+// carries Retry-After.
+func writeError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "2")
+	}
+	w.WriteHeader(status)
+	b, _ := json.Marshal(struct {
+		Error string `json:"error"`
+	}{msg})
+	_, _ = w.Write(append(b, '\n'))
+}
 
 func strconvQuote(s string) string {
 	if len(s) > 64 {

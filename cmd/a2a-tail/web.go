@@ -337,8 +337,8 @@ func newWebServer(ctx context.Context, agent *client.Lazy, p webPolicy, opts ...
 	// The front ends' own protocols (AG-UI, the AI SDK's useChat) over the
 	// same relay; POST on the events route is AG-UI's reconnect
 	// (?format=ag-ui with the client's RunAgentInput).
-	w.route("POST /ag-ui", w.needAgent(frontend.AGUI(w.relay, c)))
-	chat := w.needAgent(frontend.Chat(w.relay, c))
+	w.route("POST /ag-ui", w.needAgent(w.relay.AGUI(c)))
+	chat := w.needAgent(w.relay.Chat(c))
 	w.route("POST /api/chat", chat)
 	w.route("GET /api/chat/{id}/stream", chat)
 	w.route("POST /tasks/{taskId}/events", http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {

@@ -10,17 +10,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/a2aproject/a2a-go/v2/a2a"
-
-	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/merge"
-	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/relay/internal/sse"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
 // FormatAGUI is the ?format= name of AG-UI (the protocol of @ag-ui/client
 // 1.0 and CopilotKit) on the task events endpoint, and the wire format of
-// [AGUI].
+// relay.Handler.AGUI.
 //
 // The client verifies the lifecycle strictly: one RUN_STARTED, every
 // TEXT_MESSAGE_*, REASONING_* and TOOL_CALL_* bracket opened before it is
@@ -673,13 +670,14 @@ func aguiResultMessage(it *frontItem) aguiEvent {
 }
 
 // AGUIFormat is the relay.Format of FormatAGUI: give it to relay.New with
-// relay.WithFormat(FormatAGUI, AGUIFormat) to serve ?format=ag-ui.
-func AGUIFormat(r *http.Request, task string) (relay.Encoder, error) {
+// relay.WithFormat(FormatAGUI, AGUIFormat) to serve ?format=ag-ui. It
+// returns a relay.Encoder.
+func AGUIFormat(r *http.Request, task string) (sse.Encoder, error) {
 	var in RunAgentInput
 	if r.Method == http.MethodPost {
-		body, err := io.ReadAll(io.LimitReader(r.Body, maxFrontendBodyBytes+1))
-		if err != nil || len(body) > maxFrontendBodyBytes {
-			return nil, fmt.Errorf("relay: the RunAgentInput is unreadable or over %d bytes", maxFrontendBodyBytes)
+		body, err := io.ReadAll(io.LimitReader(r.Body, MaxRequestBytes+1))
+		if err != nil || len(body) > MaxRequestBytes {
+			return nil, fmt.Errorf("relay: the RunAgentInput is unreadable or over %d bytes", MaxRequestBytes)
 		}
 		if err := json.Unmarshal(body, &in); err != nil {
 			return nil, fmt.Errorf("relay: the body is not a RunAgentInput: %v", err)
@@ -688,11 +686,58 @@ func AGUIFormat(r *http.Request, task string) (relay.Encoder, error) {
 	q := r.URL.Query()
 	in.ThreadID = firstNonEmpty(in.ThreadID, q.Get("threadId"), task)
 	in.RunID = firstNonEmpty(in.RunID, q.Get("runId"), task)
-	return newAGUIStream(in.ThreadID, in.RunID, rawMessages(in.Messages), true), nil
+	return NewAGUIEncoder(&in, true), nil
+}
+
+// NewAGUIEncoder returns the relay.Encoder of the AG-UI run in asks for
+// (relay.Handler.AGUI's): RUN_STARTED names in's thread and run, and a
+// MESSAGES_SNAPSHOT restates in's messages, then the turn. reconnect makes
+// the stream open with that snapshot: the client may hold part of the turn
+// from a cut connection.
+func NewAGUIEncoder(in *RunAgentInput, reconnect bool) sse.Encoder {
+	return newAGUIStream(in.ThreadID, in.RunID, rawMessages(in.Messages), reconnect)
 }
 
 func newAGUIStream(threadID, runID string, history []json.RawMessage, reconnect bool) *frontStream {
 	return &frontStream{frontFeed: frontFeed{enc: &aguiEncoder{threadID: threadID, runID: runID, history: history, reconnect: reconnect}}}
+}
+
+// RefuseAGUIRun answers the run in asks for when the agent refused its turn
+// before it named a task: RUN_STARTED, then RUN_ERROR with code "refused"
+// and reason.
+func RefuseAGUIRun(w http.ResponseWriter, in *RunAgentInput, reason string) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	ew := newEventWriter(w)
+	_ = writeJSONEvent(ew, RunStarted(in.ThreadID, in.RunID))
+	_ = writeJSONEvent(ew, RunError(reason, "refused"))
+	_ = ew.Flush()
+}
+
+// Turn is what an AG-UI run endpoint sends for the input: the id and text
+// of its last user message; or, when it resumes an interrupt whose task
+// valid accepts (the first such), that task and the answer's text, with
+// no id — the answer opens a new turn of the task, a message of its own.
+// An input that resumes no such interrupt is an error: never a new task
+// for an answer, whose question would stay open.
+func (in *RunAgentInput) Turn(valid func(task string) error) (id, text, task string, err error) {
+	for i := len(in.Messages) - 1; i >= 0; i-- {
+		if m := &in.Messages[i]; m.Role == "user" {
+			id, text = m.ID, m.Text()
+			break
+		}
+	}
+	for _, res := range in.Resume {
+		if t := aguiInterruptTask(res.InterruptID); t != "" && valid(t) == nil {
+			if s := res.Text(); s != "" {
+				text = s
+			}
+			return "", text, t, nil
+		}
+	}
+	if len(in.Resume) > 0 {
+		return "", "", "", fmt.Errorf("relay: resume names no interrupt of this relay (want %q)", aguiInterruptID("<task>", 1))
+	}
+	return id, text, "", nil
 }
 
 func (e *aguiEncoder) appendItem(it *frontItem, emit func(aguiEvent)) { e.add(it, emit) }
@@ -726,95 +771,6 @@ func (e *aguiEncoder) growTool(key, chunk string, status schema.ToolStatus, send
 
 func (e *aguiEncoder) done() bool         { return e.finished }
 func (e *aguiEncoder) itemIDs() *frontIDs { return e.ids }
-
-// AGUI returns the handler of an AG-UI run endpoint (mounted by `a2a-tail
-// web` at POST /ag-ui): it reads the RunAgentInput that @ag-ui/client's
-// HttpAgent POSTs, sends the last user message to agent — in the
-// conversation named by the threadId (relay.TaskSet.Conversation), so a
-// thread continues on its context; as the answer to the task an interrupt
-// named, when the input resumes one — and streams the turn as AG-UI events
-// (see FormatAGUI for reconnecting).
-//
-// The Authorizer is asked with the task "" before a message is sent, and
-// with the task a resume answers before the answer is sent (so a resume of
-// a task this relay may not read is the same 404 as reading it, and sends
-// nothing); then with the task the turn runs in. A resume that names no
-// interrupt of this relay is a 400, never a new task. A request that cannot
-// be sent gets a 4xx JSON error; a turn the agent refuses is a RUN_STARTED
-// and a RUN_ERROR. It answers the CORS preflight (OPTIONS) for the origins
-// given to relay.WithCORS: mount it without a method in the pattern to let
-// them through.
-func AGUI(h *relay.Handler, agent Agent) http.Handler {
-	hb := hubOf(h)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodOptions {
-			frontPreflight(hb, w, r)
-			return
-		}
-		if r.Method != http.MethodPost {
-			w.Header().Set("Allow", "POST")
-			writeError(w, http.StatusMethodNotAllowed, "relay: POST a RunAgentInput")
-			return
-		}
-		if !hb.Admit(w, r) {
-			return
-		}
-		var in RunAgentInput
-		msg, err := func() (*a2a.Message, error) {
-			if err := readJSON(w, r, &in); err != nil {
-				return nil, err
-			}
-			if err := relay.ValidateTaskID(in.ThreadID); err != nil {
-				return nil, badRequest("relay: threadId: %v", err)
-			}
-			var id, text string
-			for i := len(in.Messages) - 1; i >= 0; i-- {
-				if m := &in.Messages[i]; m.Role == "user" {
-					id, text = m.ID, m.Text()
-					break
-				}
-			}
-			var task string
-			for _, res := range in.Resume {
-				if t := aguiInterruptTask(res.InterruptID); t != "" && relay.ValidateTaskID(t) == nil {
-					// The answer opens a new turn of the task: a message of
-					// its own (the user message was the last turn's).
-					task, id = t, ""
-					if s := res.Text(); s != "" {
-						text = s
-					}
-					break
-				}
-			}
-			if len(in.Resume) > 0 && task == "" {
-				// Never a new task for an answer: the question it answers
-				// would stay open, and the answer go where it was not asked.
-				return nil, badRequest("relay: resume names no interrupt of this relay (want %q)", aguiInterruptID("<task>", 1))
-			}
-			if task != "" {
-				// The same decision as reading the task: a resume is an
-				// answer to the task, and answers only go to tasks r may
-				// read (404 for one this relay did not start).
-				if status, err := hb.Authorize(r, task); err != nil {
-					return nil, &errFrontend{status, err.Error()}
-				}
-				return turnMessage(id, text, "", task)
-			}
-			return turnMessage(id, text, hb.Conversation(in.ThreadID, true), "")
-		}()
-		if err != nil {
-			writeFrontError(w, err)
-			return
-		}
-		sendAndServe(hb, w, r, agent, msg, newAGUIStream(in.ThreadID, in.RunID, rawMessages(in.Messages), false), func(err error) {
-			w.Header().Set("Content-Type", "text/event-stream")
-			ew := newEventWriter(w)
-			_ = writeJSONEvent(ew, aguiEvent{"type": "RUN_STARTED", "threadId": in.ThreadID, "runId": in.RunID})
-			_ = writeJSONEvent(ew, aguiEvent{"type": "RUN_ERROR", "message": client.Reason(err), "code": "refused"})
-			_ = ew.Flush()
-		})
-	})
-}
 
 // gapsNow: AG-UI shows missing seqs only as gap markers in a call's output.
 func (e *aguiEncoder) gapsNow(int64, func(aguiEvent)) {}

@@ -1,24 +1,17 @@
 package frontend
 
 import (
-	"context"
 	"net/http"
-	"strings"
-	"sync"
-	"time"
 
-	"github.com/a2aproject/a2a-go/v2/a2a"
-
-	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/relay/internal/sse"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
 // FormatAISDK is the ?format= name of the Vercel AI SDK's UI message stream
 // (protocol v1, the stream useChat reads) on the task events endpoint — a
 // resumed stream, as below, for a custom transport that watches a task — and
-// the wire format of [Chat].
+// the wire format of relay.Handler.Chat.
 //
 // A turn is one assistant UIMessage whose id is a function of the task and
 // the turn ("start" names it). Its parts, in view order: reasoning-start /
@@ -273,14 +266,20 @@ func (e *aisdkEncoder) nestMeta(it *frontItem) aisdkEvent {
 }
 
 // AISDKFormat is the relay.Format of FormatAISDK: give it to relay.New with
-// relay.WithFormat(FormatAISDK, AISDKFormat) to serve ?format=ai-sdk.
-func AISDKFormat(*http.Request, string) (relay.Encoder, error) { return newAISDKStream(true), nil }
+// relay.WithFormat(FormatAISDK, AISDKFormat) to serve ?format=ai-sdk. It
+// returns a relay.Encoder.
+func AISDKFormat(*http.Request, string) (sse.Encoder, error) { return NewAISDKEncoder(true), nil }
+
+// NewAISDKEncoder returns the relay.Encoder of a UI message stream
+// (relay.Handler.Chat's). resume makes the stream restate the message: the
+// client may hold it from a cut connection.
+func NewAISDKEncoder(resume bool) sse.Encoder { return newAISDKStream(resume) }
 
 func newAISDKStream(resume bool) *frontStream {
 	return &frontStream{
 		frontFeed: frontFeed{enc: &aisdkEncoder{resume: resume}},
 		header:    func(h http.Header) { h.Set(aisdkHeader, aisdkHeaderValue) },
-		end: func(ew *relay.EventWriter, settled bool) error {
+		end: func(ew *sse.EventWriter, settled bool) error {
 			if !settled {
 				// The turn goes on: no [DONE], so that the client treats the
 				// end as a cut it may resume.
@@ -289,6 +288,18 @@ func newAISDKStream(resume bool) *frontStream {
 			return ew.Event("", "", []byte("[DONE]"))
 		},
 	}
+}
+
+// RefuseChat answers a chat request when the agent refused its turn before
+// it named a task: a UI message stream of start, error (reason), [DONE].
+func RefuseChat(w http.ResponseWriter, reason string) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set(aisdkHeader, aisdkHeaderValue)
+	ew := newEventWriter(w)
+	_ = writeJSONEvent(ew, aisdkEvent{"type": "start"})
+	_ = writeJSONEvent(ew, aisdkEvent{"type": "error", "errorText": reason})
+	_ = ew.Event("", "", []byte("[DONE]"))
+	_ = ew.Flush()
 }
 
 func (e *aisdkEncoder) appendItem(it *frontItem, emit func(aisdkEvent)) { e.add(it, emit) }
@@ -308,200 +319,6 @@ func (e *aisdkEncoder) growTool(key, chunk string, status schema.ToolStatus, emi
 
 func (e *aisdkEncoder) done() bool         { return e.finished }
 func (e *aisdkEncoder) itemIDs() *frontIDs { return e.ids }
-
-// aisdkChatRequest is the part of useChat's POST body the relay reads
-// (DefaultChatTransport: {id, messages, trigger, messageId, ...body}).
-type aisdkChatRequest struct {
-	ID       string `json:"id"`
-	Messages []struct {
-		ID    string `json:"id"`
-		Role  string `json:"role"`
-		Parts []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"parts"`
-	} `json:"messages"`
-}
-
-// maxChats bounds the chat id → task entries a Chat handler remembers (the
-// oldest goes first).
-const maxChats = 4096
-
-// Chat returns the handler of useChat's endpoints, for `a2a-tail web` at
-// /api/chat and /api/chat/: a POST is a chat request — the last user
-// message goes to agent in the context named by the chat id, and the turn
-// streams back as a UI message stream — and a GET of <chat id>/stream is
-// useChat({resume: true})'s resume: 204 when the chat has no task, else the
-// latest task's turn as a resumed stream (see the file comment), live until
-// it settles.
-//
-// The chat id names the conversation; its A2A context id is the one
-// relay.TaskSet.Conversation gives it (the chat id itself when the relay
-// has no TaskSet). The handler remembers each chat's latest task (up to
-// maxChats); a replica that did not serve the chat's POST (or a restarted
-// one) asks the agent with ListTasks for the context's most recently updated
-// task — one call per resume, only for a conversation this relay knows — and
-// answers 204 when there is none or the agent cannot list (ListTasks is
-// optional in A2A, and a2a-go's store lists only an authenticated caller's
-// tasks). The Authorizer is asked with the task "" first, then with the
-// task. It answers the CORS preflight
-// (OPTIONS) for the origins given to relay.WithCORS.
-func Chat(h *relay.Handler, agent Agent) http.Handler {
-	return &chatHandler{h: hubOf(h), agent: agent, tasks: map[string]string{}}
-}
-
-type chatHandler struct {
-	h     hub
-	agent Agent
-
-	mu    sync.Mutex
-	tasks map[string]string // chat id → latest task id
-	order []string          // chat ids, oldest first
-}
-
-func (c *chatHandler) remember(chat, task string) {
-	if st := c.h.Store(); st != nil {
-		// Shared, so that a replica that did not serve the POST resumes
-		// the chat (relay.WithStore); the local map stays the fallback.
-		if err := st.SetChat(c.h.Context(), chat, task); err != nil {
-			c.h.StoreFailed(task, err)
-		}
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.tasks[chat]; !ok {
-		if len(c.order) >= maxChats {
-			delete(c.tasks, c.order[0])
-			c.order = c.order[1:]
-		}
-		c.order = append(c.order, chat)
-	}
-	c.tasks[chat] = task
-}
-
-func (c *chatHandler) recall(chat string) string {
-	if st := c.h.Store(); st != nil {
-		task, err := st.Chat(c.h.Context(), chat)
-		if err == nil && task != "" {
-			return task
-		}
-		if err != nil {
-			c.h.StoreFailed("", err)
-		}
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.tasks[chat]
-}
-
-func (c *chatHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h := c.h
-	if r.Method == http.MethodOptions {
-		frontPreflight(h, w, r)
-		return
-	}
-	if !h.Admit(w, r) {
-		return
-	}
-	if rest, ok := strings.CutSuffix(r.URL.Path, "/stream"); ok && r.Method == http.MethodGet {
-		c.resume(w, r, rest[strings.LastIndexByte(rest, '/')+1:])
-		return
-	}
-	if r.Method != http.MethodPost {
-		w.Header().Set("Allow", "POST")
-		writeError(w, http.StatusMethodNotAllowed, "relay: POST a chat request, or GET <chat id>/stream")
-		return
-	}
-	var in aisdkChatRequest
-	msg, err := func() (*a2a.Message, error) {
-		if err := readJSON(w, r, &in); err != nil {
-			return nil, err
-		}
-		if err := relay.ValidateTaskID(in.ID); err != nil {
-			return nil, badRequest("relay: chat id: %v", err)
-		}
-		for i := len(in.Messages) - 1; i >= 0; i-- {
-			if m := in.Messages[i]; m.Role == "user" {
-				var text []string
-				for _, p := range m.Parts {
-					if p.Type == "text" {
-						text = append(text, p.Text)
-					}
-				}
-				return turnMessage(m.ID, strings.Join(text, "\n"), h.Conversation(in.ID, true), "")
-			}
-		}
-		return nil, badRequest("relay: no user message")
-	}()
-	if err != nil {
-		writeFrontError(w, err)
-		return
-	}
-	stream := newAISDKStream(false)
-	stream.named = func(task string) { c.remember(in.ID, task) }
-	sendAndServe(h, w, r, c.agent, msg, stream, func(err error) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.Header().Set(aisdkHeader, aisdkHeaderValue)
-		ew := newEventWriter(w)
-		_ = writeJSONEvent(ew, aisdkEvent{"type": "start"})
-		_ = writeJSONEvent(ew, aisdkEvent{"type": "error", "errorText": client.Reason(err)})
-		_ = ew.Event("", "", []byte("[DONE]"))
-		_ = ew.Flush()
-	})
-}
-
-// resume serves GET <chat id>/stream.
-func (c *chatHandler) resume(w http.ResponseWriter, r *http.Request, chat string) {
-	h := c.h
-	if err := relay.ValidateTaskID(chat); err != nil {
-		writeError(w, http.StatusBadRequest, "relay: chat id: "+err.Error())
-		return
-	}
-	task := c.recall(chat)
-	if conv := h.Conversation(chat, false); task == "" && conv != "" {
-		var err error
-		if task, err = latestTask(r.Context(), c.agent, conv); err != nil {
-			h.Logger().Info("relay: chat resume: cannot list the chat's tasks", "err", err)
-		}
-	}
-	if task == "" {
-		w.WriteHeader(http.StatusNoContent)
-		return
-	}
-	h.Serve(w, r, task, newAISDKStream(true))
-}
-
-// latestTask returns the id of the most recently updated task of a context,
-// "" when it has none.
-func latestTask(ctx context.Context, agent Agent, contextID string) (string, error) {
-	res, err := agent.ListTasks(ctx, &a2a.ListTasksRequest{ContextID: contextID, PageSize: 100})
-	if err != nil {
-		return "", err
-	}
-	var best *a2a.Task
-	for _, t := range res.Tasks {
-		if t == nil || relay.ValidateTaskID(string(t.ID)) != nil {
-			continue
-		}
-		if best == nil || later(t.Status.Timestamp, best.Status.Timestamp) {
-			best = t
-		}
-	}
-	if best == nil {
-		return "", nil
-	}
-	return string(best.ID), nil
-}
-
-func later(a, b *time.Time) bool {
-	switch {
-	case a == nil:
-		return false
-	case b == nil:
-		return true
-	}
-	return a.After(*b)
-}
 
 // gapsNow sends the count of missing seqs when it changed.
 func (e *aisdkEncoder) gapsNow(n int64, emit func(aisdkEvent)) {

@@ -1,4 +1,4 @@
-package frontend
+package frontend_test
 
 import (
 	"testing"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/relay/frontend"
 )
 
 // abortedScript is a turn whose tool call the callee aborts, saying why in
@@ -48,14 +49,15 @@ func chunkTypes(cs []map[string]any) []string {
 // with the callee's reason — not as output-available (a success); every
 // chunk passes the ai library's own chunk schema.
 func TestAISDKAbortedToolCall(t *testing.T) {
-	frontendsNode(t)
+	t.Parallel()
+	frontend.FrontendsNode(t)
 	const reason = "lookup: warehouse API timed out after 30 s"
 	rig := newFrontRig(t, nil)
 	sc := abortedScript("aisdk-aborted", reason)
 	rig.agent.Register(sc)
 
 	var raw chunksResult
-	runHarness(t, "aisdk-chunks.mjs", map[string]any{"url": rig.url + "/api/chat", "method": "POST",
+	frontend.RunHarness(t, "aisdk-chunks.mjs", map[string]any{"url": rig.url + "/api/chat", "method": "POST",
 		"body": map[string]any{"id": "chat-aborted-raw", "messages": []any{map[string]any{"id": "u1", "role": "user",
 			"parts": []any{map[string]any{"type": "text", "text": sc.Name}}}}}}, &raw)
 	if len(raw.Invalid) > 0 || !raw.Done || raw.Status != 200 {
@@ -81,7 +83,7 @@ func TestAISDKAbortedToolCall(t *testing.T) {
 		Errors   []string `json:"errors"`
 		Warnings []string `json:"warnings"`
 	}
-	runHarness(t, "aisdk.mjs", map[string]any{"api": rig.url + "/api/chat", "id": "chat-aborted", "text": sc.Name, "mode": "chat"}, &res)
+	frontend.RunHarness(t, "aisdk.mjs", map[string]any{"api": rig.url + "/api/chat", "id": "chat-aborted", "text": sc.Name, "mode": "chat"}, &res)
 	var tool map[string]any
 	for _, m := range res.Messages {
 		for _, p := range m.Parts {
@@ -102,54 +104,60 @@ func TestAISDKAbortedToolCall(t *testing.T) {
 // settled chat restates the message and ends it with finish
 // (finishReason error), not with a second error part.
 func TestAISDKSettledFailureResumes(t *testing.T) {
-	frontendsNode(t)
+	t.Parallel()
+	frontend.FrontendsNode(t)
+	var sends []frontend.HarnessCase[frontend.AISDKResult]
+	var resumes []frontend.HarnessCase[chunksResult]
 	for _, final := range []a2a.TaskState{a2a.TaskStateFailed, a2a.TaskStateCanceled} {
-		t.Run(string(final), func(t *testing.T) {
-			rig := newFrontRig(t, nil)
-			sc := frontScript("aisdk-settled-"+string(final), final, "warehouse down", "")
-			rig.agent.Register(sc)
-			var res aisdkResult
-			runHarness(t, "aisdk.mjs", map[string]any{"api": rig.url + "/api/chat", "id": "chat-settled", "text": sc.Name,
-				"mode": "chat", "resume": true}, &res)
-			if res.Resumed == nil {
-				t.Fatal("no resume")
-			}
-			var reasons []string
-			for _, f := range res.Finishes {
-				r := "<nil>"
-				if f.FinishReason != nil {
-					r = *f.FinishReason
+		rig := newFrontRig(t, nil)
+		sc := frontScript("aisdk-settled-"+string(final), final, "warehouse down", "")
+		rig.agent.Register(sc)
+		sends = append(sends, frontend.HarnessCase[frontend.AISDKResult]{Name: string(final) + "/send",
+			Config: map[string]any{"api": rig.url + "/api/chat", "id": "chat-settled", "text": sc.Name, "mode": "chat", "resume": true},
+			Check: func(t *testing.T, res *frontend.AISDKResult) {
+				if res.Resumed == nil {
+					t.Fatal("no resume")
 				}
-				reasons = append(reasons, r)
-			}
-			type summary struct {
-				Errors   int
-				Messages int
-				Warnings []string
-			}
-			got := summary{Errors: len(res.Errors), Messages: res.Resumed.After}
-			if len(res.Warnings) > 0 {
-				got.Warnings = res.Warnings
-			}
-			if d := cmp.Diff(summary{Errors: 1, Messages: 2}, got); d != "" {
-				t.Errorf("send, then resume the settled chat (-want +got):\n%s\nerrors %v finishes %v", d, res.Errors, reasons)
-			}
-
-			var raw chunksResult
-			runHarness(t, "aisdk-chunks.mjs", map[string]any{"url": rig.url + "/api/chat/chat-settled/stream"}, &raw)
-			types := chunkTypes(raw.Chunks)
-			if len(raw.Invalid) > 0 || !raw.Done || len(types) < 3 {
-				t.Fatalf("resumed stream: invalid %v, done %v, chunks %v", raw.Invalid, raw.Done, types)
-			}
-			last := raw.Chunks[len(raw.Chunks)-1]
-			if d := cmp.Diff(map[string]any{"type": "finish", "finishReason": "error"}, last); d != "" || types[0] != "start" || types[1] != "reset-step" {
-				t.Errorf("resumed stream of a settled %s turn (-want +got last chunk):\n%s\nchunks %v", final, d, types)
-			}
-			for _, ty := range types {
-				if ty == "error" {
-					t.Errorf("the resumed stream carries an error part again: %v", types)
+				var reasons []string
+				for _, f := range res.Finishes {
+					r := "<nil>"
+					if f.FinishReason != nil {
+						r = *f.FinishReason
+					}
+					reasons = append(reasons, r)
 				}
-			}
-		})
+				type summary struct {
+					Errors   int
+					Messages int
+					Warnings []string
+				}
+				got := summary{Errors: len(res.Errors), Messages: res.Resumed.After}
+				if len(res.Warnings) > 0 {
+					got.Warnings = res.Warnings
+				}
+				if d := cmp.Diff(summary{Errors: 1, Messages: 2}, got); d != "" {
+					t.Errorf("send, then resume the settled chat (-want +got):\n%s\nerrors %v finishes %v", d, res.Errors, reasons)
+				}
+			}})
+		resumes = append(resumes, frontend.HarnessCase[chunksResult]{Name: string(final) + "/resumed",
+			Config: map[string]any{"url": rig.url + "/api/chat/chat-settled/stream"},
+			Check: func(t *testing.T, raw *chunksResult) {
+				types := chunkTypes(raw.Chunks)
+				if len(raw.Invalid) > 0 || !raw.Done || len(types) < 3 {
+					t.Fatalf("resumed stream: invalid %v, done %v, chunks %v", raw.Invalid, raw.Done, types)
+				}
+				last := raw.Chunks[len(raw.Chunks)-1]
+				if d := cmp.Diff(map[string]any{"type": "finish", "finishReason": "error"}, last); d != "" || types[0] != "start" || types[1] != "reset-step" {
+					t.Errorf("resumed stream of a settled %s turn (-want +got last chunk):\n%s\nchunks %v", final, d, types)
+				}
+				for _, ty := range types {
+					if ty == "error" {
+						t.Errorf("the resumed stream carries an error part again: %v", types)
+					}
+				}
+			}})
 	}
+	// The resumes read the chats the sends settled.
+	frontend.RunCases(t, "aisdk.mjs", sends)
+	frontend.RunCases(t, "aisdk-chunks.mjs", resumes)
 }

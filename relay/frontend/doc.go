@@ -1,8 +1,9 @@
-// Package frontend speaks two front ends' own protocols over a relay
-// ([relay.Handler]): AG-UI 1.0 (@ag-ui/client, CopilotKit) and the Vercel AI
-// SDK's UI message stream v1 (useChat). It adds to the relay's hub only
-// encoders and endpoints: the task, its op log, its subscribers, bounds,
-// access hook, Store and replicas are the relay's.
+// Package frontend speaks two front ends' own protocols: AG-UI 1.0
+// (@ag-ui/client, CopilotKit) and the Vercel AI SDK's UI message stream v1
+// (useChat). It holds their encoders and nesting writers and needs no relay:
+// package relay serves the encoders (relay.Encoder) and the protocols'
+// endpoints, and the task, its op log, its subscribers, bounds, access
+// hook, Store and replicas are the relay's.
 //
 // # Two ways in
 //
@@ -11,12 +12,13 @@
 //     [FormatAISDK], serve ?format=ag-ui and ?format=ai-sdk: a front end
 //     watches (or reconnects to) a task the relay already serves, with the
 //     same resume, snapshot and end as the plain ops.
-//   - The protocols' own endpoints. [AGUI] (HttpAgent's POST of a
-//     RunAgentInput) and [Chat] (useChat's POST, and its GET
-//     <chat id>/stream resume) send the front end's last user message to
-//     the agent with an [Agent], publish the turn with
+//   - The protocols' own endpoints. relay.Handler.AGUI (HttpAgent's POST
+//     of a RunAgentInput) and relay.Handler.Chat (useChat's POST, and its
+//     GET <chat id>/stream resume) send the front end's last user message
+//     to the agent with a relay.Agent, publish the turn with
 //     relay.Handler.Attach, and answer with the task's subscription in the
-//     protocol. A cut connection resumes through the relay like any other.
+//     protocol, through [NewAGUIEncoder] and [NewAISDKEncoder]. A cut
+//     connection resumes through the relay like any other.
 //
 // Both render the merged view (package merge) in view order, whole blocks
 // at a time, and re-synchronise when a late block lands before what was

@@ -11,7 +11,7 @@ import (
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
-	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/relay/internal/sse"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -36,33 +36,37 @@ func (w *discardWriter) Flush()                      {}
 // their cost per op must not grow with the turn (compare blocks=100 and
 // blocks=3000; the trajectory at 3000 passes the stream-key cap, past
 // which the merge drops the calls and the seqs have gaps); ops is the
-// baseline.
+// baseline. late=10% swaps a tenth of the envelopes with the one before
+// (agenttest.Reorder): each lands before the op already told, which the
+// front-end formats render the view for — the cost that must stay within
+// 2x of in order at blocks=10000 (issue #33).
 func BenchmarkFrontFormats(b *testing.B) {
-	for _, n := range []int{100, 3000} {
-		sc := agenttest.Trajectory(n)
+	for _, c := range []struct{ n, late int }{{100, 0}, {3000, 0}, {10000, 0}, {10000, 10}} {
+		n := c.n
+		sc := agenttest.Trajectory(n, agenttest.Reorder(n*c.late/100))
 		turn := merge.NewTurn("task-1", "", merge.Caps{})
-		var evs []relay.Event
+		var evs []sse.Event
 		for _, e := range sc.Envelopes() {
 			ch := turn.Apply(envelope.Reading{Envelope: e})
 			if ch.Effect != merge.Applied {
 				continue
 			}
 			data, _ := json.Marshal(ch.Op)
-			evs = append(evs, relay.Event{Op: ch.Op, JSON: data})
+			evs = append(evs, sse.Event{Op: ch.Op, JSON: data})
 		}
 		seal := turn.Seal()
 		data, _ := json.Marshal(seal)
-		evs = append(evs, relay.Event{Op: seal, JSON: data})
+		evs = append(evs, sse.Event{Op: seal, JSON: data})
 		formats := []struct {
 			name string
-			enc  func() relay.Encoder
+			enc  func() sse.Encoder
 		}{
-			{relay.FormatOps, func() relay.Encoder { return opsEncoder{} }}, // the baseline
-			{FormatAGUI, func() relay.Encoder { return newAGUIStream("thread", "run", nil, false) }},
-			{FormatAISDK, func() relay.Encoder { return newAISDKStream(false) }},
+			{"ops", func() sse.Encoder { return opsEncoder{} }}, // the baseline
+			{FormatAGUI, func() sse.Encoder { return newAGUIStream("thread", "run", nil, false) }},
+			{FormatAISDK, func() sse.Encoder { return newAISDKStream(false) }},
 		}
 		for _, f := range formats {
-			b.Run(fmt.Sprintf("%s/blocks=%d", f.name, n), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s/blocks=%d/late=%d%%", f.name, n, c.late), func(b *testing.B) {
 				w := &discardWriter{h: http.Header{}}
 				b.ReportAllocs()
 				var m0, m1 runtime.MemStats
@@ -159,10 +163,10 @@ func BenchmarkNestedFormats(b *testing.B) {
 // front-end encoders are measured against.
 type opsEncoder struct{}
 
-func (opsEncoder) Begin(http.Header, *relay.EventWriter) error { return nil }
-func (opsEncoder) SnapshotStart(*relay.EventWriter) error      { return nil }
-func (opsEncoder) SnapshotEnd(*relay.EventWriter) error        { return nil }
-func (opsEncoder) Op(ew *relay.EventWriter, ev relay.Event) error {
+func (opsEncoder) Begin(http.Header, *sse.EventWriter) error { return nil }
+func (opsEncoder) SnapshotStart(*sse.EventWriter) error      { return nil }
+func (opsEncoder) SnapshotEnd(*sse.EventWriter) error        { return nil }
+func (opsEncoder) Op(ew *sse.EventWriter, ev sse.Event) error {
 	return ew.Event(ev.ID, "", ev.JSON)
 }
-func (opsEncoder) End(*relay.EventWriter, bool) error { return nil }
+func (opsEncoder) End(*sse.EventWriter, bool) error { return nil }

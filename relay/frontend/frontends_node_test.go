@@ -29,12 +29,49 @@ func frontendsNode(t *testing.T) string {
 // printed into out.
 func runHarness(t *testing.T, script string, cfg, out any) {
 	t.Helper()
+	if err := json.Unmarshal(harness(t, script, []any{cfg})[0], out); err != nil {
+		t.Fatalf("node %s: %v", script, err)
+	}
+}
+
+// harnessCase is one case of a test's harness run: its subtest's name, its
+// config, and the check of what the script printed for it.
+type harnessCase[R any] struct {
+	Name   string
+	Config any
+	Check  func(t *testing.T, res *R)
+}
+
+// runCases runs script once for all of a test's cases (a node process
+// costs more than most cases), then each case's check as a subtest.
+func runCases[R any](t *testing.T, script string, cases []harnessCase[R]) {
+	t.Helper()
+	cfgs := make([]any, len(cases))
+	for i, c := range cases {
+		cfgs[i] = c.Config
+	}
+	outs := harness(t, script, cfgs)
+	for i, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			var res R
+			if err := json.Unmarshal(outs[i], &res); err != nil {
+				t.Fatalf("node %s: %v", script, err)
+			}
+			c.Check(t, &res)
+		})
+	}
+}
+
+// harness runs script with cfgs, in turn in one node process, and returns
+// what it printed for each.
+func harness(t *testing.T, script string, cfgs []any) []json.RawMessage {
+	t.Helper()
 	node := frontendsNode(t)
-	arg, err := json.Marshal(cfg)
+	arg, err := json.Marshal(cfgs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(2*time.Minute))
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(2*time.Minute+time.Duration(len(cfgs))*5*time.Second))
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, script, string(arg))
 	cmd.Dir = frontendsDir
@@ -43,9 +80,11 @@ func runHarness(t *testing.T, script string, cfg, out any) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("node %s: %v\nstderr:\n%s", script, err, stderr.String())
 	}
-	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
-		t.Fatalf("node %s printed no result (%v):\n%s\nstderr:\n%s", script, err, stdout.String(), stderr.String())
+	var outs []json.RawMessage
+	if err := json.Unmarshal(stdout.Bytes(), &outs); err != nil || len(outs) != len(cfgs) {
+		t.Fatalf("node %s printed no result per config (%v):\n%s\nstderr:\n%s", script, err, stdout.String(), stderr.String())
 	}
+	return outs
 }
 
 // aguiMessage is an AG-UI message as @ag-ui/client holds it.

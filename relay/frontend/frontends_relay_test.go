@@ -1,4 +1,4 @@
-package frontend
+package frontend_test
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/relay/frontend"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -126,13 +127,13 @@ func newFrontRig(t *testing.T, wrap func(http.Handler) http.Handler) *frontRig {
 	}
 	t.Cleanup(func() { _ = c.Close() })
 	h := relay.New(ctx, c, relay.WithAuthorizer(relay.AllowAll),
-		relay.WithFormat(FormatAGUI, AGUIFormat), relay.WithFormat(FormatAISDK, AISDKFormat))
+		relay.WithFormat(frontend.FormatAGUI, frontend.AGUIFormat), relay.WithFormat(frontend.FormatAISDK, frontend.AISDKFormat))
 	if wrap == nil {
 		wrap = func(h http.Handler) http.Handler { return h }
 	}
 	mux := http.NewServeMux()
-	mux.Handle("POST /ag-ui", wrap(AGUI(h, c)))
-	chat := wrap(Chat(h, c))
+	mux.Handle("POST /ag-ui", wrap(h.AGUI(c)))
+	chat := wrap(h.Chat(c))
 	mux.Handle("/api/chat", chat)
 	mux.Handle("/api/chat/", chat)
 	events := func(w http.ResponseWriter, r *http.Request) { h.ServeEvents(w, r, r.PathValue("taskId")) }
@@ -151,37 +152,41 @@ var frontCases = []struct {
 	name  string
 	final a2a.TaskState
 	text  string
-	out   frontResult
+	out   schema.Result
 }{
-	{"completed", a2a.TaskStateCompleted, agenttest.RealisticReply, frontResult{Verdict: "completed", Reply: agenttest.RealisticReply}},
-	{"failed", a2a.TaskStateFailed, "warehouse down", frontResult{Verdict: "failed", Error: "warehouse down"}},
-	{"interrupt", a2a.TaskStateInputRequired, "Ship the partial order?", frontResult{Verdict: "input-required", Interrupt: &schema.Interrupt{Question: "Ship the partial order?"}}},
+	{"completed", a2a.TaskStateCompleted, agenttest.RealisticReply, schema.Result{Verdict: "completed", Reply: agenttest.RealisticReply}},
+	{"failed", a2a.TaskStateFailed, "warehouse down", schema.Result{Verdict: "failed", Error: "warehouse down"}},
+	{"interrupt", a2a.TaskStateInputRequired, "Ship the partial order?", schema.Result{Verdict: "input-required", Interrupt: &schema.Interrupt{Question: "Ship the partial order?"}}},
 }
 
 func TestAGUIEndpoint(t *testing.T) {
-	frontendsNode(t)
+	t.Parallel()
+	frontend.FrontendsNode(t)
+	var cases []frontend.HarnessCase[frontend.AGUIResult]
 	for _, tc := range frontCases {
-		t.Run(tc.name, func(t *testing.T) {
-			rig := newFrontRig(t, nil)
-			sc := frontScript("agui-"+tc.name, tc.final, tc.text, "")
-			rig.agent.Register(sc)
-			var res aguiResult
-			runHarness(t, "agui.mjs", map[string]any{"url": rig.url + "/ag-ui", "threadId": "thread-" + tc.name,
-				"messages": []any{map[string]any{"id": "u-" + tc.name, "role": "user", "content": sc.Name}}}, &res)
-			checkAGUI(t, res, &res.Run, wantShown(scriptView(sc), &tc.out), &tc.out)
-		})
+		rig := newFrontRig(t, nil)
+		sc := frontScript("agui-"+tc.name, tc.final, tc.text, "")
+		rig.agent.Register(sc)
+		cases = append(cases, frontend.HarnessCase[frontend.AGUIResult]{Name: tc.name,
+			Config: map[string]any{"url": rig.url + "/ag-ui", "threadId": "thread-" + tc.name,
+				"messages": []any{map[string]any{"id": "u-" + tc.name, "role": "user", "content": sc.Name}}},
+			Check: func(t *testing.T, res *frontend.AGUIResult) {
+				frontend.CheckAGUI(t, *res, &res.Run, frontend.WantShown(scriptView(sc), &tc.out), &tc.out)
+			}})
 	}
+	frontend.RunCases(t, "agui.mjs", cases)
 }
 
 // TestAGUIEndpointReconnect cuts the run's connection mid-turn and
 // reconnects with connectAgent() through POST /tasks/{id}/events?format=ag-ui.
 func TestAGUIEndpointReconnect(t *testing.T) {
-	frontendsNode(t)
+	t.Parallel()
+	frontend.FrontendsNode(t)
 	rig := newCutRig(t, 8, "g")
 	sc := frontScript("agui-cut", a2a.TaskStateCompleted, agenttest.RealisticReply, "g")
 	rig.agent.Register(sc)
-	var res aguiResult
-	runHarness(t, "agui.mjs", map[string]any{"url": rig.url + "/ag-ui", "threadId": "thread-cut",
+	var res frontend.AGUIResult
+	frontend.RunHarness(t, "agui.mjs", map[string]any{"url": rig.url + "/ag-ui", "threadId": "thread-cut",
 		"connectUrl": rig.url + "/tasks/{task}/events?format=ag-ui",
 		"messages":   []any{map[string]any{"id": "u-cut", "role": "user", "content": sc.Name}}}, &res)
 	if res.Run.Error == nil {
@@ -192,7 +197,7 @@ func TestAGUIEndpointReconnect(t *testing.T) {
 	}
 	res.Warnings = dropCutWarnings(res.Warnings)
 	out := &frontCases[0].out
-	checkAGUI(t, res, res.Connect, wantShown(scriptView(sc), out), out)
+	frontend.CheckAGUI(t, res, res.Connect, frontend.WantShown(scriptView(sc), out), out)
 }
 
 // dropCutWarnings drops what the client logs about the connection the test
@@ -208,31 +213,35 @@ func dropCutWarnings(ws []string) []string {
 }
 
 func TestAISDKEndpoint(t *testing.T) {
-	frontendsNode(t)
+	t.Parallel()
+	frontend.FrontendsNode(t)
+	var cases []frontend.HarnessCase[frontend.AISDKResult]
 	for _, tc := range frontCases {
 		for _, mode := range []string{"chat", "read"} {
-			t.Run(tc.name+"/"+mode, func(t *testing.T) {
-				rig := newFrontRig(t, nil)
-				sc := frontScript("aisdk-"+tc.name+"-"+mode, tc.final, tc.text, "")
-				rig.agent.Register(sc)
-				var res aisdkResult
-				runHarness(t, "aisdk.mjs", map[string]any{"api": rig.url + "/api/chat", "id": "chat-" + tc.name + "-" + mode,
-					"text": sc.Name, "mode": mode}, &res)
-				checkAISDK(t, res, wantShown(scriptView(sc), &tc.out), &tc.out, mode == "chat")
-			})
+			rig := newFrontRig(t, nil)
+			sc := frontScript("aisdk-"+tc.name+"-"+mode, tc.final, tc.text, "")
+			rig.agent.Register(sc)
+			cases = append(cases, frontend.HarnessCase[frontend.AISDKResult]{Name: tc.name + "/" + mode,
+				Config: map[string]any{"api": rig.url + "/api/chat", "id": "chat-" + tc.name + "-" + mode,
+					"text": sc.Name, "mode": mode},
+				Check: func(t *testing.T, res *frontend.AISDKResult) {
+					frontend.CheckAISDK(t, *res, frontend.WantShown(scriptView(sc), &tc.out), &tc.out, mode == "chat")
+				}})
 		}
 	}
+	frontend.RunCases(t, "aisdk.mjs", cases)
 }
 
 // TestAISDKEndpointResume cuts the chat's stream mid-turn; resumeStream()
 // (GET /api/chat/{id}/stream) ends with each block once.
 func TestAISDKEndpointResume(t *testing.T) {
-	frontendsNode(t)
+	t.Parallel()
+	frontend.FrontendsNode(t)
 	rig := newCutRig(t, 6, "g")
 	sc := frontScript("aisdk-cut", a2a.TaskStateCompleted, agenttest.RealisticReply, "g")
 	rig.agent.Register(sc)
-	var res aisdkResult
-	runHarness(t, "aisdk.mjs", map[string]any{"api": rig.url + "/api/chat", "id": "chat-cut", "text": sc.Name,
+	var res frontend.AISDKResult
+	frontend.RunHarness(t, "aisdk.mjs", map[string]any{"api": rig.url + "/api/chat", "id": "chat-cut", "text": sc.Name,
 		"mode": "chat", "resume": true}, &res)
 	if res.Resumed == nil {
 		t.Fatal("no resume")
@@ -240,12 +249,13 @@ func TestAISDKEndpointResume(t *testing.T) {
 	res.Errors = dropCutWarnings(res.Errors)
 	res.Warnings = dropCutWarnings(res.Warnings)
 	out := &frontCases[0].out
-	checkAISDK(t, res, wantShown(scriptView(sc), out), out, true)
+	frontend.CheckAISDK(t, res, frontend.WantShown(scriptView(sc), out), out, true)
 }
 
 // TestAISDKResumeNothingActive: a chat with no task answers 204, and
 // useChat's resume leaves the chat as it was.
 func TestAISDKResumeNothingActive(t *testing.T) {
+	t.Parallel()
 	rig := newFrontRig(t, nil)
 	resp, err := http.Get(rig.url + "/api/chat/no-such-chat/stream")
 	if err != nil {
@@ -264,25 +274,26 @@ func TestAISDKResumeNothingActive(t *testing.T) {
 // late and repeated envelopes), reaches both client libraries with each
 // block once, in view order.
 func TestFrontEndpointsUnderFaults(t *testing.T) {
-	frontendsNode(t)
+	t.Parallel()
+	frontend.FrontendsNode(t)
 	for _, proto := range []string{"ag-ui", "ai-sdk"} {
 		t.Run(proto, func(t *testing.T) {
 			rig := newFrontRig(t, nil)
 			sc := agenttest.Trajectory(40, agenttest.Named("faults-"+proto), agenttest.Reorder(5), agenttest.Duplicate(4), agenttest.SkipSeqs(2))
 			rig.agent.Register(sc)
 			rig.agent.CutAfter(12, true)
-			out := &frontResult{Verdict: "completed", Reply: sc.FinalText}
-			want := wantShown(scriptView(sc), out)
+			out := &schema.Result{Verdict: "completed", Reply: sc.FinalText}
+			want := frontend.WantShown(scriptView(sc), out)
 			if proto == "ag-ui" {
-				var res aguiResult
-				runHarness(t, "agui.mjs", map[string]any{"url": rig.url + "/ag-ui", "threadId": "thread-faults",
+				var res frontend.AGUIResult
+				frontend.RunHarness(t, "agui.mjs", map[string]any{"url": rig.url + "/ag-ui", "threadId": "thread-faults",
 					"messages": []any{map[string]any{"id": "u-faults", "role": "user", "content": sc.Name}}}, &res)
-				checkAGUI(t, res, &res.Run, want, out)
+				frontend.CheckAGUI(t, res, &res.Run, want, out)
 				return
 			}
-			var res aisdkResult
-			runHarness(t, "aisdk.mjs", map[string]any{"api": rig.url + "/api/chat", "id": "chat-faults", "text": sc.Name, "mode": "chat"}, &res)
-			checkAISDK(t, res, want, out, true)
+			var res frontend.AISDKResult
+			frontend.RunHarness(t, "aisdk.mjs", map[string]any{"api": rig.url + "/api/chat", "id": "chat-faults", "text": sc.Name, "mode": "chat"}, &res)
+			frontend.CheckAISDK(t, res, want, out, true)
 		})
 	}
 }
@@ -291,12 +302,13 @@ func TestFrontEndpointsUnderFaults(t *testing.T) {
 // answers it (RunAgentInput.resume): the answer goes to the interrupted
 // task as a new turn, which completes.
 func TestAGUIAnswerInterrupt(t *testing.T) {
-	frontendsNode(t)
+	t.Parallel()
+	frontend.FrontendsNode(t)
 	rig := newFrontRig(t, nil)
 	sc := frontScript("agui-ask", a2a.TaskStateInputRequired, "Ship the partial order?", "")
 	rig.agent.Register(sc)
-	var res aguiResult
-	runHarness(t, "agui.mjs", map[string]any{"url": rig.url + "/ag-ui", "threadId": "thread-ask", "answer": "yes",
+	var res frontend.AGUIResult
+	frontend.RunHarness(t, "agui.mjs", map[string]any{"url": rig.url + "/ag-ui", "threadId": "thread-ask", "answer": "yes",
 		"messages": []any{map[string]any{"id": "u-ask", "role": "user", "content": sc.Name}}}, &res)
 	if res.Run.Finished == nil || res.Run.Finished.Outcome != "interrupt" {
 		t.Fatalf("first run: %+v, want an interrupt", res.Run.Finished)

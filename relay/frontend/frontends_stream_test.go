@@ -10,7 +10,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
-	"github.com/tfrs/a2a-progress/relay"
+	"github.com/tfrs/a2a-progress/relay/internal/sse"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -40,7 +40,7 @@ func streamServer(t *testing.T, ops []schema.Op, dup bool) *httptest.Server {
 			ew := newEventWriter(w)
 			for _, op := range ops {
 				for range 1 + btoi(dup) {
-					if err := s.Op(ew, relay.Event{Op: op}); errors.Is(err, errFrontDone) {
+					if err := s.Op(ew, sse.Event{Op: op}); errors.Is(err, errFrontDone) {
 						_ = ew.Flush()
 						return // as the relay ends the response
 					} else if err != nil {
@@ -78,6 +78,7 @@ func btoi(b bool) int {
 // every delivery order (twice each in the duplicated runs), gives both
 // client libraries each block once, in view order.
 func TestFrontStreamLiveOps(t *testing.T) {
+	t.Parallel()
 	frontendsNode(t)
 	for oname, rs := range orders() {
 		for _, dup := range []bool{false, true} {
@@ -101,6 +102,7 @@ func TestFrontStreamLiveOps(t *testing.T) {
 // the turn (an incomplete result settles nothing): the client libraries'
 // runs end instead of waiting on an open body.
 func TestFrontStreamEndsAtIncomplete(t *testing.T) {
+	t.Parallel()
 	frontendsNode(t)
 	rs := realisticReadings()
 	half := len(rs) / 2

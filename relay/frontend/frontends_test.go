@@ -235,44 +235,48 @@ func checkAGUI(t *testing.T, res aguiResult, run *aguiRun, want []shown, out *fr
 }
 
 func TestAGUIMappingThroughHttpAgent(t *testing.T) {
+	t.Parallel()
 	frontendsNode(t)
+	var cases []harnessCase[aguiResult]
 	for oname, rs := range orders() {
 		for vname, out := range outcomes() {
-			t.Run(oname+"/"+vname, func(t *testing.T) {
-				s := aguiServer(t, rs, out, -1)
-				var res aguiResult
-				runHarness(t, "agui.mjs", map[string]any{"url": s.URL + "/run", "threadId": "thread-1",
-					"messages": []any{map[string]any{"id": "u1", "role": "user", "content": "order 42?"}}}, &res)
-				want := wantShown(play(rs, out, func(*schema.View, *frontResult) {}), out)
-				checkAGUI(t, res, &res.Run, want, out)
-			})
+			s := aguiServer(t, rs, out, -1)
+			want := wantShown(play(rs, out, func(*schema.View, *frontResult) {}), out)
+			cases = append(cases, harnessCase[aguiResult]{oname + "/" + vname,
+				map[string]any{"url": s.URL + "/run", "threadId": "thread-1",
+					"messages": []any{map[string]any{"id": "u1", "role": "user", "content": "order 42?"}}},
+				func(t *testing.T, res *aguiResult) { checkAGUI(t, *res, &res.Run, want, out) }})
 		}
 	}
+	runCases(t, "agui.mjs", cases)
 }
 
 // TestAGUIReconnect cuts the run after half the readings and reconnects with
 // connectAgent() through the connect endpoint: the client ends with each block
 // once, its earlier messages kept.
 func TestAGUIReconnect(t *testing.T) {
+	t.Parallel()
 	frontendsNode(t)
+	var cases []harnessCase[aguiResult]
 	for oname, rs := range orders() {
 		out := outcomes()["completed"]
-		t.Run(oname, func(t *testing.T) {
-			s := aguiServer(t, rs, out, len(rs)/2)
-			var res aguiResult
-			runHarness(t, "agui.mjs", map[string]any{"url": s.URL + "/run", "threadId": "thread-1", "connectUrl": s.URL + "/connect",
+		s := aguiServer(t, rs, out, len(rs)/2)
+		want := append([]shown{{Kind: "text", Text: "hi"}}, wantShown(play(rs, out, func(*schema.View, *frontResult) {}), out)...)
+		cases = append(cases, harnessCase[aguiResult]{oname,
+			map[string]any{"url": s.URL + "/run", "threadId": "thread-1", "connectUrl": s.URL + "/connect",
 				"messages": []any{
 					map[string]any{"id": "u0", "role": "user", "content": "hello"},
 					map[string]any{"id": "a0", "role": "assistant", "content": "hi"},
 					map[string]any{"id": "u1", "role": "user", "content": "order 42?"},
-				}}, &res)
-			if res.Connect == nil {
-				t.Fatal("no connect run")
-			}
-			want := append([]shown{{Kind: "text", Text: "hi"}}, wantShown(play(rs, out, func(*schema.View, *frontResult) {}), out)...)
-			checkAGUI(t, res, res.Connect, want, out)
-		})
+				}},
+			func(t *testing.T, res *aguiResult) {
+				if res.Connect == nil {
+					t.Fatal("no connect run")
+				}
+				checkAGUI(t, *res, res.Connect, want, out)
+			}})
 	}
+	runCases(t, "agui.mjs", cases)
 }
 
 // aisdkServer serves POST /api/chat with rs[:cut] (all, then the outcome,
@@ -343,20 +347,21 @@ func checkAISDK(t *testing.T, res aisdkResult, want []shown, out *frontResult, c
 }
 
 func TestAISDKMappingThroughChat(t *testing.T) {
+	t.Parallel()
 	frontendsNode(t)
+	var cases []harnessCase[aisdkResult]
 	for oname, rs := range orders() {
 		for vname, out := range outcomes() {
+			want := wantShown(play(rs, out, func(*schema.View, *frontResult) {}), out)
 			for _, mode := range []string{"chat", "read"} {
-				t.Run(oname+"/"+vname+"/"+mode, func(t *testing.T) {
-					s := aisdkServer(t, rs, out, -1)
-					var res aisdkResult
-					runHarness(t, "aisdk.mjs", map[string]any{"api": s.URL + "/api/chat", "id": "chat-1", "text": "order 42?", "mode": mode}, &res)
-					want := wantShown(play(rs, out, func(*schema.View, *frontResult) {}), out)
-					checkAISDK(t, res, want, out, mode == "chat")
-				})
+				s := aisdkServer(t, rs, out, -1)
+				cases = append(cases, harnessCase[aisdkResult]{oname + "/" + vname + "/" + mode,
+					map[string]any{"api": s.URL + "/api/chat", "id": "chat-1", "text": "order 42?", "mode": mode},
+					func(t *testing.T, res *aisdkResult) { checkAISDK(t, *res, want, out, mode == "chat") }})
 			}
 		}
 	}
+	runCases(t, "aisdk.mjs", cases)
 }
 
 // TestAISDKResume cuts the chat's stream after half the readings and
@@ -365,18 +370,19 @@ func TestAISDKMappingThroughChat(t *testing.T) {
 // false (it continues the message it has, which reset-step empties): the
 // message ends with each block once.
 func TestAISDKResume(t *testing.T) {
+	t.Parallel()
 	frontendsNode(t)
+	var cases []harnessCase[aisdkResult]
 	for oname, rs := range orders() {
+		out := outcomes()["completed"]
+		want := wantShown(play(rs, out, func(*schema.View, *frontResult) {}), out)
 		for _, replay := range []bool{true, false} {
-			out := outcomes()["completed"]
-			t.Run(fmt.Sprintf("%s/replay=%v", oname, replay), func(t *testing.T) {
-				s := aisdkServer(t, rs, out, len(rs)/2)
-				var res aisdkResult
-				runHarness(t, "aisdk.mjs", map[string]any{"api": s.URL + "/api/chat", "id": "chat-1", "text": "order 42?",
-					"mode": "chat", "resume": true, "replay": replay}, &res)
-				want := wantShown(play(rs, out, func(*schema.View, *frontResult) {}), out)
-				checkAISDK(t, res, want, out, true)
-			})
+			s := aisdkServer(t, rs, out, len(rs)/2)
+			cases = append(cases, harnessCase[aisdkResult]{fmt.Sprintf("%s/replay=%v", oname, replay),
+				map[string]any{"api": s.URL + "/api/chat", "id": "chat-1", "text": "order 42?",
+					"mode": "chat", "resume": true, "replay": replay},
+				func(t *testing.T, res *aisdkResult) { checkAISDK(t, *res, want, out, true) }})
 		}
 	}
+	runCases(t, "aisdk.mjs", cases)
 }

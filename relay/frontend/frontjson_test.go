@@ -12,6 +12,7 @@ import (
 // TestAppendJSONMatchesEncodingJSON pins appendJSON to encoding/json's bytes
 // for every value type the front-end encoders build.
 func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
 	cases := map[string]any{
 		"event": aguiEvent{"type": "TEXT_MESSAGE_CONTENT", "messageId": "a2a-1", "delta": "a \"quoted\" <b>&</b> \\ \n\r\t\b\f \x01 \x1f é \u2028\u2029 \xff end"},
 		"nested": aisdkEvent{"type": "tool-output-available", "preliminary": true, "n": 3, "m": int64(-4),

@@ -1,197 +1,27 @@
 package frontend
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"log/slog"
 	"net/http"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/a2aproject/a2a-go/v2/a2a"
-
-	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/merge"
-	"github.com/tfrs/a2a-progress/relay"
-	"github.com/tfrs/a2a-progress/relay/internal/seam"
+	"github.com/tfrs/a2a-progress/relay/internal/sse"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
-// What the AG-UI and AI SDK endpoints share: they accept a front end's own
-// request, send its last user message to the agent, publish the turn to the
-// relay (Attach: one upstream, however many connections watch it) and
-// answer with the same subscription as GET /tasks/{id}/events, encoded in
-// the front end's protocol. A cut connection resumes through the relay like
-// any other: a snapshot, then live, from whichever replica.
+// What the AG-UI and AI SDK encoders share: a relay serves them as formats
+// of its task events endpoint and with its front-end endpoints
+// (relay.Handler.AGUI, relay.Handler.Chat), through the Encoder contract of
+// relay/internal/sse.
 
-// Agent is what the front-end endpoints talk to: *client.Client is one.
-// Send sends a message and streams its turn; ListTasks (A2A's tasks/list)
-// finds a conversation's latest task when a useChat page resumes on a
-// process that did not serve its POST.
-type Agent interface {
-	Send(ctx context.Context, msg *a2a.Message) (*client.Stream, error)
-	ListTasks(ctx context.Context, req *a2a.ListTasksRequest) (*a2a.ListTasksResponse, error)
-}
+func newEventWriter(w http.ResponseWriter) *sse.EventWriter { return sse.NewEventWriter(w) }
 
-// host is a relay.Handler as this package uses it beyond relay's public API
-// (see relay/internal/seam).
-type host interface {
-	// Serve asks the Authorizer whether r may watch task, then serves the
-	// task's subscription with enc, as GET /tasks/{id}/events would.
-	Serve(w http.ResponseWriter, r *http.Request, task string, enc relay.Encoder)
-	// Admit sets the CORS headers of a request that opens a turn and asks
-	// the Authorizer with the task ""; false: refused, the error written.
-	Admit(w http.ResponseWriter, r *http.Request) bool
-	// Authorize asks the Authorizer whether r may use task (read or answer
-	// it): the status to answer (404, 403) and why, or 0 and nil.
-	Authorize(r *http.Request, task string) (int, error)
-	// Conversation is the A2A context id to send a browser's conversation
-	// id under (relay.TaskSet.Conversation); "" when create is false and
-	// the conversation is not one of this relay's.
-	Conversation(id string, create bool) string
-	// Preflight answers a CORS preflight for the origins given to
-	// relay.WithCORS.
-	Preflight(w http.ResponseWriter, r *http.Request, methods, headers string)
-	// Hold counts a running turn, which relay's Close waits for: the
-	// context ends at Close, done ends the count; an error (503) once
-	// closed or past relay.WithMaxTurns.
-	Hold() (ctx context.Context, done func(), err error)
-	// Context ends when the Handler closes.
-	Context() context.Context
-	// Store is the shared Store (relay.WithStore), nil without one.
-	Store() relay.Store
-	// StoreFailed records a failed Store call.
-	StoreFailed(task string, err error)
-	// Logger is the Handler's logger (relay.WithLogger).
-	Logger() *slog.Logger
-}
-
-// hub is a relay.Handler with the methods of host.
-type hub struct {
-	*relay.Handler
-	host
-}
-
-func hubOf(h *relay.Handler) hub { return hub{h, seam.HostOf(h).(host)} }
-
-func newEventWriter(w http.ResponseWriter) *relay.EventWriter {
-	return seam.NewEventWriter(w).(*relay.EventWriter)
-}
-
-// writeError answers with status and a JSON body {"error": msg}.
-var writeError = seam.WriteError
-
-// The bounds of a front-end request: the whole body, and the text sent to
-// the agent (the last user message's).
-const (
-	maxFrontendBodyBytes = 4 << 20
-	maxFrontendTextBytes = 256 << 10
-)
-
-// errFrontend is an error whose text is safe to show the client.
-type errFrontend struct {
-	status int
-	msg    string
-}
-
-func (e *errFrontend) Error() string { return e.msg }
-
-func badRequest(format string, a ...any) error {
-	return &errFrontend{http.StatusBadRequest, fmt.Sprintf(format, a...)}
-}
-
-// readJSON decodes a bounded request body. It takes only application/json
-// (what HttpAgent and DefaultChatTransport send): a page of another origin
-// cannot send that without a CORS preflight, which the relay answers only
-// for origins given to relay.WithCORS — so a page the user merely visits cannot
-// make a loopback relay send messages to the agent on the user's behalf.
-func readJSON(w http.ResponseWriter, r *http.Request, v any) error {
-	if status, err := relay.ReadJSON(w, r, v, maxFrontendBodyBytes); err != nil {
-		return &errFrontend{status, err.Error()}
-	}
-	return nil
-}
-
-// turnMessage builds the A2A message of a front end's user message: its id
-// becomes the turn's identity (so the ids of everything the encoders send
-// derive from it), the conversation id becomes the context.
-func turnMessage(id, text, contextID, taskID string) (*a2a.Message, error) {
-	if text == "" {
-		return nil, badRequest("relay: no user message with text to send")
-	}
-	if len(text) > maxFrontendTextBytes {
-		return nil, badRequest("relay: the user message is over %d bytes", maxFrontendTextBytes)
-	}
-	if !utf8.ValidString(text) {
-		return nil, badRequest("relay: the user message is not valid UTF-8")
-	}
-	msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))
-	if id != "" && relay.ValidateTaskID(id) == nil {
-		msg.ID = id
-	}
-	msg.ContextID = contextID
-	msg.TaskID = a2a.TaskID(taskID)
-	return msg, nil
-}
-
-// sendAndServe sends msg, publishes its turn and serves the turn's
-// subscription to w with enc. The upstream runs under the handler's context,
-// not the request's: a client that drops the connection finds the turn
-// still running when it reconnects.
-func sendAndServe(h hub, w http.ResponseWriter, r *http.Request, agent Agent, msg *a2a.Message, enc relay.Encoder, fail func(error)) {
-	ctx, held, err := h.Hold() // at most relay.WithMaxTurns at once
-	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, err.Error())
-		return
-	}
-	s, err := agent.Send(ctx, msg)
-	if err != nil {
-		held()
-		fail(err)
-		return
-	}
-	named := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() {
-		defer held()
-		var last error
-		for u, err := range h.Attach(s) {
-			if err != nil {
-				last = err
-				continue
-			}
-			if op, ok := u.Op(); ok && op.Task != "" {
-				select {
-				case named <- op.Task:
-				default:
-				}
-			}
-		}
-		done <- last
-	}()
-	serve := func(task string) { h.Serve(w, r, task, enc) }
-	select {
-	case task := <-named:
-		serve(task)
-	case err := <-done:
-		select {
-		case task := <-named: // named, then ended at once
-			serve(task)
-			return
-		default:
-		}
-		// The turn ended before any op named its task: the agent refused
-		// it, or answered with a message and no task.
-		if err == nil {
-			err = errors.New("relay: the agent answered without a task")
-		}
-		fail(err)
-	case <-r.Context().Done():
-	}
-}
+// MaxRequestBytes bounds the body of a front end's request (a
+// RunAgentInput, a chat request).
+const MaxRequestBytes = 4 << 20
 
 // frontStateBytes bounds what a front-end encoder keeps besides its
 // Receiver, for the byte budgets: a record and an id per item (about 150
@@ -200,7 +30,7 @@ func sendAndServe(h hub, w http.ResponseWriter, r *http.Request, agent Agent, ms
 // and a note per tool key (64 bytes counted, merge.DefaultMaxStreamKeys).
 const frontStateBytes = merge.DefaultMaxBlocks*160 + maxKeptOutputBytes + merge.DefaultMaxStreamKeys*64
 
-// StateBytes and SetBudget make a frontStream a seam.Budgeted: the relay
+// StateBytes and SetBudget make a frontStream an sse.Budgeted: the relay
 // reserves frontStateBytes of the task's budget for it and gives it the
 // budget its Receiver charges.
 func (s *frontStream) StateBytes() int64         { return frontStateBytes }
@@ -285,8 +115,6 @@ type frontFeed struct {
 	// gaps is the turn's count of missing seqs: the view's at the last
 	// render, plus the seqs skipped by the ops told since.
 	gaps int64
-	// named, when set, is told the task the first op names.
-	named func(task string)
 }
 
 // keyNote is what frontFeed notes of a tool key.
@@ -301,9 +129,6 @@ type keyNote struct {
 func (s *frontFeed) apply(op *schema.Op, emit func(map[string]any)) {
 	if s.recv == nil {
 		s.recv = merge.NewReceiver(op.Task, merge.Caps{Budget: s.budget})
-		if s.named != nil {
-			s.named(op.Task)
-		}
 	}
 	// A duplicate (a resumed upstream repeats what it backfills), a
 	// conflict or a refused op changes nothing the client shows.
@@ -456,36 +281,36 @@ func (s *frontFeed) render(emit func(map[string]any)) {
 	s.gaps = v.Counters.Gaps
 }
 
-// frontStream adapts a frontFeed to the relay's Encoder: it renders the
+// frontStream adapts a frontFeed to the relay's Encoder (sse.Encoder): it renders the
 // whole snapshot once, then tells each live op, and ends the response once
 // the encoder sent the run's end.
 type frontStream struct {
 	frontFeed
 	// ended: the end marker was written.
 	ended  bool
-	end    func(ew *relay.EventWriter, settled bool) error
+	end    func(ew *sse.EventWriter, settled bool) error
 	header func(h http.Header)
 	// buf is reused to marshal each event (as large as the largest).
 	buf []byte
 }
 
-func (s *frontStream) Begin(h http.Header, _ *relay.EventWriter) error {
+func (s *frontStream) Begin(h http.Header, _ *sse.EventWriter) error {
 	if s.header != nil {
 		s.header(h)
 	}
 	return nil
 }
 
-func (s *frontStream) SnapshotStart(*relay.EventWriter) error { s.inSnap = true; return nil }
+func (s *frontStream) SnapshotStart(*sse.EventWriter) error { s.inSnap = true; return nil }
 
-func (s *frontStream) SnapshotEnd(ew *relay.EventWriter) error {
+func (s *frontStream) SnapshotEnd(ew *sse.EventWriter) error {
 	s.inSnap = false
 	return s.finish(ew, s.emit(ew, s.render))
 }
 
 // finish ends the response once the encoder sent the run's end: the end
 // marker, then errFrontDone.
-func (s *frontStream) finish(ew *relay.EventWriter, err error) error {
+func (s *frontStream) finish(ew *sse.EventWriter, err error) error {
 	if err != nil || !s.enc.done() || s.ended {
 		return err
 	}
@@ -498,12 +323,12 @@ func (s *frontStream) finish(ew *relay.EventWriter, err error) error {
 	return errFrontDone
 }
 
-func (s *frontStream) Op(ew *relay.EventWriter, ev relay.Event) error {
+func (s *frontStream) Op(ew *sse.EventWriter, ev sse.Event) error {
 	err := s.emit(ew, func(emit func(map[string]any)) { s.apply(&ev.Op, emit) })
 	return s.finish(ew, err)
 }
 
-func (s *frontStream) End(ew *relay.EventWriter, settled bool) error {
+func (s *frontStream) End(ew *sse.EventWriter, settled bool) error {
 	if s.ended {
 		return nil
 	}
@@ -519,7 +344,7 @@ func (s *frontStream) End(ew *relay.EventWriter, settled bool) error {
 
 // emit runs f with an emit that writes each event, stopping at the first
 // write error.
-func (s *frontStream) emit(ew *relay.EventWriter, f func(emit func(map[string]any))) error {
+func (s *frontStream) emit(ew *sse.EventWriter, f func(emit func(map[string]any))) error {
 	var err error
 	f(func(e map[string]any) {
 		if err == nil {
@@ -530,14 +355,14 @@ func (s *frontStream) emit(ew *relay.EventWriter, f func(emit func(map[string]an
 }
 
 // writeJSONEvent writes one data-only SSE event.
-func writeJSONEvent(ew *relay.EventWriter, v any) error {
+func writeJSONEvent(ew *sse.EventWriter, v any) error {
 	_, err := writeJSONEventBuf(ew, nil, v)
 	return err
 }
 
 // writeJSONEventBuf writes one data-only SSE event, marshalled into buf,
 // and returns buf to reuse.
-func writeJSONEventBuf(ew *relay.EventWriter, buf []byte, v any) ([]byte, error) {
+func writeJSONEventBuf(ew *sse.EventWriter, buf []byte, v any) ([]byte, error) {
 	data, err := appendJSON(buf[:0], v)
 	if err != nil {
 		return buf, err
@@ -569,22 +394,4 @@ func textOf(content json.RawMessage) string {
 		}
 	}
 	return b.String()
-}
-
-// frontPreflight answers the CORS preflight of a front-end POST: only for
-// the origins given to relay.WithCORS (a front end served from another
-// origin, e.g. a Next.js dev server), never for others — the same rule as
-// the events endpoint, with the method and header of a JSON POST.
-func frontPreflight(h hub, w http.ResponseWriter, r *http.Request) {
-	h.Preflight(w, r, "POST, GET", "Content-Type, Authorization, Last-Event-ID")
-}
-
-// writeFrontError answers a request that cannot be sent.
-func writeFrontError(w http.ResponseWriter, err error) {
-	var fe *errFrontend
-	if errors.As(err, &fe) {
-		writeError(w, fe.status, fe.msg)
-		return
-	}
-	writeError(w, http.StatusBadRequest, err.Error())
 }

@@ -30,7 +30,6 @@ import (
 	"github.com/tfrs/a2a-progress/internal/sseframe"
 	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/relay"
-	"github.com/tfrs/a2a-progress/relay/frontend"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -51,7 +50,7 @@ func TestOneFollowPerTaskAcrossReplicas(t *testing.T) {
 	r := startRedis(t)
 	agent := startAgent(t, agenttest.Trajectory(40, agenttest.Named("followed"), agenttest.PauseEvery(10*time.Millisecond)))
 	var follows atomic.Int64
-	cl := newCluster(t, r, 3, func(int) (relay.Follower, frontend.Agent) {
+	cl := newCluster(t, r, 3, func(int) (relay.Follower, relay.Agent) {
 		return countingFollower{newClient(t, agent), &follows}, nil
 	})
 	c := newClient(t, agent)
@@ -230,7 +229,7 @@ func TestAISDKResumeOnAnotherReplica(t *testing.T) {
 	r := startRedis(t)
 	agent := startAgent(t)
 	empty := startAgent(t) // knows no task: its ListTasks finds nothing
-	cl := newCluster(t, r, 2, func(i int) (relay.Follower, frontend.Agent) {
+	cl := newCluster(t, r, 2, func(i int) (relay.Follower, relay.Agent) {
 		if i == 0 {
 			return nil, newClient(t, agent)
 		}
@@ -379,7 +378,7 @@ func TestFollowHandover(t *testing.T) {
 	r := startRedis(t)
 	agent := startAgent(t, agenttest.Trajectory(60, agenttest.Named("handover"), agenttest.PauseEvery(20*time.Millisecond)))
 	var follows [2]atomic.Int64
-	cl := newCluster(t, r, 2, func(i int) (relay.Follower, frontend.Agent) {
+	cl := newCluster(t, r, 2, func(i int) (relay.Follower, relay.Agent) {
 		return countingFollower{newClient(t, agent), &follows[i]}, nil
 	})
 	c := newClient(t, agent)
@@ -478,7 +477,7 @@ func TestSlowRedis(t *testing.T) {
 func TestFullRedisAnswers503(t *testing.T) {
 	r := startRedis(t, "--maxmemory", "2mb", "--maxmemory-policy", "noeviction")
 	agent := startAgent(t, agenttest.Trajectory(10, agenttest.Named("full"), agenttest.PauseEvery(10*time.Millisecond)))
-	cl := newCluster(t, r, 1, func(int) (relay.Follower, frontend.Agent) { return newClient(t, agent), nil })
+	cl := newCluster(t, r, 1, func(int) (relay.Follower, relay.Agent) { return newClient(t, agent), nil })
 	ctx := testCtx(t)
 	id, err := newClient(t, agent).Dispatch(ctx, a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart("full")))
 	if err != nil {

@@ -26,7 +26,6 @@ import (
 	"github.com/tfrs/a2a-progress/internal/sseframe"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
-	"github.com/tfrs/a2a-progress/relay/frontend"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -44,7 +43,7 @@ type cluster struct {
 
 // replicaConfig gives replica i its Follower (nil: it serves only what is
 // published) and its Agent for /api/chat (nil: none mounted).
-type replicaConfig func(i int) (relay.Follower, frontend.Agent)
+type replicaConfig func(i int) (relay.Follower, relay.Agent)
 
 // newCluster starts n replicas.
 func newCluster(t *testing.T, r *redisServer, n int, rc replicaConfig, opts ...relay.Option) *cluster {
@@ -56,7 +55,7 @@ func newCluster(t *testing.T, r *redisServer, n int, rc replicaConfig, opts ...r
 	var targets []*url.URL
 	for i := range n {
 		var f relay.Follower
-		var agent frontend.Agent
+		var agent relay.Agent
 		if rc != nil {
 			f, agent = rc(i)
 		}
@@ -65,7 +64,7 @@ func newCluster(t *testing.T, r *redisServer, n int, rc replicaConfig, opts ...r
 		mux := http.NewServeMux()
 		mux.Handle("/relay/", http.StripPrefix("/relay", h))
 		if agent != nil {
-			chat := frontend.Chat(h, agent)
+			chat := h.Chat(agent)
 			mux.Handle("/api/chat", chat)
 			mux.Handle("/api/chat/", chat)
 		}

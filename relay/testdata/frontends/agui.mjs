@@ -1,9 +1,11 @@
 // Runs @ag-ui/client's HttpAgent against the relay and prints what the
 // library assembled, as one JSON object on stdout.
 //
-//   node agui.mjs '<config JSON>'
+//   node agui.mjs '<JSON array of configs>'
 //
-// config: {
+// It runs each config in turn (one process for all of a test's cases) and
+// prints a JSON array of their results, each with the warnings logged
+// while it ran. config: {
 //   url:       POST target of HttpAgent.runAgent() (the relay's /ag-ui),
 //   threadId:  the AG-UI thread,
 //   messages:  the agent's initial messages (the last user message is sent),
@@ -24,7 +26,7 @@
 import { HttpAgent } from "@ag-ui/client";
 import { withTaskReconnect } from "../../web/agui-reconnect.js";
 
-const cfg = JSON.parse(process.argv[2]);
+const cfgs = JSON.parse(process.argv[2]);
 const warnings = [];
 // A connection the test cuts makes undici fail a read nobody awaits; it is
 // reported, not fatal, so the script can go on to reconnect.
@@ -69,26 +71,34 @@ async function drive(agent, fn) {
   return out;
 }
 
-const agent = new HttpAgent({ url: cfg.url, threadId: cfg.threadId, initialMessages: cfg.messages ?? [] });
-const result = { run: null, answer: null, connect: null, warnings };
-result.run = await drive(agent, (sub) =>
-  agent.runAgent(cfg.resume ? { resume: cfg.resume } : undefined, sub),
-);
-// answer: after a run that ended on an interrupt, run again answering every
-// pending interrupt with this payload (RunAgentInput.resume).
-if (cfg.answer !== undefined && agent.pendingInterrupts.length > 0) {
-  const resume = agent.pendingInterrupts.map((i) => ({ interruptId: i.id, status: "resolved", payload: cfg.answer }));
-  result.answer = await drive(agent, (sub) => agent.runAgent({ resume }, sub));
+async function runCase(cfg) {
+  const from = warnings.length;
+  const agent = new HttpAgent({ url: cfg.url, threadId: cfg.threadId, initialMessages: cfg.messages ?? [] });
+  const result = { run: null, answer: null, connect: null, warnings: null };
+  result.run = await drive(agent, (sub) =>
+    agent.runAgent(cfg.resume ? { resume: cfg.resume } : undefined, sub),
+  );
+  // answer: after a run that ended on an interrupt, run again answering every
+  // pending interrupt with this payload (RunAgentInput.resume).
+  if (cfg.answer !== undefined && agent.pendingInterrupts.length > 0) {
+    const resume = agent.pendingInterrupts.map((i) => ({ interruptId: i.id, status: "resolved", payload: cfg.answer }));
+    result.answer = await drive(agent, (sub) => agent.runAgent({ resume }, sub));
+  }
+  if (cfg.connectUrl) {
+    // "{task}" in connectUrl is the A2A task the run named (CUSTOM a2a.task).
+    const again = new ConnectAgent({
+      url: cfg.url,
+      threadId: cfg.threadId,
+      initialMessages: agent.messages,
+      reconnectUrl: cfg.connectUrl,
+      task: result.run.task,
+    });
+    result.connect = await drive(again, (sub) => again.connectAgent(undefined, sub));
+  }
+  result.warnings = warnings.slice(from);
+  return result;
 }
-if (cfg.connectUrl) {
-  // "{task}" in connectUrl is the A2A task the run named (CUSTOM a2a.task).
-  const again = new ConnectAgent({
-    url: cfg.url,
-    threadId: cfg.threadId,
-    initialMessages: agent.messages,
-    reconnectUrl: cfg.connectUrl,
-    task: result.run.task,
-  });
-  result.connect = await drive(again, (sub) => again.connectAgent(undefined, sub));
-}
-process.stdout.write(JSON.stringify(result));
+
+const results = [];
+for (const cfg of cfgs) results.push(await runCase(cfg));
+process.stdout.write(JSON.stringify(results));

@@ -1,9 +1,11 @@
 // Runs the Vercel AI SDK's own UI-message-stream readers against the relay
 // and prints what they assembled, as one JSON object on stdout.
 //
-//   node aisdk.mjs '<config JSON>'
+//   node aisdk.mjs '<JSON array of configs>'
 //
-// config: {
+// It runs each config in turn (one process for all of a test's cases) and
+// prints a JSON array of their results, each with the warnings logged
+// while it ran. config: {
 //   api:     the chat endpoint (the relay's /api/chat),
 //   id:      the chat id,
 //   text:    the user message to send,
@@ -21,43 +23,51 @@
 import { DefaultChatTransport, readUIMessageStream } from "ai";
 import { Chat, captureWarnings } from "./harness.mjs";
 
-const cfg = JSON.parse(process.argv[2]);
+const cfgs = JSON.parse(process.argv[2]);
 const warnings = captureWarnings();
 
-const out = { messages: null, status: null, errors: [], finishes: [], resumed: null, warnings };
+async function runCase(cfg) {
+  const from = warnings.length;
+  const out = { messages: null, status: null, errors: [], finishes: [], resumed: null, warnings: null };
 
-if (cfg.mode === "read") {
-  const transport = new DefaultChatTransport({ api: cfg.api });
-  let last = null;
-  try {
-    const stream = await transport.sendMessages({
-      chatId: cfg.id,
-      trigger: "submit-message",
-      messageId: undefined,
-      messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: cfg.text }] }],
-      abortSignal: undefined,
-    });
-    for await (const m of readUIMessageStream({ stream, onError: (e) => out.errors.push(String(e.message ?? e)) })) {
-      last = m;
+  if (cfg.mode === "read") {
+    const transport = new DefaultChatTransport({ api: cfg.api });
+    let last = null;
+    try {
+      const stream = await transport.sendMessages({
+        chatId: cfg.id,
+        trigger: "submit-message",
+        messageId: undefined,
+        messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: cfg.text }] }],
+        abortSignal: undefined,
+      });
+      for await (const m of readUIMessageStream({ stream, onError: (e) => out.errors.push(String(e.message ?? e)) })) {
+        last = m;
+      }
+    } catch (err) {
+      out.errors.push(String(err.message ?? err));
     }
-  } catch (err) {
-    out.errors.push(String(err.message ?? err));
+    out.messages = last ? [last] : [];
+  } else {
+    const chat = new Chat({
+      id: cfg.id,
+      transport: new DefaultChatTransport({ api: cfg.api, resumeStreamIsReplay: cfg.replay ?? true }),
+      onError: (e) => out.errors.push(String(e.message ?? e)),
+      onFinish: (f) => out.finishes.push({ finishReason: f.finishReason ?? null, isError: f.isError, isDisconnect: f.isDisconnect }),
+    });
+    await chat.sendMessage({ text: cfg.text });
+    if (cfg.resume) {
+      const before = chat.messages.length;
+      await chat.resumeStream();
+      out.resumed = { before, after: chat.messages.length };
+    }
+    out.messages = chat.messages;
+    out.status = chat.status;
   }
-  out.messages = last ? [last] : [];
-} else {
-  const chat = new Chat({
-    id: cfg.id,
-    transport: new DefaultChatTransport({ api: cfg.api, resumeStreamIsReplay: cfg.replay ?? true }),
-    onError: (e) => out.errors.push(String(e.message ?? e)),
-    onFinish: (f) => out.finishes.push({ finishReason: f.finishReason ?? null, isError: f.isError, isDisconnect: f.isDisconnect }),
-  });
-  await chat.sendMessage({ text: cfg.text });
-  if (cfg.resume) {
-    const before = chat.messages.length;
-    await chat.resumeStream();
-    out.resumed = { before, after: chat.messages.length };
-  }
-  out.messages = chat.messages;
-  out.status = chat.status;
+  out.warnings = warnings.slice(from);
+  return out;
 }
-process.stdout.write(JSON.stringify(out));
+
+const results = [];
+for (const cfg of cfgs) results.push(await runCase(cfg));
+process.stdout.write(JSON.stringify(results));

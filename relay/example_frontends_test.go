@@ -1,4 +1,4 @@
-package frontend_test
+package relay_test
 
 import (
 	"bufio"
@@ -20,7 +20,7 @@ import (
 // AI SDK) front ends talk to an A2A agent through the relay: both protocols'
 // own routes, and the task events endpoint they reconnect through. Here an
 // AG-UI client's run is one POST, read as HttpAgent would.
-func ExampleAGUI() {
+func ExampleHandler_AGUI() {
 	agent, err := agenttest.New() // the A2A agent, on 127.0.0.1
 	if err != nil {
 		log.Fatal(err)
@@ -38,10 +38,10 @@ func ExampleAGUI() {
 	defer h.Close()
 
 	mux := http.NewServeMux()
-	mux.Handle("/ag-ui", frontend.AGUI(h, c)) // HttpAgent{url: ".../ag-ui"}
-	chat := frontend.Chat(h, c)               // one handler for both: it remembers each chat's task
-	mux.Handle("/api/chat", chat)             // useChat's POST
-	mux.Handle("/api/chat/", chat)            // useChat({resume: true}): GET /api/chat/{id}/stream
+	mux.Handle("/ag-ui", h.AGUI(c)) // HttpAgent{url: ".../ag-ui"}
+	chat := h.Chat(c)               // one handler for both: it remembers each chat's task
+	mux.Handle("/api/chat", chat)   // useChat's POST
+	mux.Handle("/api/chat/", chat)  // useChat({resume: true}): GET /api/chat/{id}/stream
 	events := func(w http.ResponseWriter, r *http.Request) { h.ServeEvents(w, r, r.PathValue("taskId")) }
 	mux.HandleFunc("GET /tasks/{taskId}/events", events)  // ?format=ops (default), ag-ui, ai-sdk
 	mux.HandleFunc("POST /tasks/{taskId}/events", events) // ?format=ag-ui with a RunAgentInput: reconnect

@@ -1,4 +1,4 @@
-package frontend
+package relay_test
 
 import (
 	"bufio"
@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
@@ -25,7 +23,7 @@ import (
 // place.
 func TestMaxTurnsPerHandler(t *testing.T) {
 	t.Parallel()
-	sc := frontScript("held", a2a.TaskStateCompleted, "done", "hold")
+	sc := heldScript("held", "hold")
 	s, err := agenttest.New(agenttest.WithLogger(slog.New(slog.DiscardHandler)), agenttest.WithScripts(sc))
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +38,7 @@ func TestMaxTurnsPerHandler(t *testing.T) {
 	t.Cleanup(func() { _ = c.Close() })
 	serve := func(opts ...relay.Option) string {
 		h := relay.New(ctx, c, append([]relay.Option{relay.WithAuthorizer(relay.AllowAll), relay.WithMaxTurns(1)}, opts...)...)
-		srv := httptest.NewServer(AGUI(h, c))
+		srv := httptest.NewServer(h.AGUI(c))
 		t.Cleanup(func() { _ = h.Close(); srv.Close() })
 		return srv.URL
 	}
@@ -86,7 +84,7 @@ func TestMaxTurnsPerHandler(t *testing.T) {
 	// The handler's byte budget holds its running turns too: one turn's
 	// reservation (8 MiB of turn, 4 of decoding) and its reader's encoder
 	// (about 3 MiB) fit 16 MiB; a second turn does not.
-	s.Register(frontScript("held again", a2a.TaskStateCompleted, "done", "hold again"))
+	s.Register(heldScript("held again", "hold again"))
 	tight := serve(relay.WithMaxTurns(8), relay.WithMaxBytes(16<<20))
 	running := postScript(tight, "e", "held again")
 	br = untilStarted(t, running)
@@ -118,4 +116,13 @@ func untilStarted(t *testing.T, resp *http.Response) *bufio.Reader {
 			return br
 		}
 	}
+}
+
+// heldScript is the realistic trajectory under name, completed with "done",
+// held at gate before its second tool call.
+func heldScript(name, gate string) agenttest.Script {
+	sc := agenttest.Realistic()
+	sc.Name, sc.FinalText = name, "done"
+	sc.Steps[6].Gate = gate
+	return sc
 }
