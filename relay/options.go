@@ -245,9 +245,9 @@ func withKeepAlive(d time.Duration) Option {
 	return func(c *config) { setPositive(&c.keepAlive, d) }
 }
 
-// WithRetry sets the reconnect delay sent to EventSource (default
+// WithReconnectDelay sets the reconnect delay sent to EventSource (default
 // 2 s).
-func WithRetry(d time.Duration) Option {
+func WithReconnectDelay(d time.Duration) Option {
 	return func(c *config) { setPositive(&c.retry, d) }
 }
 

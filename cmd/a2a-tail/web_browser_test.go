@@ -156,7 +156,7 @@ const markup = `<img src=x onerror="document.body.dataset.pwned=1"><b>bold</b>`
 // server-side after that many events.
 func runPage(t *testing.T, ctx, bctx context.Context, c *client.Client, text string, cutAfter int) (pageState, bool) {
 	t.Helper()
-	ws := newWebServer(ctx, client.LazyOf(c), webPolicy{auth: relay.AllowLoopback, tasks: relay.NewTaskSet(0)}, relay.WithRetry(100*time.Millisecond))
+	ws := newWebServer(ctx, client.LazyOf(c), webPolicy{auth: relay.AllowLoopback, tasks: relay.NewTaskSet(0)}, relay.WithReconnectDelay(100*time.Millisecond))
 	cut := &cutOnce{next: ws, after: cutAfter}
 	var h http.Handler = ws
 	if cutAfter > 0 {

@@ -50,7 +50,7 @@ func pageTest(t *testing.T) (ctx, tab context.Context) {
 // none), on a loopback test server.
 func servePage(t *testing.T, ctx context.Context, c *client.Client, auth relay.Authorizer, wrap func(http.Handler) http.Handler) *countingServer {
 	t.Helper()
-	return serveCounted(t, newWebServer(ctx, client.LazyOf(c), webPolicy{auth: auth}, relay.WithRetry(100*time.Millisecond)), wrap)
+	return serveCounted(t, newWebServer(ctx, client.LazyOf(c), webPolicy{auth: auth}, relay.WithReconnectDelay(100*time.Millisecond)), wrap)
 }
 
 // pageAgent starts an agent with scripts and a client of it.

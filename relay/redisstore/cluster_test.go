@@ -60,7 +60,7 @@ func newCluster(t *testing.T, r *redisServer, n int, rc replicaConfig, opts ...r
 			f, agent = rc(i)
 		}
 		h := relay.New(ctx, f, append([]relay.Option{relay.WithStore(newStore(t, r)), relay.WithAuthorizer(relay.AllowAll),
-			relay.WithRetry(10 * time.Millisecond)}, opts...)...)
+			relay.WithReconnectDelay(10 * time.Millisecond)}, opts...)...)
 		mux := http.NewServeMux()
 		mux.Handle("/relay/", http.StripPrefix("/relay", h))
 		if agent != nil {
