@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,8 +11,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
 )
 
@@ -116,5 +119,116 @@ func TestAGUIReconnectAfterCuts(t *testing.T) {
 	}
 	if diff := cmp.Diff(canonical(t, ref.Messages, "", ""), canonical(t, out.Messages, "slow order", "where is order 42?")); diff != "" {
 		t.Errorf("the client's messages after the cuts (-a run never cut +after cuts):\n%s", diff)
+	}
+	if got := f.sent.cancelled(); len(got) > 0 {
+		t.Errorf("the cuts cancelled the remote tasks %q: only an explicit abort may", got)
+	}
+}
+
+// cancelled returns the tasks the orchestrator cancelled.
+func (s *sentLog) cancelled() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.cancels)
+}
+
+// taskState is the agent's state of task id.
+func taskState(t *testing.T, agentURL, id string) a2a.TaskState {
+	t.Helper()
+	c, err := client.New(context.Background(), agentURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	task, err := c.A2A().GetTask(context.Background(), &a2a.GetTaskRequest{ID: a2a.TaskID(id)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return task.Status.State
+}
+
+// The user's explicit abort (abortRun(), which DELETEs the run) cancels the
+// remote task, and the run ends with outcome cancelled — where a cut
+// connection (above) leaves the remote call running.
+func TestAGUIAbortCancelsRemoteTask(t *testing.T) {
+	steps := slices.Clone(agenttest.Realistic().Steps)
+	steps[5].Gate = "never" // the remote agent is still at work when the user aborts
+	sc := agenttest.Realistic()
+	sc.Name, sc.Steps = "slow order", steps
+	f := start(t, sc)
+	var out cutsOut
+	runNode(t, map[string]any{"mode": "agui-cuts", "url": f.url + "/ag-ui", "runUrl": f.url + "/ag-ui/threads/{thread}/runs/{run}",
+		"id": "thread-abort", "text": "slow order", "abortAfter": 12}, &out)
+	log := runLog(t, f.url, "thread-abort", "run-1") // the run has ended
+	cancels := f.sent.cancelled()
+	if len(cancels) != 1 {
+		t.Fatalf("tasks cancelled: %q, want the remote call's", cancels)
+	}
+	if st := taskState(t, f.agent.URL, cancels[0]); st != a2a.TaskStateCanceled {
+		t.Errorf("the remote task is %s after the abort, want canceled", st)
+	}
+	var last map[string]any
+	if err := json.Unmarshal([]byte(log[len(log)-1]), &last); err != nil {
+		t.Fatal(err)
+	}
+	if outcome, _ := last["outcome"].(map[string]any); last["type"] != "RUN_FINISHED" || outcome["type"] != "cancelled" {
+		t.Errorf("the run's last event: %v, want RUN_FINISHED outcome cancelled", last)
+	}
+}
+
+// useChat's stop() only drops the connection (the turn goes on); the
+// page's explicit stop, DELETE /api/chat/{id}/stream, cancels the remote
+// task.
+func TestChatAbortCancelsRemoteTask(t *testing.T) {
+	steps := slices.Clone(agenttest.Realistic().Steps)
+	steps[5].Gate = "never"
+	sc := agenttest.Realistic()
+	sc.Name, sc.Steps = "slow order", steps
+	f := start(t, sc)
+	body := `{"id":"chat-abort","messages":[{"role":"user","parts":[{"type":"text","text":"slow order"}]}]}`
+	resp, err := http.Post(f.url+"/api/chat", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Read until the tool part shows the remote agent's work, then go
+	// away: the turn must go on.
+	buf := make([]byte, 64<<10)
+	var seen strings.Builder
+	for !strings.Contains(seen.String(), `"preliminary":true`) {
+		n, err := resp.Body.Read(buf)
+		seen.Write(buf[:n])
+		if err != nil {
+			t.Fatalf("the turn ended before the remote agent's first output: %v\n%s", err, seen.String())
+		}
+	}
+	resp.Body.Close()
+	if got := f.sent.cancelled(); len(got) != 0 {
+		t.Fatalf("a dropped connection cancelled %q", got)
+	}
+	req, _ := http.NewRequest(http.MethodDelete, f.url+"/api/chat/chat-abort/stream", nil)
+	del, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	del.Body.Close()
+	if del.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: status %d, want 204", del.StatusCode)
+	}
+	// The resume of the ended turn: the call failed, the turn finished.
+	res, err := http.Get(f.url + "/api/chat/chat-abort/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if !strings.Contains(string(all), `"type":"tool-output-error"`) || !strings.HasSuffix(strings.TrimSpace(string(all)), "data: [DONE]") {
+		t.Errorf("the aborted turn's message: %s", all)
+	}
+	cancels := f.sent.cancelled()
+	if len(cancels) != 1 {
+		t.Fatalf("tasks cancelled: %q, want the remote call's", cancels)
+	}
+	if st := taskState(t, f.agent.URL, cancels[0]); st != a2a.TaskStateCanceled {
+		t.Errorf("the remote task is %s after the abort, want canceled", st)
 	}
 }
