@@ -80,9 +80,9 @@ export function runReconnectAgent(HttpAgent) {
     }
 
     async tracked(base, url, init) {
+      this.wasCut = false;
       const res = await base(url, init);
       if (!res.ok || !res.body) return res;
-      this.wasCut = false;
       const received = (this.received = []);
       const reader = res.body.getReader();
       const dec = new TextDecoder();
