@@ -58,7 +58,7 @@ func TestAGUIChainTwoGoHops(t *testing.T) {
 				"id": "thread-1", "text": "where is order 42?", "cuts": []int{14, 9}}, &out)
 			var events []map[string]any
 			for i, c := range out.Connections {
-				if c.Error != nil && *c.Error != "network cut" {
+				if c.Error != nil {
 					t.Fatalf("connection %d: the AG-UI client refused the run: %s", i, *c.Error)
 				}
 				for _, ev := range c.Raw {

@@ -36,8 +36,8 @@
 //                      out: its messages, errors, status.
 //           "agui-cuts" — one HttpAgent runs (runId "run-1") through a
 //                      fetch that cuts the connection — a network error,
-//                      as the browser sees one — after cfg.cuts[0] events
-//                      (and half of the next one's bytes), GETs release
+//                      which the agent sees as the stream's end — after
+//                      cfg.cuts[0] events, GETs release
 //                      (when set: the remote agent may finish meanwhile),
 //                      then reconnects with connectAgent() — its connect()
 //                      POSTs to cfg.runUrl + "/events" ("{thread}", "{run}"
@@ -48,7 +48,7 @@
 //                      abortRun() after that many events, whose explicit
 //                      abort DELETEs cfg.runUrl. out: connections[] of
 //                      {raw: [{id, data}] of the events the agent took in,
-//                      types, error}, the messages.
+//                      types, error, cut}, the messages.
 //   url, api, id, text, release: as above.
 // }
 //
@@ -212,16 +212,11 @@ else if (cfg.mode === "agui-cuts") {
     } catch (err) {
       conn.error = String(err && err.message ? err.message : err);
     }
+    conn.cut = agent.wasCut;
     if (!agent.wasCut || cfg.abortAfter) break;
     if (i === 0 && cfg.release) await fetch(cfg.release);
   }
   if (cfg.abortAfter) await agent.aborted;
-  // A run the test cut fails as a network error would: the client logs
-  // it, and cancels the failed body in its teardown, rethrowing its error
-  // where nobody awaits it. Those lines are the cut, not warnings.
-  for (let i = warnings.length - 1; i >= 0; i--) {
-    if (warnings[i] === "Agent execution failed: network cut" || warnings[i] === "unhandled: network cut") warnings.splice(i, 1);
-  }
   out.messages = agent.messages;
 }
 process.stdout.write(JSON.stringify(out));

@@ -13,14 +13,18 @@
 // the orchestrator stops the remote work (a dropped connection alone does
 // not).
 //
-// For the tests, the wrapped fetch also cuts a connection after cutAfter
-// events received (a network error, half an event's bytes in), and each
-// event the agent takes in goes to onRaw as it came ({id, data}).
+// The wrapped fetch passes whole events only. A network error while the run
+// streams ends the stream cleanly rather than as an error — @ag-ui/client
+// drops the events it received but had not yet applied when a stream fails
+// — and sets wasCut: the caller reconnects. For the tests, it also cuts a
+// connection after cutAfter events received, and each event the agent
+// takes in goes to onRaw as it came ({id, data}).
 //
 //   const Agent = runReconnectAgent(HttpAgent);
 //   const agent = new Agent({ url: "/ag-ui", threadId,
 //     runUrl: "/ag-ui/threads/{thread}/runs/{run}" });
-//   try { await agent.runAgent({ runId }); } catch { await agent.connectAgent({ runId }); }
+//   await agent.runAgent({ runId });
+//   while (agent.wasCut) await agent.connectAgent({ runId });
 
 /** @param {any} HttpAgent @ag-ui/client's HttpAgent */
 export function runReconnectAgent(HttpAgent) {
@@ -93,12 +97,23 @@ export function runReconnectAgent(HttpAgent) {
       this.cutAfter = 0;
       const body = new ReadableStream({
         pull: async (ctl) => {
-          const { done, value } = await reader.read();
-          if (done) {
+          let chunk;
+          try {
+            chunk = await reader.read();
+          } catch {
+            // A network error: the stream ends cleanly instead, so that
+            // the client applies every event it received (on an error
+            // @ag-ui/client drops those it had not applied yet), and the
+            // caller reconnects.
+            this.wasCut = true;
             ctl.close();
             return;
           }
-          text += dec.decode(value, { stream: true });
+          if (chunk.done) {
+            ctl.close();
+            return;
+          }
+          text += dec.decode(chunk.value, { stream: true });
           let i;
           while ((i = text.indexOf("\n\n")) >= 0) {
             const block = text.slice(0, i);
@@ -113,10 +128,11 @@ export function runReconnectAgent(HttpAgent) {
             if (data === null) continue;
             received.push({ id, data });
             if (++seen === cutAfter) {
-              ctl.enqueue(enc.encode(text.slice(0, Math.floor(text.length / 2))));
+              // The test's cut (what a part of the next event came with
+              // is held here, never passed on).
               this.wasCut = true;
               await reader.cancel();
-              ctl.error(new TypeError("network cut"));
+              ctl.close();
               return;
             }
           }
