@@ -16,7 +16,16 @@
 //   - POST /api/chat takes useChat's request and streams a UI message
 //     stream: the remote call's view grows as preliminary outputs of the
 //     ask_colleague tool part (frontend.ChatStream); GET
-//     /api/chat/{id}/stream resumes it after a page reload.
+//     /api/chat/{id}/stream resumes it after a page reload, or gives the
+//     final message after the turn ended (for 10 minutes).
+//
+// Its runs outlive the browser (frontend.Runs, PROTOCOL.md §9.4): the remote
+// calls run on the run's context, not the request's, so a lost connection
+// leaves them running. Every AG-UI event carries a cursor (SSE id:), and
+// GET or POST /ag-ui/threads/{thread}/runs/{run}/events with Last-Event-ID
+// resumes the run after it (frontend.AGUILog). The user's explicit abort —
+// DELETE /ag-ui/threads/{thread}/runs/{run}, DELETE /api/chat/{id}/stream —
+// stops the run and cancels its remote tasks.
 //
 // It serves loopback names only (the Host header must be localhost,
 // 127.0.0.1 or [::1] with its port): a page on another name that resolves
