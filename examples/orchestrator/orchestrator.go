@@ -50,6 +50,27 @@ type colleague interface {
 	Cancel(ctx context.Context, taskID a2a.TaskID) (*a2a.Task, error)
 }
 
+// lazyColleague is a colleague that starts before its agent: client.Lazy
+// (every call fails at once with client.ErrAgentDown until the agent's card
+// was read), with the calls Lazy does not have taken from its client.
+type lazyColleague struct{ *client.Lazy }
+
+func (l lazyColleague) Respond(ctx context.Context, taskID a2a.TaskID, text string) (*client.Stream, error) {
+	c, err := l.Client()
+	if err != nil {
+		return nil, err
+	}
+	return c.Respond(ctx, taskID, text)
+}
+
+func (l lazyColleague) Cancel(ctx context.Context, taskID a2a.TaskID) (*a2a.Task, error) {
+	c, err := l.Client()
+	if err != nil {
+		return nil, err
+	}
+	return c.Cancel(ctx, taskID)
+}
+
 // orchestrator serves /ag-ui and /api/chat with a scripted caller. Its runs
 // are its own, not their requests': a browser that goes away leaves them
 // running, and one that comes back reconnects (frontend.Runs).

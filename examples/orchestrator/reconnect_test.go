@@ -5,11 +5,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
@@ -283,5 +289,67 @@ func TestJSPeerReconnect(t *testing.T) {
 				t.Errorf("the page back after the end (-the page that watched +back after the end):\n%s", diff)
 			}
 		})
+	}
+}
+
+// The orchestrator starts before its agent (client.Lazy): a run while the
+// agent is down says so in its call's result; once the agent is up, runs
+// reach it.
+func TestStartsBeforeItsAgent(t *testing.T) {
+	agent, err := agenttest.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = agent.Close() })
+	// The agent's address answers only once it is "up": before, its card
+	// is 503.
+	var up atomic.Bool
+	target, _ := neturl.Parse(agent.URL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !up.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	ctx, cancel := context.WithCancel(context.Background())
+	lz := client.NewLazy(ctx, front.URL, 50*time.Millisecond)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := newOrchestrator(ctx, lazyColleague{lz}, ln.Addr().String())
+	srv := &http.Server{Handler: o}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() {
+		cancel()
+		_ = srv.Close()
+		o.wait()
+		_ = lz.Close()
+	})
+	url := "http://" + ln.Addr().String()
+	result := func(thread string) string {
+		var out aguiOut
+		runNode(t, map[string]any{"mode": "agui", "url": url + "/ag-ui", "id": thread, "text": "where is order 42?"}, &out)
+		if out.Error != nil {
+			t.Fatalf("the AG-UI client refused the run: %s", *out.Error)
+		}
+		for _, m := range out.Messages {
+			if m["role"] == "tool" && m["subagentRunId"] == nil {
+				return m["content"].(string)
+			}
+		}
+		return ""
+	}
+	if got := result("thread-down"); !strings.HasPrefix(got, "the colleague could not be asked: ") || !strings.Contains(got, "not reachable yet") {
+		t.Errorf("the call's result while the agent is down: %q", got)
+	}
+	up.Store(true)
+	<-lz.Ready()
+	_, reply := expected(agenttest.Realistic())
+	if got := result("thread-up"); got != reply {
+		t.Errorf("the call's result once the agent is up: %q, want %q", got, reply)
 	}
 }
