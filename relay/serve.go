@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/tfrs/a2a-progress/relay/internal/sse"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -263,20 +264,9 @@ func statusOf(err error) int {
 	return http.StatusInternalServerError
 }
 
-// writeError answers with status and a JSON body {"error": msg}; a 503
-// carries Retry-After.
-func writeError(w http.ResponseWriter, status int, msg string) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	if status == http.StatusServiceUnavailable {
-		w.Header().Set("Retry-After", "2")
-	}
-	w.WriteHeader(status)
-	b, _ := json.Marshal(struct {
-		Error string `json:"error"`
-	}{msg})
-	_, _ = w.Write(append(b, '\n'))
-}
+// writeError is the one JSON error body of the relay and its front-end
+// endpoints (sse.WriteError).
+var writeError = sse.WriteError
 
 func strconvQuote(s string) string {
 	if len(s) > 64 {

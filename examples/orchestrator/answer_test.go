@@ -30,17 +30,24 @@ func story() (ask, reply agenttest.Script) {
 }
 
 // sentLog records the task id of each message the orchestrator sends to
-// the agent ("" for a message that opens a new task).
+// the agent ("" for a message that opens a new task), and of each task it
+// cancels.
 type sentLog struct {
 	a2aclient.PassthroughInterceptor
-	mu    sync.Mutex
-	tasks []string
+	mu      sync.Mutex
+	tasks   []string
+	cancels []string
 }
 
 func (s *sentLog) Before(ctx context.Context, req *a2aclient.Request) (context.Context, any, error) {
 	if r, ok := req.Payload.(*a2a.SendMessageRequest); ok && r.Message != nil {
 		s.mu.Lock()
 		s.tasks = append(s.tasks, string(r.Message.TaskID))
+		s.mu.Unlock()
+	}
+	if r, ok := req.Payload.(*a2a.CancelTaskRequest); ok {
+		s.mu.Lock()
+		s.cancels = append(s.cancels, string(r.ID))
 		s.mu.Unlock()
 	}
 	return ctx, nil, nil

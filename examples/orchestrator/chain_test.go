@@ -59,40 +59,7 @@ func TestAGUIChain(t *testing.T) {
 			if out.Error != nil {
 				t.Fatalf("the AG-UI client refused the run: %s", *out.Error)
 			}
-			toolName := map[string]string{}
-			depth := map[string]int{"": 0}
-			levels := map[string]*aguiLevel{}
-			var order []string
-			for _, ev := range out.Events {
-				sub, _ := ev["subagentRunId"].(string)
-				switch ev["type"] {
-				case "TOOL_CALL_START":
-					toolName[ev["toolCallId"].(string)] = ev["toolCallName"].(string)
-					if l := levels[sub]; l != nil {
-						l.Tools = append(l.Tools, ev["toolCallName"].(string))
-					}
-				case "TEXT_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT":
-					if l := levels[sub]; l != nil {
-						l.Texts = append(l.Texts, ev["delta"].(string))
-					}
-				case "SUBAGENT_STARTED":
-					parent, _ := ev["parentSubagentRunId"].(string)
-					if _, ok := depth[parent]; !ok {
-						t.Errorf("sub-agent %s starts under %q, which has not started", sub, parent)
-					}
-					depth[sub] = depth[parent] + 1
-					levels[sub] = &aguiLevel{Under: toolName[ev["parentToolCallId"].(string)], Depth: depth[sub]}
-					order = append(order, sub)
-				case "SUBAGENT_FINISHED":
-					levels[sub].Outcome = ev["outcome"].(map[string]any)["type"].(string)
-				case "SUBAGENT_ERROR":
-					levels[sub].Outcome = "error:" + ev["code"].(string)
-				}
-			}
-			var got []aguiLevel
-			for _, id := range order {
-				got = append(got, *levels[id])
-			}
+			got := aguiLevels(t, out.Events)
 			want := []aguiLevel{
 				{Under: "ask_colleague", Depth: 1, Tools: []string{"ask_colleague"}, Texts: []string{"B: asking a colleague"}, Outcome: "success"},
 				{Under: "ask_colleague", Depth: 2, Tools: []string{"search"}, Texts: []string{"C: which order?", "C: found it"}, Outcome: "success"},
@@ -133,31 +100,7 @@ func TestChatChain(t *testing.T) {
 			if final == nil {
 				t.Fatalf("no final output; states: %+v", out.States)
 			}
-			var v struct {
-				SchemaVersion int `json:"schemaVersion"`
-				Items         []struct {
-					ID, Kind, Text, Tool, ToolCallID, Parent string
-					Depth                                    int
-				} `json:"items"`
-			}
-			if err := json.Unmarshal(final, &v); err != nil {
-				t.Fatal(err)
-			}
-			what := map[string]string{}
-			callIDs := map[string]bool{}
-			var got []chatItem
-			for _, it := range v.Items {
-				w := it.Kind + " " + it.Text
-				if it.Kind == "tool" {
-					w = "tool " + it.Tool
-					if callIDs[it.ToolCallID] {
-						t.Errorf("toolCallId %q names two calls", it.ToolCallID)
-					}
-					callIDs[it.ToolCallID] = true
-				}
-				what[it.ID] = w
-				got = append(got, chatItem{What: w, Under: what[it.Parent], Depth: it.Depth})
-			}
+			got, version := chatTree(t, final)
 			want := []chatItem{
 				{What: "text B: asking a colleague"},
 				{What: "tool ask_colleague"},
@@ -166,9 +109,83 @@ func TestChatChain(t *testing.T) {
 				{What: "tool lookup", Under: "tool search", Depth: 2},
 				{What: "text C: found it", Under: "tool ask_colleague", Depth: 1},
 			}
-			if diff := cmp.Diff(want, got); diff != "" || v.SchemaVersion != 2 {
-				t.Errorf("schemaVersion %d; the final view's tree (-want +got):\n%s", v.SchemaVersion, diff)
+			if diff := cmp.Diff(want, got); diff != "" || version != 2 {
+				t.Errorf("schemaVersion %d; the final view's tree (-want +got):\n%s", version, diff)
 			}
 		})
 	}
+}
+
+// aguiLevels reads the sub-agents of a run's events, in the order they
+// started.
+func aguiLevels(t *testing.T, events []map[string]any) []aguiLevel {
+	t.Helper()
+	toolName := map[string]string{}
+	depth := map[string]int{"": 0}
+	levels := map[string]*aguiLevel{}
+	var order []string
+	for _, ev := range events {
+		sub, _ := ev["subagentRunId"].(string)
+		switch ev["type"] {
+		case "TOOL_CALL_START":
+			toolName[ev["toolCallId"].(string)] = ev["toolCallName"].(string)
+			if l := levels[sub]; l != nil {
+				l.Tools = append(l.Tools, ev["toolCallName"].(string))
+			}
+		case "TEXT_MESSAGE_CONTENT", "REASONING_MESSAGE_CONTENT":
+			if l := levels[sub]; l != nil {
+				l.Texts = append(l.Texts, ev["delta"].(string))
+			}
+		case "SUBAGENT_STARTED":
+			parent, _ := ev["parentSubagentRunId"].(string)
+			if _, ok := depth[parent]; !ok {
+				t.Errorf("sub-agent %s starts under %q, which has not started", sub, parent)
+			}
+			depth[sub] = depth[parent] + 1
+			levels[sub] = &aguiLevel{Under: toolName[ev["parentToolCallId"].(string)], Depth: depth[sub]}
+			order = append(order, sub)
+		case "SUBAGENT_FINISHED":
+			levels[sub].Outcome = ev["outcome"].(map[string]any)["type"].(string)
+		case "SUBAGENT_ERROR":
+			levels[sub].Outcome = "error:" + ev["code"].(string)
+		}
+	}
+	var got []aguiLevel
+	for _, id := range order {
+		got = append(got, *levels[id])
+	}
+	return got
+}
+
+// chatTree reads the items of a final sub-agent view: what each is, what
+// it is under, how deep; and the view's schemaVersion. No toolCallId names
+// two calls.
+func chatTree(t *testing.T, final json.RawMessage) ([]chatItem, int) {
+	t.Helper()
+	var v struct {
+		SchemaVersion int `json:"schemaVersion"`
+		Items         []struct {
+			ID, Kind, Text, Tool, ToolCallID, Parent string
+			Depth                                    int
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(final, &v); err != nil {
+		t.Fatal(err)
+	}
+	what := map[string]string{}
+	callIDs := map[string]bool{}
+	var got []chatItem
+	for _, it := range v.Items {
+		w := it.Kind + " " + it.Text
+		if it.Kind == "tool" {
+			w = "tool " + it.Tool
+			if callIDs[it.ToolCallID] {
+				t.Errorf("toolCallId %q names two calls", it.ToolCallID)
+			}
+			callIDs[it.ToolCallID] = true
+		}
+		what[it.ID] = w
+		got = append(got, chatItem{What: w, Under: what[it.Parent], Depth: it.Depth})
+	}
+	return got, v.SchemaVersion
 }

@@ -16,7 +16,19 @@
 //   - POST /api/chat takes useChat's request and streams a UI message
 //     stream: the remote call's view grows as preliminary outputs of the
 //     ask_colleague tool part (frontend.ChatStream); GET
-//     /api/chat/{id}/stream resumes it after a page reload.
+//     /api/chat/{id}/stream resumes it after a page reload, or gives the
+//     final message after the turn ended (for 10 minutes).
+//
+// Its runs outlive the browser (frontend.Runs, PROTOCOL.md §9.4): the remote
+// calls run on the run's context, not the request's, so a lost connection
+// leaves them running. Every AG-UI event carries a cursor (SSE id:), and
+// GET or POST /ag-ui/threads/{thread}/runs/{run}/events with Last-Event-ID
+// resumes the run after it (frontend.AGUILog). The user's explicit abort —
+// DELETE /ag-ui/threads/{thread}/runs/{run}, DELETE /api/chat/{id}/stream —
+// stops the run and cancels its remote tasks.
+//
+// It starts before its agent (client.NewLazy): until the agent answers, a
+// remote call's tool result says the agent is not reachable yet.
 //
 // It serves loopback names only (the Host header must be localhost,
 // 127.0.0.1 or [::1] with its port): a page on another name that resolves
@@ -57,16 +69,16 @@ func main() {
 }
 
 func run(ctx context.Context, listen, agentURL string) error {
-	c, err := client.New(ctx, agentURL)
-	if err != nil {
-		return err
-	}
+	// It starts before its agent: until the agent's card could be read,
+	// a remote call fails at once (its tool call says the agent is not
+	// reachable yet), and the card is read again with backoff.
+	c := client.NewLazy(ctx, agentURL, 5*time.Second)
 	defer c.Close()
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
 		return err
 	}
-	o := newOrchestrator(ctx, c, ln.Addr().String())
+	o := newOrchestrator(ctx, lazyColleague{c}, ln.Addr().String())
 	o.onUpdate = func(u client.Update) {
 		// The same progress could go to a terminal; the log says when a
 		// remote stream was cut and resumed.

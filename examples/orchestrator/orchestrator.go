@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -24,14 +25,18 @@ import (
 )
 
 // The bounds of a request: its body, the questions of one message; and the
-// chat turns kept (each keeps its message for resume, at most
+// runs kept of each kind, AG-UI runs and chat turns (each keeps its stream
+// for reconnects, at most frontend.MaxAGUILogBytes or
 // frontend.MaxChatStreamBytes): running ones until they end, ended ones for
-// keepEnded or until a new turn needs the room, oldest first.
+// keepEnded or until a new run needs the room, oldest first.
 const (
 	maxBodyBytes = 1 << 20
 	maxQuestions = 4
-	maxChats     = 64
+	maxRuns      = 64
 	keepEnded    = 10 * time.Minute
+	// cancelTimeout bounds the CancelTask an aborted run sends each of its
+	// remote tasks.
+	cancelTimeout = 10 * time.Second
 	// maxPending conversations keep their colleagues' open questions for
 	// keepQuestion each.
 	maxPending   = 1024
@@ -42,9 +47,33 @@ const (
 type colleague interface {
 	SendText(ctx context.Context, text string) (*client.Stream, error)
 	Respond(ctx context.Context, taskID a2a.TaskID, text string) (*client.Stream, error)
+	Cancel(ctx context.Context, taskID a2a.TaskID) (*a2a.Task, error)
 }
 
-// orchestrator serves /ag-ui and /api/chat with a scripted caller.
+// lazyColleague is a colleague that starts before its agent: client.Lazy
+// (every call fails at once with client.ErrAgentDown until the agent's card
+// was read), with the calls Lazy does not have taken from its client.
+type lazyColleague struct{ *client.Lazy }
+
+func (l lazyColleague) Respond(ctx context.Context, taskID a2a.TaskID, text string) (*client.Stream, error) {
+	c, err := l.Client()
+	if err != nil {
+		return nil, err
+	}
+	return c.Respond(ctx, taskID, text)
+}
+
+func (l lazyColleague) Cancel(ctx context.Context, taskID a2a.TaskID) (*a2a.Task, error) {
+	c, err := l.Client()
+	if err != nil {
+		return nil, err
+	}
+	return c.Cancel(ctx, taskID)
+}
+
+// orchestrator serves /ag-ui and /api/chat with a scripted caller. Its runs
+// are its own, not their requests': a browser that goes away leaves them
+// running, and one that comes back reconnects (frontend.Runs).
 type orchestrator struct {
 	ctx  context.Context
 	c    colleague
@@ -59,26 +88,51 @@ type orchestrator struct {
 	// threads and chatQuestions keep the remote calls that wait for an
 	// answer, by AG-UI thread and by chat.
 	threads, chatQuestions *frontend.PendingAnswers
-
-	mu    sync.Mutex
-	chats map[string]*keptTurn // the kept turns, by chat id
-	now   func() time.Time     // time.Now; tests move it
-}
-
-// keptTurn is a chat's latest turn: running, or ended at ended.
-type keptTurn struct {
-	cs    *frontend.ChatStream
-	ended time.Time // zero while it runs
+	// runs are the AG-UI runs by thread and run id (runKey), chats each
+	// chat's latest turn by chat id.
+	runs  *frontend.Runs[*frontend.AGUILog]
+	chats *frontend.Runs[*frontend.ChatStream]
 }
 
 func newOrchestrator(ctx context.Context, c colleague, addr string) *orchestrator {
 	_, port, _ := net.SplitHostPort(addr)
-	o := &orchestrator{ctx: ctx, c: c, port: port, mux: http.NewServeMux(), chats: map[string]*keptTurn{}, now: time.Now,
-		threads: frontend.NewPendingAnswers(maxPending, keepQuestion), chatQuestions: frontend.NewPendingAnswers(maxPending, keepQuestion)}
+	limits := frontend.RunLimits{Max: maxRuns, Keep: keepEnded}
+	o := &orchestrator{ctx: ctx, c: c, port: port, mux: http.NewServeMux(),
+		threads: frontend.NewPendingAnswers(maxPending, keepQuestion), chatQuestions: frontend.NewPendingAnswers(maxPending, keepQuestion),
+		runs:  frontend.NewRuns(ctx, frontend.NewAGUILog, limits),
+		chats: frontend.NewRuns(ctx, frontend.NewChatStream, limits)}
 	o.mux.HandleFunc("POST /ag-ui", o.agui)
+	o.mux.HandleFunc("GET /ag-ui/threads/{thread}/runs/{run}/events", o.reconnect)
+	o.mux.HandleFunc("POST /ag-ui/threads/{thread}/runs/{run}/events", o.reconnect)
+	o.mux.HandleFunc("DELETE /ag-ui/threads/{thread}/runs/{run}", o.abortRun)
 	o.mux.HandleFunc("POST /api/chat", o.chat)
 	o.mux.HandleFunc("GET /api/chat/{id}/stream", o.resume)
+	o.mux.HandleFunc("DELETE /api/chat/{id}/stream", o.abortChat)
 	return o
+}
+
+// runKey is the key of an AG-UI run: its thread and its run id.
+func runKey(thread, run string) string { return strconv.Itoa(len(thread)) + ":" + thread + run }
+
+// startError answers a run that could not start.
+func startError(w http.ResponseWriter, err error) {
+	if errors.Is(err, frontend.ErrRunExists) {
+		http.Error(w, "orchestrator: "+err.Error(), http.StatusConflict)
+		return
+	}
+	w.Header().Set("Retry-After", "5")
+	http.Error(w, "orchestrator: "+err.Error(), http.StatusServiceUnavailable)
+}
+
+// cancelTask asks the colleague to cancel the task of a remote call whose
+// run its user aborted (a lost connection does not: the call goes on).
+func (o *orchestrator) cancelTask(aborted bool, s *client.Stream) {
+	if !aborted || s == nil || s.TaskID() == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(o.ctx, cancelTimeout)
+	defer cancel()
+	_, _ = o.c.Cancel(ctx, s.TaskID())
 }
 
 // ServeHTTP refuses a Host that is not a loopback name with the server's
@@ -169,59 +223,94 @@ func (o *orchestrator) agui(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "orchestrator: a threadId of at most 256 bytes is required", http.StatusBadRequest)
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	rc := http.NewResponseController(w)
-	run := frontend.NewAGUIRun(func(ev map[string]any) error {
-		data, err := json.Marshal(ev)
-		if err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintf(w, "data: %s\n\n", data); err != nil {
-			return err
-		}
-		return rc.Flush()
+	if in.RunID == "" {
+		in.RunID = newID("run-")
+	}
+	if len(in.RunID) > 256 {
+		http.Error(w, "orchestrator: a runId of at most 256 bytes is required", http.StatusBadRequest)
+		return
+	}
+	run, err := o.runs.Start(runKey(in.ThreadID, in.RunID))
+	if err != nil {
+		startError(w, err)
+		return
+	}
+	o.wg.Go(func() {
+		defer run.End()
+		o.aguiTurn(run, &in, qs)
 	})
-	_ = run.Emit(frontend.RunStarted(in.ThreadID, in.RunID))
+	run.Stream.Serve(w, r)
+}
+
+// aguiTurn runs one AG-UI run on the run's context, writing its log.
+func (o *orchestrator) aguiTurn(run *frontend.Run[*frontend.AGUILog], in *frontend.RunAgentInput, qs []string) {
+	ar := frontend.NewAGUIRun(run.Stream.Write)
+	_ = ar.Emit(frontend.RunStarted(in.ThreadID, in.RunID))
 	var results []frontend.SubagentEnd
 	if len(in.Resume) > 0 {
 		var err error
-		if results, err = o.resumeAGUI(r.Context(), run, &in); err != nil {
-			_ = run.Emit(frontend.RunError(err.Error(), frontend.ResumeErrorCode(err)))
+		if results, err = o.resumeAGUI(run, ar, in); err != nil {
+			_ = ar.Emit(frontend.RunError(err.Error(), frontend.ResumeErrorCode(err)))
 			return
 		}
 	} else {
-		results = o.askAllAGUI(r.Context(), run, qs)
+		results = o.askAllAGUI(run, ar, qs)
 	}
 	var interrupts []frontend.AGUIInterrupt
 	for _, res := range results {
 		interrupts = append(interrupts, res.Interrupts...)
 		o.threads.Hold(in.ThreadID, res.Suspended)
 	}
-	say(run, newID("msg-"), answer(results))
-	if len(interrupts) > 0 {
-		_ = run.Emit(frontend.RunFinished(in.ThreadID, in.RunID, frontend.OutcomeInterrupt(interrupts...)))
+	say(ar, newID("msg-"), answer(results))
+	switch {
+	case run.Aborted():
+		_ = ar.Emit(frontend.RunFinished(in.ThreadID, in.RunID, frontend.AGUIOutcome{Type: "cancelled"}))
+	case len(interrupts) > 0:
+		_ = ar.Emit(frontend.RunFinished(in.ThreadID, in.RunID, frontend.OutcomeInterrupt(interrupts...)))
+	default:
+		_ = ar.Emit(frontend.RunFinished(in.ThreadID, in.RunID, frontend.OutcomeSuccess()))
+	}
+}
+
+// reconnect serves a client that comes back to an AG-UI run: the events
+// after its cursor (Last-Event-ID or ?after=), or all of them without one,
+// then live (frontend.AGUILog). A POST's body (the RunAgentInput that
+// @ag-ui/client's connect() sends) is not read: the path names the run.
+func (o *orchestrator) reconnect(w http.ResponseWriter, r *http.Request) {
+	run := o.runs.Get(runKey(r.PathValue("thread"), r.PathValue("run")))
+	if run == nil {
+		http.Error(w, "orchestrator: no such run (it never ran here, or ended too long ago)", http.StatusNotFound)
 		return
 	}
-	_ = run.Emit(frontend.RunFinished(in.ThreadID, in.RunID, frontend.OutcomeSuccess()))
+	run.Stream.Serve(w, r)
+}
+
+// abortRun is the user's explicit abort of an AG-UI run: its remote calls
+// stop and their tasks are cancelled; the run ends with outcome cancelled.
+func (o *orchestrator) abortRun(w http.ResponseWriter, r *http.Request) {
+	if !o.runs.Abort(runKey(r.PathValue("thread"), r.PathValue("run"))) {
+		http.Error(w, "orchestrator: no such run running", http.StatusNotFound)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // askAllAGUI says a sentence and makes one ask_colleague call per
 // question, concurrently.
-func (o *orchestrator) askAllAGUI(ctx context.Context, run *frontend.AGUIRun, qs []string) []frontend.SubagentEnd {
+func (o *orchestrator) askAllAGUI(run *frontend.Run[*frontend.AGUILog], ar *frontend.AGUIRun, qs []string) []frontend.SubagentEnd {
 	msgID := newID("msg-")
-	say(run, msgID, "Let me ask a colleague.")
+	say(ar, msgID, "Let me ask a colleague.")
 	results := make([]frontend.SubagentEnd, len(qs))
 	var wg sync.WaitGroup
 	for i, q := range qs {
 		id := newID("call-")
 		args, _ := json.Marshal(map[string]string{"question": q})
-		_ = run.Emit(frontend.ToolCallStart(id, "ask_colleague", msgID))
-		_ = run.Emit(frontend.ToolCallArgs(id, string(args)))
-		_ = run.Emit(frontend.ToolCallEnd(id))
+		_ = ar.Emit(frontend.ToolCallStart(id, "ask_colleague", msgID))
+		_ = ar.Emit(frontend.ToolCallArgs(id, string(args)))
+		_ = ar.Emit(frontend.ToolCallEnd(id))
 		wg.Go(func() {
-			s, err := o.c.SendText(ctx, q)
-			results[i] = o.nestAGUI(run, id, s, err, frontend.SubagentOptions{Name: "colleague", Description: q})
+			s, err := o.c.SendText(run.Context(), q)
+			results[i] = o.nestAGUI(run, ar, id, s, err, frontend.SubagentOptions{Name: "colleague", Description: q})
 		})
 	}
 	wg.Wait()
@@ -233,7 +322,7 @@ func (o *orchestrator) askAllAGUI(ctx context.Context, run *frontend.AGUIRun, qs
 // call that asked (a new sub-agent, linked to the one that asked), which
 // gets the reply as its result. An entry that answers no question waiting
 // in this thread fails the run before anything is sent.
-func (o *orchestrator) resumeAGUI(ctx context.Context, run *frontend.AGUIRun, in *frontend.RunAgentInput) ([]frontend.SubagentEnd, error) {
+func (o *orchestrator) resumeAGUI(run *frontend.Run[*frontend.AGUILog], ar *frontend.AGUIRun, in *frontend.RunAgentInput) ([]frontend.SubagentEnd, error) {
 	ids := make([]string, len(in.Resume))
 	for i, e := range in.Resume {
 		ids[i] = e.InterruptID
@@ -242,19 +331,19 @@ func (o *orchestrator) resumeAGUI(ctx context.Context, run *frontend.AGUIRun, in
 	if err != nil {
 		return nil, err
 	}
-	say(run, newID("msg-"), "Let me pass that on.")
+	say(ar, newID("msg-"), "Let me pass that on.")
 	results := make([]frontend.SubagentEnd, len(calls))
 	var wg sync.WaitGroup
 	for i, call := range calls {
 		text, cancelled := answerOf(call, in.Resume)
 		if cancelled {
-			_ = run.Emit(frontend.ToolCallResult(call.ToolCallID+"-result", call.ToolCallID, "the question was withdrawn"))
+			_ = ar.Emit(frontend.ToolCallResult(call.ToolCallID+"-result", call.ToolCallID, "the question was withdrawn"))
 			results[i] = frontend.SubagentEnd{Result: schema.Result{Verdict: schema.VerdictCanceled, Error: "the question was withdrawn"}}
 			continue
 		}
 		wg.Go(func() {
-			s, err := o.c.Respond(ctx, call.Task, text)
-			results[i] = o.nestAGUI(run, call.ToolCallID, s, err,
+			s, err := o.c.Respond(run.Context(), call.Task, text)
+			results[i] = o.nestAGUI(run, ar, call.ToolCallID, s, err,
 				frontend.SubagentOptions{Name: "colleague", Description: text, Continues: call.SubagentRunID})
 		})
 	}
@@ -279,15 +368,17 @@ func answerOf(call frontend.SuspendedCall, resume []frontend.AGUIResume) (text s
 }
 
 // nestAGUI nests the remote call s (or the error of starting it) under the
-// tool call id.
-func (o *orchestrator) nestAGUI(run *frontend.AGUIRun, id string, s *client.Stream, err error, opts frontend.SubagentOptions) frontend.SubagentEnd {
+// tool call id; when the run's user aborted it, the remote task is
+// cancelled.
+func (o *orchestrator) nestAGUI(run *frontend.Run[*frontend.AGUILog], ar *frontend.AGUIRun, id string, s *client.Stream, err error, opts frontend.SubagentOptions) frontend.SubagentEnd {
 	if err != nil {
 		// No sub-agent ran: the call's result says why.
-		_ = run.Emit(frontend.ToolCallResult(id+"-result", id, "the colleague could not be asked: "+client.Reason(err)))
+		_ = ar.Emit(frontend.ToolCallResult(id+"-result", id, "the colleague could not be asked: "+client.Reason(err)))
 		return frontend.SubagentEnd{Result: schema.Result{Verdict: schema.VerdictFailed, Error: client.Reason(err)}}
 	}
 	opts.OnUpdate = o.onUpdate
-	res, _ := run.Nest(id, s, opts)
+	res, _ := ar.Nest(id, s, opts)
+	o.cancelTask(run.Aborted(), s)
 	return res
 }
 
@@ -301,7 +392,8 @@ func say(run *frontend.AGUIRun, id, text string) {
 // --- useChat -------------------------------------------------------------
 
 // chat starts a chat turn — outside the request, so that a page reload
-// does not stop it — and streams it to the request.
+// does not stop it — and streams it to the request. A turn of the chat that
+// still runs is aborted: its user, who sends a new message, left it.
 func (o *orchestrator) chat(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		ID       string `json:"id"`
@@ -333,10 +425,9 @@ func (o *orchestrator) chat(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "orchestrator: a chat id and a user message with text are required", http.StatusBadRequest)
 		return
 	}
-	cs := frontend.NewChatStream()
-	if !o.remember(in.ID, cs) {
-		w.Header().Set("Retry-After", "5")
-		http.Error(w, "orchestrator: too many chat turns running", http.StatusServiceUnavailable)
+	run, err := o.chats.Replace(in.ID)
+	if err != nil {
+		startError(w, err)
 		return
 	}
 	// The chat's next user message answers the questions its colleagues
@@ -349,70 +440,32 @@ func (o *orchestrator) chat(w http.ResponseWriter, r *http.Request) {
 		err = nil
 	}
 	o.wg.Go(func() {
-		defer o.ended(in.ID, cs)
-		o.chatTurn(cs, in.ID, qs, all, calls, err)
+		defer run.End()
+		o.chatTurn(run, in.ID, qs, all, calls, err)
 	})
-	cs.Serve(w, r)
+	run.Stream.Serve(w, r)
 }
 
 // resume serves useChat's resume: the chat's latest turn — live while it
 // runs, whole after it ended (for keepEnded) — else 204.
 func (o *orchestrator) resume(w http.ResponseWriter, r *http.Request) {
-	o.mu.Lock()
-	o.dropEndedLocked(false)
-	var cs *frontend.ChatStream
-	if t := o.chats[r.PathValue("id")]; t != nil {
-		cs = t.cs
-	}
-	o.mu.Unlock()
-	if cs == nil {
+	run := o.chats.Get(r.PathValue("id"))
+	if run == nil {
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	cs.Serve(w, r)
+	run.Stream.Serve(w, r)
 }
 
-// remember records the running turn of a chat; false when maxChats turns
-// still run.
-func (o *orchestrator) remember(id string, cs *frontend.ChatStream) bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if _, ok := o.chats[id]; !ok && len(o.chats) >= maxChats {
-		o.dropEndedLocked(true)
-		if len(o.chats) >= maxChats {
-			return false
-		}
+// abortChat is the user's explicit stop of a chat's turn (useChat's stop()
+// only drops the connection, which leaves the turn running): its remote
+// calls stop and their tasks are cancelled.
+func (o *orchestrator) abortChat(w http.ResponseWriter, r *http.Request) {
+	if !o.chats.Abort(r.PathValue("id")) {
+		http.Error(w, "orchestrator: no turn of that chat is running", http.StatusNotFound)
+		return
 	}
-	o.chats[id] = &keptTurn{cs: cs}
-	return true
-}
-
-// ended marks a chat's turn as ended: a resume gets its whole message
-// until keepEnded has passed or the room is needed.
-func (o *orchestrator) ended(id string, cs *frontend.ChatStream) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if t := o.chats[id]; t != nil && t.cs == cs {
-		t.ended = o.now()
-	}
-}
-
-// dropEndedLocked forgets the ended turns older than keepEnded and, with
-// oldest, the oldest ended turn too. The caller holds o.mu.
-func (o *orchestrator) dropEndedLocked(oldest bool) {
-	var first string
-	for id, t := range o.chats {
-		switch {
-		case t.ended.IsZero():
-		case o.now().Sub(t.ended) > keepEnded:
-			delete(o.chats, id)
-		case first == "" || t.ended.Before(o.chats[first].ended):
-			first = id
-		}
-	}
-	if oldest && first != "" {
-		delete(o.chats, first)
-	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // chatTurn writes one assistant message: its sentence, one ask_colleague
@@ -421,8 +474,8 @@ func (o *orchestrator) dropEndedLocked(oldest bool) {
 // is their answer instead: each call's task takes it as its next turn,
 // shown in a tool part of the same toolCallId as the call that asked. A
 // question that expired (expired) is said, and nothing is sent.
-func (o *orchestrator) chatTurn(cs *frontend.ChatStream, chat string, qs []string, text string, calls []frontend.SuspendedCall, expired error) {
-	defer cs.Close()
+func (o *orchestrator) chatTurn(run *frontend.Run[*frontend.ChatStream], chat string, qs []string, text string, calls []frontend.SuspendedCall, expired error) {
+	cs := run.Stream
 	_ = cs.Write(map[string]any{"type": "start", "messageId": newID("msg-")})
 	write := func(id, text string) {
 		_ = cs.Write(map[string]any{"type": "text-start", "id": id})
@@ -459,7 +512,7 @@ func (o *orchestrator) chatTurn(cs *frontend.ChatStream, chat string, qs []strin
 		_ = cs.Write(map[string]any{"type": "tool-input-start", "toolCallId": c.id, "toolName": "ask_colleague"})
 		_ = cs.Write(map[string]any{"type": "tool-input-available", "toolCallId": c.id, "toolName": "ask_colleague", "input": c.input})
 		wg.Go(func() {
-			s, err := c.start(o.ctx)
+			s, err := c.start(run.Context())
 			if err != nil {
 				_ = cs.Write(map[string]any{"type": "tool-output-error", "toolCallId": c.id, "errorText": client.Reason(err)})
 				results[i] = frontend.SubagentEnd{Result: schema.Result{Verdict: schema.VerdictFailed, Error: client.Reason(err)}}
@@ -468,6 +521,7 @@ func (o *orchestrator) chatTurn(cs *frontend.ChatStream, chat string, qs []strin
 			pace := o.pace
 			pace.OnUpdate = o.onUpdate
 			results[i], _ = cs.NestTool(c.id, s, pace)
+			o.cancelTask(run.Aborted(), s)
 		})
 	}
 	wg.Wait()

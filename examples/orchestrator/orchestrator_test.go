@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -25,7 +24,6 @@ import (
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/merge"
-	"github.com/tfrs/a2a-progress/relay/frontend"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -781,42 +779,5 @@ func TestChatResumeAfterEnd(t *testing.T) {
 	want := summary(out.First[1])
 	if diff := cmp.Diff(want, summary(out.Messages[1])); diff != "" || len(want) < 3 {
 		t.Errorf("the message resumed after the end (-watched +resumed):\n%s", diff)
-	}
-}
-
-// Ended chat turns are kept for keepEnded, and give way — oldest first —
-// when maxChats turns are kept and a new one starts; running turns never
-// do: past maxChats of them a new turn is refused.
-func TestChatTurnsKeptBounded(t *testing.T) {
-	o := newOrchestrator(context.Background(), nil, "127.0.0.1:1")
-	now := time.Unix(1_700_000_000, 0)
-	o.now = func() time.Time { return now }
-	streams := map[string]*frontend.ChatStream{}
-	for i := range maxChats {
-		id := fmt.Sprint("chat-", i)
-		streams[id] = frontend.NewChatStream()
-		if !o.remember(id, streams[id]) {
-			t.Fatalf("turn %d refused", i)
-		}
-	}
-	if o.remember("one more", frontend.NewChatStream()) {
-		t.Fatal("a turn past maxChats running turns was accepted")
-	}
-	o.ended("chat-3", streams["chat-3"])
-	now = now.Add(time.Second)
-	o.ended("chat-1", streams["chat-1"])
-	if !o.remember("one more", frontend.NewChatStream()) {
-		t.Fatal("a new turn was refused although ended turns could give way")
-	}
-	kept := func(id string) bool { o.mu.Lock(); defer o.mu.Unlock(); return o.chats[id] != nil }
-	if got := []bool{kept("chat-3"), kept("chat-1")}; !cmp.Equal([]bool{false, true}, got) {
-		t.Errorf("kept chat-3, chat-1 = %v, want the older ended turn gone first", got)
-	}
-	now = now.Add(keepEnded + time.Second)
-	o.mu.Lock()
-	o.dropEndedLocked(false)
-	o.mu.Unlock()
-	if kept("chat-1") {
-		t.Error("an ended turn is kept past keepEnded")
 	}
 }

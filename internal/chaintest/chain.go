@@ -90,11 +90,19 @@ func (ch *Chain) Close() error { return errors.Join(ch.B.Close(), ch.C.Close()) 
 // (with a client built with opts) in an ask_colleague call whose blocks
 // carry that agent's progress, and answers with its reply.
 func Colleague(url string, opts ...client.Option) a2asrv.AgentExecutor {
-	return colleague{url: url, opts: opts}
+	return Hop("B", url, opts...)
 }
 
-// colleague is B (see Colleague).
+// Hop is Colleague for an agent named name (its sentence and its reply
+// start with "<name>: "): a chain of several Go agents is Hops, each asking
+// the next.
+func Hop(name, url string, opts ...client.Option) a2asrv.AgentExecutor {
+	return colleague{name: name, url: url, opts: opts}
+}
+
+// colleague is a hop (see Hop).
 type colleague struct {
+	name string
 	url  string
 	opts []client.Option
 }
@@ -104,7 +112,7 @@ func (x colleague) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 		em := emit.New(ec, yield)
 		defer em.Close()
 		fail := func(err error) { _ = em.Finish(a2a.TaskStateFailed, err.Error()) }
-		if err := em.Text("B: asking a colleague"); err != nil {
+		if err := em.Text(x.name + ": asking a colleague"); err != nil {
 			return
 		}
 		call, err := em.ToolStart(AskTool, AskID)
@@ -133,7 +141,7 @@ func (x colleague) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter
 			fail(err)
 			return
 		}
-		_ = em.Finish(a2a.TaskStateCompleted, "B: "+out.Reply)
+		_ = em.Finish(a2a.TaskStateCompleted, x.name+": "+out.Reply)
 	}
 }
 

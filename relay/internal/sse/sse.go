@@ -8,6 +8,7 @@ package sse
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strconv"
@@ -167,4 +168,20 @@ func sanitizeField(s string) string {
 		}
 	}
 	return string(out)
+}
+
+// WriteError answers with status and a JSON body {"error": msg}, the one
+// error body of the relay and its front-end endpoints; a 503 carries
+// Retry-After.
+func WriteError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	if status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "2")
+	}
+	w.WriteHeader(status)
+	b, _ := json.Marshal(struct {
+		Error string `json:"error"`
+	}{msg})
+	_, _ = w.Write(append(b, '\n'))
 }

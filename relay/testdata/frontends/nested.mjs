@@ -34,12 +34,28 @@
 //           "chat-turns" — one Chat (what useChat wraps) sends the user
 //                      messages cfg.texts in turn, each read to its end;
 //                      out: its messages, errors, status.
+//           "agui-cuts" — one HttpAgent runs (runId "run-1") through a
+//                      fetch that cuts the connection — a network error,
+//                      which the agent sees as the stream's end — after
+//                      cfg.cuts[0] events, GETs release
+//                      (when set: the remote agent may finish meanwhile),
+//                      then reconnects with connectAgent() — its connect()
+//                      POSTs to cfg.runUrl + "/events" ("{thread}", "{run}"
+//                      replaced) with Last-Event-ID, the id: of the last
+//                      whole event it got — and is cut again after
+//                      cfg.cuts[1] events, and so on, until a connection
+//                      ends uncut. With cfg.abortAfter it instead calls
+//                      abortRun() after that many events, whose explicit
+//                      abort DELETEs cfg.runUrl. out: connections[] of
+//                      {raw: [{id, data}] of the events the agent took in,
+//                      types, error, cut}, the messages.
 //   url, api, id, text, release: as above.
 // }
 //
 // console.warn / console.error of the libraries are captured: the Go test
 // fails on any.
 import { HttpAgent } from "@ag-ui/client";
+import { runReconnectAgent } from "./runreconnect.mjs";
 import { DefaultChatTransport, readUIMessageStream } from "ai";
 import { Chat, captureWarnings } from "./harness.mjs";
 
@@ -170,5 +186,37 @@ else if (cfg.mode === "agui-runs") {
   }
   out.messages = chat.messages;
   out.status = chat.status;
+}
+else if (cfg.mode === "agui-cuts") {
+  const Agent = runReconnectAgent(HttpAgent);
+  const agent = new Agent({
+    url: cfg.url,
+    runUrl: cfg.runUrl,
+    threadId: cfg.id,
+    initialMessages: [{ id: "u1", role: "user", content: cfg.text }],
+  });
+  const cuts = [...(cfg.cuts ?? [])];
+  out.connections = [];
+  for (let i = 0; ; i++) {
+    const conn = { raw: [], types: [], error: null };
+    out.connections.push(conn);
+    agent.onRaw = (ev) => {
+      conn.raw.push(ev);
+      if (cfg.abortAfter && conn.raw.length === cfg.abortAfter) agent.abortRun();
+    };
+    agent.cutAfter = cuts.shift() ?? 0;
+    const sub = { onEvent: ({ event }) => void conn.types.push(event.type) };
+    try {
+      if (i === 0) await agent.runAgent({ runId: "run-1" }, sub);
+      else await agent.connectAgent({ runId: "run-1" }, sub);
+    } catch (err) {
+      conn.error = String(err && err.message ? err.message : err);
+    }
+    conn.cut = agent.wasCut;
+    if (!agent.wasCut || cfg.abortAfter) break;
+    if (i === 0 && cfg.release) await fetch(cfg.release);
+  }
+  if (cfg.abortAfter) await agent.aborted;
+  out.messages = agent.messages;
 }
 process.stdout.write(JSON.stringify(out));
