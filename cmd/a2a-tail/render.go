@@ -29,8 +29,8 @@ type sink interface {
 	close()
 }
 
-// newSink picks the renderer for the -o flag and the terminal.
-func (a *app) newSink() sink {
+// newSink picks the renderer of st for the -o flag and the terminal.
+func (a *app) newSink(st *client.Stream) sink {
 	switch a.output {
 	case "ndjson":
 		f := newLineWriter(a.stdout)
@@ -39,8 +39,7 @@ func (a *app) newSink() sink {
 		return &jsonSink{w: &jsonWriter{w: a.stdout}}
 	}
 	if a.isTTY(a.stdout) {
-		s := newLiveSink(a.stdout, a.useColor(), a.timestamps, a.now, a.size)
-		s.caps = a.caps()
+		s := newLiveSink(a.stdout, st.View, a.useColor(), a.timestamps, a.now, a.size)
 		s.notices = a.stderr
 		if a.tailLines > 0 {
 			s.tail = a.tailLines
