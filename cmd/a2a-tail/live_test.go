@@ -60,6 +60,7 @@ func (w *screenWriter) screen() []string {
 // terminal: a running tool call is drawn with a spinner, then the same
 // screen line turns "done" once the callee finishes the call.
 func TestLiveViewToolTurnsDoneInPlace(t *testing.T) {
+	t.Parallel()
 	env := func(kind envelope.Kind, seq int64, status envelope.Status, p envelope.Payload) *envelope.Envelope {
 		return &envelope.Envelope{V: 1, Kind: kind, StreamKey: "call-1", Seq: seq, Status: status, Payload: p}
 	}
