@@ -116,9 +116,14 @@ func TestVersion(t *testing.T) {
 		t.Skip("the go command is not on PATH: cannot build a2a-tail")
 	}
 	// -buildvcs=true: what go build does by default in a clone, whatever
-	// GOFLAGS this machine sets.
+	// GOFLAGS this machine sets. -race when this test binary has it: the
+	// packages are then those go test just compiled, not all built again.
 	bin := filepath.Join(t.TempDir(), "a2a-tail")
-	if out, err := exec.Command(gobin, "build", "-buildvcs=true", "-o", bin, ".").CombinedOutput(); err != nil {
+	args := []string{"build", "-buildvcs=true", "-o", bin}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	if out, err := exec.Command(gobin, append(args, ".")...).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	out, err := exec.Command(bin, "--version").CombinedOutput()
