@@ -39,6 +39,7 @@ func interrupted(t *testing.T, srv *agenttest.Agent) (task, contextID string) {
 // context id, over a card or a forced transport and version; a task the
 // agent does not know exits 5, on send --task as on follow.
 func TestSendTask(t *testing.T) {
+	t.Parallel()
 	srv := startCallee(t,
 		ending("input", a2a.TaskStateInputRequired, "which region?"),
 		ending("completed", a2a.TaskStateCompleted, "the answer"),

@@ -38,6 +38,7 @@ func startChain(t *testing.T) *chaintest.Chain {
 // call, indented by depth, each once, with no cut and across cuts on
 // either hop and both.
 func TestChainText(t *testing.T) {
+	t.Parallel()
 	want := strings.Join([]string{
 		"  1 B: asking a colleague",
 		"  2 tool_call ask_colleague [ask-1] running",
@@ -92,6 +93,7 @@ func TestChainText(t *testing.T) {
 // call — each nested item under its call, indented by depth — with no cut
 // and across a cut on each hop.
 func TestChainLive(t *testing.T) {
+	t.Parallel()
 	want := []string{
 		"·  B: asking a colleague",
 		"✓  ask_colleague [ask-1] done",
@@ -231,6 +233,7 @@ func TestChainWebPage(t *testing.T) {
 // validate against schema/, and the forwarded blocks and calls carry their
 // parent there.
 func TestChainSchemas(t *testing.T) {
+	t.Parallel()
 	sc := schematest.Compile(t, filepath.Join("..", "..", "schema"))
 	ch := startChain(t)
 	res := runCLI(t.Context(), testApp(""), "send", "-o", "ndjson", ch.B.URL, "where is my order?")

@@ -143,7 +143,7 @@ incomplete; a truncated last frame is reported, not applied.
 
 // consume renders a stream and turns its outcome into the exit code.
 func (a *app) consume(ctx context.Context, st *client.Stream) error {
-	sk := a.newSink()
+	sk := a.newSink(st)
 	defer sk.close()
 	defer a.setLive(nil) // the verdict is out: stderr is stderr again
 	announce := func() {

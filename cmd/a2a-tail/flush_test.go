@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,8 +30,8 @@ func TestNDJSONLiveThroughAPipe(t *testing.T) {
 	guard, cancel := context.WithTimeout(t.Context(), testdep.Budget(30*time.Second))
 	defer cancel()
 	pr, pw := io.Pipe()
-	f := newIdleFlusher(pw)
-	sink := &ndjsonSink{w: &jsonWriter{w: f}, flush: f}
+	f := newLineWriter(pw)
+	sink := &ndjsonSink{w: f, flush: f}
 	turn := merge.NewTurn("task-1", "msg-1", merge.DefaultCaps())
 
 	const ops = 5
@@ -69,11 +70,58 @@ func TestNDJSONLiveThroughAPipe(t *testing.T) {
 	}
 }
 
+// Lines that come steadily, closer together than the flush delay, each
+// reach the reader within flushDelay of being written: the delay counts
+// from the first line not out yet, not from the last line (a stream that
+// never pauses for a millisecond would otherwise be held until the buffer
+// filled). Fake time: a line every flushDelay/4.
+func TestLineWriterSteadyLines(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pr, pw := io.Pipe()
+		f := newLineWriter(pw)
+		type arrival struct {
+			line string
+			at   time.Time
+		}
+		var got []arrival
+		read := make(chan struct{})
+		go func() {
+			defer close(read)
+			sc := bufio.NewScanner(pr)
+			for sc.Scan() {
+				got = append(got, arrival{sc.Text(), time.Now()})
+			}
+		}()
+		start := time.Now()
+		const lines = 40
+		for i := range lines {
+			if _, err := fmt.Fprintf(f, "%d\n", i); err != nil {
+				t.Fatal(err)
+			}
+			time.Sleep(flushDelay / 4)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		pw.Close()
+		<-read
+		if len(got) != lines {
+			t.Fatalf("%d lines read, want %d", len(got), lines)
+		}
+		for i, a := range got {
+			written := start.Add(time.Duration(i) * flushDelay / 4)
+			if a.line != fmt.Sprint(i) || a.at.Sub(written) > flushDelay {
+				t.Errorf("line %d: %q read %v after it was written, want it within %v", i, a.line, a.at.Sub(written), flushDelay)
+			}
+		}
+	})
+}
+
 // A closed pipe is the error of a later write, and of Close.
-func TestIdleFlusherWriteError(t *testing.T) {
+func TestLineWriterWriteError(t *testing.T) {
 	pr, pw := io.Pipe()
 	pr.CloseWithError(errors.New("reader gone"))
-	f := newIdleFlusher(pw)
+	f := newLineWriter(pw)
 	var err error
 	for i := 0; i < 1000 && err == nil; i++ {
 		_, err = f.Write([]byte("{}\n"))
@@ -83,9 +131,8 @@ func TestIdleFlusherWriteError(t *testing.T) {
 	}
 }
 
-// BenchmarkNDJSONWrite is the cost of one op line of -o ndjson written to
-// a pipe whose reader keeps up: unbuffered (one write(2) per op, as before
-// the idle flusher) beside buffered through idleFlusher, side by side.
+// BenchmarkNDJSONWrite is the cost of one op line of -o ndjson — encoded,
+// made jsonSafe, buffered — written to a pipe whose reader keeps up.
 //
 //	go test ./cmd/a2a-tail -run '^$' -bench NDJSONWrite -benchmem -count 6
 func BenchmarkNDJSONWrite(b *testing.B) {
@@ -96,30 +143,24 @@ func BenchmarkNDJSONWrite(b *testing.B) {
 			Status: envelope.StatusRunning, Payload: envelope.Text{Text: "a line of progress text"}}})
 		updates = append(updates, client.Update{Type: client.UpdateProgress, Change: ch})
 	}
-	for _, mode := range []string{"unbuffered", "idle-flush"} {
-		b.Run(mode, func(b *testing.B) {
-			pr, pw, err := os.Pipe()
-			if err != nil {
-				b.Fatal(err)
-			}
-			drained := make(chan struct{})
-			go func() { _, _ = io.Copy(io.Discard, pr); close(drained) }()
-			sink := &ndjsonSink{w: &jsonWriter{w: pw}}
-			if mode == "idle-flush" {
-				f := newIdleFlusher(pw)
-				sink = &ndjsonSink{w: &jsonWriter{w: f}, flush: f}
-			}
-			i := 0
-			for b.Loop() {
-				if err := sink.update(updates[i%len(updates)]); err != nil {
-					b.Fatal(err)
-				}
-				i++
-			}
-			sink.close()
-			pw.Close()
-			<-drained
-			pr.Close()
-		})
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		b.Fatal(err)
 	}
+	drained := make(chan struct{})
+	go func() { _, _ = io.Copy(io.Discard, pr); close(drained) }()
+	f := newLineWriter(pw)
+	sink := &ndjsonSink{w: f, flush: f}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if err := sink.update(updates[i%len(updates)]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+	sink.close()
+	pw.Close()
+	<-drained
+	pr.Close()
 }

@@ -80,6 +80,7 @@ func tinyPartFrames(send func(string)) {
 }
 
 func TestHostileDecode(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("hostile peers serve 47 MiB of tiny parts per run")
 	}
@@ -109,7 +110,7 @@ func TestHostileDecode(t *testing.T) {
 				send := sse(w, req.ID)
 				tinyPartFrames(send)
 			}
-			published()
+			published(t)
 			return []string{"--transport", "jsonrpc", h.srv.URL, "t1"}
 		}},
 		{name: "rest", start: func(t *testing.T) []string {
@@ -150,6 +151,7 @@ func TestHostileDecode(t *testing.T) {
 	for _, p := range peers {
 		for _, out := range []string{"text", "ndjson", "json"} {
 			t.Run(p.name+"/"+out, func(t *testing.T) {
+				t.Parallel()
 				args := append(p.start(t), "-o", out)
 				r := runA2ATail(t, nil, args...)
 				t.Logf("peak RSS %.0f MiB, %v, exit %d", r.rssMiB, r.took.Round(time.Millisecond), r.code)

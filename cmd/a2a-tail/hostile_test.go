@@ -36,7 +36,19 @@ import (
 const (
 	childArgsEnv = "A2A_TAIL_HOSTILE_CHILD_ARGS"
 	childRSSEnv  = "A2A_TAIL_HOSTILE_CHILD_RSS"
+	// childMainEnv set: the child runs the command line through main —
+	// the signals, SIGPIPE — as the built binary does.
+	childMainEnv = "A2A_TAIL_CHILD_MAIN"
 )
+
+// childCommand is a2a-tail with args as a child process: this test binary,
+// re-executed, running the command line through main (no go build).
+func childCommand(ctx context.Context, args ...string) *exec.Cmd {
+	raw, _ := json.Marshal(args)
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), childArgsEnv+"="+string(raw), childMainEnv+"=1")
+	return cmd
+}
 
 // runChild is called from TestMain: in the child, run the command line and
 // exit with its code.
@@ -49,6 +61,10 @@ func runChild() {
 	if err := json.Unmarshal([]byte(raw), &args); err != nil {
 		fmt.Fprintln(os.Stderr, "child args:", err)
 		os.Exit(99)
+	}
+	if os.Getenv(childMainEnv) != "" {
+		os.Args = append(os.Args[:1], args...)
+		main()
 	}
 	code := run(context.Background(), args, os.Stdin, os.Stdout, os.Stderr)
 	if path := os.Getenv(childRSSEnv); path != "" {
@@ -144,28 +160,28 @@ func newHostile(t *testing.T) *hostile {
 	h.srv = httptest.NewServer(h)
 	t.Cleanup(h.srv.Close)
 	hostilesMu.Lock()
-	hostiles = append(hostiles, h)
+	hostiles[t] = append(hostiles[t], h)
 	hostilesMu.Unlock()
 	return h
 }
 
-// hostiles are the peers of the running case, for published.
+// hostiles are the peers of each running case, for published.
 var (
 	hostilesMu sync.Mutex
-	hostiles   []*hostile
+	hostiles   = map[*testing.T][]*hostile{}
 )
 
-// published makes the setup's writes to every peer's card and methods
-// visible to its handlers, which read them under the peer's lock.
-func published() {
+// published makes the setup's writes to every peer of t's card and
+// methods visible to its handlers, which read them under the peer's lock.
+func published(t *testing.T) {
 	hostilesMu.Lock()
 	defer hostilesMu.Unlock()
-	for _, h := range hostiles {
+	for _, h := range hostiles[t] {
 		h.mu.Lock()
 		//lint:ignore SA2001 empty: the happens-before edge is the point
 		h.mu.Unlock()
 	}
-	hostiles = nil
+	delete(hostiles, t)
 }
 
 func (h *hostile) seen() []seenRequest {
@@ -312,6 +328,7 @@ type hostileCase struct {
 }
 
 func TestHostilePeers(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("hostile peers serve hundreds of MiB")
 	}
@@ -324,9 +341,10 @@ func TestHostilePeers(t *testing.T) {
 				// without -race).
 				t.Skip("a memory bound of hundreds of MiB: run without -race")
 			}
+			t.Parallel()
 			h := newHostile(t)
 			args := tc.setup(t, h)
-			published()
+			published(t)
 			r := runA2ATail(t, nil, append(args, tc.flags...)...)
 			t.Logf("peak RSS %.0f MiB, %v, exit %d", r.rssMiB, r.took.Round(time.Millisecond), r.code)
 			if r.code != tc.code {

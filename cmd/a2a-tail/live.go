@@ -23,8 +23,8 @@ import (
 // (as soon as the stream knows it) and its state; each tool call holds one
 // line with its status (a spinner and the elapsed time while running) and
 // the tail of its output beneath; thinking is folded to one line; error
-// blocks are highlighted. The frame is rebuilt from a merge.Receiver fed
-// with the stream's ops — the same model a remote front end keeps.
+// blocks are highlighted. The frame is drawn from the stream's own merged
+// view (view: client.Stream.View), read when a frame is drawn.
 //
 // The view owns the terminal while it runs: a notice (a reconnect, a cap,
 // a warning, a log line) is written through notice, which writes it where
@@ -49,10 +49,9 @@ type liveSink struct {
 	tail       int // lines of tool output under each call (--lines)
 	now        func() time.Time
 	size       func() (w, h int)
-	caps       merge.Caps // the receiver's, as the stream's (--max-blocks)
+	view       func() schema.View // the stream's, safe from any goroutine
 
 	mu      sync.Mutex
-	recv    *merge.Receiver
 	task    a2a.TaskID
 	state   a2a.TaskState
 	started map[string]time.Time // tool key → first seen running
@@ -78,9 +77,9 @@ const defaultTailLines = 3
 
 var spinner = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 
-func newLiveSink(w io.Writer, color, timestamps bool, now func() time.Time, size func() (int, int)) *liveSink {
+func newLiveSink(w io.Writer, view func() schema.View, color, timestamps bool, now func() time.Time, size func() (int, int)) *liveSink {
 	s := &liveSink{w: w, notices: io.Discard, color: color, timestamps: timestamps, tail: defaultTailLines,
-		now: now, size: size, caps: merge.DefaultCaps(),
+		now: now, size: size, view: view,
 		started: map[string]time.Time{}, ended: map[string]time.Time{},
 		stop: make(chan struct{}), stopped: make(chan struct{})}
 	go s.animate(100 * time.Millisecond)
@@ -157,7 +156,7 @@ func (s *liveSink) notice(text string) {
 	if len(s.kept) > maxKeptNotices {
 		s.kept = s.kept[1:]
 	}
-	if s.task != "" || s.recv != nil {
+	if s.task != "" || s.dirty || !s.drawn.IsZero() { // a frame is (or is due) on screen
 		s.draw(false)
 	}
 }
@@ -210,10 +209,6 @@ func (s *liveSink) update(u client.Update) error {
 	if u.Type != client.UpdateProgress || u.Change.Effect != merge.Applied {
 		return s.err
 	}
-	if s.recv == nil {
-		s.recv = merge.NewReceiver(u.Change.Op.Task, s.caps)
-	}
-	s.recv.Apply(u.Change.Op)
 	if t := u.Change.Tool; t != nil {
 		// A call first seen settled (backfilled after a cut, or a settled
 		// task's history) ran for a time nobody saw: it shows none, not
@@ -282,11 +277,7 @@ func (s *liveSink) finish(v schema.View, out terminal.Outcome, err error) error 
 
 // draw renders the current view; the caller holds s.mu.
 func (s *liveSink) draw(final bool) {
-	var v schema.View
-	if s.recv != nil {
-		v = s.recv.View()
-	}
-	s.writeFrame(s.frame(v, final), final)
+	s.writeFrame(s.frame(s.view(), final), final)
 	s.dirty, s.drawn = false, time.Now()
 }
 

@@ -60,6 +60,7 @@ func (w *screenWriter) screen() []string {
 // terminal: a running tool call is drawn with a spinner, then the same
 // screen line turns "done" once the callee finishes the call.
 func TestLiveViewToolTurnsDoneInPlace(t *testing.T) {
+	t.Parallel()
 	env := func(kind envelope.Kind, seq int64, status envelope.Status, p envelope.Payload) *envelope.Envelope {
 		return &envelope.Envelope{V: 1, Kind: kind, StreamKey: "call-1", Seq: seq, Status: status, Payload: p}
 	}
@@ -191,18 +192,26 @@ func TestPrintable(t *testing.T) {
 	}
 }
 
-// liveFeed drives a liveSink with envelopes through a merge.Turn, as the
-// client does.
+// liveFeed drives a liveSink with envelopes through a merge.Turn, whose
+// view the sink reads, as the client does.
 type liveFeed struct {
 	t    *testing.T
+	mu   sync.Mutex // the sink's ticker reads the turn's view
 	turn *merge.Turn
 	sink *liveSink
 }
 
 func newLiveFeed(t *testing.T, term io.Writer, cols, rows int) *liveFeed {
 	now := time.Date(2026, 11, 30, 5, 0, 0, 0, time.UTC)
-	s := newLiveSink(term, false, false, func() time.Time { return now }, func() (int, int) { return cols, rows })
-	return &liveFeed{t: t, turn: merge.NewTurn("task-1", "", merge.DefaultCaps()), sink: s}
+	f := &liveFeed{t: t, turn: merge.NewTurn("task-1", "", merge.DefaultCaps())}
+	f.sink = newLiveSink(term, f.view, false, false, func() time.Time { return now }, func() (int, int) { return cols, rows })
+	return f
+}
+
+func (f *liveFeed) view() schema.View {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.turn.View()
 }
 
 func (f *liveFeed) send(e envelope.Envelope) {
@@ -211,7 +220,9 @@ func (f *liveFeed) send(e envelope.Envelope) {
 	if e.Status == "" {
 		e.Status = envelope.StatusRunning
 	}
+	f.mu.Lock()
 	ch := f.turn.Apply(envelope.Reading{Envelope: e})
+	f.mu.Unlock()
 	if err := f.sink.update(client.Update{Type: client.UpdateProgress, State: a2a.TaskStateWorking, Change: ch}); err != nil {
 		f.t.Fatal(err)
 	}
@@ -219,9 +230,11 @@ func (f *liveFeed) send(e envelope.Envelope) {
 
 func (f *liveFeed) finish(reply string) {
 	f.t.Helper()
+	f.mu.Lock()
 	f.turn.Seal()
+	f.mu.Unlock()
 	out := terminal.Outcome{TaskID: "task-1", State: a2a.TaskStateCompleted, Verdict: schema.VerdictCompleted, Reply: reply}
-	if err := f.sink.finish(f.turn.View(), out, nil); err != nil {
+	if err := f.sink.finish(f.view(), out, nil); err != nil {
 		f.t.Fatal(err)
 	}
 }

@@ -36,6 +36,7 @@ func ndjsonLines(t *testing.T, op *jsonschema.Schema, what, stdout string) []str
 }
 
 func TestSchemasAgainstCLIOutput(t *testing.T) {
+	t.Parallel()
 	sc := schematest.Compile(t, filepath.Join("..", "..", "schema"))
 	srv := startCallee(t, agenttest.Trajectory(8, agenttest.Named("ask"), agenttest.PlainText(2), agenttest.EndIn(a2a.TaskStateInputRequired)))
 

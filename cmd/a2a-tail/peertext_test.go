@@ -13,6 +13,7 @@ import (
 // task id in a reply. Each case runs a2a-tail as a child process against a
 // JSON-RPC peer and bounds what it wrote.
 func TestPeerTextIsCut(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("the peer sends tens of MiB")
 	}
@@ -40,11 +41,12 @@ func TestPeerTextIsCut(t *testing.T) {
 	for _, tc := range cases {
 		for _, mode := range []string{"text", "ndjson", "json"} {
 			t.Run(tc.name+"/"+mode, func(t *testing.T) {
+				t.Parallel()
 				h := newHostile(t)
 				h.methods["SubscribeToTask"] = func(w http.ResponseWriter, _ *http.Request, req rpcRequest) {
 					tc.events(sse(w, req.ID))
 				}
-				published()
+				published(t)
 				r := runA2ATail(t, nil, "--transport", "jsonrpc", "-o", mode, h.srv.URL, "t1")
 				if r.code != tc.code {
 					t.Errorf("exit code %d, want %d\nstderr: %s", r.code, tc.code, clipForLog(r.stderr))

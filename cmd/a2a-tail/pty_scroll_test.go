@@ -4,7 +4,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,26 +32,19 @@ type ptyRun struct {
 	err    error // a failure to run, not an exit code
 }
 
-// startPTY runs a2a-tail with args on a cols×rows pseudo-terminal: the
-// built binary bin in a session of its own with the terminal as its
-// controlling terminal (so that ^C is a SIGINT from the tty), or, when bin
-// is "", this test binary as a child.
-func startPTY(t *testing.T, bin string, args []string, cols, rows int) *ptyRun {
+// startPTY runs a2a-tail with args on a cols×rows pseudo-terminal: this
+// test binary as a child, through main, in a session of its own with the
+// terminal as its controlling terminal (so that ^C is a SIGINT from the
+// tty).
+func startPTY(t *testing.T, args []string, cols, rows int) *ptyRun {
 	t.Helper()
 	master, slave := openPTY(t, cols, rows)
 	t.Cleanup(func() { master.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(2*time.Minute))
 	t.Cleanup(cancel)
-	var cmd *exec.Cmd
-	if bin != "" {
-		cmd = exec.CommandContext(ctx, bin, args...)
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-		cmd.Env = append(os.Environ(), "NO_COLOR=")
-	} else {
-		raw, _ := json.Marshal(args)
-		cmd = exec.CommandContext(ctx, os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), childArgsEnv+"="+string(raw), "NO_COLOR=")
-	}
+	cmd := childCommand(ctx, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	cmd.Env = append(cmd.Env, "NO_COLOR=")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -133,13 +125,13 @@ func (p *ptyRun) checkEnd(t *testing.T, verdict, hint string) {
 // verdict and the next command under it — not the final frame, the hint,
 // and a second frame drawn below the hint.
 func TestLiveViewPTYStopsLeaveOneView(t *testing.T) {
-	bin := buildBinary(t)
+	t.Parallel()
 	first := envelope.Envelope{V: 1, Kind: envelope.KindText, Seq: 1, Status: envelope.StatusRunning, Payload: envelope.Text{Text: "first"}}
 	srv := startCallee(t,
 		agenttest.Script{Name: "held", Steps: []agenttest.Step{{Envelope: &first}, {Gate: "never"}}, Final: a2a.TaskStateCompleted},
 		ending("input", a2a.TaskStateInputRequired, "which region?"))
 	t.Run("input-required", func(t *testing.T) {
-		p := startPTY(t, bin, []string{"send", "--color", "never", srv.CardURL(agenttest.V1), "input"}, 80, 24)
+		p := startPTY(t, []string{"send", "--color", "never", srv.CardURL(agenttest.V1), "input"}, 80, 24)
 		p.wait(t)
 		if p.code != 4 {
 			t.Errorf("exit code %d, want 4", p.code)
@@ -154,7 +146,7 @@ func TestLiveViewPTYStopsLeaveOneView(t *testing.T) {
 		}
 	})
 	t.Run("ctrl-c", func(t *testing.T) {
-		p := startPTY(t, bin, []string{"send", "--color", "never", srv.CardURL(agenttest.V1), "held"}, 80, 24)
+		p := startPTY(t, []string{"send", "--color", "never", srv.CardURL(agenttest.V1), "held"}, 80, 24)
 		p.scr.wait(t, "·  first", p.exited)
 		if _, err := p.master.Write([]byte{0x03}); err != nil { // ^C
 			t.Fatal(err)
@@ -175,6 +167,7 @@ func TestLiveViewPTYStopsLeaveOneView(t *testing.T) {
 // of the view there (tmux, with scroll-on-clear, used to get a copy per
 // redraw: 59 at 100×30).
 func TestLiveViewPTYLongTurnScrollback(t *testing.T) {
+	t.Parallel()
 	const n = 200
 	steps := make([]agenttest.Step, 0, n+1)
 	for i := 1; i <= n; i++ {
@@ -190,8 +183,9 @@ func TestLiveViewPTYLongTurnScrollback(t *testing.T) {
 	}
 	for _, tc := range []struct{ cols, rows, resizeTo int }{{100, 30, 80}, {60, 15, 0}} {
 		t.Run(fmt.Sprintf("%dx%d", tc.cols, tc.rows), func(t *testing.T) {
+			t.Parallel()
 			srv := startCallee(t, agenttest.Script{Name: "long", Steps: steps, Final: a2a.TaskStateCompleted, FinalText: "done"})
-			p := startPTY(t, "", []string{"send", "--color", "never", srv.CardURL(agenttest.V1), "long"}, tc.cols, tc.rows)
+			p := startPTY(t, []string{"send", "--color", "never", srv.CardURL(agenttest.V1), "long"}, tc.cols, tc.rows)
 			p.scr.wait(t, fmt.Sprintf("·  block %d", n/2), p.exited)
 			if tc.resizeTo > 0 {
 				// Both at once, under the screen's lock: nothing is read

@@ -116,6 +116,7 @@ func (p *ptyScreen) screen() []string {
 // the verdict — no stale frame lines — and nothing scrolled into the
 // scrollback, since the whole output fits the screen.
 func TestLiveViewPTYReconnectAndResize(t *testing.T) {
+	t.Parallel()
 	text := func(seq int64, s string) agenttest.Step {
 		return agenttest.Step{Envelope: &envelope.Envelope{V: 1, Kind: envelope.KindText, Seq: seq, Status: envelope.StatusRunning,
 			Payload: envelope.Text{Text: s}}}

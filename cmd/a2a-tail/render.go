@@ -29,18 +29,17 @@ type sink interface {
 	close()
 }
 
-// newSink picks the renderer for the -o flag and the terminal.
-func (a *app) newSink() sink {
+// newSink picks the renderer of st for the -o flag and the terminal.
+func (a *app) newSink(st *client.Stream) sink {
 	switch a.output {
 	case "ndjson":
-		f := newIdleFlusher(a.stdout)
-		return &ndjsonSink{w: &jsonWriter{w: f}, flush: f}
+		f := newLineWriter(a.stdout)
+		return &ndjsonSink{w: f, flush: f}
 	case "json":
 		return &jsonSink{w: &jsonWriter{w: a.stdout}}
 	}
 	if a.isTTY(a.stdout) {
-		s := newLiveSink(a.stdout, a.useColor(), a.timestamps, a.now, a.size)
-		s.caps = a.caps()
+		s := newLiveSink(a.stdout, st.View, a.useColor(), a.timestamps, a.now, a.size)
 		s.notices = a.stderr
 		if a.tailLines > 0 {
 			s.tail = a.tailLines
@@ -249,11 +248,12 @@ func oneLine(s string, max int) string {
 // ndjsonSink prints one line per op the stream forwards — its blocks, seal
 // and result, in the library's JSON form (PROTOCOL.md §4) — so that a
 // script sees exactly what a front end gets. The last line is the result
-// op with the process's exitCode added.
+// op with the process's exitCode added. Each line is written whole, made
+// jsonSafe, in one Write.
 type ndjsonSink struct {
 	w io.Writer
 	// flush, when set, is the buffer under w: finish and close flush it.
-	flush *idleFlusher
+	flush *lineWriter
 	// result is the stream's result op, held back for the last line.
 	result *schema.Op
 }
@@ -273,11 +273,13 @@ func (s *ndjsonSink) update(u client.Update) error {
 		s.result = &op
 		return nil
 	}
-	b, err := json.Marshal(op)
+	// The op's own encoding, once: json.Marshal would compact and check
+	// again what MarshalJSON wrote with encoding/json.
+	b, err := op.MarshalJSON()
 	if err != nil {
 		return err
 	}
-	_, err = s.w.Write(append(b, '\n'))
+	_, err = s.w.Write(append(jsonSafe(b), '\n'))
 	return err
 }
 
@@ -286,7 +288,7 @@ func (s *ndjsonSink) finish(v schema.View, out terminal.Outcome, err error) erro
 	if err != nil {
 		return err
 	}
-	if _, err = s.w.Write(append(b, '\n')); err == nil && s.flush != nil {
+	if _, err = s.w.Write(append(jsonSafe(b), '\n')); err == nil && s.flush != nil {
 		err = s.flush.Close()
 	}
 	return err

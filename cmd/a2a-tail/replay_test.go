@@ -140,6 +140,7 @@ const recordedAt = "2026-11-30T00:00:00.000000000Z"
 // frames (PROTOCOL.md §5). The text of one trajectory must not depend on
 // the wire format it was recorded in.
 func TestReplayCaptures(t *testing.T) {
+	t.Parallel()
 	captures, err := filepath.Glob(filepath.Join("..", "..", "testdata", "captures", "v*", "*.sse"))
 	if err != nil || len(captures) == 0 {
 		t.Fatalf("no captures found (%v)", err)

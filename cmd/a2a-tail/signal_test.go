@@ -21,26 +21,11 @@ import (
 	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
-// buildBinary builds a2a-tail into a temporary directory.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	gobin, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("the go command is not on PATH: cannot build a2a-tail")
-	}
-	bin := filepath.Join(t.TempDir(), "a2a-tail")
-	out, err := exec.Command(gobin, "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
-// A signal stops the built binary in the middle of a turn: SIGTERM exits
+// A signal stops a2a-tail (a child process, through main) in the middle of a turn: SIGTERM exits
 // 143 and SIGINT (Ctrl-C) 130 — handled, not killed: the verdict line says
 // the turn was stopped — in every output.
 func TestSignalExitCodes(t *testing.T) {
-	bin := buildBinary(t)
+	t.Parallel()
 	first := envelope.Envelope{V: 1, Kind: envelope.KindText, Seq: 1, Status: envelope.StatusRunning, Payload: envelope.Text{Text: "first"}}
 	srv := startCallee(t, agenttest.Script{Name: "held", Steps: []agenttest.Step{{Envelope: &first}, {Gate: "never"}}, Final: a2a.TaskStateCompleted})
 	tests := []struct {
@@ -56,8 +41,9 @@ func TestSignalExitCodes(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := exec.Command(bin, "send", "-o", tc.output, "--color", "never", srv.CardURL(agenttest.V1), "held")
-			cmd.Env = append(os.Environ(), "NO_COLOR=1")
+			t.Parallel()
+			cmd := childCommand(t.Context(), "send", "-o", tc.output, "--color", "never", srv.CardURL(agenttest.V1), "held")
+			cmd.Env = append(cmd.Env, "NO_COLOR=1")
 			stdout, err := cmd.StdoutPipe()
 			if err != nil {
 				t.Fatal(err)
@@ -124,14 +110,20 @@ var nextAfterStop = regexp.MustCompile(`^a2a-tail: the task goes on at the agent
 // TestVersion: --version names the build — the module version and, built
 // from a git clone, the commit — and exits 0.
 func TestVersion(t *testing.T) {
+	t.Parallel() // the build waits on the go command
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("the go command is not on PATH: cannot build a2a-tail")
 	}
 	// -buildvcs=true: what go build does by default in a clone, whatever
-	// GOFLAGS this machine sets.
+	// GOFLAGS this machine sets. -race when this test binary has it: the
+	// packages are then those go test just compiled, not all built again.
 	bin := filepath.Join(t.TempDir(), "a2a-tail")
-	if out, err := exec.Command(gobin, "build", "-buildvcs=true", "-o", bin, ".").CombinedOutput(); err != nil {
+	args := []string{"build", "-buildvcs=true", "-o", bin}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	if out, err := exec.Command(gobin, append(args, ".")...).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	out, err := exec.Command(bin, "--version").CombinedOutput()

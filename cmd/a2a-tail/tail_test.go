@@ -140,6 +140,7 @@ func TestGoldenOutputs(t *testing.T) {
 // TestEveryTransportSameOutput: the text output does not depend on the
 // transport or the protocol version.
 func TestEveryTransportSameOutput(t *testing.T) {
+	t.Parallel()
 	srv := startCallee(t)
 	var first string
 	for _, v := range agenttest.Versions() {
@@ -323,6 +324,7 @@ func TestBrokenPipeIsQuiet(t *testing.T) {
 // later follow of the settled task rebuilds the same view from its history
 // and exits with its verdict.
 func TestAsyncAndFollow(t *testing.T) {
+	t.Parallel()
 	srv := startCallee(t)
 	url := srv.CardURL(agenttest.V1)
 	streamedText := runCLI(t.Context(), testApp(""), "send", url, agenttest.RealisticName)

@@ -16,6 +16,7 @@ const aisdkHeader = "x-vercel-ai-ui-message-stream"
 // resume of a chat with no task is 204. (The relay's tests check what the
 // client libraries make of them.)
 func TestWebMountsFrontEndRoutes(t *testing.T) {
+	t.Parallel()
 	ctx, srv := startWebContext(t)
 
 	post := func(path, body string) *http.Response {

@@ -83,6 +83,7 @@ func (g *guarded) call(t *testing.T, method, path, host, body string, hdr ...str
 // it asks; the same requests by a loopback name from the page's own origin
 // pass.
 func TestWebRebinding(t *testing.T) {
+	t.Parallel()
 	g := startGuarded(t, webFlags{listen: "127.0.0.1:0"}, true)
 	task := g.dispatch(t)
 	g.p.tasks.Add(task) // named on the command line: readable when asked rightly
@@ -162,6 +163,7 @@ func (g *guarded) dispatch(t *testing.T) string {
 // a task created elsewhere is 404 on every route that reads one, until
 // --any-task.
 func TestWebTaskVisibility(t *testing.T) {
+	t.Parallel()
 	g := startGuarded(t, webFlags{listen: "127.0.0.1:0"}, true)
 	host := "127.0.0.1:" + g.port
 	elsewhere := g.dispatch(t)

@@ -27,6 +27,7 @@ import (
 // Two `a2a-tail web --redis` replicas share one Redis: a task sent through
 // one is watched through the other, with Redis stream ids as the event ids.
 func TestWebRedisReplicas(t *testing.T) {
+	t.Parallel()
 	r := redistest.Start(t)
 	agent, err := agenttest.New(agenttest.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
@@ -141,6 +142,7 @@ func sendTask(t *testing.T, base, text string) string {
 // A Redis that does not answer at start is a warning, and readers get 503
 // with Retry-After until it does.
 func TestWebRedisDown(t *testing.T) {
+	t.Parallel()
 	r := redistest.Start(t)
 	r.Kill() // a port where nothing listens now
 	agent, err := agenttest.New(agenttest.WithLogger(slog.New(slog.DiscardHandler)))

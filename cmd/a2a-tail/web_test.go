@@ -60,6 +60,7 @@ func startWebAgent(t *testing.T, opts ...agenttest.Option) (context.Context, *cl
 // POST /tasks dispatches a message and answers its task id; bad requests
 // get a JSON error and send nothing.
 func TestWebSend(t *testing.T) {
+	t.Parallel()
 	srv := startWeb(t)
 
 	cases := []struct {
