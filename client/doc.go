@@ -120,8 +120,8 @@
 // [Wrap] adopts an a2aclient.Client built elsewhere.
 //
 // On JSON-RPC and HTTP+JSON the client registers, through a2a-go's
-// transport factories, a transport of its own ([WithFastPath], on by
-// default): unary calls are a2a-go's transport's; the two streaming calls
+// transport factories, a transport of its own: unary calls are a2a-go's
+// transport's; the two streaming calls
 // are sent as a2a-go sends them and their event streams are read by the
 // client: each event is bounded over all its lines (10 MiB), and
 // the status updates that make up nearly all of a stream are decoded in
@@ -150,7 +150,7 @@
 // 10 MiB, all its lines together ([ErrEventTooLarge]); gRPC refuses an
 // answer past 64 MiB and a stream's message past 10 MiB, also with
 // [ErrEventTooLarge] — the one error of an oversize event on every path:
-// the fast path, a2a-go's reader (WithFastPath(false)), gRPC, and the
+// the HTTP transports' reader, gRPC, and the
 // recordings and /v1/query streams framed by the same SSE reader (lines
 // end at CR, LF or CRLF). A gRPC message is also refused, as too large,
 // past 256 Ki protobuf elements (parts, values, messages), counted on the

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -58,6 +60,19 @@ func (l *requestLog) RoundTrip(req *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(req)
 }
 
+// oracle registers, when on, a2a-go's own four HTTP transports on hc
+// (WithFactoryOptions: the caller's transports win): a2a-go reading the
+// streams, the oracle the client's own streaming path is compared with.
+// The client itself never reads a stream that way.
+func oracle(on bool, hc *http.Client) Option {
+	if !on {
+		return func(*config) {}
+	}
+	return WithFactoryOptions(a2aclient.WithJSONRPCTransport(hc), a2aclient.WithRESTTransport(hc),
+		a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{Client: hc}),
+		a2av0.WithRESTTransport(a2av0.RESTTransportConfig{Client: hc}))
+}
+
 // The fast path changes who reads the response, never the request: a Send
 // and a Follow (SubscribeToTask) send the same requests — method, URL, every header, body — with it on and
 // off, on every HTTP transport and version, with credentials, service
@@ -73,7 +88,8 @@ func TestFastPathSendsA2AGoRequests(t *testing.T) {
 		t.Run(c.String(), func(t *testing.T) {
 			run := func(fast bool) []sentRequest {
 				log := &requestLog{}
-				opts := []Option{WithFastPath(fast), WithHTTPClient(&http.Client{Transport: log}),
+				hc := &http.Client{Transport: log}
+				opts := []Option{WithHTTPClient(hc), oracle(!fast, hc),
 					WithAuth("Bearer secret"), WithServiceParam("X-Trace", "t-1"), WithServiceParam("X-Trace", "t-2")}
 				if c.t == a2a.TransportProtocolJSONRPC {
 					// In the body; on REST a tenant is a path prefix the
@@ -178,7 +194,7 @@ func TestFastPathSameUpdates(t *testing.T) {
 				w.rawBytes([]byte(f))
 			}
 		})
-		st, err := a.client(t, WithFastPath(fast)).Send(testCtx(t), sameMessage())
+		st, err := a.client(t, oracle(!fast, &http.Client{})).Send(testCtx(t), sameMessage())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,7 +242,7 @@ func TestFastPathSameErrors(t *testing.T) {
 							w.rawBytes(f)
 						}
 					})
-				st, err := a.client(t, WithFastPath(fast)).Send(testCtx(t), sameMessage())
+				st, err := a.client(t, oracle(!fast, &http.Client{})).Send(testCtx(t), sameMessage())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -275,7 +291,7 @@ func TestFastPathCROnlyStream(t *testing.T) {
 		}
 		w.rawBytes(cr(completed("done")))
 	})
-	r := collect(t, sendSame(t, a.client(t, WithFastPath(true), withBounds(transport.Bounds{Response: transport.DefaultBounds().Response, Event: 4 << 10}))))
+	r := collect(t, sendSame(t, a.client(t, withBounds(transport.Bounds{Response: transport.DefaultBounds().Response, Event: 4 << 10}))))
 	if r.err != nil {
 		t.Fatalf("stream: %v", r.err)
 	}
