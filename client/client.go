@@ -79,7 +79,7 @@ func New(ctx context.Context, agentURL string, opts ...Option) (*Client, error) 
 	redirect.Guard(hc, cfg.params)
 	// The caller's factory options come last: a transport it registers
 	// for the same key wins.
-	fopts := slices.Concat(transport.FactoryOptions(cfg.grpcOpts, cfg.bounds), fastpath.FactoryOptions(hc, cfg.bounds.Event), cfg.factoryOpts)
+	fopts := slices.Concat(transport.FactoryOptions(cfg.grpcOpts, cfg.bounds), fastpath.FactoryOptions(hc, cfg.bounds.Event, cfg.events), cfg.factoryOpts)
 
 	var (
 		ac  *a2aclient.Client

@@ -188,19 +188,19 @@ func TestFastPathSameUpdates(t *testing.T) {
 		string(renderFrame(art)),
 		string(renderFrame(done)),
 	}
-	run := func(fast bool) result {
+	run := func(opts ...Option) result {
 		a := newRawAgent(t, func(w *sseWriter) {
 			for _, f := range frames {
 				w.rawBytes([]byte(f))
 			}
 		})
-		st, err := a.client(t, oracle(!fast, &http.Client{})).Send(testCtx(t), sameMessage())
+		st, err := a.client(t, opts...).Send(testCtx(t), sameMessage())
 		if err != nil {
 			t.Fatal(err)
 		}
 		return collect(t, st)
 	}
-	off, on := run(false), run(true)
+	off := run(oracle(true, &http.Client{}))
 	if off.err != nil || len(off.updates) < len(frames) {
 		t.Fatalf("a2a-go reader: %v, %d updates", off.err, len(off.updates))
 	}
@@ -208,11 +208,33 @@ func TestFastPathSameUpdates(t *testing.T) {
 	// updates) are stamped on arrival, and so are their blocks' at.
 	opts := cmp.Options{cmpopts.IgnoreFields(Update{}, "Timestamp"), cmpopts.IgnoreFields(schema.Op{}, "At"),
 		cmpopts.IgnoreFields(schema.Block{}, "At"), cmpopts.EquateErrors()}
-	if diff := cmp.Diff(off.updates, on.updates, opts); diff != "" {
-		t.Errorf("updates differ (-a2a-go reader +fast path):\n%s", diff)
+	// With WithEvents, every update equals a2a-go's, Event included; by
+	// default the plain progress frames' updates (working(1), working(2),
+	// working(6)) carry no Event, and are otherwise the same.
+	events := run(WithEvents(true))
+	if diff := cmp.Diff(off.updates, events.updates, opts); diff != "" {
+		t.Errorf("updates differ (-a2a-go reader +client's reader, WithEvents):\n%s", diff)
 	}
-	if diff := cmp.Diff(off.view, on.view, cmpopts.IgnoreFields(schema.Block{}, "At")); diff != "" {
-		t.Errorf("views differ (-a2a-go reader +fast path):\n%s", diff)
+	on := run()
+	var plain int
+	for i := range on.updates {
+		if i < len(off.updates) && on.updates[i].Event == nil && off.updates[i].Event != nil {
+			plain++
+		}
+	}
+	// working(1): its UpdateState (submitted→working) and UpdateProgress;
+	// working(2) and working(6): an UpdateProgress each. The case-variant,
+	// repeated-key and object-form frames are a2a-go's to decode.
+	if plain != 4 {
+		t.Errorf("%d updates without Event, want 4", plain)
+	}
+	if diff := cmp.Diff(off.updates, on.updates, opts, cmpopts.IgnoreFields(Update{}, "Event")); diff != "" {
+		t.Errorf("updates differ (-a2a-go reader +client's reader):\n%s", diff)
+	}
+	for _, r := range []result{events, on} {
+		if diff := cmp.Diff(off.view, r.view, cmpopts.IgnoreFields(schema.Block{}, "At")); diff != "" {
+			t.Errorf("views differ (-a2a-go reader +client's reader):\n%s", diff)
+		}
 	}
 }
 
@@ -242,7 +264,8 @@ func TestFastPathSameErrors(t *testing.T) {
 							w.rawBytes(f)
 						}
 					})
-				st, err := a.client(t, oracle(!fast, &http.Client{})).Send(testCtx(t), sameMessage())
+				// WithEvents: Update.Event is a2a-go's event on every update.
+				st, err := a.client(t, oracle(!fast, &http.Client{}), WithEvents(true)).Send(testCtx(t), sameMessage())
 				if err != nil {
 					t.Fatal(err)
 				}

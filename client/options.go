@@ -54,6 +54,7 @@ type config struct {
 	httpClient    *http.Client
 	grpcOpts      []grpc.DialOption
 	params        a2aclient.ServiceParams
+	events        bool // WithEvents: Update.Event for every update
 	tenant        string
 	logger        *slog.Logger
 	caps          merge.Caps
@@ -305,6 +306,23 @@ func WithArtifactProgress(f func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading
 // [New] (a2aclient.WithConfig, interceptors, another transport).
 func WithFactoryOptions(opts ...a2aclient.FactoryOption) Option {
 	return func(c *config) { c.factoryOpts = append(c.factoryOpts, opts...) }
+}
+
+// WithEvents(true) makes every [Update] carry the a2a-go event it came
+// from in Update.Event, a plain progress update's too. By default the
+// client's reader of JSON-RPC and HTTP+JSON streams builds no a2a-go event
+// for a plain progress frame — an A2A 1.0 working (or submitted) status
+// update whose message is one part carrying a valid envelope string in
+// metadata["tfrs"], nearly every frame of a progress stream — but reads
+// its state, ids, timestamp and envelope straight from the frame:
+// Update.Event is nil on the updates of such a frame, and a call
+// interceptor registered with [WithFactoryOptions] sees, in its After, an
+// a2a.Event that is not one of a2a-go's types (its TaskInfo is the
+// frame's). With WithEvents(true) both see a2a-go's event, at some 1–2 µs
+// and half a dozen allocations more per event (BENCHMARKS.md). Streams on
+// gRPC, and from clients given to [Wrap], always carry a2a-go's events.
+func WithEvents(on bool) Option {
+	return func(c *config) { c.events = on }
 }
 
 // WithCompat switches the compatibility layer for peers that send their

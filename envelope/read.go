@@ -145,6 +145,20 @@ func FromMessage(m *a2a.Message) Reading {
 	return r
 }
 
+// FromTfrs is [FromMessage] for a message of one part whose
+// metadata["tfrs"] is a JSON string, b being its contents (unescaped),
+// when b is a valid envelope: the same Reading, and true. It keeps nothing
+// of b. false when b is not a valid envelope: the fallback then needs the
+// whole message (FromMessage). It lets a reader of the wire hand the
+// envelope over without building the a2a-go message around it.
+func FromTfrs(b []byte) (Reading, bool) {
+	e, soft, err := parseBytes(b)
+	if err != nil {
+		return Reading{}, false
+	}
+	return Reading{Envelope: e, Form: FormString, Part: 0, OverSoftLimit: soft}, true
+}
+
 // MessageText joins the text parts of m with "\n" (what a pre-upgrade
 // caller displays); an empty text part keeps its place, other parts and nil
 // parts are skipped. It returns "" for a nil message.

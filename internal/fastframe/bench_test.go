@@ -123,6 +123,15 @@ func frameImpls(rpc bool) []frameImpl {
 				b.Fatal(r.Err)
 			}
 		}},
+		{"read", func(b *testing.B, f []byte) {
+			ev, ok := d.Read(f)
+			if !ok {
+				b.Fatalf("declined %s", f)
+			}
+			if _, ok := ev.(*fastframe.Progress); !ok {
+				b.Fatalf("not read as progress: %s", f)
+			}
+		}},
 		{"a2a-go", func(b *testing.B, f []byte) {
 			body := f
 			if rpc {

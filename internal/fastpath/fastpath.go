@@ -31,15 +31,17 @@ import (
 // HTTP+JSON, A2A 1.0 and 0.3) on hc: each a fastTransport around a2a-go's
 // own transport on the same HTTP client, whose streams' events are
 // bounded at maxEvent bytes (all their lines together; <= 0: the
-// default, ssewire.DefaultMaxEventBytes).
-func FactoryOptions(hc *http.Client, maxEvent int64) []a2aclient.FactoryOption {
+// default, ssewire.DefaultMaxEventBytes). A plain progress frame is
+// yielded as a *fastframe.Progress (fastframe.Decoder.Read), unless events
+// asks for a2a-go's event of every frame.
+func FactoryOptions(hc *http.Client, maxEvent int64, events bool) []a2aclient.FactoryOption {
 	wrap := func(v1, rpc bool, f a2aclient.TransportFactory) a2aclient.TransportFactory {
 		return a2aclient.TransportFactoryFn(func(ctx context.Context, card *a2a.AgentCard, iface *a2a.AgentInterface) (a2aclient.Transport, error) {
 			t, err := f.Create(ctx, card, iface)
 			if err != nil {
 				return nil, err
 			}
-			ft := &fastTransport{Transport: t, hc: hc, endpoint: iface.URL, v1: v1, rpc: rpc, maxEvent: int(maxEvent)}
+			ft := &fastTransport{Transport: t, hc: hc, endpoint: iface.URL, v1: v1, rpc: rpc, maxEvent: int(maxEvent), events: events}
 			if !rpc {
 				// a2a-go's HTTP+JSON factories parse it too, and have
 				// already refused it when it does not parse.
@@ -80,6 +82,7 @@ type fastTransport struct {
 	v1       bool     // A2A 1.0: the one-pass decoder applies; 0.3: fastframe.DecodeV03
 	rpc      bool     // JSON-RPC: frames are JSON-RPC responses
 	maxEvent int      // the bound of one event (ssewire.NewReader)
+	events   bool     // a2a-go's event for every frame: no fastframe.Progress
 }
 
 // The JSON-RPC methods of the two streaming calls, A2A 1.0 and 0.3.
@@ -246,11 +249,16 @@ func (t *fastTransport) stream(ctx context.Context, build func() (*http.Request,
 				ev a2a.Event
 				ok bool
 			)
-			if t.v1 {
+			switch {
+			case t.v1 && t.events:
 				if ev, ok = dec.Decode(data); !ok {
 					ev, ok = fastframe.DecodeV1(t.rpc, data)
 				}
-			} else {
+			case t.v1:
+				if ev, ok = dec.Read(data); !ok {
+					ev, ok = fastframe.DecodeV1(t.rpc, data)
+				}
+			default:
 				ev, ok = fastframe.DecodeV03(t.rpc, data)
 			}
 			if !ok {
