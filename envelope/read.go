@@ -9,7 +9,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/tfrs/a2a-progress/internal/jsonkind"
+	"github.com/tfrs/a2a-progress/internal/jsonstr"
 )
 
 // Form is the shape in which metadata["tfrs"] was found.
@@ -55,7 +55,7 @@ func fromPart(p *a2a.Part) (e Envelope, form Form, overSoft bool, err error) {
 		e, overSoft, err = parseBytes(b)
 		return e, FormObject, overSoft, err
 	default:
-		return Envelope{}, FormOther, false, &Error{Reason: ReasonBadJSON, Detail: "tfrs holds " + jsonkind.Of(v) + ", want a JSON string or object"}
+		return Envelope{}, FormOther, false, &Error{Reason: ReasonBadJSON, Detail: "tfrs holds " + jsonstr.Kind(v) + ", want a JSON string or object"}
 	}
 }
 
