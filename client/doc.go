@@ -126,9 +126,12 @@
 // client: each event is bounded over all its lines (10 MiB), and
 // the status updates that make up nearly all of a stream are decoded in
 // one pass — several times less CPU per event than a2a-go's nested
-// decoding (BENCHMARKS.md). Any other frame is decoded with a2a-go's
-// exported types, and errors take a2a-go's error values, so an event or a
-// refusal means the same either way.
+// decoding (BENCHMARKS.md). A plain progress frame (a working update
+// whose one part carries an envelope) is read once, straight into the
+// merge, without an a2a-go event: its updates carry no Update.Event
+// unless [WithEvents] asks for it. Any other frame is decoded with
+// a2a-go's exported types, and errors take a2a-go's error values, so an
+// event or a refusal means the same either way.
 //
 // # Concurrency and resources
 //

@@ -1,12 +1,16 @@
 // Package fastframe decodes, in one pass, the frame that makes up nearly
 // all of an A2A progress stream — an A2A 1.0 status update — for the
-// client's fast wire path, and declines every other frame, which the
-// client then hands to a2a-go's own decoding: [DecodeV1] and [DecodeV03]
+// client's HTTP streaming path (internal/fastpath). [Decoder.Read] hands
+// the client a plain progress frame as a [Progress] — its state, ids,
+// timestamp and envelope, parsed from the frame's bytes, with no a2a-go
+// message built — and any other status update as a2a-go's event
+// ([Decoder.Decode]); it declines every other frame, which the client
+// then hands to a2a-go's own decoding: [DecodeV1] and [DecodeV03]
 // apply the types and unmarshalling a2a-go's 1.0 and 0.3 transports apply,
 // and decline what those fail on, for which [FrameError] gives the error
 // a2a-go gives. [A2A] is a2a-go's transport decoding one
 // frame, on its own: the oracle the differential tests and FuzzFastVsA2A
-// compare all three with ([Compare], [CompareV1], [CompareV03]).
+// compare them with ([Compare], [CompareRead], [CompareV1], [CompareV03]).
 package fastframe
 
 import (
