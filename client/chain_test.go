@@ -129,7 +129,7 @@ func runChainVia(t *testing.T, cutAB, cutBC int, abrupt bool, url func(*agenttes
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(60*time.Second))
 	defer cancel()
-	cl, err := client.New(ctx, url(ch.B), append([]client.Option{chainRetry}, opts...)...)
+	cl, err := client.New(ctx, url(ch.B), append([]client.Option{chainRetry, client.WithEvents(true)}, opts...)...) // r.raw: the events
 	if err != nil {
 		t.Fatal(err)
 	}

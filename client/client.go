@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -76,10 +77,9 @@ func New(ctx context.Context, agentURL string, opts ...Option) (*Client, error) 
 	}
 	hc, removed := transport.HTTPClient(cfg.httpClient, cfg.bounds)
 	redirect.Guard(hc, cfg.params)
-	fopts := append(transport.FactoryOptions(hc, cfg.grpcOpts, cfg.bounds), cfg.factoryOpts...)
-	if !cfg.noFast {
-		fopts = fastpath.Insert(fopts, len(cfg.factoryOpts), hc)
-	}
+	// The caller's factory options come last: a transport it registers
+	// for the same key wins.
+	fopts := slices.Concat(transport.FactoryOptions(cfg.grpcOpts, cfg.bounds), fastpath.FactoryOptions(hc, cfg.bounds.Event, cfg.events), cfg.factoryOpts)
 
 	var (
 		ac  *a2aclient.Client

@@ -120,15 +120,18 @@
 // [Wrap] adopts an a2aclient.Client built elsewhere.
 //
 // On JSON-RPC and HTTP+JSON the client registers, through a2a-go's
-// transport factories, a transport of its own ([WithFastPath], on by
-// default): unary calls are a2a-go's transport's; the two streaming calls
+// transport factories, a transport of its own: unary calls are a2a-go's
+// transport's; the two streaming calls
 // are sent as a2a-go sends them and their event streams are read by the
 // client: each event is bounded over all its lines (10 MiB), and
 // the status updates that make up nearly all of a stream are decoded in
 // one pass — several times less CPU per event than a2a-go's nested
-// decoding (BENCHMARKS.md). Any other frame is decoded with a2a-go's
-// exported types, and errors take a2a-go's error values, so an event or a
-// refusal means the same either way.
+// decoding (BENCHMARKS.md). A plain progress frame (a working update
+// whose one part carries an envelope) is read once, straight into the
+// merge, without an a2a-go event: its updates carry no Update.Event
+// unless [WithEvents] asks for it. Any other frame is decoded with
+// a2a-go's exported types, and errors take a2a-go's error values, so an
+// event or a refusal means the same either way.
 //
 // # Concurrency and resources
 //
@@ -150,7 +153,7 @@
 // 10 MiB, all its lines together ([ErrEventTooLarge]); gRPC refuses an
 // answer past 64 MiB and a stream's message past 10 MiB, also with
 // [ErrEventTooLarge] — the one error of an oversize event on every path:
-// the fast path, a2a-go's reader (WithFastPath(false)), gRPC, and the
+// the HTTP transports' reader, gRPC, and the
 // recordings and /v1/query streams framed by the same SSE reader (lines
 // end at CR, LF or CRLF). A gRPC message is also refused, as too large,
 // past 256 Ki protobuf elements (parts, values, messages), counted on the

@@ -113,7 +113,7 @@ var ErrResponseTooLarge = transport.ErrResponseTooLarge
 
 // ErrEventTooLarge is matched (errors.Is) by the error of a stream one of
 // whose events was longer than 10 MiB (all its lines together), on every
-// path: the fast path's reader, a2a-go's reader (WithFastPath(false)),
+// path: the HTTP transports' reader,
 // gRPC (a stream message over the bound), recordings (a2a-tail replay)
 // and v1query. It is the error of the repository's one SSE framer,
 // internal/ssewire.

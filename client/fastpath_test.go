@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -58,6 +60,19 @@ func (l *requestLog) RoundTrip(req *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(req)
 }
 
+// oracle registers, when on, a2a-go's own four HTTP transports on hc
+// (WithFactoryOptions: the caller's transports win): a2a-go reading the
+// streams, the oracle the client's own streaming path is compared with.
+// The client itself never reads a stream that way.
+func oracle(on bool, hc *http.Client) Option {
+	if !on {
+		return func(*config) {}
+	}
+	return WithFactoryOptions(a2aclient.WithJSONRPCTransport(hc), a2aclient.WithRESTTransport(hc),
+		a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{Client: hc}),
+		a2av0.WithRESTTransport(a2av0.RESTTransportConfig{Client: hc}))
+}
+
 // The fast path changes who reads the response, never the request: a Send
 // and a Follow (SubscribeToTask) send the same requests — method, URL, every header, body — with it on and
 // off, on every HTTP transport and version, with credentials, service
@@ -73,7 +88,8 @@ func TestFastPathSendsA2AGoRequests(t *testing.T) {
 		t.Run(c.String(), func(t *testing.T) {
 			run := func(fast bool) []sentRequest {
 				log := &requestLog{}
-				opts := []Option{WithFastPath(fast), WithHTTPClient(&http.Client{Transport: log}),
+				hc := &http.Client{Transport: log}
+				opts := []Option{WithHTTPClient(hc), oracle(!fast, hc),
 					WithAuth("Bearer secret"), WithServiceParam("X-Trace", "t-1"), WithServiceParam("X-Trace", "t-2")}
 				if c.t == a2a.TransportProtocolJSONRPC {
 					// In the body; on REST a tenant is a path prefix the
@@ -172,19 +188,19 @@ func TestFastPathSameUpdates(t *testing.T) {
 		string(renderFrame(art)),
 		string(renderFrame(done)),
 	}
-	run := func(fast bool) result {
+	run := func(opts ...Option) result {
 		a := newRawAgent(t, func(w *sseWriter) {
 			for _, f := range frames {
 				w.rawBytes([]byte(f))
 			}
 		})
-		st, err := a.client(t, WithFastPath(fast)).Send(testCtx(t), sameMessage())
+		st, err := a.client(t, opts...).Send(testCtx(t), sameMessage())
 		if err != nil {
 			t.Fatal(err)
 		}
 		return collect(t, st)
 	}
-	off, on := run(false), run(true)
+	off := run(oracle(true, &http.Client{}))
 	if off.err != nil || len(off.updates) < len(frames) {
 		t.Fatalf("a2a-go reader: %v, %d updates", off.err, len(off.updates))
 	}
@@ -192,11 +208,33 @@ func TestFastPathSameUpdates(t *testing.T) {
 	// updates) are stamped on arrival, and so are their blocks' at.
 	opts := cmp.Options{cmpopts.IgnoreFields(Update{}, "Timestamp"), cmpopts.IgnoreFields(schema.Op{}, "At"),
 		cmpopts.IgnoreFields(schema.Block{}, "At"), cmpopts.EquateErrors()}
-	if diff := cmp.Diff(off.updates, on.updates, opts); diff != "" {
-		t.Errorf("updates differ (-a2a-go reader +fast path):\n%s", diff)
+	// With WithEvents, every update equals a2a-go's, Event included; by
+	// default the plain progress frames' updates (working(1), working(2),
+	// working(6)) carry no Event, and are otherwise the same.
+	events := run(WithEvents(true))
+	if diff := cmp.Diff(off.updates, events.updates, opts); diff != "" {
+		t.Errorf("updates differ (-a2a-go reader +client's reader, WithEvents):\n%s", diff)
 	}
-	if diff := cmp.Diff(off.view, on.view, cmpopts.IgnoreFields(schema.Block{}, "At")); diff != "" {
-		t.Errorf("views differ (-a2a-go reader +fast path):\n%s", diff)
+	on := run()
+	var plain int
+	for i := range on.updates {
+		if i < len(off.updates) && on.updates[i].Event == nil && off.updates[i].Event != nil {
+			plain++
+		}
+	}
+	// working(1): its UpdateState (submitted→working) and UpdateProgress;
+	// working(2) and working(6): an UpdateProgress each. The case-variant,
+	// repeated-key and object-form frames are a2a-go's to decode.
+	if plain != 4 {
+		t.Errorf("%d updates without Event, want 4", plain)
+	}
+	if diff := cmp.Diff(off.updates, on.updates, opts, cmpopts.IgnoreFields(Update{}, "Event")); diff != "" {
+		t.Errorf("updates differ (-a2a-go reader +client's reader):\n%s", diff)
+	}
+	for _, r := range []result{events, on} {
+		if diff := cmp.Diff(off.view, r.view, cmpopts.IgnoreFields(schema.Block{}, "At")); diff != "" {
+			t.Errorf("views differ (-a2a-go reader +client's reader):\n%s", diff)
+		}
 	}
 }
 
@@ -226,7 +264,8 @@ func TestFastPathSameErrors(t *testing.T) {
 							w.rawBytes(f)
 						}
 					})
-				st, err := a.client(t, WithFastPath(fast)).Send(testCtx(t), sameMessage())
+				// WithEvents: Update.Event is a2a-go's event on every update.
+				st, err := a.client(t, oracle(!fast, &http.Client{}), WithEvents(true)).Send(testCtx(t), sameMessage())
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -275,7 +314,7 @@ func TestFastPathCROnlyStream(t *testing.T) {
 		}
 		w.rawBytes(cr(completed("done")))
 	})
-	r := collect(t, sendSame(t, a.client(t, WithFastPath(true), withBounds(transport.Bounds{Response: transport.DefaultBounds().Response, Event: 4 << 10}))))
+	r := collect(t, sendSame(t, a.client(t, withBounds(transport.Bounds{Response: transport.DefaultBounds().Response, Event: 4 << 10}))))
 	if r.err != nil {
 		t.Fatalf("stream: %v", r.err)
 	}

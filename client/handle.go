@@ -8,6 +8,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/fastframe"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/terminal"
 )
@@ -25,10 +26,20 @@ var (
 // stopped. The per-event path allocates nothing beyond what the envelope
 // reader and the merge need: no view copy, no goroutine.
 func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
+	// A plain progress frame comes without its a2a-go message: the
+	// tracker gets its status (its message is progress, never a verdict),
+	// the merge its envelope, the caller no Event (WithEvents).
+	var (
+		plain *envelope.Reading
+		out   = ev
+	)
+	if p, ok := ev.(*fastframe.Progress); ok {
+		ev, plain, out = &p.TaskStatusUpdateEvent, &p.Reading, nil
+	}
 	info := ev.TaskInfo()
 	if id := s.taskID; id != "" && info.TaskID != "" && info.TaskID != id {
 		u := s.fresh(UpdateIgnored)
-		u.TaskID, u.ContextID, u.Event, u.Err = info.TaskID, info.ContextID, ev, errOtherTask
+		u.TaskID, u.ContextID, u.Event, u.Err = info.TaskID, info.ContextID, out, errOtherTask
 		return emit(u)
 	}
 	prev := s.state
@@ -42,12 +53,12 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 			reason = errStray
 		}
 		u := s.fresh(UpdateIgnored)
-		u.TaskID, u.Event, u.Err = s.taskID, ev, reason
+		u.TaskID, u.Event, u.Err = s.taskID, out, reason
 		return emit(u)
 	}
 	s.recordIDs(info, ev)
 	s.state = obs.State
-	base := Update{TaskID: s.taskID, ContextID: s.contextID, Timestamp: statusTime(ev), State: obs.State, Event: ev}
+	base := Update{TaskID: s.taskID, ContextID: s.contextID, Timestamp: statusTime(ev), State: obs.State, Event: out}
 
 	if obs.State != prev {
 		if s.news.state(obs.State) {
@@ -66,7 +77,13 @@ func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 		// No working update is discarded: its envelope, or its text as a
 		// fallback, goes to the merge. A settling state's message is the
 		// verdict, not progress.
-		if m := e.Status.Message; m != nil && !obs.Settled {
+		switch m := e.Status.Message; {
+		case obs.Settled:
+		case plain != nil:
+			if !s.progress(&base, *plain, false, emit) {
+				return false
+			}
+		case m != nil:
 			if !s.progress(&base, envelope.FromMessage(m), false, emit) {
 				return false
 			}

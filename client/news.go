@@ -3,6 +3,7 @@ package client
 import (
 	"errors"
 	"hash/maphash"
+	"math"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -35,17 +36,29 @@ var (
 //     replay, not progress.
 //   - An envelope the merge applied is new by its identity (seq,
 //     streamKey): a replay of it is a duplicate.
+//   - An envelope a cap refused is new when its seq is above every seq of
+//     its streamKey a cap refused before: a replay sends them again in
+//     order. (A late block below that mark is not counted: the cap drops
+//     it all the same.) One comparison per event, where a set of every
+//     refused block — 90 % of a long turn's blocks under the default caps
+//     — cost a tenth of the client's CPU per event (BENCHMARKS.md).
 //   - A fallback (no envelope: its identity is a message id a peer may
-//     mint afresh), a block a cap refused, and an output artifact count by
-//     a hash of their content, once per turn.
+//     mint afresh), a fallback a cap refused, and an output artifact count
+//     by a hash of their content, once per turn.
 //
 // The content set is bounded (maxNewsKeys entries of 8 bytes plus the
-// map's overhead, about 3 MiB at most): once full, nothing more counts as
-// news of that sort, which errs on the side of ending the retries.
+// map's overhead, about 3 MiB at most), and so are the marks
+// (maxNewsKeys stream keys): once full, nothing more counts as news of
+// that sort, which errs on the side of ending the retries.
 type news struct {
 	seed   maphash.Seed
 	states []a2a.TaskState
 	seen   map[uint64]struct{}
+	// capped: per stream key, the highest seq a cap refused; lastKey and
+	// lastHigh cache the entry of the latest one (a turn has a few keys).
+	capped   map[string]int64
+	lastKey  string
+	lastHigh int64
 }
 
 // maxNewsKeys caps the content hashes a turn keeps for news; maxNewsStates
@@ -76,8 +89,36 @@ func (n *news) reading(r envelope.Reading, ch merge.Change) bool {
 		return true
 	case ch.Effect != merge.Applied && ch.Effect != merge.DroppedCap:
 		return false
+	case ch.Effect == merge.DroppedCap && !r.Fallback:
+		return n.above(r.Envelope.StreamKey, r.Envelope.Seq)
 	}
 	return n.add(n.key(r))
+}
+
+// above reports whether seq is above the highest refused seq of key, and
+// raises the mark. The latest key's mark lives in lastHigh, written back
+// to the map when another key comes.
+func (n *news) above(key string, seq int64) bool {
+	if n.capped == nil || key != n.lastKey {
+		if n.capped == nil {
+			n.capped = make(map[string]int64)
+		} else {
+			n.capped[n.lastKey] = n.lastHigh
+		}
+		high, ok := n.capped[key]
+		if !ok {
+			if len(n.capped) >= maxNewsKeys {
+				return false
+			}
+			high = math.MinInt64
+		}
+		n.lastKey, n.lastHigh = key, high
+	}
+	if seq <= n.lastHigh {
+		return false
+	}
+	n.lastHigh = seq
+	return true
 }
 
 // replayed reports whether r is a fallback whose content the turn has:

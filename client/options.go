@@ -53,8 +53,8 @@ type config struct {
 	version       a2a.ProtocolVersion   // with transport: the endpoint's version
 	httpClient    *http.Client
 	grpcOpts      []grpc.DialOption
-	noFast        bool // WithFastPath(false): a2a-go reads the streams
 	params        a2aclient.ServiceParams
+	events        bool // WithEvents: Update.Event for every update
 	tenant        string
 	logger        *slog.Logger
 	caps          merge.Caps
@@ -308,32 +308,22 @@ func WithFactoryOptions(opts ...a2aclient.FactoryOption) Option {
 	return func(c *config) { c.factoryOpts = append(c.factoryOpts, opts...) }
 }
 
-// WithFastPath switches the fast wire path of the HTTP transports on or
-// off; it is on by default.
-//
-// With it on, the four HTTP transports (JSON-RPC and HTTP+JSON, A2A 1.0 and
-// 0.3) are registered through a2a-go's public transport factories
-// (a2aclient.WithTransport, WithCompatTransport) as a transport of the
-// client's own: every unary call (SendMessage, GetTask, CancelTask, the
-// card, push configs) is a2a-go's own transport's, unchanged; the two
-// streaming calls — SendStreamingMessage and SubscribeToTask — are made by
-// the client itself, with the request a2a-go would send (method, path,
-// body from a2a-go's exported request types and 0.3 conversions, headers
-// and service parameters; a2a-go's client applies interceptors and auth
-// around the transport, as for any transport). The SSE body is read with
-// events bounded in size (10 MiB per event over all its
-// lines, where a2a-go bounds each line but not the event), a buffer that
-// grows only as far as a line needs, and a one-pass decoder for A2A 1.0
-// status updates, the frames that make up nearly all of a progress
-// stream. Every other frame — snapshots, artifact updates, messages,
-// anything the one-pass decoder does not recognise exactly, and every 0.3
-// frame — is decoded with a2a-go's exported types and unmarshalling, in
-// the order its transports apply them; a frame on which that fails (an
-// error frame, a malformed one) and a refused call give the error values
-// a2a-go's transports give. So an event always means what a2a-go says it
-// means. gRPC and clients from [Wrap] are never affected.
-func WithFastPath(on bool) Option {
-	return func(c *config) { c.noFast = !on }
+// WithEvents(true) makes every [Update] carry the a2a-go event it came
+// from in Update.Event, a plain progress update's too. By default the
+// client's reader of JSON-RPC and HTTP+JSON streams builds no a2a-go event
+// for a plain progress frame — an A2A 1.0 working (or submitted) status
+// update whose message is one part carrying a valid envelope string in
+// metadata["tfrs"], nearly every frame of a progress stream — but reads
+// its state, ids, timestamp and envelope straight from the frame:
+// Update.Event is nil on the updates of such a frame, and a call
+// interceptor registered with [WithFactoryOptions] sees, in its After, an
+// a2a.Event that is not one of a2a-go's types (its TaskInfo is the
+// frame's; it is reused for the stream's next frame, so it must not be
+// kept past the call). With WithEvents(true) both see a2a-go's event, at some 1–2 µs
+// and half a dozen allocations more per event (BENCHMARKS.md). Streams on
+// gRPC, and from clients given to [Wrap], always carry a2a-go's events.
+func WithEvents(on bool) Option {
+	return func(c *config) { c.events = on }
 }
 
 // WithCompat switches the compatibility layer for peers that send their

@@ -106,7 +106,9 @@ type Update struct {
 	// live event.
 	Backfill bool
 	// Event is the raw a2a-go event the update came from (nil for an
-	// UpdateReconnect). It is shared: do not modify it.
+	// UpdateReconnect). It is shared: do not modify it. It is nil too on
+	// the updates of a plain progress frame unless [WithEvents] asks for
+	// it: the client reads those without building an a2a-go event.
 	Event a2a.Event
 	// Attempt numbers the resume attempts of an UpdateReconnect.
 	Attempt int

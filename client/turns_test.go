@@ -184,7 +184,7 @@ func TestBlockAt(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
 	s.Register(agenttest.Trajectory(6, agenttest.Named("at"), agenttest.PlainText(1)))
-	cl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, agenttest.V1})
+	cl := newForced(t, s, combo{a2a.TransportProtocolJSONRPC, agenttest.V1}, WithEvents(true)) // the events' timestamps
 	before := time.Now()
 	st, _ := cl.SendText(testCtx(t), "at")
 	r := collect(t, st)

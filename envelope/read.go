@@ -9,7 +9,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/tfrs/a2a-progress/internal/jsonkind"
+	"github.com/tfrs/a2a-progress/internal/jsonstr"
 )
 
 // Form is the shape in which metadata["tfrs"] was found.
@@ -55,7 +55,7 @@ func fromPart(p *a2a.Part) (e Envelope, form Form, overSoft bool, err error) {
 		e, overSoft, err = parseBytes(b)
 		return e, FormObject, overSoft, err
 	default:
-		return Envelope{}, FormOther, false, &Error{Reason: ReasonBadJSON, Detail: "tfrs holds " + jsonkind.Of(v) + ", want a JSON string or object"}
+		return Envelope{}, FormOther, false, &Error{Reason: ReasonBadJSON, Detail: "tfrs holds " + jsonstr.Kind(v) + ", want a JSON string or object"}
 	}
 }
 
@@ -143,6 +143,20 @@ func FromMessage(m *a2a.Message) Reading {
 	r.ID = fallbackID(m, text)
 	// The rejected envelopes are all in Ignored, the first one also in Err.
 	return r
+}
+
+// FromTfrs is [FromMessage] for a message of one part whose
+// metadata["tfrs"] is a JSON string, b being its contents (unescaped),
+// when b is a valid envelope: the same Reading, and true. It keeps nothing
+// of b. false when b is not a valid envelope: the fallback then needs the
+// whole message (FromMessage). It lets a reader of the wire hand the
+// envelope over without building the a2a-go message around it.
+func FromTfrs(b []byte) (Reading, bool) {
+	e, soft, err := parseBytes(b)
+	if err != nil {
+		return Reading{}, false
+	}
+	return Reading{Envelope: e, Form: FormString, Part: 0, OverSoftLimit: soft}, true
 }
 
 // MessageText joins the text parts of m with "\n" (what a pre-upgrade

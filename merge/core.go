@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/wiretime"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -170,7 +169,7 @@ func (c *core) apply(b *schema.Block, place bool) Change {
 		return Change{Effect: Invalid}
 	}
 	capText(b, c.caps.MaxTextBytes)
-	if !wiretime.Kept(b.At) {
+	if !b.At.IsZero() && (b.At.Before(schema.MinAt) || b.At.After(schema.MaxAt)) {
 		// A time the peer's clock cannot have meant (PROTOCOL.md §4.4).
 		b.At = time.Time{}
 	}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/wiretime"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -55,9 +54,9 @@ func TestAtRange(t *testing.T) {
 		want time.Time
 	}{
 		{"the epoch", time.Unix(0, 0).UTC(), time.Unix(0, 0).UTC()},
-		{"the first kept", wiretime.Min, wiretime.Min},
-		{"the last kept", wiretime.Max, wiretime.Max},
-		{"before the range", wiretime.Min.Add(-time.Nanosecond), time.Time{}},
+		{"the first kept", schema.MinAt, schema.MinAt},
+		{"the last kept", schema.MaxAt, schema.MaxAt},
+		{"before the range", schema.MinAt.Add(-time.Nanosecond), time.Time{}},
 		{"year 3000", time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC), time.Time{}},
 		{"unknown", time.Time{}, time.Time{}},
 	} {

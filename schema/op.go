@@ -11,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/wiretime"
 )
 
 // OpType is the type of an op.
@@ -134,6 +133,16 @@ type anyOpJSON struct {
 // and strings sort as instants.
 const atLayout = "2006-01-02T15:04:05.000000000Z"
 
+// MinAt and MaxAt bound the at of an op (PROTOCOL.md §4.4): the whole
+// years inside what Unix nanoseconds in an int64 hold (1677-09-21 to
+// 2262-04-11), so that a schema can say it with a pattern and merge's
+// "unknown" (math.MinInt64) is outside it. An op's decoder refuses an at
+// outside them; merge keeps a block's at only inside them.
+var (
+	MinAt = time.Date(1678, 1, 1, 0, 0, 0, 0, time.UTC)
+	MaxAt = time.Date(2261, 12, 31, 23, 59, 59, 999999999, time.UTC)
+)
+
 // formatAt returns the canonical JSON form of an op's at: t in UTC, RFC
 // 3339 with nine fractional digits ("2026-12-01T10:00:00.250000000Z"); ""
 // for the zero time. Years outside 0000–9999 are clamped to that range.
@@ -161,7 +170,7 @@ func parseAt(s string) (time.Time, error) {
 	if err != nil || t.Format(atLayout) != s {
 		return time.Time{}, fmt.Errorf("%w: at %q is not RFC 3339 in UTC with nine fractional digits (2026-12-01T10:00:00.250000000Z)", ErrBadOp, s)
 	}
-	if t.Before(wiretime.Min) || t.After(wiretime.Max) { // the zero time too: unknown is no at
+	if t.Before(MinAt) || t.After(MaxAt) { // the zero time too: unknown is no at
 		return time.Time{}, fmt.Errorf("%w: at %q is outside the years 1678 to 2261, the times a receiver keeps", ErrBadOp, s)
 	}
 	return t, nil

@@ -33,8 +33,6 @@ type app struct {
 	output      string
 	color       string
 	idleTimeout time.Duration
-	fastPath    bool
-	fastSet     bool // --fast-path was given: passed on only then (the client's default otherwise)
 	maxRetries  int
 	retriesSet  bool          // --max-retries was given: it wins over --retry-for
 	retryFor    time.Duration // --retry-for
@@ -148,7 +146,6 @@ has already settled is resolved with GetTask and its history.
 	a.outputFlags(root)
 	a.agentFlags(root)
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
-		a.fastSet = cmd.Flags().Changed("fast-path")
 		a.retriesSet = cmd.Flags().Changed("max-retries")
 		if a.retriesSet && cmd.Flags().Changed("retry-for") {
 			return usageError{errors.New("--max-retries and --retry-for both bound the retries after a cut: give one")}
@@ -260,7 +257,6 @@ func (a *app) resumeFlags(cmd *cobra.Command) {
 	f.StringVar(&a.transport, "transport", "", "force a transport: jsonrpc, rest or grpc (default: from the agent card)")
 	f.DurationVar(&a.retryFor, "retry-for", defaultRetryFor, fmt.Sprintf("a deadline: how long after a cut the turn may go without news — wall time, slow tries included (backoff with jitter up to 10s between tries); a peer that only replays the turn ends it after %d such replays", client.DefaultMaxAttempts))
 	f.IntVar(&a.maxRetries, "max-retries", client.DefaultMaxAttempts, "a count, instead of --retry-for: resubscriptions in a row without news before giving up, however long they take (0: resolve with one GetTask only)")
-	f.BoolVar(&a.fastPath, "fast-path", true, "read JSON-RPC and REST streams with the client's own SSE reader and decoder (--fast-path=false: a2a-go's)")
 }
 
 // agentFlags: every flag of a command that talks to a remote A2A agent.
@@ -363,9 +359,6 @@ func (a *app) streamOptions() []client.Option {
 func (a *app) connectionOptions() []client.Option {
 	opts := append([]client.Option{client.WithIdleTimeout(a.idleTimeout)}, a.retryOptions()...)
 	opts = append(opts, a.streamOptions()...)
-	if a.fastSet {
-		opts = append(opts, client.WithFastPath(a.fastPath))
-	}
 	if a.auth != "" {
 		opts = append(opts, client.WithAuth(a.auth))
 	}

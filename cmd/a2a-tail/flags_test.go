@@ -30,7 +30,7 @@ func helpFlags(t *testing.T, args ...string) []string {
 // Each command's --help lists the flags that apply to it, and only those.
 func TestHelpListsOnlyFlagsThatApply(t *testing.T) {
 	output := []string{"color", "lines", "max-blocks", "max-stream-keys", "max-turn-bytes", "output", "timestamps", "verbose"}
-	agent := []string{"allow-host", "auth", "fast-path", "grpc-plaintext", "idle-timeout", "max-retries", "protocol", "retry-for", "svc-param", "tenant", "transport"}
+	agent := []string{"allow-host", "auth", "grpc-plaintext", "idle-timeout", "max-retries", "protocol", "retry-for", "svc-param", "tenant", "transport"}
 	tests := []struct {
 		name string
 		args []string
@@ -40,7 +40,7 @@ func TestHelpListsOnlyFlagsThatApply(t *testing.T) {
 		{"send", []string{"send"}, join(output, agent, []string{"async", "context", "task"})},
 		{"replay", []string{"replay"}, join(output, []string{"wire"})},
 		{"query", []string{"query"}, join(output, []string{"auth", "conversation-id", "idle-timeout", "svc-param"})},
-		{"demo", []string{"demo"}, join(output, []string{"fast-path", "idle-timeout", "listen", "max-retries", "pace", "protocol", "retry-for", "transport", "web"})},
+		{"demo", []string{"demo"}, join(output, []string{"idle-timeout", "listen", "max-retries", "pace", "protocol", "retry-for", "transport", "web"})},
 		{"follow verb", []string{"follow"}, join(output, agent)},
 		{"cancel", []string{"cancel"}, join([]string{"allow-host", "auth", "grpc-plaintext", "idle-timeout", "protocol", "svc-param", "tenant", "transport"})},
 		{"web", []string{"web"}, join(agent, []string{"allow-remote", "any-task", "listen", "redis", "task", "token", "verbose", "web-host"})},

@@ -28,9 +28,8 @@ var (
 // BenchmarkEndToEnd streams e2e.n working updates from a FrameServer over
 // loopback, on JSON-RPC and REST, read alternately by plain a2a-go (raw)
 // and by the client pipeline (sdk): each iteration is one stream of each,
-// in turn first, so that both see the same load; and by the client on its
-// fast wire path (fast). It reports the rates and the ratios sdk/raw and
-// fast/raw; -count gives benchstat its samples:
+// in turn first, so that both see the same load. It reports the rates and
+// the ratio sdk/raw; -count gives benchstat its samples:
 //
 //	go test ./internal/bench -run '^$' -bench EndToEnd -e2e.n 100000 -benchtime 3x -count 6
 func BenchmarkEndToEnd(b *testing.B) {
@@ -53,7 +52,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 				defer rd.Close()
 				readers[impl] = rd
 			}
-			sum := map[string]*Result{"raw": {}, "sdk": {}, "fast": {}}
+			sum := map[string]*Result{"raw": {}, "sdk": {}}
 			for i := 0; b.Loop(); i++ {
 				for _, impl := range Order(i) {
 					r, err := readers[impl].Send(ctx, text, nil)
@@ -64,12 +63,10 @@ func BenchmarkEndToEnd(b *testing.B) {
 					sum[impl].Elapsed += r.Elapsed
 				}
 			}
-			raw, sdk, fast := sum["raw"], sum["sdk"], sum["fast"]
+			raw, sdk := sum["raw"], sum["sdk"]
 			b.ReportMetric(raw.PerSecond(), "raw-events/s")
 			b.ReportMetric(sdk.PerSecond(), "sdk-events/s")
-			b.ReportMetric(fast.PerSecond(), "fast-events/s")
 			b.ReportMetric(sdk.PerSecond()/raw.PerSecond(), "sdk/raw")
-			b.ReportMetric(fast.PerSecond()/raw.PerSecond(), "fast/raw")
 			b.ReportMetric(0, "ns/op") // a stream's length is a flag: the rates compare
 		})
 	}

@@ -73,20 +73,19 @@ func NewSDK(ctx context.Context, t Target, hc *http.Client, opts ...client.Optio
 }
 
 // Reader reads the streams of a FrameServer one of the ways a measurement
-// compares: "raw", plain a2a-go (RawSend, RawFollow); "sdk", the client
-// pipeline on a2a-go's own SSE reading (client.WithFastPath(false)); or
-// "fast", the client pipeline on its fast wire path (SDKSend, SDKFollow).
+// compares: "raw", plain a2a-go (RawSend, RawFollow), or "sdk", the
+// client pipeline (SDKSend, SDKFollow).
 // Like its client, it may read many streams at once.
 type Reader struct {
 	raw   *a2aclient.Client // set for "raw"
-	sdk   *client.Client    // set for "sdk" and "fast"
+	sdk   *client.Client    // set for "sdk"
 	floor *Target           // set for "floor": FloorSend, sends only
 }
 
 // Impls are the reader impls, in the order of Order(0).
-var Impls = []string{"raw", "sdk", "fast"}
+var Impls = []string{"raw", "sdk"}
 
-// NewReader builds the reader impl ("raw", "sdk", "fast" or "floor",
+// NewReader builds the reader impl ("raw", "sdk" or "floor",
 // which is not in Impls: FloorSend, for Send only) on t, over hc
 // (nil: as in NewRaw); opts apply to the SDK's client only. Close releases
 // it.
@@ -99,13 +98,11 @@ func NewReader(ctx context.Context, t Target, impl string, hc *http.Client, opts
 	case "raw":
 		r.raw, err = NewRaw(ctx, t, hc)
 	case "sdk":
-		r.sdk, err = NewSDK(ctx, t, hc, append([]client.Option{client.WithFastPath(false)}, opts...)...)
-	case "fast":
-		r.sdk, err = NewSDK(ctx, t, hc, append([]client.Option{client.WithFastPath(true)}, opts...)...)
+		r.sdk, err = NewSDK(ctx, t, hc, opts...)
 	case "floor":
 		r.floor = &t
 	default:
-		err = fmt.Errorf("bench: unknown impl %q (raw, sdk, fast, floor)", impl)
+		err = fmt.Errorf("bench: unknown impl %q (raw, sdk, floor)", impl)
 	}
 	if err != nil {
 		return nil, err

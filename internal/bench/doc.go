@@ -22,9 +22,7 @@
 // read, merge, ops, verdict, idle watchdog, one Update per event). Their
 // ratio, measured side by side, is the cost of the SDK; absolute figures
 // move with the load of the shared host. A [Reader] is either one by name
-// ("raw", "sdk", and "fast" — the SDK on the client's fast wire path, where
-// "sdk" is the SDK on a2a-go's own SSE reading), and [Order] rotates which
-// of them goes first.
+// ("raw", "sdk"), and [Order] rotates which of them goes first.
 //
 // The heavy figures come from internal/bench/cmd/a2abench; the
 // benchmarks of this package are the same code at a size `go test -bench`

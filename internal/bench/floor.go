@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -79,12 +78,12 @@ func FloorSend(ctx context.Context, hc *http.Client, t Target, text string) (Res
 			unesc = jsonstr.AppendUnescaped(unesc[:0], raw)
 			raw = unesc
 		}
-		e, err := envelope.Parse(unsafe.String(unsafe.SliceData(raw), len(raw)))
-		if err != nil {
-			return r, fmt.Errorf("bench: floor: event %d: %w", r.Events, err)
+		rd, ok := envelope.FromTfrs(raw)
+		if !ok {
+			return r, fmt.Errorf("bench: floor: event %d: no valid envelope", r.Events)
 		}
 		r.Progress++
-		if ch := turn.Apply(envelope.Reading{Envelope: e}); ch.Effect == merge.Applied {
+		if ch := turn.Apply(rd); ch.Effect == merge.Applied {
 			r.Applied++
 		}
 		r.State = a2a.TaskStateWorking

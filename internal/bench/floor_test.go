@@ -23,7 +23,7 @@ func TestFloorMatchesTheSDK(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rd, err := NewReader(ctx, tg, "fast", nil)
+			rd, err := NewReader(ctx, tg, "sdk", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -45,8 +45,8 @@ func TestFloorMatchesTheSDK(t *testing.T) {
 
 // BenchmarkFloor streams e2e.n working updates from a FrameServer over
 // loopback, on JSON-RPC and REST, read by each reader in turn within one
-// run: raw (plain a2a-go iteration), sdk (the client on a2a-go's reader),
-// fast (the client's default, its fast wire path) and floor (FloorSend).
+// run: raw (plain a2a-go iteration), sdk (the client) and floor
+// (FloorSend).
 // One iteration is one stream; ns/event is the metric to compare, with
 // -benchmem's figures per stream (divide by e2e.n + 2 events):
 //
@@ -58,7 +58,7 @@ func BenchmarkFloor(b *testing.B) {
 	ctx := context.Background()
 	text := SendText(*e2eN, 0)
 	for _, tg := range Targets(srv.URL) {
-		for _, impl := range []string{"raw", "sdk", "fast", "floor"} {
+		for _, impl := range []string{"raw", "sdk", "floor"} {
 			b.Run("transport="+tg.Name()+"/impl="+impl, func(b *testing.B) {
 				var send func() (Result, error)
 				if impl == "floor" {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/bench"
 	"github.com/tfrs/a2a-progress/internal/capture"
@@ -28,7 +27,7 @@ func benchFrames(b *testing.B, t bench.Target, n int) [][]byte {
 	defer srv.Close()
 	t.URL = srv.URL
 	rec := &capture.Recorder{}
-	c, err := bench.NewSDK(context.Background(), t, &http.Client{Transport: rec}, client.WithFastPath(false))
+	c, err := bench.NewSDK(context.Background(), t, &http.Client{Transport: rec})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -122,6 +121,15 @@ func frameImpls(rpc bool) []frameImpl {
 			}
 			if r := envelope.FromMessage(ev.Status.Message); r.Fallback {
 				b.Fatal(r.Err)
+			}
+		}},
+		{"read", func(b *testing.B, f []byte) {
+			ev, ok := d.Read(f)
+			if !ok {
+				b.Fatalf("declined %s", f)
+			}
+			if _, ok := ev.(*fastframe.Progress); !ok {
+				b.Fatalf("not read as progress: %s", f)
 			}
 		}},
 		{"a2a-go", func(b *testing.B, f []byte) {

@@ -1,18 +1,22 @@
 // Package fastframe decodes, in one pass, the frame that makes up nearly
 // all of an A2A progress stream — an A2A 1.0 status update — for the
-// client's fast wire path, and declines every other frame, which the
-// client then hands to a2a-go's own decoding: [DecodeV1] and [DecodeV03]
+// client's HTTP streaming path (internal/fastpath). [Decoder.Read] hands
+// the client a plain progress frame as a [Progress] — its state, ids,
+// timestamp and envelope, parsed from the frame's bytes, with no a2a-go
+// message built — and any other status update as a2a-go's event
+// ([Decoder.Decode]); it declines every other frame, which the client
+// then hands to a2a-go's own decoding: [DecodeV1] and [DecodeV03]
 // apply the types and unmarshalling a2a-go's 1.0 and 0.3 transports apply,
 // and decline what those fail on, for which [FrameError] gives the error
 // a2a-go gives. [A2A] is a2a-go's transport decoding one
 // frame, on its own: the oracle the differential tests and FuzzFastVsA2A
-// compare all three with ([Compare], [CompareV1], [CompareV03]).
+// compare them with ([Compare], [CompareRead], [CompareV1], [CompareV03]).
 package fastframe
 
 import (
+	"strings"
 	"time"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -53,6 +57,16 @@ type Decoder struct {
 	parts []partSpans
 	size  int // total raw bytes of the spans
 
+	// blk: the fields scan read, other than strings.
+	blk statusBlock
+	// ids: the last task and context ids of a Progress, so that a stream's
+	// frames, which all name the same, share one copy of each.
+	taskID, contextID string
+	// esc: scratch for the unescaped tfrs value of a Progress.
+	esc []byte
+	// prog is what Read returns for a plain progress frame.
+	prog Progress
+
 	// count: the pass only counts the spans and parts (nspans, nparts),
 	// so that the recording pass of a large frame allocates its scratch
 	// once, at its size (see presizeAbove).
@@ -74,13 +88,43 @@ const keepScratch = 4 << 10
 
 // span is a JSON string in the frame: where its raw contents are in the
 // frame (a frame is at most a few tens of MiB: 32 bits are plenty) and
-// whether they hold escapes. dst is where its value goes once the frame is
-// accepted; nil for part texts and metadata, which Decode places itself.
-// 24 bytes: a frame of 750 000 one-letter parts holds as many spans.
+// whether they hold escapes. dst names the field of a statusBlock its
+// value goes to once the frame is accepted; noField for part texts and
+// metadata, which Decode places itself. 12 bytes: a frame of 750 000
+// one-letter parts holds as many spans.
 type span struct {
 	off, n uint32
 	esc    bool
-	dst    *string
+	dst    field
+}
+
+// field names a string field of a statusBlock.
+type field uint8
+
+const (
+	noField field = iota
+	evTaskID
+	evContextID
+	msgID
+	msgContextID
+	msgTaskID
+)
+
+// ptr returns the string field f of blk.
+func (blk *statusBlock) ptr(f field) *string {
+	switch f {
+	case evTaskID:
+		return (*string)(&blk.ev.TaskID)
+	case evContextID:
+		return &blk.ev.ContextID
+	case msgID:
+		return &blk.msg.ID
+	case msgContextID:
+		return &blk.msg.ContextID
+	case msgTaskID:
+		return (*string)(&blk.msg.TaskID)
+	}
+	return nil
 }
 
 type partSpans struct {
@@ -92,7 +136,7 @@ type partSpans struct {
 }
 
 // spanOf is the span of raw, a subslice of the frame.
-func (d *Decoder) spanOf(raw []byte, esc bool, dst *string) span {
+func (d *Decoder) spanOf(raw []byte, esc bool, dst field) span {
 	return span{off: uint32(cap(d.b) - cap(raw)), n: uint32(len(raw)), esc: esc, dst: dst}
 }
 
@@ -112,13 +156,40 @@ type statusBlock struct {
 // its scratch space.
 func (d *Decoder) Decode(data []byte) (ev *a2a.TaskStatusUpdateEvent, ok bool) {
 	defer d.release()
+	if !d.scan(data) {
+		return nil, false
+	}
+	return d.build()
+}
+
+// Read is Decode for the client's stream: a plain progress frame — a
+// working (or submitted) status update whose message is one part carrying
+// a valid envelope as a string in metadata["tfrs"] — is returned as a
+// [*Progress], which holds what the client reads of it and builds no
+// a2a-go message; any other accepted status update as Decode returns it.
+// ok false: declined, as by Decode.
+func (d *Decoder) Read(data []byte) (ev a2a.Event, ok bool) {
+	defer d.release()
+	if !d.scan(data) {
+		return nil, false
+	}
+	if p := d.progress(); p != nil {
+		return p, true
+	}
+	return d.build()
+}
+
+// scan checks data in one pass and records its strings (d.spans, d.parts)
+// and its other fields (d.blk).
+func (d *Decoder) scan(data []byte) bool {
 	if len(data) > presizeAbove {
 		d.b, d.i, d.size = data, 0, 0
 		d.count, d.nspans, d.nparts = true, 0, 0
-		ok := d.frame(&statusBlock{})
+		d.blk = statusBlock{}
+		ok := d.frame(&d.blk)
 		d.count = false
 		if !ok {
-			return nil, false
+			return false
 		}
 		if cap(d.spans) < d.nspans {
 			d.spans = make([]span, 0, d.nspans)
@@ -131,13 +202,23 @@ func (d *Decoder) Decode(data []byte) (ev *a2a.TaskStatusUpdateEvent, ok bool) {
 	d.spans = d.spans[:0]
 	d.parts = d.parts[:0]
 	d.size = 0
-	blk := &statusBlock{}
-	if !d.frame(blk) {
-		return nil, false
+	d.blk = statusBlock{}
+	if !d.frame(&d.blk) {
+		return false
 	}
 	d.ws()
-	if d.i != len(d.b) {
-		return nil, false
+	return d.i == len(d.b)
+}
+
+// build makes the a2a-go event of the frame scan accepted.
+func (d *Decoder) build() (*a2a.TaskStatusUpdateEvent, bool) {
+	blk := new(statusBlock)
+	*blk = d.blk
+	if blk.ev.Status.Message != nil {
+		blk.ev.Status.Message = &blk.msg
+	}
+	if blk.ev.Status.Timestamp != nil {
+		blk.ev.Status.Timestamp = &blk.ts
 	}
 	// Parts: the first lives in the block.
 	var parts a2a.ContentParts
@@ -158,29 +239,41 @@ func (d *Decoder) Decode(data []byte) (ev *a2a.TaskStatusUpdateEvent, ok bool) {
 		}
 		blk.msg.Parts = parts
 	}
-	// Every string of the frame is copied into one buffer (unescaped ≤
-	// raw, so it never grows past d.size and the strings already taken
-	// stay where they are).
-	var buf []byte
-	if d.size > 0 {
-		buf = make([]byte, 0, d.size)
-	}
+	// Every string of the frame is unescaped into one string that all of
+	// them are slices of: one object for the garbage collector, not one
+	// per string (a frame may have 750 000 parts), allocated once
+	// (unescaped ≤ raw: d.size bounds it). The offsets go in the spans.
+	var sb strings.Builder
+	sb.Grow(d.size)
 	for k := range d.spans {
-		if dst := d.spans[k].dst; dst != nil {
-			*dst = d.value(&buf, k)
+		sp := &d.spans[k]
+		raw := d.b[sp.off : sp.off+sp.n]
+		start := sb.Len()
+		if sp.esc {
+			d.esc = jsonstr.AppendUnescaped(d.esc[:0], raw)
+			raw = d.esc
+		}
+		sb.Write(raw)
+		sp.off, sp.n = uint32(start), uint32(sb.Len()-start)
+	}
+	all := sb.String()
+	value := func(k int) string { return all[d.spans[k].off : d.spans[k].off+d.spans[k].n] }
+	for k := range d.spans {
+		if dst := d.spans[k].dst; dst != noField {
+			*blk.ptr(dst) = value(k)
 		}
 	}
 	for k, ps := range d.parts {
 		p := parts[k]
-		p.Content = a2a.Text(d.value(&buf, int(ps.text)))
+		p.Content = a2a.Text(value(int(ps.text)))
 		if ps.hasMeta {
 			m := make(map[string]any, ps.nmeta)
 			for j := 0; j < int(ps.nmeta); j++ {
-				key := d.value(&buf, int(ps.meta)+2*j)
+				key := value(int(ps.meta) + 2*j)
 				if _, dup := m[key]; dup {
 					return nil, false
 				}
-				m[key] = d.value(&buf, int(ps.meta)+2*j+1)
+				m[key] = value(int(ps.meta) + 2*j + 1)
 			}
 			p.Metadata = m
 		}
@@ -188,30 +281,15 @@ func (d *Decoder) Decode(data []byte) (ev *a2a.TaskStatusUpdateEvent, ok bool) {
 	return &blk.ev, true
 }
 
-// value appends the value of span k to buf and returns it.
-func (d *Decoder) value(buf *[]byte, k int) string {
-	sp := d.spans[k]
-	if sp.n == 0 {
-		return ""
-	}
-	raw := d.b[sp.off : sp.off+sp.n]
-	start := len(*buf)
-	if sp.esc {
-		*buf = jsonstr.AppendUnescaped(*buf, raw)
-	} else {
-		*buf = append(*buf, raw...)
-	}
-	if len(*buf) == start {
-		return ""
-	}
-	return unsafe.String(&(*buf)[start], len(*buf)-start)
-}
-
 // release drops scratch that a large frame grew, and the frame.
 func (d *Decoder) release() {
 	d.b = nil
+	d.blk = statusBlock{}
 	if cap(d.spans) > keepScratch {
 		d.spans, d.parts = nil, nil
+	}
+	if cap(d.esc) > keepScratch<<4 {
+		d.esc = nil
 	}
 }
 
@@ -321,13 +399,12 @@ func (d *Decoder) wrapper(blk *statusBlock) bool {
 
 func (d *Decoder) statusUpdate(blk *statusBlock) bool {
 	var mask uint32
-	ev := &blk.ev
 	return d.object(func(key []byte) bool {
 		switch string(key) {
 		case "taskId":
-			return seen(&mask, 1) && d.stringInto((*string)(&ev.TaskID))
+			return seen(&mask, 1) && d.stringInto(evTaskID)
 		case "contextId":
-			return seen(&mask, 2) && d.stringInto(&ev.ContextID)
+			return seen(&mask, 2) && d.stringInto(evContextID)
 		case "status":
 			return seen(&mask, 4) && d.status(blk)
 		}
@@ -382,11 +459,11 @@ func (d *Decoder) message(blk *statusBlock) bool {
 	return d.object(func(key []byte) bool {
 		switch string(key) {
 		case "messageId":
-			return seen(&mask, 1) && d.stringInto(&m.ID)
+			return seen(&mask, 1) && d.stringInto(msgID)
 		case "contextId":
-			return seen(&mask, 2) && d.stringInto(&m.ContextID)
+			return seen(&mask, 2) && d.stringInto(msgContextID)
 		case "taskId":
-			return seen(&mask, 4) && d.stringInto((*string)(&m.TaskID))
+			return seen(&mask, 4) && d.stringInto(msgTaskID)
 		case "role":
 			if !seen(&mask, 8) || d.next() != '"' {
 				return false
@@ -444,7 +521,7 @@ func (d *Decoder) part() bool {
 				return false
 			}
 			ps.text, ps.hasText = int32(len(d.spans)), true
-			return d.stringInto(nil)
+			return d.stringInto(noField)
 		case "metadata":
 			if !seen(&mask, 2) {
 				return false
@@ -472,16 +549,16 @@ func (d *Decoder) metadata(ps *partSpans) bool {
 		if d.count {
 			d.nspans++
 		} else {
-			d.spans = append(d.spans, d.spanOf(key, false, nil))
+			d.spans = append(d.spans, d.spanOf(key, false, noField))
 		}
 		d.size += len(key)
 		ps.nmeta++
-		return d.stringInto(nil)
+		return d.stringInto(noField)
 	})
 }
 
 // stringInto scans the string at d.i as a span whose value goes to dst.
-func (d *Decoder) stringInto(dst *string) bool {
+func (d *Decoder) stringInto(dst field) bool {
 	if d.next() != '"' {
 		return false
 	}

@@ -65,8 +65,8 @@ func frames(t *testing.T, body []byte) [][]byte {
 	return out
 }
 
-// compareAll runs fastframe.Compare on every frame and returns how many the Decoder
-// accepted.
+// compareAll runs fastframe.Compare and CompareRead on every frame and
+// returns how many the Decoder accepted.
 func compareAll(t *testing.T, name string, binding a2a.TransportProtocol, fs [][]byte) int {
 	t.Helper()
 	n := 0
@@ -77,6 +77,9 @@ func compareAll(t *testing.T, name string, binding a2a.TransportProtocol, fs [][
 		}
 		if ok {
 			n++
+		}
+		if _, err := fastframe.CompareRead(t.Context(), binding, f); err != nil {
+			t.Errorf("%s frame %d: %v", name, i, err)
 		}
 	}
 	return n
@@ -301,5 +304,41 @@ func TestOracleV03(t *testing.T) {
 	}
 	if su, ok := ev.(*a2a.TaskStatusUpdateEvent); !ok || su.Status.State != a2a.TaskStateWorking {
 		t.Fatalf("got %#v", ev)
+	}
+}
+
+// Read returns the plain progress frames — working or submitted, one part
+// carrying a valid envelope string — as a Progress, equal to a2a-go's
+// reading of them; every other accepted frame as the a2a-go event.
+func TestReadProgress(t *testing.T) {
+	cases := []struct {
+		name     string
+		sr       string
+		progress bool
+	}{
+		{"working with an envelope", su, true},
+		{"submitted", strings.Replace(su, "TASK_STATE_WORKING", "TASK_STATE_SUBMITTED", 1), true},
+		{"no timestamp", strings.Replace(su, `"timestamp":"2026-12-01T00:00:00.123456Z",`, "", 1), true},
+		{"other metadata too", strings.Replace(su, `"metadata":{`, `"metadata":{"x":"y",`, 1), true},
+		{"completed", strings.Replace(su, "TASK_STATE_WORKING", "TASK_STATE_COMPLETED", 1), false},
+		{"input required", strings.Replace(su, "TASK_STATE_WORKING", "TASK_STATE_INPUT_REQUIRED", 1), false},
+		{"no message", suMin, false},
+		{"two parts", strings.Replace(su, `"parts":[`, `"parts":[{"text":"first"},`, 1), false},
+		{"no tfrs", strings.Replace(su, `"tfrs"`, `"other"`, 1), false},
+		{"repeated metadata key", strings.Replace(su, `"metadata":{`, `"metadata":{"tfrs":"x",`, 1), false},
+		{"invalid envelope: the fallback", strings.Replace(su, `{\"v\":1,`, `{\"v\":\"x\",`, 1), false},
+	}
+	for _, c := range cases {
+		for _, binding := range []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON} {
+			t.Run(c.name+"/"+string(binding), func(t *testing.T) {
+				progress, err := fastframe.CompareRead(t.Context(), binding, []byte(frame(binding, c.sr)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if progress != c.progress {
+					t.Errorf("read as progress: %v, want %v", progress, c.progress)
+				}
+			})
+		}
 	}
 }

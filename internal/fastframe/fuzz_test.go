@@ -9,7 +9,8 @@ import (
 )
 
 // FuzzFastVsA2A decodes arbitrary frame data with the Decoder and, where it
-// accepts, with a2a-go: the two must agree (Compare); and the same for the
+// accepts, with a2a-go: the two must agree (Compare, and CompareRead for
+// the client's Decoder.Read); and the same for the
 // general 1.0 path (CompareV1) and the 0.3 one (CompareV03). Seeds: the status
 // update shapes of TestDecodeCases here, the corpus in
 // testdata/fuzz/FuzzFastVsA2A.
@@ -49,6 +50,9 @@ func FuzzFastVsA2A(f *testing.F) {
 			binding = a2a.TransportProtocolJSONRPC
 		}
 		if _, err := fastframe.Compare(t.Context(), binding, data); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fastframe.CompareRead(t.Context(), binding, data); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := fastframe.CompareV1(t.Context(), binding, data); err != nil {

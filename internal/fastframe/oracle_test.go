@@ -17,6 +17,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/tfrs/a2a-progress/envelope"
 )
 
 // A2A decodes the data of one SSE frame as a2a-go's own streaming
@@ -206,6 +208,42 @@ func Compare(ctx context.Context, binding a2a.TransportProtocol, data []byte) (a
 	}
 	if diff := cmp.Diff(want, a2a.Event(got)); diff != "" {
 		return true, fmt.Errorf("fastframe: %q decoded differently (-a2a-go +fast):\n%s", data, diff)
+	}
+	return true, nil
+}
+
+// CompareRead is Compare for Decoder.Read, the client's decoding: where
+// it returns a Progress, its ids, state and timestamp must be a2a-go's
+// event's and its Reading envelope.FromMessage of a2a-go's message; any
+// other event it returns must equal a2a-go's.
+func CompareRead(ctx context.Context, binding a2a.TransportProtocol, data []byte) (progress bool, err error) {
+	d := Decoder{RPC: binding == a2a.TransportProtocolJSONRPC}
+	got, ok := d.Read(data)
+	if !ok {
+		return false, nil
+	}
+	want, werr := A2A(ctx, binding, a2a.Version, data)
+	if werr != nil {
+		return false, fmt.Errorf("fastframe: Read accepted a frame a2a-go refuses (%v): %q", werr, data)
+	}
+	p, ok := got.(*Progress)
+	if !ok {
+		if diff := cmp.Diff(want, got); diff != "" {
+			return false, fmt.Errorf("fastframe: %q read differently (-a2a-go +fast):\n%s", data, diff)
+		}
+		return false, nil
+	}
+	su, ok := want.(*a2a.TaskStatusUpdateEvent)
+	if !ok || su.Status.Message == nil {
+		return true, fmt.Errorf("fastframe: %q read as progress, a2a-go: %#v", data, want)
+	}
+	thin := *su
+	thin.Status.Message = nil
+	if diff := cmp.Diff(&thin, &p.TaskStatusUpdateEvent); diff != "" {
+		return true, fmt.Errorf("fastframe: %q progress event differs (-a2a-go +fast):\n%s", data, diff)
+	}
+	if diff := cmp.Diff(envelope.FromMessage(su.Status.Message), p.Reading, cmpopts.EquateErrors()); diff != "" {
+		return true, fmt.Errorf("fastframe: %q progress reading differs (-a2a-go +fast):\n%s", data, diff)
 	}
 	return true, nil
 }

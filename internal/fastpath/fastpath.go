@@ -2,8 +2,9 @@
 // transports (JSON-RPC and HTTP+JSON, A2A 1.0 and 0.3), registered through
 // a2a-go's public transport factories, with their two streaming calls —
 // SendStreamingMessage and SubscribeToTask — made and read here. Every
-// other call is a2a-go's own transport's, unchanged. See
-// client.WithFastPath for the contract.
+// other call is a2a-go's own transport's, unchanged. It is the one HTTP
+// streaming path of package client: a2a-go's own stream reading is the
+// oracle of its tests, never used by the client.
 package fastpath
 
 import (
@@ -26,27 +27,21 @@ import (
 	"github.com/tfrs/a2a-progress/internal/ssewire"
 )
 
-// Insert puts the fast path's factory options into fopts before its last
-// user options (client.WithFactoryOptions), which stay last: a transport
-// the caller registers for the same key wins.
-func Insert(fopts []a2aclient.FactoryOption, user int, hc *http.Client) []a2aclient.FactoryOption {
-	k := len(fopts) - user
-	out := append([]a2aclient.FactoryOption(nil), fopts[:k]...)
-	out = append(out, fastFactoryOptions(hc)...)
-	return append(out, fopts[k:]...)
-}
-
-// fastFactoryOptions registers the four HTTP transports again (same keys,
-// so they replace those of transport.FactoryOptions): each a fastTransport around
-// a2a-go's own transport on the same HTTP client.
-func fastFactoryOptions(hc *http.Client) []a2aclient.FactoryOption {
+// FactoryOptions registers the four HTTP transports (JSON-RPC and
+// HTTP+JSON, A2A 1.0 and 0.3) on hc: each a fastTransport around a2a-go's
+// own transport on the same HTTP client, whose streams' events are
+// bounded at maxEvent bytes (all their lines together; <= 0: the
+// default, ssewire.DefaultMaxEventBytes). A plain progress frame is
+// yielded as a *fastframe.Progress (fastframe.Decoder.Read), unless events
+// asks for a2a-go's event of every frame.
+func FactoryOptions(hc *http.Client, maxEvent int64, events bool) []a2aclient.FactoryOption {
 	wrap := func(v1, rpc bool, f a2aclient.TransportFactory) a2aclient.TransportFactory {
 		return a2aclient.TransportFactoryFn(func(ctx context.Context, card *a2a.AgentCard, iface *a2a.AgentInterface) (a2aclient.Transport, error) {
 			t, err := f.Create(ctx, card, iface)
 			if err != nil {
 				return nil, err
 			}
-			ft := &fastTransport{Transport: t, hc: hc, endpoint: iface.URL, v1: v1, rpc: rpc}
+			ft := &fastTransport{Transport: t, hc: hc, endpoint: iface.URL, v1: v1, rpc: rpc, maxEvent: int(maxEvent), events: events}
 			if !rpc {
 				// a2a-go's HTTP+JSON factories parse it too, and have
 				// already refused it when it does not parse.
@@ -86,6 +81,8 @@ type fastTransport struct {
 	base     *url.URL // the same, parsed (HTTP+JSON: paths join onto it)
 	v1       bool     // A2A 1.0: the one-pass decoder applies; 0.3: fastframe.DecodeV03
 	rpc      bool     // JSON-RPC: frames are JSON-RPC responses
+	maxEvent int      // the bound of one event (ssewire.NewReader)
+	events   bool     // a2a-go's event for every frame: no fastframe.Progress
 }
 
 // The JSON-RPC methods of the two streaming calls, A2A 1.0 and 0.3.
@@ -237,10 +234,7 @@ func (t *fastTransport) stream(ctx context.Context, build func() (*http.Request,
 			yield(nil, fastframe.HTTPError(t.rpc, resp.Status, resp.Header.Get("Content-Type"), io.LimitReader(resp.Body, maxErrorBody)))
 			return
 		}
-		if b, ok := resp.Body.(interface{ HandOver() }); ok {
-			b.HandOver() // this reader bounds each event itself
-		}
-		rd := ssewire.NewReader(resp.Body, ssewire.DefaultMaxEventBytes)
+		rd := ssewire.NewReader(resp.Body, t.maxEvent)
 		dec := fastframe.Decoder{RPC: t.rpc}
 		for {
 			data, err := rd.Next()
@@ -255,11 +249,16 @@ func (t *fastTransport) stream(ctx context.Context, build func() (*http.Request,
 				ev a2a.Event
 				ok bool
 			)
-			if t.v1 {
+			switch {
+			case t.v1 && t.events:
 				if ev, ok = dec.Decode(data); !ok {
 					ev, ok = fastframe.DecodeV1(t.rpc, data)
 				}
-			} else {
+			case t.v1:
+				if ev, ok = dec.Read(data); !ok {
+					ev, ok = fastframe.DecodeV1(t.rpc, data)
+				}
+			default:
 				ev, ok = fastframe.DecodeV03(t.rpc, data)
 			}
 			if !ok {

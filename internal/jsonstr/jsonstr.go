@@ -1,10 +1,13 @@
-// Package jsonstr decodes the contents of a JSON string that a scanner has
-// already checked, for the two hand-written JSON readers (envelope's
-// parser and internal/fastframe), which must decode escapes exactly as
-// encoding/json does.
+// Package jsonstr holds what the repository's JSON readers share: the
+// decoding of a JSON string's contents that a scanner has already checked,
+// for the two hand-written readers (envelope's parser and
+// internal/fastframe), which must decode escapes exactly as encoding/json
+// does; and [Kind], the JSON type of a decoded value for error details
+// ("want a string, got a number").
 package jsonstr
 
 import (
+	"encoding/json"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -70,4 +73,25 @@ func hexVal(b []byte) rune {
 		r = r<<4 | rune(c)
 	}
 	return r
+}
+
+// Kind returns the JSON type of v with its article: "null", "a string",
+// "a boolean", "a number", "an array", "an object", or "a value of another
+// type" for what encoding/json never produces.
+func Kind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case float64, float32, int, int64, int32, json.Number:
+		return "a number"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return "a value of another type"
 }

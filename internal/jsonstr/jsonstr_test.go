@@ -20,3 +20,27 @@ func TestAppendUnescapedMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestKind(t *testing.T) {
+	for _, tc := range []struct {
+		json, want string
+	}{
+		{`null`, "null"},
+		{`"x"`, "a string"},
+		{`true`, "a boolean"},
+		{`1.5`, "a number"},
+		{`[1]`, "an array"},
+		{`{"a":1}`, "an object"},
+	} {
+		var v any
+		if err := json.Unmarshal([]byte(tc.json), &v); err != nil {
+			t.Fatal(err)
+		}
+		if got := Kind(v); got != tc.want {
+			t.Errorf("Kind(%s) = %q, want %q", tc.json, got, tc.want)
+		}
+	}
+	if got := Kind(struct{}{}); got != "a value of another type" {
+		t.Errorf("Kind(struct{}{}) = %q", got)
+	}
+}

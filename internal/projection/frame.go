@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/jsonkind"
+	"github.com/tfrs/a2a-progress/internal/jsonstr"
 )
 
 // MetadataKey is the metadata key under which the runtime puts a
@@ -61,7 +61,7 @@ func Parse(v any) (Frame, error) {
 	obj, ok := v.(map[string]any)
 	if !ok {
 		return Frame{}, &envelope.Error{Reason: envelope.ReasonBadJSON, Field: MetadataKey,
-			Detail: "want a JSON object, got " + jsonkind.Of(v)}
+			Detail: "want a JSON object, got " + jsonstr.Kind(v)}
 	}
 	kind, err := str(obj, "kind", true)
 	if err != nil {
@@ -156,7 +156,7 @@ func str(obj map[string]any, key string, required bool) (string, error) {
 	}
 	s, ok := v.(string)
 	if !ok {
-		return "", bad(key, "want a string, got "+jsonkind.Of(v))
+		return "", bad(key, "want a string, got "+jsonstr.Kind(v))
 	}
 	if required && s == "" {
 		return "", bad(key, "must not be empty")
@@ -191,7 +191,7 @@ func num(obj map[string]any, key string) (float64, error) {
 		}
 		f = x
 	default:
-		return 0, bad(key, "want a number, got "+jsonkind.Of(v))
+		return 0, bad(key, "want a number, got "+jsonstr.Kind(v))
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
 		return 0, bad(key, "must be a finite number >= 0")

@@ -18,11 +18,12 @@ type Bounds struct {
 	// opened (GetTask, SendMessage, ListTasks, the agent card), whatever
 	// its Content-Type: a2a-go decodes such a body whole.
 	Response int64
-	// event bounds one event of a stream we opened: every byte from the
+	// Event bounds one event of a stream we opened: every byte from the
 	// end of the previous event (a blank line) to the end of this one,
-	// all its data: lines and other fields included. a2a-go bounds each
-	// line (10 MiB) but joins the lines of one event without a bound. The
-	// fast path's bound (ssewire.DefaultMaxEventBytes) applies to the whole event.
+	// all its data: lines and other fields included (a2a-go bounds each
+	// line, 10 MiB, but joins the lines of one event without a bound).
+	// The HTTP transports' SSE reader (internal/fastpath, ssewire) counts
+	// it; gRPC bounds a stream's message with it.
 	Event int64
 	// Elements bounds the protobuf elements — nested messages and
 	// length-delimited fields — of one received gRPC message, counted on
@@ -51,8 +52,10 @@ const progressBytes = 16 << 10
 var ErrResponseTooLarge = errors.New("client: answer over 64 MiB refused (a non-streaming answer is read whole; WithHistoryLength asks for less history)")
 
 // boundedBody is a response body under the bounds of its call: a unary
-// answer is cut at bounds.response, a stream's event at bounds.event.
-// Reads kick the watchdog (nil: no idle timeout) when a line ends in them
+// answer is cut at bounds.response; a stream's events are bounded by the
+// SSE reader that reads them (internal/fastpath), not here — a second
+// count of the same bytes would cost the per-event path a pass. Reads
+// kick the watchdog (nil: no idle timeout) when a line ends in them
 // (streams: a keep-alive comment is a line), when progressBytes more have
 // arrived, and at the end of the body.
 type boundedBody struct {
@@ -60,31 +63,15 @@ type boundedBody struct {
 	w      *idle.Watchdog
 	stream bool
 	left   int64 // unary: bytes still allowed
-	max    int64 // stream: bytes one event may have
 
-	event    int64 // stream: bytes of the current event so far
-	lineLen  int64 // stream: bytes of the current line so far
-	onlyCR   bool  // stream: the current line so far is a lone "\r", not counted yet
 	progress int64 // bytes since the last kick
 	over     error // the bound's error, returned by every later read
-	// handed: the fast wire path reads this stream with its own SSE reader,
-	// which bounds each event itself (ssewire.DefaultMaxEventBytes, WHATWG line ends: CR,
-	// LF, CRLF). Scanning the same bytes here again would cost the per-event
-	// path a second pass and apply other line rules (LF only), refusing a
-	// stream of CR-ended events that the reader accepts; only the activity
-	// signal stays.
-	handed bool
 }
-
-// HandOver leaves the event bound to the fast wire path's reader (see
-// boundedBody.handed): internal/fastpath calls it on the body of a stream
-// it reads.
-func (b *boundedBody) HandOver() { b.handed = true }
 
 // newBoundedBody wraps rc with the bounds b of a stream or of a unary
 // call, kicking w (nil: none).
 func newBoundedBody(rc io.ReadCloser, w *idle.Watchdog, stream bool, b Bounds) *boundedBody {
-	return &boundedBody{ReadCloser: rc, w: w, stream: stream, left: b.Response, max: b.Event}
+	return &boundedBody{ReadCloser: rc, w: w, stream: stream, left: b.Response}
 }
 
 func (b *boundedBody) Read(p []byte) (int, error) {
@@ -93,12 +80,8 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	}
 	// One byte over a bound is enough to know it is exceeded; a read never
 	// asks for more than that, so the peer's excess never reaches a2a-go.
-	limit := b.left
-	if b.stream {
-		limit = b.max - b.event
-	}
-	if int64(len(p)) > limit+1 {
-		p = p[:limit+1]
+	if !b.stream && int64(len(p)) > b.left+1 {
+		p = p[:b.left+1]
 	}
 	n, err := b.ReadCloser.Read(p)
 	if err == io.EOF {
@@ -116,16 +99,7 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 		}
 		return n, err
 	}
-	if b.handed {
-		b.tick(n, bytes.IndexByte(p[:n], '\n') >= 0 || bytes.IndexByte(p[:n], '\r') >= 0)
-		return n, err
-	}
-	over, ended := b.scan(p[:n])
-	b.tick(n, ended)
-	if over {
-		b.over = ssewire.ErrEventTooLarge
-		return n, b.over
-	}
+	b.tick(n, bytes.IndexByte(p[:n], '\n') >= 0 || bytes.IndexByte(p[:n], '\r') >= 0)
 	return n, err
 }
 
@@ -137,54 +111,4 @@ func (b *boundedBody) tick(n int, lineEnded bool) {
 		b.progress = 0
 		b.w.Kick()
 	}
-}
-
-// scan follows the event boundaries of a stream chunk the way a2a-go's
-// line scanner sees them — lines end at "\n", a trailing "\r" is dropped,
-// an empty line ends the event — and reports whether the current event
-// went over its bound, and whether a line ended in p.
-//
-// It is not a second framer (it yields nothing) but the bound of what
-// a2a-go's framer joins, so it must see a2a-go's boundaries, not the
-// WHATWG ones of internal/ssewire: counted by WHATWG rules, a peer ending
-// each 1 MiB data line with "\r\r\n" would reset the count at every
-// line ("\r\r" is a blank line there) while a2a-go, for which the same
-// bytes are LF-ended data lines of one event, joins them without end.
-func (b *boundedBody) scan(p []byte) (over, ended bool) {
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		seg := p
-		if i >= 0 {
-			seg = p[:i]
-		}
-		switch {
-		case len(seg) == 0:
-		case b.lineLen == 0 && len(seg) == 1 && seg[0] == '\r':
-			// Maybe the "\r" of a blank "\r\n" line, which ends the
-			// event: counted only if the line goes on.
-			b.onlyCR, b.lineLen = true, 1
-		default:
-			add := int64(len(seg))
-			if b.onlyCR {
-				add++ // the "\r" held back was the line's first byte
-				b.onlyCR = false
-			}
-			b.lineLen += int64(len(seg))
-			b.event += add
-		}
-		if b.event > b.max {
-			return true, ended
-		}
-		if i < 0 {
-			break
-		}
-		if b.lineLen == 0 || b.onlyCR {
-			b.event = 0 // a blank line: the event is over
-		} else {
-			b.event++
-		}
-		b.lineLen, b.onlyCR, ended = 0, false, true
-		p = p[i+1:]
-	}
-	return b.event > b.max, ended
 }

@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -52,9 +51,11 @@ func HTTPClient(hc *http.Client, b Bounds) (*http.Client, time.Duration) {
 	return &c, removed
 }
 
-// FactoryOptions registers every transport a2a-go offers, for both
-// protocol versions, on the given HTTP client and gRPC dial options.
-func FactoryOptions(hc *http.Client, grpcOpts []grpc.DialOption, b Bounds) []a2aclient.FactoryOption {
+// FactoryOptions registers a2a-go's gRPC transports, for both protocol
+// versions, on the given dial options, and the interceptor that gives an
+// oversize event its one error. The HTTP transports are
+// internal/fastpath's.
+func FactoryOptions(grpcOpts []grpc.DialOption, b Bounds) []a2aclient.FactoryOption {
 	// grpc.NewClient refuses to dial without credentials; TLS with the
 	// system roots is the safe default. It goes first, so the caller's
 	// options — applied in order — replace it when they set credentials,
@@ -72,12 +73,6 @@ func FactoryOptions(hc *http.Client, grpcOpts []grpc.DialOption, b Bounds) []a2a
 		grpc.WithChainStreamInterceptor(boundStreamEvents(b.Event)),
 	}, grpcOpts...)
 	return []a2aclient.FactoryOption{
-		// a2aclient's defaults would build JSON-RPC and REST on a client
-		// with Timeout: 3m; ours replace them (same keys).
-		a2aclient.WithJSONRPCTransport(hc),
-		a2aclient.WithRESTTransport(hc),
-		a2av0.WithJSONRPCTransport(a2av0.JSONRPCTransportConfig{Client: hc}),
-		a2av0.WithRESTTransport(a2av0.RESTTransportConfig{Client: hc}),
 		a2agrpc.WithGRPCTransport(grpcOpts...),
 		a2agrpcv0.WithGRPCTransport(grpcOpts...),
 		a2aclient.WithCallInterceptors(eventBound{}),
@@ -86,13 +81,12 @@ func FactoryOptions(hc *http.Client, grpcOpts []grpc.DialOption, b Bounds) []a2a
 
 // eventBound is a call interceptor (a2a-go's public extension point for
 // what a call returns) that gives an oversize event the client's one
-// error, ssewire.ErrEventTooLarge (client.ErrEventTooLarge), whichever reader refused it: the fast path's
-// and the fallback's bound already return it; a2a-go's line scanner
-// refuses a single line at 10 MiB with bufio.ErrTooLong, which can come
-// first; gRPC refuses a message over the bound with a status that a2a-go
-// turns into its own error, through which only the detail set by
-// boundStreamEvents survives. It is registered first, so its After runs
-// last and sees the error the caller would.
+// error, ssewire.ErrEventTooLarge (client.ErrEventTooLarge), on gRPC too:
+// the HTTP transports' reader returns it already; gRPC refuses a message
+// over the bound with a status that a2a-go turns into its own error,
+// through which only the detail set by boundStreamEvents survives. It is
+// registered first, so its After runs last and sees the error the caller
+// would.
 type eventBound struct {
 	a2aclient.PassthroughInterceptor
 }
@@ -103,7 +97,7 @@ func (eventBound) After(ctx context.Context, resp *a2aclient.Response) error {
 	if err == nil || errors.Is(err, ssewire.ErrEventTooLarge) {
 		return nil
 	}
-	if errors.Is(err, bufio.ErrTooLong) || grpcEventTooLarge(err) {
+	if grpcEventTooLarge(err) {
 		return fmt.Errorf("%w: %w", ssewire.ErrEventTooLarge, err)
 	}
 	return nil

@@ -77,14 +77,14 @@ func e2e(args []string) error {
 	reps := fl.Int("reps", 5, "repetitions (each: one raw and one SDK stream per transport)")
 	capsName := fl.String("caps", "default", "merge caps: default, or open (every block applied)")
 	transports := fl.String("transports", "jsonrpc,rest", "transports, comma-separated")
-	only := fl.String("only", "", "run only this reader (raw, sdk or fast), for a profile of one side")
+	only := fl.String("only", "", "run only this reader (raw, sdk or floor), for a profile of one side")
 	ballast := fl.Int("ballast", 0, "MiB of pointer-free live heap to hold, as an application would (it raises the GC's heap goal, not its marking work)")
 	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile of the measured runs to `file`")
 	_ = fl.Parse(args)
 	// The floor (bench.FloorSend) runs beside the readers of bench.Impls.
 	all := append(slices.Clone(bench.Impls), "floor")
 	if *only != "" && !slices.Contains(all, *only) {
-		return fmt.Errorf("-only %q: raw, sdk, fast or floor", *only)
+		return fmt.Errorf("-only %q: raw, sdk or floor", *only)
 	}
 
 	keep := make([]byte, *ballast<<20)
@@ -177,7 +177,6 @@ func e2e(args []string) error {
 	busy := map[string][]float64{}
 	ratio := map[string][]float64{}
 	cpuRatio := map[string][]float64{}
-	fastRatio := map[string][]float64{}
 	for rep := range *reps {
 		for i, t := range targets {
 			k := rep % len(all)
@@ -205,7 +204,6 @@ func e2e(args []string) error {
 			if *only == "" {
 				ratio[t.Name()] = append(ratio[t.Name()], got["sdk"].rate/got["raw"].rate)
 				cpuRatio[t.Name()] = append(cpuRatio[t.Name()], got["sdk"].cpu/got["raw"].cpu)
-				fastRatio[t.Name()] = append(fastRatio[t.Name()], got["fast"].rate/got["raw"].rate)
 			}
 		}
 	}
@@ -221,9 +219,7 @@ func e2e(args []string) error {
 			r := "–"
 			switch impl {
 			case "sdk":
-				r = spreadOf(ratio[k]).format("%.3f")
-			case "fast":
-				r = "**" + spreadOf(fastRatio[k]).format("%.2f") + "**"
+				r = "**" + spreadOf(ratio[k]).format("%.2f") + "**"
 			}
 			if len(ratio[k]) == 0 {
 				r = "–"
@@ -237,15 +233,15 @@ func e2e(args []string) error {
 	}
 	_ = cpuRatio
 	fmt.Println("\n(median, then min and max relative to it)")
-	fmt.Println("\n| transport | SDK (fast) CPU / floor CPU | raw a2a-go CPU / SDK (fast) CPU |")
+	fmt.Println("\n| transport | SDK CPU / floor CPU | raw a2a-go CPU / SDK CPU |")
 	fmt.Println("|---|---|---|")
 	for _, t := range targets {
 		k := t.Name()
-		fast, floor, raw := cpu[k+"/fast"], cpu[k+"/floor"], cpu[k+"/raw"]
-		if len(fast) == 0 || len(floor) == 0 || len(raw) == 0 {
+		sdk, floor, raw := cpu[k+"/sdk"], cpu[k+"/floor"], cpu[k+"/raw"]
+		if len(sdk) == 0 || len(floor) == 0 || len(raw) == 0 {
 			continue
 		}
-		fmt.Printf("| %s | %.2f× | %.2f× |\n", k, spreadOf(fast).med/spreadOf(floor).med, spreadOf(raw).med/spreadOf(fast).med)
+		fmt.Printf("| %s | %.2f× | %.2f× |\n", k, spreadOf(sdk).med/spreadOf(floor).med, spreadOf(raw).med/spreadOf(sdk).med)
 	}
 	return nil
 }

@@ -78,7 +78,7 @@ func follow(args []string) error {
 	fmt.Println("|---|---|---|---|---|---|---|---|")
 	var raw, sdk []followResult
 	for _, r := range rs {
-		name := map[string]string{"raw": "raw a2a-go", "sdk": "SDK (Follow), a2a-go reader", "fast": "SDK (Follow), fast path"}[r.Impl]
+		name := map[string]string{"raw": "raw a2a-go", "sdk": "SDK (Follow)"}[r.Impl]
 		fmt.Printf("| %s | %.1f KiB | %.1f KiB | %.1f KiB | %.2f | %s MiB | %s MiB | %.1f s |\n", name,
 			r.per(r.HeapHeld, r.HeapBase)/1024, r.per(r.StackHeld, r.StackBase)/1024, r.per(r.RSSHeld, r.RSSBase)/1024,
 			float64(r.GoHeld-r.GoBase)/float64(r.Streams),
@@ -102,7 +102,7 @@ func follow(args []string) error {
 
 func followOne(args []string) error {
 	fl := flag.NewFlagSet("follow-one", flag.ExitOnError)
-	impl := fl.String("impl", "sdk", "raw, sdk or fast")
+	impl := fl.String("impl", "sdk", "raw or sdk")
 	url := fl.String("server", "", "FrameServer URL")
 	streams := fl.Int("streams", 10_000, "concurrent streams")
 	k := fl.Int("k", 10, "working updates per stream before it is held (the server's -k)")

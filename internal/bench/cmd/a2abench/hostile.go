@@ -52,7 +52,7 @@ func hostile(args []string) error {
 			return err
 		}
 		for _, impl := range bench.Impls {
-			if impl != "fast" && mib > *rawMax {
+			if impl != "sdk" && mib > *rawMax {
 				fmt.Printf("| %s | %d MiB | not run (holds the whole event) | | |\n", impl, mib)
 				continue
 			}
@@ -68,7 +68,7 @@ func hostile(args []string) error {
 
 func hostileOne(args []string) error {
 	fl := flag.NewFlagSet("hostile-one", flag.ExitOnError)
-	impl := fl.String("impl", "fast", "raw, sdk or fast")
+	impl := fl.String("impl", "sdk", "raw or sdk")
 	url := fl.String("server", "", "hostile server URL")
 	mib := fl.Int("mib", 100, "event size in MiB")
 	_ = fl.Parse(args)

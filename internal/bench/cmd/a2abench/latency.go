@@ -57,7 +57,7 @@ func latency(args []string) error {
 		for _, impl := range bench.Impls {
 			d := lat[t.Name()+"/"+impl]
 			p := bench.Percentiles(d, 0.5, 0.9, 0.99, 0.999, 1)
-			name := map[string]string{"raw": "raw a2a-go", "sdk": "SDK, a2a-go reader", "fast": "SDK, fast path"}[impl]
+			name := map[string]string{"raw": "raw a2a-go", "sdk": "SDK"}[impl]
 			fmt.Printf("| %s | %s | %d | %s | %s | %s | %s | %s |\n", t.Name(), name, len(d), us(p[0]), us(p[1]), us(p[2]), us(p[3]), us(p[4]))
 		}
 	}

@@ -1,7 +1,7 @@
 // Command a2abench produces the figures of BENCHMARKS.md: what the client
 // costs on top of raw a2a-go, side by side, and that it stays bounded.
 //
-//	a2abench e2e     [-n 100000] [-reps 5] [-caps default|open] [-ballast MiB] [-only raw|sdk|fast] [-cpuprofile f]
+//	a2abench e2e     [-n 100000] [-reps 5] [-caps default|open] [-ballast MiB] [-only raw|sdk|floor] [-cpuprofile f]
 //	a2abench latency [-n 2000] [-pace 1ms] [-reps 3]
 //	a2abench mem     [-n 1000000] [-reps 1] [-transport jsonrpc|rest]
 //	a2abench follow  [-streams 10000] [-k 10] [-reps 1] [-transport jsonrpc|rest]

@@ -57,7 +57,7 @@ func mem(args []string) error {
 	fmt.Println("| reader | events/s | heap before | peak heap in use (sampled) | heap after (GC) | peak RSS (VmHWM) | RSS before | allocated/event | GCs |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rs {
-		name := map[string]string{"raw": "raw a2a-go", "sdk": "SDK, a2a-go reader", "fast": "SDK, fast path"}[r.Impl]
+		name := map[string]string{"raw": "raw a2a-go", "sdk": "SDK"}[r.Impl]
 		fmt.Printf("| %s | %.0f | %s MiB | %s MiB | %s MiB | %s MiB | %s MiB | %.0f B | %d |\n", name, r.Rate,
 			bench.MiB(r.HeapBase), bench.MiB(r.HeapPeak), bench.MiB(r.HeapAfter), bench.MiB(r.HWM), bench.MiB(r.RSSBase), r.AllocPerEv, r.NumGC)
 	}
@@ -66,7 +66,7 @@ func mem(args []string) error {
 
 func memOne(args []string) error {
 	fl := flag.NewFlagSet("mem-one", flag.ExitOnError)
-	impl := fl.String("impl", "sdk", "raw, sdk or fast")
+	impl := fl.String("impl", "sdk", "raw or sdk")
 	url := fl.String("server", "", "FrameServer URL")
 	n := fl.Int("n", 1_000_000, "working updates")
 	transport := fl.String("transport", "jsonrpc", "jsonrpc or rest")

@@ -1,0 +1,111 @@
+package fastframe
+
+import (
+	"time"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/jsonstr"
+)
+
+// Progress is a plain progress frame as [Decoder.Read] returns it: what
+// the client reads of a working status update — its task, context, state
+// and timestamp, and the envelope its one part carries — without the
+// a2a-go message. It travels through a2a-go's client as an a2a.Event (the
+// embedded TaskStatusUpdateEvent, whose Status.Message is nil); the client
+// reads Reading instead of the message.
+//
+// It is equal, field for field, to what envelope.FromMessage and the
+// event's ids, state and timestamp give on a2a-go's decoding of the same
+// frame (FuzzFastVsA2A checks it: CompareRead). It is the Decoder's own,
+// overwritten by its next Read: read it, copy what you keep (Reading
+// shares nothing with the frame), never hold it.
+type Progress struct {
+	a2a.TaskStatusUpdateEvent
+	// Reading is envelope.FromMessage of the frame's message.
+	Reading envelope.Reading
+	ts      time.Time
+}
+
+// tfrs is envelope.MetadataKey as raw JSON key bytes compare with it.
+const tfrs = envelope.MetadataKey
+
+// progress returns the Progress of the frame scan accepted, or nil when
+// it is not plain progress: not a working or submitted state, no message,
+// not exactly one part, no tfrs string, a repeated metadata key (a2a-go's
+// map would keep the last), or no valid envelope (the text fallback reads
+// the whole message).
+func (d *Decoder) progress() *Progress {
+	st := &d.blk.ev.Status
+	if (st.State != a2a.TaskStateWorking && st.State != a2a.TaskStateSubmitted) || st.Message == nil || len(d.parts) != 1 {
+		return nil
+	}
+	ps := d.parts[0]
+	if !ps.hasMeta {
+		return nil
+	}
+	val := -1
+	for j := 0; j < int(ps.nmeta); j++ {
+		k := d.raw(int(ps.meta) + 2*j)
+		for i := j + 1; i < int(ps.nmeta); i++ {
+			if string(d.raw(int(ps.meta)+2*i)) == string(k) {
+				return nil
+			}
+		}
+		if string(k) == tfrs {
+			val = int(ps.meta) + 2*j + 1
+		}
+	}
+	if val < 0 {
+		return nil
+	}
+	b := d.raw(val)
+	if d.spans[val].esc {
+		d.esc = jsonstr.AppendUnescaped(d.esc[:0], b)
+		b = d.esc
+	}
+	r, ok := envelope.FromTfrs(b)
+	if !ok {
+		return nil
+	}
+	p := &d.prog
+	*p = Progress{Reading: r}
+	p.TaskID = a2a.TaskID(d.id(&d.taskID, evTaskID))
+	p.ContextID = d.id(&d.contextID, evContextID)
+	p.Status.State = st.State
+	if st.Timestamp != nil {
+		p.ts = d.blk.ts
+		p.Status.Timestamp = &p.ts
+	}
+	return p
+}
+
+// raw returns the raw contents of span k.
+func (d *Decoder) raw(k int) []byte {
+	sp := d.spans[k]
+	return d.b[sp.off : sp.off+sp.n]
+}
+
+// id returns the value of the string field f of the frame, the copy in
+// *last when it is equal (compared in place: a stream's frames all name
+// the same task), else a new copy, kept in *last.
+func (d *Decoder) id(last *string, f field) string {
+	for k := range d.spans {
+		sp := d.spans[k]
+		if sp.dst != f {
+			continue
+		}
+		raw := d.b[sp.off : sp.off+sp.n]
+		if !sp.esc && string(raw) == *last {
+			return *last
+		}
+		if sp.esc {
+			*last = string(jsonstr.AppendUnescaped(nil, raw))
+		} else {
+			*last = string(raw)
+		}
+		return *last
+	}
+	return ""
+}
