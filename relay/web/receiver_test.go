@@ -1,11 +1,9 @@
 package web
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os/exec"
 	"strings"
 	"testing"
@@ -105,86 +103,72 @@ func needNode(t *testing.T) string {
 // answers in order.
 func jsReceive(t *testing.T, cases []nodeCase) []nodeAnswer {
 	t.Helper()
+	return jsStart(t, cases)()
+}
+
+// jsStart starts one node process on every case (testdata/harness.mjs), so
+// that it runs while the test does the Go side; the function it returns
+// waits for node and gives its answers in order.
+func jsStart(t *testing.T, cases []nodeCase) func() []nodeAnswer {
+	t.Helper()
+	var in, out, stderr bytes.Buffer
+	enc := json.NewEncoder(&in)
+	for _, c := range cases {
+		if err := enc.Encode(c); err != nil {
+			t.Fatal(err)
+		}
+	}
 	cmd := exec.Command(needNode(t), "testdata/harness.mjs")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = &in, &out, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	written := make(chan error, 1)
-	go func() {
-		w := bufio.NewWriter(stdin)
-		enc := json.NewEncoder(w)
-		for _, c := range cases {
-			if err := enc.Encode(c); err != nil {
-				written <- err
-				return
+	waited := false
+	t.Cleanup(func() {
+		if !waited { // the test ended first: no node left behind
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	})
+	return func() []nodeAnswer {
+		t.Helper()
+		waited = true
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("node: %v\n%s", err, stderr.String())
+		}
+		var answers []nodeAnswer
+		for dec := json.NewDecoder(&out); dec.More(); {
+			var a nodeAnswer
+			if err := dec.Decode(&a); err != nil {
+				t.Fatalf("node answer %d: %v", len(answers), err)
 			}
+			answers = append(answers, a)
 		}
-		if err := w.Flush(); err != nil {
-			written <- err
-			return
+		if len(answers) != len(cases) {
+			t.Fatalf("node answered %d cases of %d\n%s", len(answers), len(cases), stderr.String())
 		}
-		written <- stdin.Close()
-	}()
-	var answers []nodeAnswer
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var a nodeAnswer
-		if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
-			t.Fatalf("node answer %d: %v: %s", len(answers), err, sc.Bytes())
-		}
-		answers = append(answers, a)
+		return answers
 	}
-	if err := sc.Err(); err != nil {
-		t.Fatalf("reading node: %v", err)
-	}
-	_, _ = io.Copy(io.Discard, stdout)
-	if err := <-written; err != nil {
-		t.Fatalf("writing to node: %v (stderr: %s)", err, stderr.String())
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("node: %v\n%s", err, stderr.String())
-	}
-	if len(answers) != len(cases) {
-		t.Fatalf("node answered %d cases of %d\n%s", len(answers), len(cases), stderr.String())
-	}
-	return answers
 }
 
-// sameJSON compares two JSON texts byte for byte, and shows a readable
-// difference when they are not equal.
-func sameJSON(want, got string) string {
-	if want == got {
-		return ""
+// sameValues compares two JSON texts as data — what a JSON reader makes of
+// them, numbers exact (decoded as json.Number), key order and escapes
+// aside — and returns the difference, "" when there is none. exact false
+// reads numbers as float64, as JSON.parse does.
+func sameValues(want, got string, exact bool) string {
+	decode := func(s string) (any, error) {
+		d := json.NewDecoder(strings.NewReader(s))
+		if exact {
+			d.UseNumber()
+		}
+		var v any
+		err := d.Decode(&v)
+		return v, err
 	}
-	var w, g any
-	dw := json.NewDecoder(strings.NewReader(want))
-	dw.UseNumber()
-	dg := json.NewDecoder(strings.NewReader(got))
-	dg.UseNumber()
-	if dw.Decode(&w) != nil || dg.Decode(&g) != nil {
-		return cmp.Diff(want, got)
+	w, errW := decode(want)
+	g, errG := decode(got)
+	if errW != nil || errG != nil {
+		return fmt.Sprintf("undecodable (%v, %v):\nwant %s\ngot  %s", errW, errG, want, got)
 	}
-	if d := cmp.Diff(w, g); d != "" {
-		return d
-	}
-	return fmt.Sprintf("same values, other bytes:\nwant %s\ngot  %s", want, got)
-}
-
-// htmlEscaped is s as Go's json.Marshal escapes it (<, >, &, U+2028,
-// U+2029 inside strings), which JSON.stringify does not.
-func htmlEscaped(s string) string {
-	var b bytes.Buffer
-	json.HTMLEscape(&b, []byte(s))
-	return b.String()
+	return cmp.Diff(w, g)
 }
