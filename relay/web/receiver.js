@@ -3,10 +3,9 @@
 // A Receiver is a front end's model of one task, fed with the ops the Go SDK
 // forwards (block, seal and result ops, PROTOCOL.md §4; the rules below are
 // §6 in full). It is a port of Go's merge.Receiver: for the same ops, apply
-// says the same, and view() and result() hold the same data as Go's
-// schema.View and schema.Result (the Go tests check both on the golden
-// vectors, testdata/ops/, and on random op streams). The JSON text may
-// differ from Go's (key order, escapes); the data does not.
+// says the same, and view() and result() are the same data as Go's
+// schema.View and schema.Result (not the same JSON text: key order and
+// escapes may differ), checked on golden vectors and random op streams.
 //
 // The rules a receiver implements, in short:
 //   - Turns. Every op names its turn; each turn has a view of its own, so a
@@ -30,8 +29,7 @@
 // Numbers. Seqs are int64 on the wire. Inside, every seq, anchor and ordinal
 // is a BigInt, so order and gap counts are exact over the whole int64 range.
 // Give apply() the op's JSON text (an NDJSON line, an SSE data field) to keep
-// them exact: JSON.parse reads it, and the int64 fields are read from the
-// text itself (see scan). An op given as an object (from JSON.parse) has
+// them exact (see scan). An op given as an object (from JSON.parse) has
 // already lost digits above 2^53, so such an int64 field must be a safe
 // integer or a BigInt, else the op is invalid (never silently rounded).
 // view() gives plain numbers (exact up to 2^53, the nearest double beyond);
@@ -41,12 +39,8 @@
 // innerHTML — tool output, text and results are peer text.
 
 /** The caps a Receiver applies when none are given (Go merge.DefaultCaps; PROTOCOL.md §6.7). */
-export const DEFAULT_CAPS = Object.freeze({
-  maxBlocks: 10000,
-  maxStreamKeys: 10000,
-  maxOutputBytes: 256 << 10,
-  maxTextBytes: 8 << 10,
-});
+export const DEFAULT_CAPS = Object.freeze({ maxBlocks: 10000, maxStreamKeys: 10000, maxOutputBytes: 256 << 10,
+  maxTextBytes: 8 << 10 });
 
 /** The longest identifier a block may carry (Go merge.MaxIdentBytes). */
 export const MAX_IDENT_BYTES = 1024;
@@ -65,14 +59,8 @@ const INT64_MAX = (1n << 63n) - 1n;
 const MAX_JSON_DEPTH = 10000; // Go's encoding/json nesting limit
 
 /** The effects of apply: what applying one op did (Go merge.Effect names). */
-export const Effects = Object.freeze({
-  applied: "applied",
-  duplicate: "duplicate",
-  conflict: "conflict",
-  droppedSealed: "dropped_sealed",
-  droppedCap: "dropped_cap",
-  invalid: "invalid",
-});
+export const Effects = Object.freeze({ applied: "applied", duplicate: "duplicate", conflict: "conflict",
+  droppedSealed: "dropped_sealed", droppedCap: "dropped_cap", invalid: "invalid" });
 
 const res = (effect, late = false) => ({ effect, late });
 
@@ -106,22 +94,16 @@ export function answer(result) {
 // (decode replaces lone surrogates by U+FFFD, as Go's decoder does), so
 // TextEncoder counts and cuts the bytes Go does.
 
+// codePointOrder maps a UTF-16 unit where it differs from its code point
+// order: surrogates (characters above U+FFFF) after U+E000–U+FFFF.
+const codePointOrder = (u) => (u < 0xd800 ? u : u >= 0xe000 ? u - 0x800 : u + 0x2000);
+
 function compareStrings(a, b) {
-  if (a === b) return 0;
   const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    let x = a.charCodeAt(i);
-    let y = b.charCodeAt(i);
-    if (x !== y) {
-      if (x >= 0xd800 && y >= 0xd800) {
-        // Surrogates (characters above U+FFFF) sort after U+E000–U+FFFF.
-        x = x >= 0xe000 ? x - 0x800 : x + 0x2000;
-        y = y >= 0xe000 ? y - 0x800 : y + 0x2000;
-      }
-      return x < y ? -1 : 1;
-    }
-  }
-  return a.length < b.length ? -1 : a.length > b.length ? 1 : 0;
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === n) return a.length - b.length;
+  return codePointOrder(a.charCodeAt(i)) - codePointOrder(b.charCodeAt(i));
 }
 
 const compareBig = (a, b) => (a < b ? -1 : a > b ? 1 : 0);
@@ -171,44 +153,31 @@ class OpError extends Error {}
 const SCALAR = /[^ \t\n\r"{}[\]:,]+/y;
 function scan(text) {
   const nums = new Map();
-  const open = [];
-  for (let i = 0; i < text.length;) {
+  const open = []; // the objects ({keys, key}) and arrays ({i}) around i
+  for (let i = 0; i < text.length; i++) {
     const c = text[i];
-    const top = open[open.length - 1];
+    const top = open.at(-1);
     if (c === '"') {
-      let j = i;
-      do {
-        j = text.indexOf('"', j + 1);
-        let n = 0;
-        while (text[j - 1 - n] === "\\") n++;
-        if (n % 2 === 0) break;
-      } while (true);
+      const from = i;
+      for (i++; text[i] !== '"'; i++) if (text[i] === "\\") i++;
       if (top?.keys && top.key === null) {
-        const raw = text.slice(i + 1, j);
-        const k = (raw.includes("\\") ? JSON.parse('"' + raw + '"') : raw).toWellFormed();
+        const k = JSON.parse(text.slice(from, i + 1)).toWellFormed();
         if (top.keys.has(k)) throw new OpError("duplicate key " + JSON.stringify(k));
-        top.keys.add(k);
-        top.key = k;
+        top.keys.add((top.key = k));
       }
-      i = j + 1;
     } else if (c === "{" || c === "[") {
       if (open.length >= MAX_JSON_DEPTH) throw new OpError("nested too deep");
       open.push(c === "{" ? { keys: new Set(), key: null } : { i: 0 });
-      i++;
     } else if (c === "}" || c === "]") {
       open.pop();
-      i++;
     } else if (c === ",") {
       if (top.keys) top.key = null;
       else top.i++;
-      i++;
     } else if (c === "-" || (c >= "0" && c <= "9")) {
       SCALAR.lastIndex = i;
       const t = SCALAR.exec(text)[0];
       nums.set(open.map((f) => (f.keys ? f.key : f.i)).join("\0"), t);
-      i += t.length;
-    } else {
-      i++; // white space, ':', a letter of true, false or null
+      i += t.length - 1;
     }
   }
   return nums;
@@ -303,23 +272,16 @@ function decode(s, v, path, nums) {
 // a safe integer or a BigInt (an object from JSON.parse has already lost
 // the digits past 2^53: refused, never rounded).
 function toInt64(v, path, nums) {
-  let b;
-  if (typeof v === "bigint" && nums === null) {
-    b = v;
-  } else if (typeof v === "number") {
-    const t = nums?.get(path.slice(1));
-    if (t !== undefined) {
-      if (!/^-?(0|[1-9][0-9]*)$/.test(t)) throw new OpError(path + ": not an integer: " + t);
-      b = BigInt(t);
-    } else if (Number.isSafeInteger(v)) {
-      b = BigInt(v);
-    } else {
-      throw new OpError(path + ": " + v + " is not a safe integer (pass the op's JSON text for exact int64)");
-    }
-  } else {
-    throw new OpError(path + ": not a number");
+  let b = null;
+  if (nums !== null && typeof v === "number") {
+    const t = nums.get(path.slice(1));
+    if (/^-?(0|[1-9][0-9]*)$/.test(t)) b = BigInt(t);
+  } else if (nums === null && (typeof v === "bigint" || Number.isSafeInteger(v))) {
+    b = BigInt(v);
   }
-  if (b < INT64_MIN || b > INT64_MAX) throw new OpError(path + ": out of int64 range");
+  if (b === null || b < INT64_MIN || b > INT64_MAX) {
+    throw new OpError(path + ": no int64 (in an object, a safe integer or a BigInt: pass the op's text for exact ones)");
+  }
   return b;
 }
 
@@ -381,15 +343,10 @@ function decodeOp(input) {
   return op;
 }
 
-const VERDICT_STATES = new Map([
-  ["completed", "TASK_STATE_COMPLETED"],
-  ["failed", "TASK_STATE_FAILED"],
-  ["rejected", "TASK_STATE_REJECTED"],
-  ["canceled", "TASK_STATE_CANCELED"],
-  ["input-required", "TASK_STATE_INPUT_REQUIRED"],
-  ["auth-required", "TASK_STATE_AUTH_REQUIRED"],
-]);
-const SETTLED_STATES = new Set(VERDICT_STATES.values());
+// The settled verdicts, each with its A2A state: input-required's is
+// TASK_STATE_INPUT_REQUIRED.
+const VERDICTS = ["completed", "failed", "rejected", "canceled", "input-required", "auth-required"];
+const stateOf = (verdict) => "TASK_STATE_" + verdict.toUpperCase().replace("-", "_");
 const STATUSES = new Set(["running", "done", "aborted"]);
 
 // FALLBACK_REASONS are the reasons a fallback can have (PROTOCOL.md §2.6):
@@ -400,10 +357,10 @@ const FALLBACK_REASONS = new Set(["no_envelope", "bad_json", "unsupported_versio
 // validateResult is Go's TurnResult.Validate.
 function validateResult(r) {
   if (r.verdict === "incomplete") {
-    if (SETTLED_STATES.has(r.state)) throw new OpError("result: verdict incomplete with a settled state");
-  } else if (!VERDICT_STATES.has(r.verdict)) {
+    if (VERDICTS.some((v) => stateOf(v) === r.state)) throw new OpError("result: verdict incomplete with a settled state");
+  } else if (!VERDICTS.includes(r.verdict)) {
     throw new OpError("result: verdict " + JSON.stringify(r.verdict));
-  } else if (r.state !== VERDICT_STATES.get(r.verdict)) {
+  } else if (r.state !== stateOf(r.verdict)) {
     throw new OpError("result: verdict " + r.verdict + " with state " + JSON.stringify(r.state));
   }
   if (r.reply !== "" && r.verdict !== "completed") throw new OpError("result: a reply with verdict " + r.verdict);
@@ -543,39 +500,23 @@ class Stream {
   // call (a key that only a done or aborted block touched), and where the
   // call stands among the others.
   render(turn) {
-    let first = null; // the lowest of the blocks that make a call
-    let start = null; // the lowest tool_call: the call's name and parent
-    let named = null; // the lowest chunk: the name without a tool_call
-    let end = null; // the lowest done or aborted block: the call's status
-    let place = null; // a projection's call stands where its tool_call of the lowest ordinal does
-    let chunks = 0;
-    let bytes = 0;
-    const lower = (b, than) => than === null || compareSeqKey(b, than) < 0;
-    for (const b of this.blocks) {
-      if (b.kind === "tool_call" || b.kind === "tool_output_append") {
-        if (first === null || b.seq < first) first = b.seq;
-      }
-      if (b.kind === "tool_call") {
-        if (lower(b, start)) start = b;
-        if (place === null || b.ordinal < place.ordinal) place = b;
-      } else if (b.kind === "tool_output_append") {
-        chunks++;
-        bytes += b.n;
-        if (lower(b, named)) named = b;
-      }
-      if (b.status !== "running" && lower(b, end)) end = b;
-    }
-    if (first === null) return null;
-    const n = start ?? named;
-    const max = turn.caps.maxOutputBytes;
+    const calls = this.blocks.filter((b) => b.kind === "tool_call");
+    const chunks = this.blocks.filter((b) => b.kind === "tool_output_append");
+    if (calls.length + chunks.length === 0) return null;
+    const start = lowest(calls, compareSeqKey); // names the call, else its first chunk does
+    const named = start ?? lowest(chunks, compareSeqKey);
+    const end = lowest(this.blocks.filter((b) => b.status !== "running"), compareSeqKey);
+    const first = lowest([...calls, ...chunks], compareSeqKey).seq;
+    const bytes = chunks.reduce((n, b) => n + b.n, 0);
     const k = this.kept;
     // The cut lies inside the first kept chunk: the others alone are under
     // the cap (see add).
-    const [head, cut] = k.length === 0 ? ["", 0] : tailFrom(k[0].payload.chunk, this.keptBytes - max);
+    const [head, cut] = k.length === 0 ? ["", 0] : tailFrom(k[0].payload.chunk, this.keptBytes - turn.caps.maxOutputBytes);
     const tc = {
-      key: this.key, tool: n.payload.tool, toolCallId: n.payload.tool_call_id,
+      key: this.key, tool: named.payload.tool, toolCallId: named.payload.tool_call_id,
       status: end?.status ?? (turn.sealed ? "unfinished" : "running"), started: start !== null, firstSeq: first,
-      output: head, truncated: bytes - this.keptBytes + cut, gaps: 0, chunks, bytes, parent: n.parent, depth: 0,
+      output: head, truncated: bytes - this.keptBytes + cut, gaps: 0, chunks: chunks.length, bytes,
+      parent: named.parent, depth: 0,
     };
     for (let i = 1; i < k.length; i++) {
       const missing = turn.missingBetween(k[i - 1].seq, k[i].seq);
@@ -586,10 +527,15 @@ class Stream {
       }
       tc.output += k[i].payload.chunk;
     }
-    const envelope = { source: "envelope", seq: first, streamKey: this.key, ordinal: 0n, id: "" };
-    return { tc, proj: this.proj, place: this.proj ? place : envelope };
+    // A projection's call stands where its tool_call of the lowest ordinal does.
+    const place = this.proj ? lowest(calls, (a, b) => compareBig(a.ordinal, b.ordinal)) :
+      { source: "envelope", seq: first, streamKey: this.key, ordinal: 0n, id: "" };
+    return { tc, proj: this.proj, place };
   }
 }
+
+// lowest is the first of the list's lowest elements, or null.
+const lowest = (list, compare) => list.reduce((low, x) => (low === null || compare(x, low) < 0 ? x : low), null);
 
 function normalizeCaps(caps = {}) {
   const pick = (v, d) => (typeof v === "number" && v > 0 ? Math.floor(v) : d);
@@ -611,7 +557,8 @@ class Turn {
     this.shown = []; // the view's blocks (all but chunks), sorted at each view
     this.byIdentity = new Map(); // "seq|streamKey" of an envelope, "#id" of another → its block
     this.streams = new Map(); // key ("e" + key, "p" + key for a projection's) → Stream
-    this.seqs = []; // the envelopes' seqs, sorted and without repeats at each view
+    this.seqSet = new Set(); // the envelopes' seqs
+    this.seqs = []; // seqSet, sorted at each view
     this.maxSeq = null;
     this.counters = { applied: 0, duplicates: 0, conflicts: 0, late: 0, droppedByCap: 0, fallbacks: new Map() };
   }
@@ -641,7 +588,7 @@ class Turn {
       late = this.maxSeq !== null && b.seq < this.maxSeq;
       if (late) c.late++;
       if (this.maxSeq === null || b.seq > this.maxSeq) this.maxSeq = b.seq;
-      this.seqs.push(b.seq);
+      this.seqSet.add(b.seq);
     } else if (b.source === "fallback") {
       c.fallbacks.set(b.reason, (c.fallbacks.get(b.reason) ?? 0) + 1);
     }
@@ -672,8 +619,7 @@ class Turn {
     // Sorted in place: arrivals are mostly in order, and a sorted list
     // sorts in one pass.
     this.shown.sort(comparePlace);
-    this.seqs.sort(compareBig);
-    this.seqs = this.seqs.filter((s, i, a) => i === 0 || a[i - 1] !== s);
+    this.seqs = [...this.seqSet].sort(compareBig);
     const calls = [];
     for (const st of this.streams.values()) {
       const call = st.render(this);
@@ -775,19 +721,13 @@ function exactJSON(v) {
 // ---------------------------------------------------------------------------
 
 /**
- * A front end's model of a task's progress, fed with the ops the Go SDK
- * forwards (a port of Go's merge.Receiver): one view per turn, keyed by the
- * ops' turn id, so a second turn on the same task — whose seqs may start
- * anywhere again — never meets the first turn's blocks. Ops are idempotent
- * and may arrive in any order, any number of times. Turns are ordered by
- * the first arrival of one of their ops; view() is the latest. At most
- * MAX_RECEIVER_TURNS are kept: a new one beyond them evicts the oldest,
- * whose later ops are refused (dropped_cap, counted by refused()).
- *
- * Bad input never throws: an op that cannot be decoded, that Go's decoder
- * would reject, that names another task, or whose turn id is longer than
- * MAX_IDENT_BYTES, is counted in counters.invalid (of every view) and
- * ignored.
+ * A front end's model of a task's progress (see the top of this file; the
+ * API is documented in receiver.d.ts). At most MAX_RECEIVER_TURNS are kept:
+ * a new one beyond them evicts the oldest, whose later ops are refused
+ * (dropped_cap, counted by refused()) rather than opening it again. Bad
+ * input never throws: an op that cannot be decoded, that Go's decoder would
+ * reject, that names another task, or whose turn id is longer than
+ * MAX_IDENT_BYTES, is counted in counters.invalid (of every view).
  */
 export class Receiver {
   /**
@@ -810,15 +750,7 @@ export class Receiver {
   #refused = 0;
   #evicted = new Set(); // the ids of the last MAX_RECEIVER_TURNS evicted turns, oldest first
 
-  /**
-   * Merges one op, given as its JSON text (exact int64) or as an object.
-   * A block op: applied, duplicate or conflict (the first arrival wins), or
-   * dropped_cap. A seal op: applied the first time, duplicate after. A
-   * result op: applied the first time, duplicate for the same result,
-   * conflict for another (the first stands). An op of an evicted turn:
-   * dropped_cap. Anything else: invalid.
-   * @returns {{effect: string, late: boolean}}
-   */
+  /** Merges one op, given as its JSON text (exact int64) or as an object: {effect, late}. */
   apply(op) {
     let o;
     try {
@@ -903,12 +835,7 @@ export class Receiver {
     return t?.result ? resultModel(t.result) : null;
   }
 
-  /**
-   * The result of the latest turn (or of turn, when given): its result op's
-   * JSON object — state, verdict, reply, artifacts, interrupt, error,
-   * context, counters — or null before it arrived. answer(result) is its
-   * answer.
-   */
+  /** The result op of the latest turn (or of turn), or null before it arrived. */
   result(turn) {
     return plain(this.#result(turn));
   }
