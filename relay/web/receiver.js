@@ -26,14 +26,13 @@
 //     seal turns calls still running into unfinished.
 //   - Caps bound memory whatever a peer sends; each cap counts what it did.
 //
-// Numbers. Seqs are int64 on the wire. Inside, every seq, anchor and ordinal
-// is a BigInt, so order and gap counts are exact over the whole int64 range.
-// Give apply() the op's JSON text (an NDJSON line, an SSE data field) to keep
-// them exact (see scan). An op given as an object (from JSON.parse) has
-// already lost digits above 2^53, so such an int64 field must be a safe
-// integer or a BigInt, else the op is invalid (never silently rounded).
-// view() gives plain numbers (exact up to 2^53, the nearest double beyond);
-// viewJSON() writes them exactly.
+// Numbers. Seqs are int64 on the wire; inside, every int64 is a BigInt, so
+// order and gap counts are exact over the whole range. Give apply() the op's
+// JSON text (an NDJSON line, an SSE data field) to keep them exact: an op
+// given as an object has lost digits above 2^53 to JSON.parse, so its int64
+// fields must be safe integers or BigInts, else it is invalid (never
+// silently rounded). view() gives plain numbers (exact up to 2^53, the
+// nearest double beyond); viewJSON() writes them exactly.
 //
 // No dependencies, no DOM: render agent text with textContent, never
 // innerHTML — tool output, text and results are peer text.
@@ -64,27 +63,17 @@ export const Effects = Object.freeze({ applied: "applied", duplicate: "duplicate
 
 const res = (effect, late = false) => ({ effect, late });
 
-/**
- * The line put into a tool call's output between two chunks where the turn
- * misses n seqs (Go merge.GapMarker).
- * @param {bigint|number} n
- */
+/** The line put into a tool call's output where the turn misses n seqs between two chunks (Go merge.GapMarker). */
 export function gapMarker(n) {
-  const s = String(n);
-  return s === "1" ? "[gap: 1 seq missing]\n" : "[gap: " + s + " seqs missing]\n";
+  return "[gap: " + n + (String(n) === "1" ? " seq" : " seqs") + " missing]\n";
 }
 
 /**
- * The answer of a turn's result: its reply when that is not empty, else the
- * non-empty text of its artifacts joined with "\n" ("" when there is neither) — the
- * rule of PROTOCOL.md §4.3, as Go's Result.Answer.
- * @param {{reply?: string, artifacts?: {text: string}[]} | null} result
- * @returns {string}
+ * The answer of a turn's result: its reply when that is not empty, else the non-empty text of its
+ * artifacts joined with "\n" ("" when there is neither): PROTOCOL.md §4.3, as Go's Result.Answer.
  */
 export function answer(result) {
-  if (result == null) return "";
-  if (result.reply) return result.reply;
-  return (result.artifacts ?? []).map((a) => a.text).filter((t) => t !== "").join("\n");
+  return result?.reply || (result?.artifacts ?? []).map((a) => a.text).filter((t) => t !== "").join("\n");
 }
 
 // ---------------------------------------------------------------------------
@@ -139,17 +128,13 @@ function tailFrom(s, cut) {
 // or differently-cased key, or a repeated one, makes the op invalid) and
 // every value by its type. null leaves a string, number, bool or object
 // at its zero value and makes after, interrupt, a list or a map absent.
-// JSON.parse keeps numbers as doubles and lets a repeated key override, so
-// when the op is text, scan() reads the text once more for the two things
-// JSON.parse loses: the decimal text of every number (an int64 — seq,
-// after, ordinal, truncated, a counter — is exact over its whole range,
-// held as a BigInt) and repeated keys, at any depth.
 
 class OpError extends Error {}
 
-// scan returns the decimal text of each number in the valid JSON text, by
-// its path (keys and indices joined by NUL), after checking that no object
-// repeats a key and that nesting stays within Go's 10000.
+// scan reads an op's text once more for what JSON.parse loses: it returns
+// the decimal text of each number (so int64s are exact) by its path (keys
+// and indices joined by NUL), after checking that no object repeats a key
+// and that nesting stays within Go's 10000.
 const SCALAR = /[^ \t\n\r"{}[\]:,]+/y;
 function scan(text) {
   const nums = new Map();
@@ -183,12 +168,12 @@ function scan(text) {
   return nums;
 }
 
-// Schemas of the op form's values: S a string, B a bool, I an int64, P an
+// Schemas of the op form's values: S a string, B a boolean, I an int64, P an
 // int64 or absent (after), ANY a value not looked into; an object schema
 // names its keys; [s] is a list of s; a map names none (any key, values
 // of its schema).
 const S = "string";
-const B = "bool";
+const B = "boolean";
 const I = "int64";
 const P = "*int64";
 const ANY = "any";
@@ -197,9 +182,7 @@ const obj = (what, keys, ptr = false) => ({ what, keys: new Map(Object.entries(k
 const map = (elem) => ({ what: "map", elem });
 
 const COUNTER_NAMES = ["applied", "duplicates", "conflicts", "late", "gaps", "droppedAfterSeal", "droppedByCap"];
-const COUNTERS = obj("counters", {
-  ...Object.fromEntries(COUNTER_NAMES.map((k) => [k, I])), invalid: I, fallbacks: map(I),
-});
+const COUNTERS = obj("counters", { ...Object.fromEntries(COUNTER_NAMES.map((k) => [k, I])), invalid: I, fallbacks: map(I) });
 
 // The op as Go's decoder reads it: the head, the block's fields and the
 // result's fields, flat; exitCode and schemaVersion are a2a-tail's result
@@ -240,17 +223,11 @@ const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v)
 function decode(s, v, path, nums) {
   if (s === ANY) return v;
   if (v === null) return zero(s);
-  switch (s) {
-    case S:
-      if (typeof v !== "string") throw new OpError(path + ": not a string");
-      return v.toWellFormed();
-    case B:
-      if (typeof v !== "boolean") throw new OpError(path + ": not a boolean");
-      return v;
-    case I:
-    case P:
-      return toInt64(v, path, nums);
+  if (s === S || s === B) {
+    if (typeof v !== s) throw new OpError(path + ": not a " + s);
+    return s === S ? v.toWellFormed() : v;
   }
+  if (s === I || s === P) return toInt64(v, path, nums);
   if (Array.isArray(s)) {
     if (!Array.isArray(v)) throw new OpError(path + ": not an array");
     return v.map((x, i) => decode(s[0], x, path + "\0" + i, nums));
@@ -280,7 +257,7 @@ function toInt64(v, path, nums) {
     b = BigInt(v);
   }
   if (b === null || b < INT64_MIN || b > INT64_MAX) {
-    throw new OpError(path + ": no int64 (in an object, a safe integer or a BigInt: pass the op's text for exact ones)");
+    throw new OpError(path + ": no int64 (in an object: a safe integer or a BigInt)");
   }
   return b;
 }
@@ -306,40 +283,31 @@ function parseAt(s) {
 // (an OpError, or JSON.parse's SyntaxError) for what Go's Op.UnmarshalJSON
 // rejects. The op's decoded form is its block as well as its result.
 function decodeOp(input) {
-  let v = input;
-  let nums = null;
-  if (typeof input === "string") {
-    v = JSON.parse(input);
-    nums = scan(input);
-  }
+  const v = typeof input === "string" ? JSON.parse(input) : input;
+  const nums = typeof input === "string" ? scan(input) : null;
   if (!isObject(v)) throw new OpError("not an object");
   const op = decode(OP, v, "", nums);
   if (op.task === "" || op.turn === "") throw new OpError(op.type + " op without a task or a turn");
-  switch (op.type) {
-    case "seal":
-      return op;
-    case "result":
-      // The counters a result op always carries (PROTOCOL.md §4.3).
-      if (!isObject(v.counters) || COUNTER_NAMES.some((k) => v.counters[k] === undefined)) {
-        throw new OpError("result without its counters");
-      }
-      validateResult(op);
-      return op;
-    case "block":
-      break;
-    default:
-      throw new OpError("type " + JSON.stringify(op.type));
+  if (op.type === "result") {
+    // The counters a result op always carries (PROTOCOL.md §4.3).
+    if (!isObject(v.counters) || COUNTER_NAMES.some((k) => v.counters[k] === undefined)) {
+      throw new OpError("result without its counters");
+    }
+    validateResult(op);
+  } else if (op.type === "block") {
+    const ps = PAYLOADS.get(op.kind);
+    if (ps === undefined || op.payload === undefined) throw new OpError("no payload of kind " + op.kind);
+    op.payload = decode(ps, op.payload, "\0payload", nums);
+    op.anchored = op.after !== null;
+    op.after ??= 0n;
+    op.at = parseAt(op.at);
+    if (!validBlock(op)) throw new OpError("not a valid " + op.source + " block");
+    op.truncated = Number(op.truncated); // within 0..1 MiB: validBlock checked it
+    // A chunk's size: a stub's text is gone, its size in truncated.
+    if (op.kind === "tool_output_append") op.n = utf8Length(op.payload.chunk) + op.truncated;
+  } else if (op.type !== "seal") {
+    throw new OpError("type " + JSON.stringify(op.type));
   }
-  const ps = PAYLOADS.get(op.kind);
-  if (ps === undefined || op.payload === undefined) throw new OpError("kind " + JSON.stringify(op.kind) + " or its payload");
-  op.payload = decode(ps, op.payload, "\0payload", nums);
-  op.anchored = op.after !== null;
-  op.after ??= 0n;
-  op.at = parseAt(op.at);
-  if (!validBlock(op)) throw new OpError("not a valid " + op.source + " block");
-  op.truncated = Number(op.truncated); // within 0..1 MiB: validBlock checked it
-  // A chunk's size: a stub's text is gone, its size in truncated.
-  if (op.kind === "tool_output_append") op.n = utf8Length(op.payload.chunk) + op.truncated;
   return op;
 }
 
@@ -364,9 +332,7 @@ function validateResult(r) {
     throw new OpError("result: verdict " + r.verdict + " with state " + JSON.stringify(r.state));
   }
   if (r.reply !== "" && r.verdict !== "completed") throw new OpError("result: a reply with verdict " + r.verdict);
-  if (r.interrupt !== null && r.verdict !== "input-required" && r.verdict !== "auth-required") {
-    throw new OpError("result: an interrupt with verdict " + r.verdict);
-  }
+  if (r.interrupt !== null && !r.verdict.endsWith("-required")) throw new OpError("result: an interrupt with " + r.verdict);
   const c = r.counters;
   if ([...COUNTER_NAMES, "invalid"].some((k) => c[k] < 0n)) throw new OpError("result: a negative counter");
   for (const [reason, n] of c.fallbacks ?? []) {
@@ -399,9 +365,6 @@ function validBlock(b) {
   }
   return false;
 }
-
-// ---------------------------------------------------------------------------
-// Blocks.
 
 // sameBlock reports whether b, an arrival with the identity of the applied
 // block a, has its content: all but at, after and ordinal.
@@ -511,7 +474,7 @@ class Stream {
     const k = this.kept;
     // The cut lies inside the first kept chunk: the others alone are under
     // the cap (see add).
-    const [head, cut] = k.length === 0 ? ["", 0] : tailFrom(k[0].payload.chunk, this.keptBytes - turn.caps.maxOutputBytes);
+    const [head, cut] = tailFrom(k[0]?.payload.chunk ?? "", this.keptBytes - turn.caps.maxOutputBytes);
     const tc = {
       key: this.key, tool: named.payload.tool, toolCallId: named.payload.tool_call_id,
       status: end?.status ?? (turn.sealed ? "unfinished" : "running"), started: start !== null, firstSeq: first,
@@ -537,14 +500,12 @@ class Stream {
 // lowest is the first of the list's lowest elements, or null.
 const lowest = (list, compare) => list.reduce((low, x) => (low === null || compare(x, low) < 0 ? x : low), null);
 
-function normalizeCaps(caps = {}) {
+// normalizeCaps takes DEFAULT_CAPS's for a missing, zero or negative cap.
+function normalizeCaps(caps) {
   const pick = (v, d) => (typeof v === "number" && v > 0 ? Math.floor(v) : d);
-  return {
-    maxBlocks: Math.min(pick(caps.maxBlocks, DEFAULT_CAPS.maxBlocks), MAX_INT32),
-    maxStreamKeys: pick(caps.maxStreamKeys, DEFAULT_CAPS.maxStreamKeys),
-    maxOutputBytes: pick(caps.maxOutputBytes, DEFAULT_CAPS.maxOutputBytes),
-    maxTextBytes: pick(caps.maxTextBytes, DEFAULT_CAPS.maxTextBytes),
-  };
+  const c = Object.fromEntries(Object.entries(DEFAULT_CAPS).map(([k, d]) => [k, pick(caps?.[k], d)]));
+  c.maxBlocks = Math.min(c.maxBlocks, MAX_INT32); // as Go's, whose block refs are int32
+  return c;
 }
 
 class Turn {
@@ -610,7 +571,6 @@ class Turn {
   }
 
   missingBetween(a, b) {
-    if (a === b) return 0n;
     return between(this.seqs, bisect(this.seqs, a, compareBig), bisect(this.seqs, b, compareBig));
   }
 
@@ -620,20 +580,15 @@ class Turn {
     // sorts in one pass.
     this.shown.sort(comparePlace);
     this.seqs = [...this.seqSet].sort(compareBig);
-    const calls = [];
-    for (const st of this.streams.values()) {
-      const call = st.render(this);
-      if (call !== null) calls.push(call);
-    }
+    const calls = [...this.streams.values()].map((st) => st.render(this)).filter((call) => call !== null);
     calls.sort((a, b) => comparePlace(a.place, b.place));
     nestCalls(calls);
     const c = this.counters;
     const n = this.seqs.length;
     const counters = { ...c, gaps: n < 2 ? 0n : between(this.seqs, 0, n - 1), droppedAfterSeal: 0, invalid };
-    return {
-      task: this.task, turn: this.turn, blocks: this.shown.map(blockModel), toolCalls: calls.map((x) => toolModel(x.tc)),
-      counters: countersModel(counters), sealed: this.sealed,
-    };
+    const toolCalls = calls.map((call) => toolModel(call.tc));
+    return { task: this.task, turn: this.turn, blocks: this.shown.map(blockModel), toolCalls,
+      counters: countersModel(counters), sealed: this.sealed };
   }
 }
 
@@ -643,16 +598,11 @@ class Turn {
 // loop). A projection's call is no parent (a key space of its own).
 function nestCalls(calls) {
   const byKey = new Map(calls.filter((c) => !c.proj).map((c) => [c.tc.key, c.tc]));
+  const up = (tc) => (tc.parent === "" ? undefined : byKey.get(tc.parent));
   for (const { tc } of calls) {
-    let d = tc;
-    for (let n = 0; tc.parent !== "" && n <= MAX_DEPTH; n++) {
-      const up = d.parent === "" ? undefined : byKey.get(d.parent);
-      if (up === undefined) {
-        tc.depth = n;
-        break;
-      }
-      d = up;
-    }
+    let n = 0;
+    for (let p = up(tc); p !== undefined && n <= MAX_DEPTH; p = up(p)) n++;
+    tc.depth = n <= MAX_DEPTH ? n : 0;
   }
 }
 
@@ -731,11 +681,9 @@ function exactJSON(v) {
  */
 export class Receiver {
   /**
-   * @param {string} task the A2A taskId whose ops this receiver takes.
-   * @param {{caps?: object}} [options] caps bound each turn: maxBlocks,
-   *   maxStreamKeys, maxOutputBytes, maxTextBytes (a missing, zero or
-   *   negative field takes its default, DEFAULT_CAPS). Give it the
-   *   producer's caps: the output cap decides which chunk bytes a view shows.
+   * task is the A2A taskId whose ops this receiver takes; options.caps bound
+   * each turn. Give it the producer's caps: the output cap decides which
+   * chunk bytes a view shows.
    */
   constructor(task, options = {}) {
     this.#task = String(task ?? "");
@@ -767,18 +715,15 @@ export class Receiver {
       this.#refused++;
       return res(Effects.droppedCap);
     }
-    switch (o.type) {
-      case "seal": {
-        const was = t.sealed;
-        t.sealed = true;
-        return res(was ? Effects.duplicate : Effects.applied);
-      }
-      case "result":
-        if (t.result === null) {
-          t.result = o;
-          return res(Effects.applied);
-        }
-        return res(sameResult(t.result, o) ? Effects.duplicate : Effects.conflict);
+    if (o.type === "seal") {
+      const was = t.sealed;
+      t.sealed = true;
+      return res(was ? Effects.duplicate : Effects.applied);
+    }
+    if (o.type === "result") {
+      if (t.result !== null) return res(sameResult(t.result, o) ? Effects.duplicate : Effects.conflict);
+      t.result = o;
+      return res(Effects.applied);
     }
     return t.apply(o);
   }
