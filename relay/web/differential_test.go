@@ -6,9 +6,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,18 +38,18 @@ const differentialCases = 1200
 func TestDifferential(t *testing.T) {
 	t.Parallel()
 	cases := make([]nodeCase, differentialCases)
-	for i := range cases {
-		rng := rand.New(rand.NewPCG(uint64(i)+1, 0xd1ff))
-		cases[i] = randomCase(t, rng)
+	forEach(len(cases), func(i int) {
+		cases[i] = randomCase(t, rand.New(rand.NewPCG(uint64(i)+1, 0xd1ff)))
+	})
+	if t.Failed() {
+		t.FailNow()
 	}
 	for _, v := range vectors(t) {
 		cases = append(cases, nodeCase{Task: v.meta.Task, Caps: v.meta.Caps, Ops: v.ops})
 	}
 	jsAnswers := jsStart(t, cases)
 	wants := make([]received, len(cases))
-	for i, c := range cases {
-		wants[i] = goReceive(t, c.Task, c.Caps, c.Ops)
-	}
+	forEach(len(cases), func(i int) { wants[i] = goReceive(t, cases[i].Task, cases[i].Caps, cases[i].Ops) })
 	answers := jsAnswers()
 	var ops, turns int
 	effects := map[string]int{}
@@ -357,13 +359,30 @@ func reading(sk string, seq int64, status envelope.Status, p envelope.Payload) e
 		Payload: p}}
 }
 
+// marshal is v's JSON. It may run on any goroutine: it fails t, never ends
+// it.
 func marshal(t testing.TB, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {
-		t.Fatalf("marshal %+v: %v", v, err)
+		t.Errorf("marshal %+v: %v", v, err)
 	}
 	return string(b)
+}
+
+// forEach calls f for every index below n, on as many goroutines as Go
+// runs at once: the Go side of the differential test is most of its time.
+func forEach(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < n; i += workers {
+				f(i)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // conflicting returns op with the same identity and other content.
@@ -511,6 +530,7 @@ var edits = []rune(`{}[],:"\ 019-.eEtrufalsn` + "\x00\x1f\u00e9\u017f\u212a\U000
 // decoder looks into), so the op is invalid exactly when the snippet is
 // not JSON (or nests too deep, or repeats a key).
 func TestDifferentialSyntax(t *testing.T) {
+	t.Parallel()
 	snippets := []string{
 		`0`, `-0`, `1e5`, `1E+5`, `1e-5`, `0.5`, `-0.0e0`, `.5`, `01`, `-`, `1.`, `+1`, `1e`, `1e+`, `0x1`, `Infinity`,
 		`NaN`, `"a"`, `"\u00e9"`, `"\uD800"`, `"\uDC00\uD800"`, `"\ud83d\ude00"`, `"\x"`, `"\/"`, `"\'"`, `"é😀"`,

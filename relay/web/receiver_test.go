@@ -43,7 +43,8 @@ type received struct {
 
 // goReceive feeds the op lines to a Go Receiver, as a front end written in
 // Go would: a line that does not decode is counted as invalid, which is
-// what the JS Receiver does with it.
+// what the JS Receiver does with it. It may run on any goroutine: it fails
+// t, never ends it.
 func goReceive(t testing.TB, task string, caps jsCaps, lines []string) received {
 	t.Helper()
 	r := merge.NewReceiver(task, caps.merge())
@@ -58,14 +59,14 @@ func goReceive(t testing.TB, task string, caps jsCaps, lines []string) received 
 	marshalView := func(v schema.View) string {
 		b, err := json.Marshal(v)
 		if err != nil {
-			t.Fatalf("marshal view: %v", err)
+			t.Errorf("marshal view: %v", err)
 		}
 		return string(b)
 	}
 	for _, turn := range r.Turns() {
 		v, ok := r.TurnView(turn)
 		if !ok {
-			t.Fatalf("TurnView(%q) of a turn Turns listed: not ok", turn)
+			t.Errorf("TurnView(%q) of a turn Turns listed: not ok", turn)
 		}
 		out.Views = append(out.Views, marshalView(v))
 	}
@@ -74,7 +75,7 @@ func goReceive(t testing.TB, task string, caps jsCaps, lines []string) received 
 	}
 	b, err := json.Marshal(r.Result())
 	if err != nil {
-		t.Fatalf("marshal result: %v", err)
+		t.Errorf("marshal result: %v", err)
 	}
 	out.Result, out.Refused = string(b), r.Refused()
 	return out
