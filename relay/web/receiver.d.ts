@@ -172,7 +172,7 @@ export declare class Receiver {
   /**
    * view() as JSON text with exact int64 fields: the same data as Go's
    * json.Marshal of schema.View, not the same text (key order and escapes
-   * may differ).
+   * may differ; <, > and & are not escaped, so never put it into markup).
    */
   viewJSON(): string;
   /** The view of one turn, or null when the receiver does not keep it. */
