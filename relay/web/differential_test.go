@@ -6,11 +6,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -38,24 +36,18 @@ const differentialCases = 1200
 func TestDifferential(t *testing.T) {
 	t.Parallel()
 	cases := make([]nodeCase, differentialCases)
-	forEach(len(cases), func(i int) {
+	for i := range cases {
 		cases[i] = randomCase(t, rand.New(rand.NewPCG(uint64(i)+1, 0xd1ff)))
-	})
-	if t.Failed() {
-		t.FailNow()
 	}
 	for _, v := range vectors(t) {
 		cases = append(cases, nodeCase{Task: v.meta.Task, Caps: v.meta.Caps, Ops: v.ops})
 	}
-	jsAnswers := jsStart(t, cases)
-	wants := make([]received, len(cases))
-	forEach(len(cases), func(i int) { wants[i] = goReceive(t, cases[i].Task, cases[i].Caps, cases[i].Ops) })
-	answers := jsAnswers()
+	js := jsStart(t, cases)
 	var ops, turns int
 	effects := map[string]int{}
 	for i, c := range cases {
 		ops += len(c.Ops)
-		want, got := wants[i], answers[i]
+		want, got := goReceive(t, c.Task, c.Caps, c.Ops), js.next()
 		turns += len(want.Views)
 		for _, r := range want.Effects {
 			effects[r]++
@@ -86,6 +78,7 @@ func TestDifferential(t *testing.T) {
 			fail("JSON.stringify(view())", d)
 		}
 	}
+	js.wait()
 	t.Logf("%d op streams (%d ops, %d turns) agree; effects %v", len(cases), ops, turns, effects)
 }
 
@@ -359,30 +352,13 @@ func reading(sk string, seq int64, status envelope.Status, p envelope.Payload) e
 		Payload: p}}
 }
 
-// marshal is v's JSON. It may run on any goroutine: it fails t, never ends
-// it.
 func marshal(t testing.TB, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {
-		t.Errorf("marshal %+v: %v", v, err)
+		t.Fatalf("marshal %+v: %v", v, err)
 	}
 	return string(b)
-}
-
-// forEach calls f for every index below n, on as many goroutines as Go
-// runs at once: the Go side of the differential test is most of its time.
-func forEach(n int, f func(i int)) {
-	var wg sync.WaitGroup
-	workers := runtime.GOMAXPROCS(0)
-	for w := range workers {
-		wg.Go(func() {
-			for i := w; i < n; i += workers {
-				f(i)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // conflicting returns op with the same identity and other content.

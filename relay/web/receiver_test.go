@@ -1,10 +1,12 @@
 package web
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -43,8 +45,7 @@ type received struct {
 
 // goReceive feeds the op lines to a Go Receiver, as a front end written in
 // Go would: a line that does not decode is counted as invalid, which is
-// what the JS Receiver does with it. It may run on any goroutine: it fails
-// t, never ends it.
+// what the JS Receiver does with it.
 func goReceive(t testing.TB, task string, caps jsCaps, lines []string) received {
 	t.Helper()
 	r := merge.NewReceiver(task, caps.merge())
@@ -59,14 +60,14 @@ func goReceive(t testing.TB, task string, caps jsCaps, lines []string) received 
 	marshalView := func(v schema.View) string {
 		b, err := json.Marshal(v)
 		if err != nil {
-			t.Errorf("marshal view: %v", err)
+			t.Fatalf("marshal view: %v", err)
 		}
 		return string(b)
 	}
 	for _, turn := range r.Turns() {
 		v, ok := r.TurnView(turn)
 		if !ok {
-			t.Errorf("TurnView(%q) of a turn Turns listed: not ok", turn)
+			t.Fatalf("TurnView(%q) of a turn Turns listed: not ok", turn)
 		}
 		out.Views = append(out.Views, marshalView(v))
 	}
@@ -75,7 +76,7 @@ func goReceive(t testing.TB, task string, caps jsCaps, lines []string) received 
 	}
 	b, err := json.Marshal(r.Result())
 	if err != nil {
-		t.Errorf("marshal result: %v", err)
+		t.Fatalf("marshal result: %v", err)
 	}
 	out.Result, out.Refused = string(b), r.Refused()
 	return out
@@ -104,51 +105,91 @@ func needNode(t *testing.T) string {
 // answers in order.
 func jsReceive(t *testing.T, cases []nodeCase) []nodeAnswer {
 	t.Helper()
-	return jsStart(t, cases)()
+	js := jsStart(t, cases)
+	answers := make([]nodeAnswer, len(cases))
+	for i := range answers {
+		answers[i] = js.next()
+	}
+	js.wait()
+	return answers
 }
 
-// jsStart starts one node process on every case (testdata/harness.mjs), so
-// that it runs while the test does the Go side; the function it returns
-// waits for node and gives its answers in order.
-func jsStart(t *testing.T, cases []nodeCase) func() []nodeAnswer {
+// jsRun is one node process (testdata/harness.mjs) fed every case, whose
+// answers the test reads one by one as node makes them: node runs while
+// the test does the Go side, and neither side holds all the answers.
+type jsRun struct {
+	t       *testing.T
+	cmd     *exec.Cmd
+	answers *json.Decoder
+	stderr  bytes.Buffer
+	written chan error
+	read    int
+	waited  bool
+}
+
+func jsStart(t *testing.T, cases []nodeCase) *jsRun {
 	t.Helper()
-	var in, out, stderr bytes.Buffer
-	enc := json.NewEncoder(&in)
-	for _, c := range cases {
-		if err := enc.Encode(c); err != nil {
-			t.Fatal(err)
-		}
-	}
-	cmd := exec.Command(needNode(t), "testdata/harness.mjs")
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = &in, &out, &stderr
-	if err := cmd.Start(); err != nil {
+	r := &jsRun{t: t, cmd: exec.Command(needNode(t), "testdata/harness.mjs"), written: make(chan error, 1)}
+	r.cmd.Stderr = &r.stderr
+	stdin, err := r.cmd.StdinPipe()
+	if err != nil {
 		t.Fatal(err)
 	}
-	waited := false
+	stdout, err := r.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
-		if !waited { // the test ended first: no node left behind
-			_ = cmd.Process.Kill()
-			_ = cmd.Wait()
+		if !r.waited { // the test ended first: no node left behind
+			_ = r.cmd.Process.Kill()
+			_ = r.cmd.Wait()
 		}
 	})
-	return func() []nodeAnswer {
-		t.Helper()
-		waited = true
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("node: %v\n%s", err, stderr.String())
-		}
-		var answers []nodeAnswer
-		for dec := json.NewDecoder(&out); dec.More(); {
-			var a nodeAnswer
-			if err := dec.Decode(&a); err != nil {
-				t.Fatalf("node answer %d: %v", len(answers), err)
+	go func() {
+		w := bufio.NewWriter(stdin)
+		enc := json.NewEncoder(w)
+		for _, c := range cases {
+			if err := enc.Encode(c); err != nil {
+				r.written <- err
+				return
 			}
-			answers = append(answers, a)
 		}
-		if len(answers) != len(cases) {
-			t.Fatalf("node answered %d cases of %d\n%s", len(answers), len(cases), stderr.String())
+		if err := w.Flush(); err != nil {
+			r.written <- err
+			return
 		}
-		return answers
+		r.written <- stdin.Close()
+	}()
+	r.answers = json.NewDecoder(bufio.NewReader(stdout))
+	return r
+}
+
+// next is node's answer to the next case.
+func (r *jsRun) next() nodeAnswer {
+	r.t.Helper()
+	var a nodeAnswer
+	if err := r.answers.Decode(&a); err != nil {
+		r.t.Fatalf("node answer %d: %v\n%s", r.read, err, r.stderr.String())
+	}
+	r.read++
+	return a
+}
+
+// wait checks that node took every case and answered no more.
+func (r *jsRun) wait() {
+	r.t.Helper()
+	if r.answers.More() {
+		r.t.Fatalf("node answered more than the %d cases", r.read)
+	}
+	r.waited = true
+	if err := <-r.written; err != nil {
+		r.t.Fatalf("writing to node: %v (stderr: %s)", err, r.stderr.String())
+	}
+	if err := r.cmd.Wait(); err != nil {
+		r.t.Fatalf("node: %v\n%s", err, r.stderr.String())
 	}
 }
 
@@ -157,6 +198,9 @@ func jsStart(t *testing.T, cases []nodeCase) func() []nodeAnswer {
 // aside — and returns the difference, "" when there is none. exact false
 // reads numbers as float64, as JSON.parse does.
 func sameValues(want, got string, exact bool) string {
+	if want == got { // the same bytes: the same data, without decoding
+		return ""
+	}
 	decode := func(s string) (any, error) {
 		d := json.NewDecoder(strings.NewReader(s))
 		if exact {
@@ -170,6 +214,9 @@ func sameValues(want, got string, exact bool) string {
 	g, errG := decode(got)
 	if errW != nil || errG != nil {
 		return fmt.Sprintf("undecodable (%v, %v):\nwant %s\ngot  %s", errW, errG, want, got)
+	}
+	if reflect.DeepEqual(w, g) { // cmp.Diff's reflection is slow: only for a difference
+		return ""
 	}
 	return cmp.Diff(w, g)
 }
