@@ -17,6 +17,7 @@ import (
 // its message. (With the HttpAgent's aborted controller it resolved at once
 // with nothing, and the endpoint was never asked.)
 func TestAGUIReconnectAfterAbort(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join("..", "testdata", "frontends")
 	node := testdep.NPM(t, dir, "the check of agui-reconnect.js with @ag-ui/client")
 	out, err := exec.Command(node, "testdata/agui-abort.mjs", filepath.Join(dir, "node_modules", "@ag-ui", "client", "dist", "index.mjs")).Output()

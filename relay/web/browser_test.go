@@ -27,7 +27,8 @@ type browserReport struct {
 
 // TestBrowser runs receiver.js over every golden vector in a real headless
 // Chromium: the module as a browser loads it (BigInt, private fields,
-// TextEncoder), not only as node runs it.
+// TextEncoder), not only as node runs it. Not parallel: its goleak check
+// sees every goroutine of the process, so it runs before the parallel tests.
 func TestBrowser(t *testing.T) {
 	testdep.ChromiumPath(t, "the check of receiver.js in a browser") // before goleak: a skip leaves nothing behind
 	// A cleanup registered before the browser's: it runs after them, once

@@ -10,6 +10,7 @@ import (
 // TestNodeTests runs the JS Receiver's own tests (receiver.test.mjs: every
 // golden vector, and the JS-only promises) with node's built-in runner.
 func TestNodeTests(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command(needNode(t), "--test", "--test-reporter=tap", "receiver.test.mjs")
 	out, err := cmd.CombinedOutput()
 	if err != nil {

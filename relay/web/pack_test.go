@@ -16,6 +16,7 @@ import (
 // types, the AG-UI reconnect subclass, its README, the manifest and the licence — nothing of the page, the Go files or
 // the tests.
 func TestPackContents(t *testing.T) {
+	t.Parallel()
 	needNode(t)
 	npm, err := exec.LookPath("npm")
 	if err != nil {

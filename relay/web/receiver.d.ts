@@ -1,5 +1,5 @@
 // TypeScript declarations for receiver.js (the JSON forms are those of
-// PROTOCOL.md; field names and order are Go's schema.View JSON).
+// PROTOCOL.md; field names are Go's schema.View JSON).
 
 /** What applying one op did: its effect (the names of Go's merge.Effect). */
 export type Effect = "applied" | "duplicate" | "conflict" | "dropped_sealed" | "dropped_cap" | "invalid";
@@ -103,7 +103,7 @@ export interface Counters {
   fallbacks?: Record<string, number>;
 }
 
-/** A snapshot of a turn, equal to Go's schema.View for the same ops. */
+/** A snapshot of a turn: the same data as Go's schema.View for the same ops. */
 export interface View {
   task: string;
   /** The turn's id; "" in the empty view of a receiver that has no turn yet. */
@@ -169,16 +169,21 @@ export declare class Receiver {
   apply(op: string | object): Applied;
   /** The latest turn's view, as plain values; before any valid op, an empty view with turn "". */
   view(): View;
-  /** view() as Go's json.Marshal writes it, byte for byte (exact int64). */
+  /**
+   * view() as JSON text with exact int64 fields: the same data as Go's
+   * json.Marshal of schema.View, not the same text (key order and escapes
+   * may differ; <, > and & are not escaped, so never put it into markup).
+   */
   viewJSON(): string;
   /** The view of one turn, or null when the receiver does not keep it. */
   turnView(turn: string): View | null;
+  /** turnView() as JSON text with exact int64 fields, or null. */
   turnViewJSON(turn: string): string | null;
   /** The turn ids kept, in the order their first op arrived: the last is the latest. */
   turns(): string[];
   /** The result of the latest turn (or of turn), or null before its result op arrived; answer(result) is its answer. */
   result(turn?: string): Result | null;
-  /** result() as Go's json.Marshal writes it; "null" before it arrived. */
+  /** result() as JSON text with exact int64 fields; "null" before it arrived. */
   resultJSON(turn?: string): string;
   /** The ops refused because their turn was evicted. */
   refused(): number;

@@ -5,8 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os/exec"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -105,86 +105,118 @@ func needNode(t *testing.T) string {
 // answers in order.
 func jsReceive(t *testing.T, cases []nodeCase) []nodeAnswer {
 	t.Helper()
-	cmd := exec.Command(needNode(t), "testdata/harness.mjs")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdin, err := cmd.StdinPipe()
+	js := jsStart(t, cases)
+	answers := make([]nodeAnswer, len(cases))
+	for i := range answers {
+		answers[i] = js.next()
+	}
+	js.wait()
+	return answers
+}
+
+// jsRun is one node process (testdata/harness.mjs) fed every case, whose
+// answers the test reads one by one as node makes them: node runs while
+// the test does the Go side, and neither side holds all the answers.
+type jsRun struct {
+	t       *testing.T
+	cmd     *exec.Cmd
+	answers *json.Decoder
+	stderr  bytes.Buffer
+	written chan error
+	read    int
+	waited  bool
+}
+
+func jsStart(t *testing.T, cases []nodeCase) *jsRun {
+	t.Helper()
+	r := &jsRun{t: t, cmd: exec.Command(needNode(t), "testdata/harness.mjs"), written: make(chan error, 1)}
+	r.cmd.Stderr = &r.stderr
+	stdin, err := r.cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	stdout, err := r.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	written := make(chan error, 1)
+	t.Cleanup(func() {
+		if !r.waited { // the test ended first: no node left behind
+			_ = r.cmd.Process.Kill()
+			_ = r.cmd.Wait()
+		}
+	})
 	go func() {
 		w := bufio.NewWriter(stdin)
 		enc := json.NewEncoder(w)
 		for _, c := range cases {
 			if err := enc.Encode(c); err != nil {
-				written <- err
+				r.written <- err
 				return
 			}
 		}
 		if err := w.Flush(); err != nil {
-			written <- err
+			r.written <- err
 			return
 		}
-		written <- stdin.Close()
+		r.written <- stdin.Close()
 	}()
-	var answers []nodeAnswer
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(nil, 64<<20)
-	for sc.Scan() {
-		var a nodeAnswer
-		if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
-			t.Fatalf("node answer %d: %v: %s", len(answers), err, sc.Bytes())
-		}
-		answers = append(answers, a)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatalf("reading node: %v", err)
-	}
-	_, _ = io.Copy(io.Discard, stdout)
-	if err := <-written; err != nil {
-		t.Fatalf("writing to node: %v (stderr: %s)", err, stderr.String())
-	}
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("node: %v\n%s", err, stderr.String())
-	}
-	if len(answers) != len(cases) {
-		t.Fatalf("node answered %d cases of %d\n%s", len(answers), len(cases), stderr.String())
-	}
-	return answers
+	r.answers = json.NewDecoder(bufio.NewReader(stdout))
+	return r
 }
 
-// sameJSON compares two JSON texts byte for byte, and shows a readable
-// difference when they are not equal.
-func sameJSON(want, got string) string {
-	if want == got {
+// next is node's answer to the next case.
+func (r *jsRun) next() nodeAnswer {
+	r.t.Helper()
+	var a nodeAnswer
+	if err := r.answers.Decode(&a); err != nil {
+		r.t.Fatalf("node answer %d: %v\n%s", r.read, err, r.stderr.String())
+	}
+	r.read++
+	return a
+}
+
+// wait checks that node took every case and answered no more.
+func (r *jsRun) wait() {
+	r.t.Helper()
+	if r.answers.More() {
+		r.t.Fatalf("node answered more than the %d cases", r.read)
+	}
+	r.waited = true
+	if err := <-r.written; err != nil {
+		r.t.Fatalf("writing to node: %v (stderr: %s)", err, r.stderr.String())
+	}
+	if err := r.cmd.Wait(); err != nil {
+		r.t.Fatalf("node: %v\n%s", err, r.stderr.String())
+	}
+}
+
+// sameValues compares two JSON texts as data — what a JSON reader makes of
+// them, numbers exact (decoded as json.Number), key order and escapes
+// aside — and returns the difference, "" when there is none. exact false
+// reads numbers as float64, as JSON.parse does.
+func sameValues(want, got string, exact bool) string {
+	if want == got { // the same bytes: the same data, without decoding
 		return ""
 	}
-	var w, g any
-	dw := json.NewDecoder(strings.NewReader(want))
-	dw.UseNumber()
-	dg := json.NewDecoder(strings.NewReader(got))
-	dg.UseNumber()
-	if dw.Decode(&w) != nil || dg.Decode(&g) != nil {
-		return cmp.Diff(want, got)
+	decode := func(s string) (any, error) {
+		d := json.NewDecoder(strings.NewReader(s))
+		if exact {
+			d.UseNumber()
+		}
+		var v any
+		err := d.Decode(&v)
+		return v, err
 	}
-	if d := cmp.Diff(w, g); d != "" {
-		return d
+	w, errW := decode(want)
+	g, errG := decode(got)
+	if errW != nil || errG != nil {
+		return fmt.Sprintf("undecodable (%v, %v):\nwant %s\ngot  %s", errW, errG, want, got)
 	}
-	return fmt.Sprintf("same values, other bytes:\nwant %s\ngot  %s", want, got)
-}
-
-// htmlEscaped is s as Go's json.Marshal escapes it (<, >, &, U+2028,
-// U+2029 inside strings), which JSON.stringify does not.
-func htmlEscaped(s string) string {
-	var b bytes.Buffer
-	json.HTMLEscape(&b, []byte(s))
-	return b.String()
+	if reflect.DeepEqual(w, g) { // cmp.Diff's reflection is slow: only for a difference
+		return ""
+	}
+	return cmp.Diff(w, g)
 }

@@ -18,6 +18,7 @@ import (
 // a2a-tail's exitCode holding any JSON. And the op schema refuses, as the
 // decoders do, a key that is not exactly one of the op form's.
 func TestVectorsMatchSchemas(t *testing.T) {
+	t.Parallel()
 	const base = "https://github.com/tfrs/a2a-progress/schema/"
 	c := jsonschema.NewCompiler()
 	c.AssertFormat()

@@ -1,9 +1,9 @@
 // The node side of the Go differential test (relay/web/differential_test.go):
 // one case per stdin line, {"task", "caps", "ops": [op JSON text, …]}; one
-// answer per stdout line: what apply said of each op, the JSON of each
-// turn's view in turn order (the latest view alone when there is no turn),
-// JSON.stringify of the latest view(), and the latest result's JSON. One
-// process serves every case.
+// answer per stdout line: what apply said of each op, the exact JSON of
+// each turn's view in turn order (the latest view alone when there is no
+// turn), JSON.stringify of the latest view(), and the latest result's
+// exact JSON. One process serves every case.
 import { createInterface } from "node:readline";
 import { Receiver } from "../receiver.js";
 
