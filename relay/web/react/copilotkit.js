@@ -204,8 +204,24 @@ export function callView(messages, record, toolCallId, result) {
     seen.add(it.id);
     items.push(it);
   };
+  // A call asked, was answered, and went on: the question stays in the
+  // view, where the sub-agent that asked ended.
+  const asked = new Set();
+  const ask = (s) => {
+    const q = s && s.end === "suspended" && !asked.has(s.id) ? questionOf(record, s) : "";
+    if (s) asked.add(s.id);
+    if (q) items.push({ id: "q:" + s.id, kind: "text", text: "Asked: " + q });
+  };
+  const rootOf = (s) => {
+    for (let n = 0; s && s.parentSubagentRunId && n < MAX_DEPTH + 1; n++) s = inTree.get(s.parentSubagentRunId) || s;
+    return s;
+  };
+  let prevRoot = null;
   for (const m of messages) {
     if (!ownedBySubagent(m) || !inTree.has(m.subagentRunId)) continue;
+    const root = rootOf(inTree.get(m.subagentRunId));
+    if (prevRoot && root !== prevRoot) ask(prevRoot);
+    prevRoot = root;
     const at = place(inTree.get(m.subagentRunId));
     if (m.role === "reasoning") {
       add({ id: "m:" + m.id, kind: "thinking", text: str(m.content), ...at });
@@ -226,14 +242,8 @@ export function callView(messages, record, toolCallId, result) {
       }
     }
   }
-  // A call asked, was answered, and went on: the question stays in the
-  // view, where the earlier sub-agent ended.
   const latest = top[top.length - 1];
-  for (const s of top) {
-    if (s === latest || s.end !== "suspended") continue;
-    const q = questionOf(record, s);
-    if (q) items.push({ id: "q:" + s.id, kind: "text", text: "Asked: " + q });
-  }
+  for (const s of top) if (s !== latest) ask(s);
   const view = { schemaVersion: 2, task: toolCallId, turn: latest.id, items };
   let phase = "running";
   let errorText = "";
