@@ -579,7 +579,7 @@ func testConcurrent(t *testing.T, f *fixture) {
 func testQuestion(t *testing.T, f *fixture) {
 	f.open(t, "go", "")
 	f.say(t, "ship it?")
-	f.until(t, `!!document.querySelector(".a2a-call form.a2a-answer textarea")`)
+	f.until(t, `!!document.querySelector(".a2a-call form.a2a-answer textarea") && document.body.textContent.includes("My colleague asks")`)
 	p := f.read(t)
 	f.shoot(t, "question")
 	clean(t, p)
