@@ -37,6 +37,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
@@ -45,7 +46,7 @@ import (
 	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
-func TestMain(m *testing.M) { os.Exit(testdep.Reporting(m).Run()) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(testdep.Reporting(m)) }
 
 var (
 	moduleRoot = filepath.Join("..", "..", "..", "..")
