@@ -99,7 +99,7 @@ func ExampleScript() {
 		}
 		fmt.Println()
 	}
-	fmt.Println(out.State, "-", out.Interrupt != nil, out.Reply)
+	fmt.Println(out.State, "-", out.Interrupt != nil, out.Interrupt.Question)
 	// Output:
 	// thinking from envelope {"two warehouses match"}
 	// text from fallback {"still looking"} (no_envelope)
