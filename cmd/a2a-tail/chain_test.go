@@ -1,10 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +20,7 @@ import (
 	"github.com/tfrs/a2a-progress/internal/chaintest"
 	"github.com/tfrs/a2a-progress/internal/schematest"
 	"github.com/tfrs/a2a-progress/internal/testdep"
+	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -263,5 +269,135 @@ func TestChainSchemas(t *testing.T) {
 	}
 	if d := cmp.Diff([]int{0, 1, 2}, depths); d != "" {
 		t.Errorf("depths of the calls (-want +got):\n%s", d)
+	}
+}
+
+// TestChainWebFrontEnds: `a2a-tail web`'s own AG-UI and useChat routes keep
+// the chain's tree. In AG-UI, C's blocks are a sub-agent of B's
+// ask_colleague call and the lookup C's search forwarded is a sub-agent
+// inside that one (parentSubagentRunId), each tool call attributed to its
+// own level; in the UI message stream every part of a forwarded block
+// names its parent call and depth.
+func TestChainWebFrontEnds(t *testing.T) {
+	t.Parallel()
+	ch := startChain(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(time.Minute))
+	defer cancel()
+	c, err := client.New(ctx, ch.B.URL, client.WithRetry(8, time.Millisecond, 20*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ws := newWebServer(ctx, client.LazyOf(c), webPolicy{auth: relay.AllowLoopback, tasks: relay.NewTaskSet(0)})
+	srv := httptest.NewServer(ws)
+	defer ws.Close()
+	defer srv.Close()
+
+	events := func(path, body string) []map[string]any {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("POST %s: %d", path, resp.StatusCode)
+		}
+		var out []map[string]any
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok && data != "[DONE]" {
+				var ev map[string]any
+				if err := json.Unmarshal([]byte(data), &ev); err != nil {
+					t.Fatalf("%s: event %q: %v", path, data, err)
+				}
+				out = append(out, ev)
+			}
+		}
+		return out
+	}
+	str := func(ev map[string]any, k string) string { s, _ := ev[k].(string); return s }
+
+	// AG-UI: the tree of sub-agents, and each tool call's level.
+	agui := events("/ag-ui", `{"threadId":"th-chain","runId":"r1","messages":[{"id":"m1","role":"user","content":"where is my order?"}]}`)
+	toolName := map[string]string{} // toolCallId → name
+	type level struct{ Parent, ParentRun string }
+	runs := map[string]level{} // subagentRunId → where it sits
+	var calls []string         // "<name> in <the name of the call its sub-agent belongs to, or top>"
+	for _, ev := range agui {
+		switch str(ev, "type") {
+		case "TOOL_CALL_START":
+			toolName[str(ev, "toolCallId")] = str(ev, "toolCallName")
+		case "SUBAGENT_STARTED":
+			runs[str(ev, "subagentRunId")] = level{toolName[str(ev, "parentToolCallId")], str(ev, "parentSubagentRunId")}
+		}
+	}
+	for _, ev := range agui {
+		if str(ev, "type") != "TOOL_CALL_START" {
+			continue
+		}
+		where := "top"
+		if run := str(ev, "subagentRunId"); run != "" {
+			where = runs[run].Parent
+		}
+		calls = append(calls, str(ev, "toolCallName")+" in "+where)
+	}
+	if d := cmp.Diff([]string{"ask_colleague in top", "search in ask_colleague", "lookup in search"}, calls); d != "" {
+		t.Errorf("AG-UI tool calls by level (-want +got):\n%s", d)
+	}
+	var tree []string // "<parent call> < <the parent sub-agent's parent call>"
+	for _, l := range runs {
+		up := "top"
+		if l.ParentRun != "" {
+			up = runs[l.ParentRun].Parent
+		}
+		tree = append(tree, l.Parent+" < "+up)
+	}
+	slices.Sort(tree)
+	if d := cmp.Diff([]string{"ask_colleague < top", "search < ask_colleague"}, tree); d != "" {
+		t.Errorf("AG-UI sub-agents (-want +got):\n%s", d)
+	}
+	if last := agui[len(agui)-1]; str(last, "type") != "RUN_FINISHED" {
+		t.Errorf("the AG-UI run ends with %v, want RUN_FINISHED", last)
+	}
+
+	// useChat: the tool parts of the forwarded calls name their parent
+	// call and depth (toolMetadata.a2a), and so do the texts and thinking
+	// of the forwarded blocks (providerMetadata.a2a).
+	chat := events("/api/chat", `{"id":"chat-chain","messages":[{"id":"m2","role":"user","parts":[{"type":"text","text":"where is my order?"}]}]}`)
+	chatName := map[string]string{} // toolCallId → name
+	var placed []string
+	for _, ev := range chat {
+		if str(ev, "type") == "tool-input-start" {
+			chatName[str(ev, "toolCallId")] = str(ev, "toolName")
+		}
+	}
+	for _, ev := range chat {
+		if str(ev, "type") != "tool-input-available" {
+			continue
+		}
+		meta, _ := ev["toolMetadata"].(map[string]any)
+		a2a, _ := meta["a2a"].(map[string]any)
+		depth, _ := a2a["depth"].(float64)
+		placed = append(placed, fmt.Sprintf("%s under %q at %v", str(ev, "toolName"), chatName[str(a2a, "parent")], depth))
+	}
+	var texts []string
+	for _, ev := range chat {
+		if t := str(ev, "type"); t == "text-start" || t == "reasoning-start" {
+			meta, _ := ev["providerMetadata"].(map[string]any)
+			a2a, _ := meta["a2a"].(map[string]any)
+			depth, _ := a2a["depth"].(float64)
+			texts = append(texts, fmt.Sprintf("%s under %q at %v", t, chatName[str(a2a, "parent")], depth))
+		}
+	}
+	if d := cmp.Diff([]string{`text-start under "" at 0`, `reasoning-start under "ask_colleague" at 1`,
+		`text-start under "ask_colleague" at 1`, `text-start under "" at 0`}, texts); d != "" {
+		t.Errorf("useChat texts by place (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{`ask_colleague under "" at 0`, `search under "ask_colleague" at 1`, `lookup under "search" at 2`}, placed); d != "" {
+		t.Errorf("useChat tool parts by place (-want +got):\n%s\nevents: %v", d, chat)
 	}
 }
