@@ -20,6 +20,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
+	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/projection"
 	"github.com/tfrs/a2a-progress/internal/recorded"
 	"github.com/tfrs/a2a-progress/internal/testdep"
@@ -100,16 +101,19 @@ func classOf(v schema.Verdict) string {
 }
 
 func newOutcome(o terminal.Outcome) outcome {
+	// The goldens' text is the final status message's, whatever the
+	// verdict (Outcome.Reply is a completed turn's only).
+	text := envelope.MessageText(o.Message)
 	out := outcome{TaskID: string(o.TaskID), ContextID: o.ContextID, State: o.State, Class: classOf(o.Verdict),
-		Text: o.Reply, Artifacts: o.Artifacts, Truncated: o.Truncated}
+		Text: text, Artifacts: o.Artifacts, Truncated: o.Truncated}
 	if o.Interrupt != nil {
 		// Question is the structured question, else the status text: the
 		// goldens kept "" for the first when there was none.
 		q := o.Interrupt.Question
-		if q == o.Reply && !structured(o.Message) {
+		if q == text && !structured(o.Message) {
 			q = ""
 		}
-		out.Interrupt = &interrupt{State: o.State, Text: o.Reply, Question: q, Items: o.Interrupt.Items}
+		out.Interrupt = &interrupt{State: o.State, Text: text, Question: q, Items: o.Interrupt.Items}
 	}
 	if o.Err != nil {
 		out.Err = o.Err.Error()
