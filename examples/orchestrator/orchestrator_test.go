@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"os/exec"
@@ -540,42 +539,7 @@ var jsAgentDir = filepath.Join("..", "..", "internal", "interop", "jsagent")
 // stops when the test ends (its stdin closes).
 func startJSAgent(t *testing.T) string {
 	t.Helper()
-	bin := testdep.NPM(t, jsAgentDir, "the orchestrator's JS A2A peer")
-	cmd := exec.Command(bin, "server.mjs", "0")
-	cmd.Dir = jsAgentDir
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = stdin.Close() // the server exits at EOF
-		_ = cmd.Wait()
-	})
-	line := make([]byte, 0, 32)
-	var b [1]byte
-	for {
-		n, err := stdout.Read(b[:])
-		if err != nil {
-			t.Fatalf("the JS peer printed no port line: %v", err)
-		}
-		if n == 1 && b[0] == '\n' {
-			break
-		}
-		line = append(line, b[:n]...)
-	}
-	go func() { _, _ = io.Copy(io.Discard, stdout) }()
-	port, ok := strings.CutPrefix(string(line), "port ")
-	if !ok {
-		t.Fatalf("the JS peer's first line is %q, not a port", line)
-	}
-	return "http://127.0.0.1:" + port
+	return testdep.JSAgent(t, jsAgentDir, "the orchestrator's JS A2A peer")
 }
 
 // serveFor serves an orchestrator in front of the agent at agentURL.

@@ -1,11 +1,13 @@
 package testdep
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -211,4 +213,39 @@ func installedVersion(dir, pkg string) (string, error) {
 		return "", fmt.Errorf("%s's package.json: %w", pkg, err)
 	}
 	return strings.TrimSpace(p.Version), nil
+}
+
+// JSAgent starts the A2A JS SDK peer in dir (internal/interop/jsagent, its
+// packages installed by [NPM]) on a free loopback port and returns its URL.
+// It stops when the test ends: the server exits when its stdin closes.
+func JSAgent(t testing.TB, dir, what string) string {
+	t.Helper()
+	node := NPM(t, dir, what)
+	cmd := exec.Command(node, "server.mjs", "0")
+	cmd.Dir = dir
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = stdin.Close()
+		_ = cmd.Wait()
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("the JS peer printed no port line: %v", err)
+	}
+	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	port, ok := strings.CutPrefix(strings.TrimSpace(line), "port ")
+	if !ok {
+		t.Fatalf("the JS peer's first line is %q, not a port", line)
+	}
+	return "http://127.0.0.1:" + port
 }

@@ -220,30 +220,7 @@ func startOrchestrator(t *testing.T, agentURL string) string {
 // when the test ends (its stdin closes).
 func startJSAgent(t *testing.T) string {
 	t.Helper()
-	node := testdep.NPM(t, jsAgentDir, "the JS A2A peer behind the orchestrator")
-	cmd := exec.Command(node, "server.mjs", "0")
-	cmd.Dir = jsAgentDir
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = stdin.Close() // the server exits at EOF
-		_ = cmd.Wait()
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	port, ok := strings.CutPrefix(strings.TrimSpace(line), "port ")
-	if err != nil || !ok {
-		t.Fatalf("the JS peer printed %q (%v), not its port", line, err)
-	}
-	return "http://127.0.0.1:" + port
+	return testdep.JSAgent(t, jsAgentDir, "the JS A2A peer behind the orchestrator")
 }
 
 // site is what the browser loads, from one origin: the page (/), the

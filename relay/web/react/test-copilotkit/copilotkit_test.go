@@ -112,34 +112,7 @@ func orchestrator(t *testing.T, bin, agentURL string) *url.URL {
 // test ends (its stdin closes).
 func startJSAgent(t *testing.T) string {
 	t.Helper()
-	bin := testdep.NPM(t, jsAgentDir, "the JS A2A peer")
-	cmd := exec.Command(bin, "server.mjs", "0")
-	cmd.Dir = jsAgentDir
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = stdin.Close()
-		_ = cmd.Wait()
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("the JS peer printed no port line: %v", err)
-	}
-	go func() { _, _ = io.Copy(io.Discard, stdout) }()
-	port, ok := strings.CutPrefix(strings.TrimSpace(line), "port ")
-	if !ok {
-		t.Fatalf("the JS peer's first line is %q, not a port", line)
-	}
-	return "http://127.0.0.1:" + port
+	return testdep.JSAgent(t, jsAgentDir, "the JS A2A peer")
 }
 
 // hostile is what a peer may send: HTML, an event handler, markdown that
