@@ -345,10 +345,14 @@ func FuzzOpEncoder(f *testing.F) {
 // BenchmarkOpMarshal is the encoder's cost for a typical block op: a
 // chunk with its at, as a2a-tail -o ndjson writes one per line.
 func BenchmarkOpMarshal(b *testing.B) {
-	o := Op{Type: OpBlock, Task: "task-0123456789", Turn: "msg-0123456789", Block: Block{Key: Key{StreamKey: "call-1", Seq: 42},
-		Kind: envelope.KindToolOutputAppend, Status: envelope.StatusRunning,
+	o := Op{Type: OpBlock, Task: "task-0123456789", Turn: "msg-0123456789", Block: Block{
+		Key:     Key{StreamKey: "call-1", Seq: 42},
+		Kind:    envelope.KindToolOutputAppend,
+		Status:  envelope.StatusRunning,
 		Payload: envelope.ToolOutputAppend{Tool: "search", Chunk: "found 3 orders for <customer> & more\n", ToolCallID: "call-1"},
-		Source: SourceEnvelope, At: time.Date(2026, 12, 1, 10, 0, 0, 250_000_000, time.UTC)}}
+		Source:  SourceEnvelope,
+		At:      time.Date(2026, 12, 1, 10, 0, 0, 250_000_000, time.UTC),
+	}}
 	b.Run("append", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
