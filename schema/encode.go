@@ -203,6 +203,15 @@ func appendDigits(dst []byte, v, n int) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// jsonPlain says which ASCII bytes a JSON string holds as they are:
+// encoding/json's htmlSafeSet.
+var jsonPlain = func() (t [utf8.RuneSelf]bool) {
+	for b := ' '; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
+	}
+	return t
+}()
+
 // appendString appends s as a JSON string exactly as encoding/json writes
 // it by default (its appendString with escapeHTML): ", \ and the control
 // characters escaped (\b \f \n \r \t short, the others \u00XX), <, > and &
@@ -213,7 +222,7 @@ func appendString(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+			if jsonPlain[b] {
 				i++
 				continue
 			}
