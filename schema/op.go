@@ -111,11 +111,6 @@ type opHeadJSON struct {
 	Turn string `json:"turn"`
 }
 
-type blockOpJSON struct {
-	opHeadJSON
-	blockJSON
-}
-
 type resultOpJSON struct {
 	opHeadJSON
 	Result
@@ -150,14 +145,7 @@ func formatAt(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	t = t.UTC()
-	switch {
-	case t.Year() < 0:
-		t = time.Date(0, 1, 1, 0, 0, 0, 0, time.UTC)
-	case t.Year() > 9999:
-		t = time.Date(9999, 12, 31, 23, 59, 59, 999999999, time.UTC)
-	}
-	return t.Format(atLayout)
+	return string(appendAt(make([]byte, 0, len(atLayout)), t))
 }
 
 // parseAt parses the canonical form of an at; any other form is an error,
@@ -179,20 +167,6 @@ func parseAt(s string) (time.Time, error) {
 // ErrBadOp is returned (wrapped) by the JSON decoders for an op or block that
 // cannot be decoded.
 var ErrBadOp = errors.New("schema: bad op")
-
-func (b Block) toJSON() (*blockJSON, error) {
-	p, err := json.Marshal(b.Payload)
-	if err != nil {
-		return nil, fmt.Errorf("schema: payload: %w", err)
-	}
-	w := &blockJSON{StreamKey: b.Key.StreamKey, Seq: b.Key.Seq, ID: b.Key.ID, Kind: b.Kind, Status: b.Status,
-		Payload: p, Source: b.Source, Reason: b.Reason, OverSoftLimit: b.OverSoftLimit, Parent: b.Parent, Truncated: b.Truncated,
-		Ordinal: b.Ordinal, At: formatAt(b.At)}
-	if b.Anchored {
-		w.After = &b.After
-	}
-	return w, nil
-}
 
 func (w *blockJSON) block() (Block, error) {
 	b := Block{Key: Key{StreamKey: w.StreamKey, Seq: w.Seq, ID: w.ID}, Kind: w.Kind, Status: w.Status,
@@ -261,11 +235,11 @@ func decodeAs[P envelope.Payload](raw json.RawMessage) (envelope.Payload, error)
 // MarshalJSON encodes the block in the flat form of a block op, without
 // type and task.
 func (b Block) MarshalJSON() ([]byte, error) {
-	w, err := b.toJSON()
+	dst, err := appendBlockFields(append(make([]byte, 0, encodeSize(&b)), '{'), &b, b.At)
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(w)
+	return append(dst, '}'), nil
 }
 
 // UnmarshalJSON decodes a block written by MarshalJSON and checks it, as
@@ -288,25 +262,13 @@ func (b *Block) UnmarshalJSON(data []byte) error {
 
 // MarshalJSON encodes the op in its flat form (see [Op]).
 func (o Op) MarshalJSON() ([]byte, error) {
-	h := opHeadJSON{Type: o.Type, Task: o.Task, Turn: o.Turn}
-	switch o.Type {
-	case OpBlock:
-		b := o.Block
-		if !o.At.IsZero() {
-			b.At = o.At
-		}
-		w, err := b.toJSON()
-		if err != nil {
-			return nil, err
-		}
-		return json.Marshal(blockOpJSON{h, *w})
-	case OpResult:
+	if o.Type == OpResult {
 		if o.Result == nil {
 			return nil, fmt.Errorf("%w: a result op without a result", ErrBadOp)
 		}
-		return json.Marshal(resultOpJSON{h, *o.Result})
+		return json.Marshal(resultOpJSON{opHeadJSON{Type: o.Type, Task: o.Task, Turn: o.Turn}, *o.Result})
 	}
-	return json.Marshal(h)
+	return appendOp(make([]byte, 0, len(o.Task)+len(o.Turn)+encodeSize(&o.Block)), &o)
 }
 
 // UnmarshalJSON decodes an op and checks it as schema/op.schema.json
