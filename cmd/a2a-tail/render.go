@@ -270,7 +270,8 @@ func (s *ndjsonSink) update(u client.Update) error {
 	case !ok:
 		return nil
 	case op.Type == schema.OpResult:
-		s.result = &op
+		r := op // a copy for the result alone: &op would move every op to the heap
+		s.result = &r
 		return nil
 	}
 	// The op's own encoding, once: json.Marshal would compact and check
