@@ -35,7 +35,8 @@ type outcome struct {
 	Artifacts int
 	// Verdict names the sentinel the error matches ("" for none).
 	Verdict string
-	// Reason is the *terminal.VerdictError's reason.
+	// Reason is the *terminal.VerdictError's reason (and Outcome.Reason's:
+	// the two must agree).
 	Reason string
 }
 
@@ -54,6 +55,9 @@ func summarize(o terminal.Outcome, err error) outcome {
 	}
 	if v, ok := errors.AsType[*terminal.VerdictError](err); ok {
 		s.Reason = v.Reason
+		if o.Reason != v.Reason {
+			s.Reason = "Outcome.Reason " + o.Reason + " != VerdictError.Reason " + v.Reason
+		}
 	}
 	return s
 }
@@ -281,7 +285,7 @@ var scenarios = []scenario{
 			[2]string{"failed-u2", "deploy: output"},
 			[2]string{"failed-u3", "deploy failed"},
 		),
-		out: outcome{State: a2a.TaskStateFailed, Ended: schema.VerdictFailed, Text: "deploy failed: permission denied",
+		out: outcome{State: a2a.TaskStateFailed, Ended: schema.VerdictFailed,
 			Verdict: "failed", Reason: "deploy failed: permission denied"},
 	},
 }
