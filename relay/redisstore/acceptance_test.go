@@ -261,14 +261,15 @@ func TestAISDKResumeOnAnotherReplica(t *testing.T) {
 		FlushInterval: -1,
 	})
 	defer split.Close()
-	cfg, _ := json.Marshal(map[string]any{"api": split.URL + "/api/chat", "id": "chat-across", "text": "order 42?", "mode": "chat", "resume": true})
+	// aisdk.mjs takes a test's cases as one array and prints one result each.
+	cfg, _ := json.Marshal([]map[string]any{{"api": split.URL + "/api/chat", "id": "chat-across", "text": "order 42?", "mode": "chat", "resume": true}})
 	cmd := exec.CommandContext(testCtx(t), node, "aisdk.mjs", string(cfg))
 	cmd.Dir = dir
 	outb, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("node aisdk.mjs: %v\n%s", err, outb)
 	}
-	var res struct {
+	var results []struct {
 		Messages []struct {
 			Role  string `json:"role"`
 			Parts []struct {
@@ -282,9 +283,10 @@ func TestAISDKResumeOnAnotherReplica(t *testing.T) {
 			Before, After int
 		} `json:"resumed"`
 	}
-	if err := json.Unmarshal(outb, &res); err != nil {
-		t.Fatalf("aisdk.mjs printed %q: %v", outb, err)
+	if err := json.Unmarshal(outb, &results); err != nil || len(results) != 1 {
+		t.Fatalf("aisdk.mjs printed %q (%v), want one result", outb, err)
 	}
+	res := results[0]
 	if resumes.Load() != 1 || resumeStatus.Load() != http.StatusOK {
 		t.Fatalf("resume GETs %d, status %d; want one, answered 200 (204 is a chat the replica cannot find)", resumes.Load(), resumeStatus.Load())
 	}
