@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"mime"
 	"net"
 	"net/http"
 	"slices"
@@ -20,6 +18,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/relay/frontend"
 	"github.com/tfrs/a2a-progress/schema"
 )
@@ -149,20 +148,14 @@ func (o *orchestrator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // wait waits for the chat turns still running.
 func (o *orchestrator) wait() { o.wg.Wait() }
 
-// readBody decodes a JSON request body of at most maxBodyBytes; only
-// application/json, which a page of another origin cannot send without a
-// CORS preflight (never answered here).
+// readBody decodes a JSON request body of at most maxBodyBytes with the
+// relay's one body reader (relay.ReadJSON): only application/json, which a
+// page of another origin cannot send without a CORS preflight (never
+// answered here) — else 415; over maxBodyBytes 413; not the JSON expected
+// 400.
 func readBody(w http.ResponseWriter, r *http.Request, v any) bool {
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-		http.Error(w, "orchestrator: the request must be application/json", http.StatusUnsupportedMediaType)
-		return false
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
-	if err == nil {
-		err = json.Unmarshal(body, v)
-	}
-	if err != nil {
-		http.Error(w, "orchestrator: bad request: "+err.Error(), http.StatusBadRequest)
+	if status, err := relay.ReadJSON(w, r, v, maxBodyBytes); err != nil {
+		http.Error(w, "orchestrator: "+err.Error(), status)
 		return false
 	}
 	return true

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -743,5 +745,65 @@ func TestChatResumeAfterEnd(t *testing.T) {
 	want := summary(out.First[1])
 	if diff := cmp.Diff(want, summary(out.Messages[1])); diff != "" || len(want) < 3 {
 		t.Errorf("the message resumed after the end (-watched +resumed):\n%s", diff)
+	}
+}
+
+// The orchestrator's endpoints read their bodies with the relay's one body
+// reader: the wrong content type is 415, a body over the bound 413 (not a
+// JSON syntax error), what is not the JSON expected 400 — and none of them
+// reaches the agent.
+func TestRequestBodies(t *testing.T) {
+	agent, err := agenttest.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = agent.Close() })
+	ctx, cancel := context.WithCancel(context.Background())
+	sent := &sentLog{}
+	c, err := client.New(ctx, agent.URL, client.WithFactoryOptions(a2aclient.WithCallInterceptors(sent)))
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	// httptest's Close waits for the connection a 413 closes (net/http
+	// lingers on it): goleak would see it otherwise.
+	var o *orchestrator
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { o.ServeHTTP(w, r) }))
+	o = newOrchestrator(ctx, c, srv.Listener.Addr().String())
+	srv.Start()
+	t.Cleanup(func() {
+		srv.Close()
+		cancel()
+		o.wait()
+		_ = c.Close()
+	})
+	f := &fixture{agent: agent, url: srv.URL, sent: sent}
+	big := `{"id":"c","messages":[{"id":"m","role":"user","parts":[{"type":"text","text":"` + strings.Repeat("x", maxBodyBytes) + `"}]}]}`
+	for _, tc := range []struct {
+		name, path, ctype, body string
+		want                    int
+	}{
+		{"ag-ui as text", "/ag-ui", "text/plain", `{"threadId":"t","runId":"r","messages":[]}`, http.StatusUnsupportedMediaType},
+		{"chat as a form", "/api/chat", "application/x-www-form-urlencoded", "id=c", http.StatusUnsupportedMediaType},
+		{"chat over the bound", "/api/chat", "application/json", big, http.StatusRequestEntityTooLarge},
+		{"ag-ui not JSON", "/ag-ui", "application/json", `{"threadId":`, http.StatusBadRequest},
+		{"chat with trailing data", "/api/chat", "application/json", `{"id":"c","messages":[]} {}`, http.StatusBadRequest},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			resp, err := http.Post(f.url+tc.path, tc.ctype, strings.NewReader(tc.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			msg, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.want || !strings.HasPrefix(string(msg), "orchestrator: relay: ") {
+				t.Errorf("POST %s: %d %q, want %d with the reader's reason", tc.path, resp.StatusCode, msg, tc.want)
+			}
+		})
+	}
+	f.sent.mu.Lock()
+	defer f.sent.mu.Unlock()
+	if len(f.sent.tasks) != 0 {
+		t.Errorf("the agent got %d messages, want none", len(f.sent.tasks))
 	}
 }
