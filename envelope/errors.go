@@ -3,7 +3,8 @@ package envelope
 import (
 	"errors"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/tfrs/a2a-progress/internal/textcut"
 )
 
 // Reason says why an update has no usable envelope (or why an extra envelope
@@ -114,11 +115,7 @@ func fieldError(field, detail string) *Error {
 // (a cut inside a UTF-8 sequence would show as \x escapes).
 func quote(s string) string {
 	if len(s) > 64 {
-		n := 64
-		for n > 0 && !utf8.RuneStart(s[n]) {
-			n--
-		}
-		s = s[:n] + "…"
+		s = s[:textcut.Before(s, 64)] + "…"
 	}
 	return strconv.Quote(s)
 }

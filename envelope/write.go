@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+
+	"github.com/tfrs/a2a-progress/internal/textcut"
 )
 
 // Marshal validates e and returns its wire form: the JSON text that goes,
@@ -96,10 +98,7 @@ func SplitOutput(s string, limit int) []string {
 	for len(s) > limit {
 		cut := lastNewline(s[:limit])
 		if cut <= 0 {
-			cut = limit
-			for cut > 0 && !utf8.RuneStart(s[cut]) {
-				cut--
-			}
+			cut = textcut.Before(s, limit)
 			if cut == 0 { // not UTF-8 at all; cut anyway rather than loop
 				cut = limit
 			}

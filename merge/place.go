@@ -4,9 +4,9 @@ import (
 	"cmp"
 	"math"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/textcut"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -75,10 +75,7 @@ func capText(b *schema.Block, max int) {
 		if len(s) <= max {
 			return s
 		}
-		n := max
-		for n > 0 && !utf8.RuneStart(s[n]) {
-			n--
-		}
+		n := textcut.Before(s, max)
 		b.Truncated += int64(len(s) - n)
 		// A copy: the head alone must be what stays in memory, not the
 		// whole string it was cut from (a fallback text can be a 10 MiB

@@ -4,9 +4,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/textcut"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -223,10 +223,9 @@ func (st *stream) render(c *core) schema.ToolCall {
 	// The cut lies inside the first retained chunk: the others alone are
 	// under the cap (see evict).
 	cut := max(st.retained-int64(c.caps.MaxOutputBytes), 0)
-	first := chunkOf(c, idx[0])[cut:]
-	for len(first) > 0 && !utf8.RuneStart(first[0]) {
-		first, cut = first[1:], cut+1
-	}
+	chunk := chunkOf(c, idx[0])
+	cut = int64(textcut.After(chunk, int(cut)))
+	first := chunk[cut:]
 	tc.Truncated += cut
 	var sb strings.Builder
 	sb.Grow(int(st.retained - cut))

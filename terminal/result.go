@@ -2,11 +2,11 @@ package terminal
 
 import (
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/textcut"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -93,10 +93,7 @@ func Cut(s string, limit int) string {
 	if len(s) <= limit {
 		return s
 	}
-	n := max(limit, 0)
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
+	n := textcut.Before(s, limit)
 	return s[:n] + "… [cut: " + strconv.Itoa(len(s)) + " bytes in all, " + strconv.Itoa(n) + " shown]"
 }
 

@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/internal/textcut"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -571,9 +571,5 @@ func outputTail(out string) string {
 	if len(out) <= maxSubagentOutputBytes {
 		return out
 	}
-	out = out[len(out)-maxSubagentOutputBytes:]
-	for len(out) > 0 && !utf8.RuneStart(out[0]) {
-		out = out[1:]
-	}
-	return out
+	return out[textcut.After(out, len(out)-maxSubagentOutputBytes):]
 }
