@@ -58,7 +58,8 @@ type Lazy struct {
 
 // NewLazy starts reading the card at cardURL (as [New] does, with opts)
 // until it succeeds or ctx ends. The first retry waits maxWait/20, each next
-// one twice as long, up to maxWait: the longest a caller waits after the
+// one twice as long, up to maxWait, each with the jitter of the client's
+// resubscribes (half to all of it): the longest a caller waits after the
 // agent came up (a card request every few seconds is nothing to an agent
 // that is down). maxWait < 1 ms is 5 s.
 func NewLazy(ctx context.Context, cardURL string, maxWait time.Duration, opts ...Option) *Lazy {
@@ -70,7 +71,6 @@ func NewLazy(ctx context.Context, cardURL string, maxWait time.Duration, opts ..
 		state: AgentState{State: "connecting", URL: shownURL(cardURL)}}
 	go func() {
 		defer close(l.done)
-		wait := maxWait / 20
 		for i := 0; ; i++ {
 			c, err := New(ctx, cardURL, opts...)
 			l.mu.Lock()
@@ -85,6 +85,7 @@ func NewLazy(ctx context.Context, cardURL string, maxWait time.Duration, opts ..
 				close(l.ready)
 				return
 			}
+			wait := backoff(i+1, maxWait/20, maxWait)
 			next := time.Now().Add(wait)
 			l.state.State, l.state.Error, l.state.Retry = "unreachable", err.Error(), &next
 			l.state.Reason = "its agent card cannot be read"
@@ -102,7 +103,6 @@ func NewLazy(ctx context.Context, cardURL string, maxWait time.Duration, opts ..
 				return
 			case <-t.C:
 			}
-			wait = min(2*wait, maxWait)
 		}
 	}()
 	return l
