@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/jsonstr"
 )
 
 // The encoder of a block op, by appending: a2a-tail writes one line per op
@@ -22,11 +22,11 @@ import (
 // result op, one per turn, goes through encoding/json (Op.MarshalJSON).
 func appendOp(dst []byte, o *Op) ([]byte, error) {
 	dst = append(dst, `{"type":`...)
-	dst = appendString(dst, string(o.Type))
+	dst = jsonstr.AppendQuoted(dst, string(o.Type))
 	dst = append(dst, `,"task":`...)
-	dst = appendString(dst, o.Task)
+	dst = jsonstr.AppendQuoted(dst, o.Task)
 	dst = append(dst, `,"turn":`...)
-	dst = appendString(dst, o.Turn)
+	dst = jsonstr.AppendQuoted(dst, o.Turn)
 	if o.Type == OpBlock {
 		at := o.Block.At
 		if !o.At.IsZero() {
@@ -45,32 +45,32 @@ func appendOp(dst []byte, o *Op) ([]byte, error) {
 // at, without braces.
 func appendBlockFields(dst []byte, b *Block, at time.Time) ([]byte, error) {
 	dst = append(dst, `"streamKey":`...)
-	dst = appendString(dst, b.Key.StreamKey)
+	dst = jsonstr.AppendQuoted(dst, b.Key.StreamKey)
 	dst = append(dst, `,"seq":`...)
 	dst = strconv.AppendInt(dst, b.Key.Seq, 10)
 	dst = append(dst, `,"id":`...)
-	dst = appendString(dst, b.Key.ID)
+	dst = jsonstr.AppendQuoted(dst, b.Key.ID)
 	dst = append(dst, `,"kind":`...)
-	dst = appendString(dst, string(b.Kind))
+	dst = jsonstr.AppendQuoted(dst, string(b.Kind))
 	dst = append(dst, `,"status":`...)
-	dst = appendString(dst, string(b.Status))
+	dst = jsonstr.AppendQuoted(dst, string(b.Status))
 	dst = append(dst, `,"payload":`...)
 	var err error
 	if dst, err = appendPayload(dst, b.Payload); err != nil {
 		return nil, err
 	}
 	dst = append(dst, `,"source":`...)
-	dst = appendString(dst, string(b.Source))
+	dst = jsonstr.AppendQuoted(dst, string(b.Source))
 	if b.Reason != "" {
 		dst = append(dst, `,"reason":`...)
-		dst = appendString(dst, string(b.Reason))
+		dst = jsonstr.AppendQuoted(dst, string(b.Reason))
 	}
 	if b.OverSoftLimit {
 		dst = append(dst, `,"overSoftLimit":true`...)
 	}
 	if b.Parent != "" {
 		dst = append(dst, `,"parent":`...)
-		dst = appendString(dst, b.Parent)
+		dst = jsonstr.AppendQuoted(dst, b.Parent)
 	}
 	if b.Truncated != 0 {
 		dst = append(dst, `,"truncated":`...)
@@ -108,20 +108,20 @@ func appendPayload(dst []byte, p envelope.Payload) ([]byte, error) {
 		return appendOneString(dst, `{"message":`, v.Message), nil
 	case envelope.ToolCall:
 		dst = append(dst, `{"tool":`...)
-		dst = appendString(dst, v.Tool)
+		dst = jsonstr.AppendQuoted(dst, v.Tool)
 		if v.ToolCallID != "" {
 			dst = append(dst, `,"tool_call_id":`...)
-			dst = appendString(dst, v.ToolCallID)
+			dst = jsonstr.AppendQuoted(dst, v.ToolCallID)
 		}
 		return append(dst, '}'), nil
 	case envelope.ToolOutputAppend:
 		dst = append(dst, `{"tool":`...)
-		dst = appendString(dst, v.Tool)
+		dst = jsonstr.AppendQuoted(dst, v.Tool)
 		dst = append(dst, `,"chunk":`...)
-		dst = appendString(dst, v.Chunk)
+		dst = jsonstr.AppendQuoted(dst, v.Chunk)
 		if v.ToolCallID != "" {
 			dst = append(dst, `,"tool_call_id":`...)
-			dst = appendString(dst, v.ToolCallID)
+			dst = jsonstr.AppendQuoted(dst, v.ToolCallID)
 		}
 		return append(dst, '}'), nil
 	case *envelope.Text:
@@ -158,7 +158,7 @@ func appendPayload(dst []byte, p envelope.Payload) ([]byte, error) {
 // `{"name":`.
 func appendOneString(dst []byte, open, s string) []byte {
 	dst = append(dst, open...)
-	dst = appendString(dst, s)
+	dst = jsonstr.AppendQuoted(dst, s)
 	return append(dst, '}')
 }
 
@@ -199,71 +199,6 @@ func appendDigits(dst []byte, v, n int) []byte {
 		v /= 10
 	}
 	return dst
-}
-
-const hexDigits = "0123456789abcdef"
-
-// jsonPlain says which ASCII bytes a JSON string holds as they are:
-// encoding/json's htmlSafeSet.
-var jsonPlain = func() (t [utf8.RuneSelf]bool) {
-	for b := ' '; b < utf8.RuneSelf; b++ {
-		t[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
-	}
-	return t
-}()
-
-// appendString appends s as a JSON string exactly as encoding/json writes
-// it by default (its appendString with escapeHTML): ", \ and the control
-// characters escaped (\b \f \n \r \t short, the others \u00XX), <, > and &
-// as \u003c \u003e \u0026, each byte of invalid UTF-8 as \ufffd, U+2028
-// and U+2029 as \u2028 and \u2029.
-func appendString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if jsonPlain[b] {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case c == utf8.RuneError && size == 1:
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-		case c == '\u2028' || c == '\u2029':
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }
 
 // encodeSize is a guess at the size of b's JSON form, so that one

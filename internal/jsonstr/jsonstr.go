@@ -3,7 +3,8 @@
 // for the two hand-written readers (envelope's parser and
 // internal/fastframe), which must decode escapes exactly as encoding/json
 // does; and [Kind], the JSON type of a decoded value for error details
-// ("want a string, got a number").
+// ("want a string, got a number"); and [AppendQuoted], the string
+// writer of the hand-written JSON encoders.
 package jsonstr
 
 import (
@@ -94,4 +95,70 @@ func Kind(v any) string {
 		return "an object"
 	}
 	return "a value of another type"
+}
+
+const hexDigits = "0123456789abcdef"
+
+// jsonPlain says which ASCII bytes a JSON string holds as they are:
+// encoding/json's htmlSafeSet.
+var jsonPlain = func() (t [utf8.RuneSelf]bool) {
+	for b := ' '; b < utf8.RuneSelf; b++ {
+		t[b] = b != '"' && b != '\\' && b != '<' && b != '>' && b != '&'
+	}
+	return t
+}()
+
+// AppendQuoted appends s as a JSON string exactly as encoding/json writes
+// it by default — the one string writer of the hand-written JSON encoders
+// (schema's ops, relay/frontend's events) (its appendString with escapeHTML): ", \ and the control
+// characters escaped (\b \f \n \r \t short, the others \u00XX), <, > and &
+// as \u003c \u003e \u0026, each byte of invalid UTF-8 as \ufffd, U+2028
+// and U+2029 as \u2028 and \u2029.
+func AppendQuoted(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if jsonPlain[b] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case c == utf8.RuneError && size == 1:
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+		case c == '\u2028' || c == '\u2029':
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
 }
