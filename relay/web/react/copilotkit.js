@@ -58,7 +58,6 @@ class Record {
     this.answers = new Map(); // interruptId → the answer given, until the run that sends them all
     this.version = 0;
     this.listeners = new Set();
-    this.users = 0;
     this.unsubscribe = null;
   }
   changed() {
@@ -317,15 +316,12 @@ export function a2aNesting({ tools = ["ask_colleague"], agentId, title } = {}) {
   function MessageView(props) {
     const { agent } = useAgentOf();
     const r = agent ? recordOf(agent) : null;
+    // Attached once per agent and kept: CopilotKit remounts the message
+    // view as a run ends, and a subscriber detached meanwhile missed the
+    // RUN_FINISHED that carries a question's interrupt id (no answer box).
+    // The record's maps are bounded; it lives as long as its agent.
     useEffect(() => {
-      if (!r) return undefined;
-      if (r.users++ === 0) r.unsubscribe = r.agent.subscribe(r.subscriber()).unsubscribe;
-      return () => {
-        if (--r.users === 0 && r.unsubscribe) {
-          r.unsubscribe();
-          r.unsubscribe = null;
-        }
-      };
+      if (r && !r.unsubscribe) r.unsubscribe = r.agent.subscribe(r.subscriber()).unsubscribe;
     }, [r]);
     const messages = props.messages || [];
     const own = useMemo(() => messages.filter((m) => !ownedBySubagent(m)), [messages]);
