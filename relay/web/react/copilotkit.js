@@ -117,6 +117,11 @@ class Record {
         }
         this.changed();
       },
+      // @ag-ui/client sets agent.pendingInterrupts only after the
+      // RUN_FINISHED subscribers ran: a render caused by that event alone
+      // can miss the question as open (no answer box), so the run's end
+      // renders again once the agent holds it.
+      onRunFinalized: () => this.changed(),
       onRunErrorEvent: stopped("the caller's run failed"),
       onRunFailed: stopped("the caller's run failed"),
       onMessagesChanged: () => this.changed(),
