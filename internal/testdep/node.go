@@ -249,3 +249,51 @@ func JSAgent(t testing.TB, dir, what string) string {
 	}
 	return "http://127.0.0.1:" + port
 }
+
+// Packed is what `npm pack` would publish from a directory: the package's
+// name and licence from its manifest, and its files' slash paths, sorted.
+type Packed struct {
+	Name, License string
+	Files         []string
+}
+
+// Pack returns what `npm pack --dry-run` would publish from dir, or ends t
+// ([SkipOrFail]) where node or npm is not on PATH.
+func Pack(t testing.TB, dir, what string) Packed {
+	t.Helper()
+	Node(t, what)
+	npm, err := exec.LookPath("npm")
+	if err != nil {
+		SkipOrFail(t, "npm is not on PATH", what+" runs npm")
+	}
+	cmd := exec.Command(npm, "pack", "--dry-run", "--json", "--ignore-scripts")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("npm pack --dry-run in %s: %v\n%s", dir, err, out)
+	}
+	var packs []struct {
+		Name  string `json:"name"`
+		Files []struct {
+			Path string `json:"path"`
+		} `json:"files"`
+	}
+	if err := json.Unmarshal(out, &packs); err != nil || len(packs) != 1 {
+		t.Fatalf("npm pack --json in %s: %v (%d packages)\n%s", dir, err, len(packs), out)
+	}
+	p := Packed{Name: packs[0].Name}
+	for _, f := range packs[0].Files {
+		p.Files = append(p.Files, filepath.ToSlash(f.Path))
+	}
+	sort.Strings(p.Files)
+	cmd = exec.Command(npm, "pkg", "get", "license")
+	cmd.Dir = dir
+	b, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("npm pkg get license in %s: %v", dir, err)
+	}
+	if err := json.Unmarshal(b, &p.License); err != nil {
+		t.Fatalf("npm pkg get license in %s: %q: %v", dir, b, err)
+	}
+	return p
+}
