@@ -80,8 +80,20 @@ var errFrontDone = errors.New("relay: the front end's run ended")
 // a call the client holds. In order — the common case, and a turn past a
 // cap that drops blocks — an op costs O(1) amortised (plus the call's
 // output for the AI SDK, whose tool output restates the output so far).
-// Late envelopes, fallbacks and projections, the seal and the result render
-// the view: O(blocks) each, bounded by merge.Caps.
+//
+// A late envelope that starts a text, thinking or error block or a new tool
+// call is told at once too, out of place: the item is added after what the
+// client holds, and the view owes the client a render that puts it in view
+// order. Every other op (a late chunk, a late rename, a fallback, a
+// projection, a nested block) needs a render. Renders are paid for (see
+// frontRenderRate): while the credit lasts an op renders at once; past it,
+// the render waits until the ops told since have paid for it, and the
+// client meanwhile holds every op told, without the ones the render owes
+// (the degraded mode, PROTOCOL.md §9). The seal, the result, a new turn,
+// the snapshot's end and the stream's end always render, so the client
+// ends every turn with the exact view. A peer that sends everything late
+// or in reverse therefore costs O(1) amortised per op, plus one render per
+// turn, never O(blocks) per op.
 //
 // Its memory is its Receiver's (bounded by merge.Caps, every turn charging
 // budget when it is set — a relay subscriber's, under its task's — or each
@@ -115,7 +127,28 @@ type frontFeed struct {
 	// gaps is the turn's count of missing seqs: the view's at the last
 	// render, plus the seqs skipped by the ops told since.
 	gaps int64
+	// credit is what the ops applied since the renders before paid for
+	// the next one, in items (frontRenderRate per op, at most
+	// frontRenderBurst over the view's items); items is the count of the
+	// view's blocks and calls at the last render (the next one's cost);
+	// owed: the client lacks, or holds out of place, what an op changed.
+	credit, items int
+	owed          bool
 }
+
+// A render costs O(items) and, when the view changed before what the client
+// holds, re-sends every item (AG-UI: a MESSAGES_SNAPSHOT; the AI SDK:
+// reset-step and every part): neither protocol can insert a message or a
+// part before others. Each applied op adds frontRenderRate items of credit,
+// up to frontRenderBurst more than the view's items; a render spends the
+// view's items, and waits while the credit is short. So renders cost at
+// most frontRenderRate items per op, amortised, plus the burst: a small
+// turn (fewer items than the burst) renders every late op at once, a long
+// one with many late ops renders about every items/frontRenderRate ops.
+const (
+	frontRenderRate  = 1
+	frontRenderBurst = 4096
+)
 
 // keyNote is what frontFeed notes of a tool key.
 type keyNote struct {
@@ -129,6 +162,7 @@ type keyNote struct {
 func (s *frontFeed) apply(op *schema.Op, emit func(map[string]any)) {
 	if s.recv == nil {
 		s.recv = merge.NewReceiver(op.Task, merge.Caps{Budget: s.budget})
+		s.credit = frontRenderBurst
 	}
 	// A duplicate (a resumed upstream repeats what it backfills), a
 	// conflict or a refused op changes nothing the client shows.
@@ -145,29 +179,44 @@ func (s *frontFeed) apply(op *schema.Op, emit func(map[string]any)) {
 	} else if it, ok := s.appendable(op); ok {
 		s.enc.appendItem(it, emit)
 		told = true
+		// A late item stands after what the client holds: out of place
+		// until a render.
+		s.owed = s.owed || op.Block.Key.Seq < s.maxSeq
 	}
 	s.note(op)
 	if op.Type == schema.OpResult && op.Turn == s.turn {
 		s.settled = true
 	}
+	s.credit = min(s.credit+frontRenderRate, s.items+frontRenderBurst)
 	switch {
 	case told:
 		if skipped > 0 {
 			s.gaps += skipped
 			s.enc.gapsNow(s.gaps, emit)
 		}
-	case !s.inSnap:
+		if s.owed && !s.inSnap && s.credit >= s.items {
+			s.render(emit)
+		}
+	case s.inSnap:
+	case op.Type != schema.OpBlock || !s.rendered || s.credit >= s.items:
 		s.render(emit)
+	default:
+		s.owed = true
 	}
+}
+
+// live reports whether op is a live envelope block of the rendered turn,
+// which the client can be told without a render.
+func (s *frontFeed) live(op *schema.Op) bool {
+	b := &op.Block
+	return s.rendered && !s.inSnap && !s.enc.done() && s.enc.itemIDs() != nil && op.Type == schema.OpBlock &&
+		op.Turn == s.turn && !s.settled && b.Source == schema.SourceEnvelope && b.Truncated == 0 && s.hasSeq
 }
 
 // inOrder reports whether op is a live envelope block above the rendered
 // turn's highest seq.
 func (s *frontFeed) inOrder(op *schema.Op) bool {
-	b := &op.Block
-	return s.rendered && !s.inSnap && !s.enc.done() && s.enc.itemIDs() != nil && op.Type == schema.OpBlock &&
-		op.Turn == s.turn && !s.settled && b.Source == schema.SourceEnvelope && b.Truncated == 0 &&
-		s.hasSeq && b.Key.Seq > s.maxSeq
+	return s.live(op) && op.Block.Key.Seq > s.maxSeq
 }
 
 // growable returns the tool key, chunk and new status of an op that only
@@ -202,14 +251,15 @@ func (s *frontFeed) growable(op *schema.Op) (key, chunk string, status schema.To
 	return "", "", "", false
 }
 
-// appendable returns the item op adds at the end of the rendered view, when
-// it does no more than that.
+// appendable returns the item op adds to the rendered view, when it does no
+// more than that: at its end (in order), or before what the client holds (a
+// late envelope; told after it, out of place until a render).
 func (s *frontFeed) appendable(op *schema.Op) (*frontItem, bool) {
 	b := &op.Block
 	ids := s.enc.itemIDs()
 	// A nested block (PROTOCOL.md §10) renders: where it stands in the tree
 	// is the view's to tell.
-	if b.Status != envelope.StatusRunning || b.Parent != "" || !s.inOrder(op) {
+	if b.Status != envelope.StatusRunning || b.Parent != "" || !s.live(op) {
 		return nil, false
 	}
 	switch p := b.Payload.(type) {
@@ -274,11 +324,18 @@ func (s *frontFeed) render(emit func(map[string]any)) {
 	if s.recv == nil {
 		return
 	}
+	if s.enc.done() {
+		// The run ended: nothing more is sent, so nothing to render.
+		return
+	}
 	v := s.recv.View()
 	out := s.recv.Result()
 	s.enc.sync(&v, out, emit)
 	s.rendered = v.Turn == s.turn
 	s.gaps = v.Counters.Gaps
+	s.items = len(v.Blocks) + len(v.ToolCalls)
+	s.credit = max(s.credit-s.items, 0)
+	s.owed = false
 }
 
 // frontStream adapts a frontFeed to the relay's Encoder (sse.Encoder): it renders the
