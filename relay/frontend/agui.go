@@ -37,7 +37,9 @@ import (
 // never moves it, so the snapshot names the turn's items afresh (a suffix per
 // snapshot); the copies the client held, from this connection or a cut one,
 // are left out and so dropped: each block once, in view order. A reconnect
-// starts with such a snapshot.
+// starts with such a snapshot. Snapshots restate the whole turn, so late
+// blocks are paced (frontFeed): told at once out of place where they start
+// an item, snapshots paid for by the ops before them.
 //
 // Live tool output travels in an activity message per call (activityType
 // "a2a-tool-output", content {tool, toolCallId, status, chunks}), created by

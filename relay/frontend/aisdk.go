@@ -41,7 +41,10 @@ import (
 // (start, delta, end at once), so no part is ever open between two flushes;
 // when a late block lands before what was sent, the encoder sends
 // "reset-step" — which drops the message's parts (no step is ever started, so
-// the step is the whole message) — and the view again in order.
+// the step is the whole message) — and the view again in order. That
+// restates the whole message, so late blocks are paced (frontFeed): told at
+// once out of place where they start a part, re-sends paid for by the ops
+// before them.
 //
 // Resume (useChat({resume: true}) GETs /api/chat/{id}/stream): the AI SDK's
 // own resumable streams replay the whole buffer, which duplicated messages.
