@@ -139,15 +139,17 @@ type frontFeed struct {
 // A render costs O(items) and, when the view changed before what the client
 // holds, re-sends every item (AG-UI: a MESSAGES_SNAPSHOT; the AI SDK:
 // reset-step and every part): neither protocol can insert a message or a
-// part before others. Each applied op adds frontRenderRate items of credit,
-// up to frontRenderBurst more than the view's items; a render spends the
-// view's items, and waits while the credit is short. So renders cost at
-// most frontRenderRate items per op, amortised, plus the burst: a small
-// turn (fewer items than the burst) renders every late op at once, a long
-// one with many late ops renders about every items/frontRenderRate ops.
+// part before others. A turn starts with frontRenderBurst items of credit;
+// each applied op adds frontRenderRate, up to frontRenderBurst more than
+// the view's items; a render spends the view's items, and waits while the
+// credit is short. So the renders of a turn cost at most frontRenderBurst
+// plus frontRenderRate items per op: a turn whose late ops are few or
+// whose view is small renders each at once, one with many late ops past
+// the burst renders when the ops since the last render outnumber the
+// view's items (the view at most doubles in between).
 const (
 	frontRenderRate  = 1
-	frontRenderBurst = 4096
+	frontRenderBurst = 1024
 )
 
 // keyNote is what frontFeed notes of a tool key.
@@ -162,7 +164,6 @@ type keyNote struct {
 func (s *frontFeed) apply(op *schema.Op, emit func(map[string]any)) {
 	if s.recv == nil {
 		s.recv = merge.NewReceiver(op.Task, merge.Caps{Budget: s.budget})
-		s.credit = frontRenderBurst
 	}
 	// A duplicate (a resumed upstream repeats what it backfills), a
 	// conflict or a refused op changes nothing the client shows.
@@ -294,6 +295,7 @@ func (s *frontFeed) note(op *schema.Op) {
 			s.rendered = false
 		}
 		s.turn, s.maxSeq, s.hasSeq, s.keys, s.jumps, s.settled = op.Turn, 0, false, map[string]keyNote{}, 0, false
+		s.credit = frontRenderBurst
 	}
 	b := &op.Block
 	if b.Source != schema.SourceEnvelope || (s.hasSeq && b.Key.Seq != s.maxSeq+1) {
