@@ -2,6 +2,7 @@ package frontend
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"testing"
 	"time"
@@ -130,6 +131,54 @@ func TestLateEnvelopesCostBounded(t *testing.T) {
 				t.Errorf("reversed: %d bytes sent, in order %d: more than 3x", wireLate, wireIn)
 			}
 			t.Logf("allocations %.0f -> %.0f, bytes %d -> %d", allocsIn, allocsLate, wireIn, wireLate)
+		})
+	}
+}
+
+// TestLateEnvelopesInterleavedWithNested: a peer that follows every late
+// envelope with a nested block in order (which renders the view) cannot
+// make each of those renders re-send the view: while a late block is owed,
+// renders spend the credit too.
+func TestLateEnvelopesInterleavedWithNested(t *testing.T) {
+	const n = 1500
+	env := func(seq int64, kind envelope.Kind, key, parent string, p envelope.Payload) envelope.Reading {
+		return envelope.Reading{Envelope: envelope.Envelope{V: envelope.Version, Seq: seq, Kind: kind, StreamKey: key,
+			Status: envelope.StatusRunning, Parent: parent, Payload: p}}
+	}
+	call := env(1, envelope.KindToolCall, "call-0", "", envelope.ToolCall{Tool: "delegate", ToolCallID: "call-0"})
+	inOrder := []envelope.Reading{call}
+	interleaved := []envelope.Reading{call}
+	for k := int64(1); k <= n; k++ {
+		plain := env(2*k, envelope.KindText, "", "", envelope.Text{Text: fmt.Sprintf("step %d", k)})
+		nested := env(2*k+1, envelope.KindText, "", "call-0", envelope.Text{Text: fmt.Sprintf("forwarded %d", k)})
+		inOrder = append(inOrder, plain, nested)
+		interleaved = append(interleaved, nested, plain) // the plain one late
+	}
+	out := &frontResult{Verdict: schema.VerdictCompleted, State: "TASK_STATE_COMPLETED", Reply: "done"}
+	for name, mk := range map[string]func() *frontStream{
+		FormatAGUI:  func() *frontStream { return newAGUIStream("thread", "run", nil, false) },
+		FormatAISDK: func() *frontStream { return newAISDKStream(false) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			wire := func(rs []envelope.Reading) int {
+				w := &countWriter{h: http.Header{}}
+				ew := newEventWriter(w)
+				s := mk()
+				for _, op := range opsOf(rs, out) {
+					if err := s.Op(ew, sse.Event{Op: op}); errors.Is(err, errFrontDone) {
+						break
+					} else if err != nil {
+						t.Fatal(err)
+					}
+				}
+				_ = s.End(ew, true)
+				return w.n
+			}
+			in, late := wire(inOrder), wire(interleaved)
+			if late > 4*in {
+				t.Errorf("interleaved: %d bytes sent, in order %d: more than 4x", late, in)
+			}
+			t.Logf("bytes %d -> %d", in, late)
 		})
 	}
 }

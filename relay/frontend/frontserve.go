@@ -84,16 +84,18 @@ var errFrontDone = errors.New("relay: the front end's run ended")
 // A late envelope that starts a text, thinking or error block or a new tool
 // call is told at once too, out of place: the item is added after what the
 // client holds, and the view owes the client a render that puts it in view
-// order. Every other op (a late chunk, a late rename, a fallback, a
-// projection, a nested block) needs a render. Renders are paid for (see
-// frontRenderRate): while the credit lasts an op renders at once; past it,
-// the render waits until the ops told since have paid for it, and the
-// client meanwhile holds every op told, without the ones the render owes
-// (the degraded mode, PROTOCOL.md §9). The seal, the result, a new turn,
-// the snapshot's end and the stream's end always render, so the client
-// ends every turn with the exact view. A peer that sends everything late
-// or in reverse therefore costs O(1) amortised per op, plus one render per
-// turn, never O(blocks) per op.
+// order. Any other late op (a chunk, a close, a rename), and any op not
+// told while such a render is owed, is paid for (see frontRenderRate):
+// while the credit lasts it renders at once; past it, the render waits
+// until the ops since have paid for it, and the client meanwhile holds
+// every op told, without the ones the render owes (the degraded mode,
+// PROTOCOL.md §9). The seal, the result, a new turn, the snapshot's end and
+// the stream's end always render, so the client ends every turn with the
+// exact view; so does an op in order that the view only extends with (a
+// nested block, a fallback, a projection: O(blocks) of CPU, nothing
+// re-sent). A peer that sends everything late or in reverse therefore
+// costs O(1) amortised per op, plus one render per turn, never a re-send
+// of the view per op.
 //
 // Its memory is its Receiver's (bounded by merge.Caps, every turn charging
 // budget when it is set — a relay subscriber's, under its task's — or each
@@ -127,11 +129,11 @@ type frontFeed struct {
 	// gaps is the turn's count of missing seqs: the view's at the last
 	// render, plus the seqs skipped by the ops told since.
 	gaps int64
-	// credit is what the ops applied since the renders before paid for
-	// the next one, in items (frontRenderRate per op, at most
+	// credit is what the ops applied paid for the paid renders (late ones,
+	// or while one is owed), in items (frontRenderRate per op, at most
 	// frontRenderBurst over the view's items); items is the count of the
 	// view's blocks and calls at the last render (the next one's cost);
-	// owed: the client lacks, or holds out of place, what an op changed.
+	// owed: the client lacks, or holds out of place, what a late op changed.
 	credit, items int
 	owed          bool
 }
@@ -174,15 +176,18 @@ func (s *frontFeed) apply(op *schema.Op, emit func(map[string]any)) {
 	if s.inOrder(op) {
 		skipped = op.Block.Key.Seq - s.maxSeq - 1
 	}
+	// A late envelope lands before the turn's highest seq: before what the
+	// client holds.
+	late := op.Type == schema.OpBlock && op.Turn == s.turn && op.Block.Source == schema.SourceEnvelope &&
+		s.hasSeq && op.Block.Key.Seq < s.maxSeq
 	told := false
 	if key, chunk, status, ok := s.growable(op); ok {
 		told = s.enc.growTool(key, chunk, status, emit)
 	} else if it, ok := s.appendable(op); ok {
 		s.enc.appendItem(it, emit)
 		told = true
-		// A late item stands after what the client holds: out of place
-		// until a render.
-		s.owed = s.owed || op.Block.Key.Seq < s.maxSeq
+		// Told after what the client holds: out of place until a render.
+		s.owed = s.owed || late
 	}
 	s.note(op)
 	if op.Type == schema.OpResult && op.Turn == s.turn {
@@ -196,14 +201,27 @@ func (s *frontFeed) apply(op *schema.Op, emit func(map[string]any)) {
 			s.enc.gapsNow(s.gaps, emit)
 		}
 		if s.owed && !s.inSnap && s.credit >= s.items {
-			s.render(emit)
+			s.paidRender(emit)
 		}
 	case s.inSnap:
-	case op.Type != schema.OpBlock || !s.rendered || s.credit >= s.items:
+	case op.Type != schema.OpBlock || !s.rendered || !(late || s.owed):
+		// The seal, the result, a new turn, or an op in order that the
+		// client's view only extends with (a nested block, a fallback, a
+		// projection, a chunk past a missing seq): no re-send, and no
+		// credit spent.
 		s.render(emit)
+	case s.credit >= s.items:
+		s.paidRender(emit)
 	default:
 		s.owed = true
 	}
+}
+
+// paidRender renders for a late op, or while the client owes one, and
+// spends the credit the render costs.
+func (s *frontFeed) paidRender(emit func(map[string]any)) {
+	s.render(emit)
+	s.credit = max(s.credit-s.items, 0)
 }
 
 // live reports whether op is a live envelope block of the rendered turn,
@@ -336,7 +354,6 @@ func (s *frontFeed) render(emit func(map[string]any)) {
 	s.rendered = v.Turn == s.turn
 	s.gaps = v.Counters.Gaps
 	s.items = len(v.Blocks) + len(v.ToolCalls)
-	s.credit = max(s.credit-s.items, 0)
 	s.owed = false
 }
 
