@@ -110,8 +110,10 @@ type aguiEncoder struct {
 	sub string
 
 	started, finished bool
-	sent              frontSent
-	ids               *frontIDs
+	// restates counts the snapshots sent (restated).
+	restates int
+	sent     frontSent
+	ids      *frontIDs
 	// suffix is appended to every id after the first snapshot (see
 	// snapshot).
 	suffix string
@@ -425,6 +427,7 @@ func (e *aguiEncoder) snapshot(items []frontItem, prefix string, emit func(aguiE
 		e.suffix = "." + hex.EncodeToString(n[:])
 	}
 	e.suffix = e.suffix[:9] + "." + strconv.Itoa(e.epoch)
+	e.restates++
 	e.sent.reset()
 	// The sub-agents of the earlier ids end (their messages are dropped);
 	// those of the new ones start before the messages that name them, and
@@ -841,6 +844,7 @@ func (e *aguiEncoder) growTool(key, chunk string, status schema.ToolStatus, send
 }
 
 func (e *aguiEncoder) done() bool         { return e.finished }
+func (e *aguiEncoder) restated() int      { return e.restates }
 func (e *aguiEncoder) itemIDs() *frontIDs { return e.ids }
 
 // gapsNow: AG-UI shows missing seqs only as gap markers in a call's output.

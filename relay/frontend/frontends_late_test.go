@@ -182,3 +182,60 @@ func TestLateEnvelopesInterleavedWithNested(t *testing.T) {
 		})
 	}
 }
+
+// TestRestatingInOrderBounded: ops in order can restate the view too — a
+// call seen first through its output moves, and is renamed, when its
+// tool_call block comes after a later block — and a peer that does that
+// for every call cannot make each restate it: those renders spend the
+// render credit as late ones do.
+func TestRestatingInOrderBounded(t *testing.T) {
+	const n = 400
+	env := func(seq int64, kind envelope.Kind, key string, p envelope.Payload) envelope.Reading {
+		return envelope.Reading{Envelope: envelope.Envelope{V: envelope.Version, Seq: seq, Kind: kind, StreamKey: key,
+			Status: envelope.StatusRunning, Payload: p}}
+	}
+	var plain, moving []envelope.Reading
+	for k := int64(1); k <= n; k++ {
+		key := fmt.Sprintf("call-%d", k)
+		start := func(seq int64) envelope.Reading {
+			return env(seq, envelope.KindToolCall, key, envelope.ToolCall{Tool: "search", ToolCallID: key})
+		}
+		chunk := func(seq int64, tool string) envelope.Reading {
+			return env(seq, envelope.KindToolOutputAppend, key, envelope.ToolOutputAppend{Tool: tool, ToolCallID: key, Chunk: "line\n"})
+		}
+		text := func(seq int64) envelope.Reading {
+			return env(seq, envelope.KindText, "", envelope.Text{Text: fmt.Sprintf("step %d", k)})
+		}
+		plain = append(plain, start(3*k), chunk(3*k+1, "search"), text(3*k+2))
+		moving = append(moving, chunk(3*k, "pending"), text(3*k+1), start(3*k+2))
+	}
+	out := &frontResult{Verdict: schema.VerdictCompleted, State: "TASK_STATE_COMPLETED", Reply: "done"}
+	for name, mk := range map[string]func() *frontStream{
+		FormatAGUI:  func() *frontStream { return newAGUIStream("thread", "run", nil, false) },
+		FormatAISDK: func() *frontStream { return newAISDKStream(false) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			in, restating := streamBytes(t, mk, opsOf(plain, out)), streamBytes(t, mk, opsOf(moving, out))
+			if restating > 5*in {
+				t.Errorf("calls moved by their tool_call: %d bytes sent, plain %d: more than 5x", restating, in)
+			}
+			t.Logf("bytes %d -> %d", in, restating)
+		})
+	}
+}
+
+// streamBytes is what a frontStream made by mk writes for ops, in bytes.
+func streamBytes(t *testing.T, mk func() *frontStream, ops []schema.Op) int {
+	w := &countWriter{h: http.Header{}}
+	ew := newEventWriter(w)
+	s := mk()
+	for _, op := range ops {
+		if err := s.Op(ew, sse.Event{Op: op}); errors.Is(err, errFrontDone) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = s.End(ew, true)
+	return w.n
+}

@@ -57,6 +57,9 @@ type frontEncoder interface {
 	itemIDs() *frontIDs
 	// done reports whether the encoder sent the run's end (the result).
 	done() bool
+	// restated counts the syncs that restated the whole view (a
+	// resynchronisation): O(items) sent, which the render credit pays for.
+	restated() int
 }
 
 // errFrontDone ends a front-end response once its run ended: the relay ends
@@ -85,17 +88,18 @@ var errFrontDone = errors.New("relay: the front end's run ended")
 // call is told at once too, out of place: the item is added after what the
 // client holds, and the view owes the client a render that puts it in view
 // order. Any other late op (a chunk, a close, a rename), and any op not
-// told while such a render is owed, is paid for (see frontRenderRate):
-// while the credit lasts it renders at once; past it, the render waits
-// until the ops since have paid for it, and the client meanwhile holds
-// every op told, without the ones the render owes (the degraded mode,
-// PROTOCOL.md §9). The seal, the result, a new turn, the snapshot's end and
-// the stream's end always render, so the client ends every turn with the
-// exact view; so does an op in order that the view only extends with (a
-// nested block, a fallback, a projection: O(blocks) of CPU, nothing
-// re-sent). A peer that sends everything late or in reverse therefore
-// costs O(1) amortised per op, plus one render per turn, never a re-send
-// of the view per op.
+// told while such a render is owed, is paid for (see frontRenderRate), as
+// is any render that restates the view: while the credit lasts it renders
+// at once; past it, the render waits until the ops since have paid for it,
+// and the client meanwhile holds every op told, without the ones the
+// render owes (the degraded mode, PROTOCOL.md §9). The seal, the result, a
+// new turn, the snapshot's end and the stream's end always render, so the
+// client ends every turn with the exact view. An op in order that the view
+// only extends with (a nested block, a fallback, a projection) renders at
+// once for free: O(blocks) of CPU, nothing re-sent. A peer that sends
+// everything late, in reverse, or each call's output before its tool_call
+// therefore costs O(1) amortised per op in what is re-sent, plus one
+// restatement per turn.
 //
 // Its memory is its Receiver's (bounded by merge.Caps, every turn charging
 // budget when it is set — a relay subscriber's, under its task's — or each
@@ -129,26 +133,29 @@ type frontFeed struct {
 	// gaps is the turn's count of missing seqs: the view's at the last
 	// render, plus the seqs skipped by the ops told since.
 	gaps int64
-	// credit is what the ops applied paid for the paid renders (late ones,
-	// or while one is owed), in items (frontRenderRate per op, at most
-	// frontRenderBurst over the view's items); items is the count of the
-	// view's blocks and calls at the last render (the next one's cost);
-	// owed: the client lacks, or holds out of place, what a late op changed.
+	// credit is what the ops applied paid for the renders that restate
+	// the view or serve a late op, in items (frontRenderRate per op, at
+	// most frontRenderBurst over the view's items); items is the count of
+	// the view's blocks at the last render (the next one's cost: a call's
+	// chunks are folded into it, and an op adds at most one block, so a
+	// turn without late ops or restatements never runs short); owed: the
+	// client lacks, or holds out of place, what a late op changed.
 	credit, items int
 	owed          bool
 }
 
-// A render costs O(items) and, when the view changed before what the client
-// holds, re-sends every item (AG-UI: a MESSAGES_SNAPSHOT; the AI SDK:
+// A render costs O(blocks) and, when the view changed before what the
+// client holds, restates it (AG-UI: a MESSAGES_SNAPSHOT; the AI SDK:
 // reset-step and every part): neither protocol can insert a message or a
-// part before others. A turn starts with frontRenderBurst items of credit;
-// each applied op adds frontRenderRate, up to frontRenderBurst more than
-// the view's items; a render spends the view's items, and waits while the
-// credit is short. So the renders of a turn cost at most frontRenderBurst
-// plus frontRenderRate items per op: a turn whose late ops are few or
-// whose view is small renders each at once, one with many late ops past
-// the burst renders when the ops since the last render outnumber the
-// view's items (the view at most doubles in between).
+// part before others. A turn starts with frontRenderBurst blocks of
+// credit; each applied op adds frontRenderRate, up to frontRenderBurst more
+// than the view's blocks. A render for a late op, or one that restated the
+// view, spends the view's blocks; while the credit is short of them, renders
+// wait. So what a turn restates, and renders for late ops, costs at most
+// frontRenderBurst plus frontRenderRate blocks per op: a turn with few late
+// ops or a small view renders each at once, one with many past the burst
+// renders when the ops since the last render outnumber the view's blocks
+// (the view at most doubles in between).
 const (
 	frontRenderRate  = 1
 	frontRenderBurst = 1024
@@ -204,24 +211,37 @@ func (s *frontFeed) apply(op *schema.Op, emit func(map[string]any)) {
 			s.paidRender(emit)
 		}
 	case s.inSnap:
-	case op.Type != schema.OpBlock || !s.rendered || !(late || s.owed):
-		// The seal, the result, a new turn, or an op in order that the
-		// client's view only extends with (a nested block, a fallback, a
-		// projection, a chunk past a missing seq): no re-send, and no
-		// credit spent.
-		s.render(emit)
-	case s.credit >= s.items:
-		s.paidRender(emit)
-	default:
+	case op.Type != schema.OpBlock || !s.rendered:
+		// The seal, the result, a new turn: always.
+		s.freeRender(emit)
+	case s.credit < s.items:
 		s.owed = true
+	case !(late || s.owed):
+		// An op in order that the client's view most often only extends
+		// with (a nested block, a fallback, a projection, a chunk past a
+		// missing seq): paid for only if it restated the view (a call
+		// that a tool_call block names after its output moved).
+		s.freeRender(emit)
+	default:
+		s.paidRender(emit)
 	}
 }
 
 // paidRender renders for a late op, or while the client owes one, and
-// spends the credit the render costs.
+// spends the credit the render costs: the view's items.
 func (s *frontFeed) paidRender(emit func(map[string]any)) {
 	s.render(emit)
 	s.credit = max(s.credit-s.items, 0)
+}
+
+// freeRender renders, and spends the credit only when the render restated
+// the view.
+func (s *frontFeed) freeRender(emit func(map[string]any)) {
+	n := s.enc.restated()
+	s.render(emit)
+	if s.enc.restated() != n {
+		s.credit = max(s.credit-s.items, 0)
+	}
 }
 
 // live reports whether op is a live envelope block of the rendered turn,
@@ -353,7 +373,7 @@ func (s *frontFeed) render(emit func(map[string]any)) {
 	s.enc.sync(&v, out, emit)
 	s.rendered = v.Turn == s.turn
 	s.gaps = v.Counters.Gaps
-	s.items = len(v.Blocks) + len(v.ToolCalls)
+	s.items = len(v.Blocks)
 	s.owed = false
 }
 
