@@ -135,11 +135,11 @@ type frontFeed struct {
 	gaps int64
 	// credit is what the ops applied paid for the renders that restate
 	// the view or serve a late op, in items (frontRenderRate per op, at
-	// most frontRenderBurst over the view's items); items is the count of
-	// the view's blocks at the last render (the next one's cost: a call's
-	// chunks are folded into it, and an op adds at most one block, so a
-	// turn without late ops or restatements never runs short); owed: the
-	// client lacks, or holds out of place, what a late op changed.
+	// most frontRenderBurst over the view's items; below zero, by at most
+	// one render's items, after a restatement it could not pay for);
+	// items is the count of the view's blocks and calls at the last render
+	// (the next one's cost); owed: the client lacks, or holds out of
+	// place, what a late op changed.
 	credit, items int
 	owed          bool
 }
@@ -147,15 +147,16 @@ type frontFeed struct {
 // A render costs O(blocks) and, when the view changed before what the
 // client holds, restates it (AG-UI: a MESSAGES_SNAPSHOT; the AI SDK:
 // reset-step and every part): neither protocol can insert a message or a
-// part before others. A turn starts with frontRenderBurst blocks of
+// part before others. A turn starts with frontRenderBurst items of
 // credit; each applied op adds frontRenderRate, up to frontRenderBurst more
-// than the view's blocks. A render for a late op, or one that restated the
-// view, spends the view's blocks; while the credit is short of them, renders
-// wait. So what a turn restates, and renders for late ops, costs at most
-// frontRenderBurst plus frontRenderRate blocks per op: a turn with few late
-// ops or a small view renders each at once, one with many past the burst
-// renders when the ops since the last render outnumber the view's blocks
-// (the view at most doubles in between).
+// than the view's items (blocks and calls). A render for a late op, or one
+// that restated the view, spends the view's items: a late op's render
+// waits while the credit is short of them, any other while it is below
+// zero. So what a turn restates, and renders for late ops, costs at most
+// frontRenderBurst plus frontRenderRate items per op, plus one render: a
+// turn with few late ops or a small view renders each at once, one with
+// many past the burst renders when the ops since the last render
+// outnumber the view's items (the view at most doubles in between).
 const (
 	frontRenderRate  = 1
 	frontRenderBurst = 1024
@@ -214,16 +215,17 @@ func (s *frontFeed) apply(op *schema.Op, emit func(map[string]any)) {
 	case op.Type != schema.OpBlock || !s.rendered:
 		// The seal, the result, a new turn: always.
 		s.freeRender(emit)
-	case s.credit < s.items:
-		s.owed = true
-	case !(late || s.owed):
+	case !(late || s.owed) && s.credit >= 0:
 		// An op in order that the client's view most often only extends
 		// with (a nested block, a fallback, a projection, a chunk past a
 		// missing seq): paid for only if it restated the view (a call
-		// that a tool_call block names after its output moved).
+		// that a tool_call block names after its output moved), which
+		// may overdraw the credit: then renders wait until it is repaid.
 		s.freeRender(emit)
-	default:
+	case s.credit >= s.items:
 		s.paidRender(emit)
+	default:
+		s.owed = true
 	}
 }
 
@@ -231,7 +233,7 @@ func (s *frontFeed) apply(op *schema.Op, emit func(map[string]any)) {
 // spends the credit the render costs: the view's items.
 func (s *frontFeed) paidRender(emit func(map[string]any)) {
 	s.render(emit)
-	s.credit = max(s.credit-s.items, 0)
+	s.credit -= s.items
 }
 
 // freeRender renders, and spends the credit only when the render restated
@@ -240,7 +242,7 @@ func (s *frontFeed) freeRender(emit func(map[string]any)) {
 	n := s.enc.restated()
 	s.render(emit)
 	if s.enc.restated() != n {
-		s.credit = max(s.credit-s.items, 0)
+		s.credit -= s.items
 	}
 }
 
@@ -373,7 +375,7 @@ func (s *frontFeed) render(emit func(map[string]any)) {
 	s.enc.sync(&v, out, emit)
 	s.rendered = v.Turn == s.turn
 	s.gaps = v.Counters.Gaps
-	s.items = len(v.Blocks)
+	s.items = len(v.Blocks) + len(v.ToolCalls)
 	s.owed = false
 }
 
