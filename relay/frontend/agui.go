@@ -1,6 +1,7 @@
 package frontend
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tfrs/a2a-progress/internal/jsonstr"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay/internal/sse"
 	"github.com/tfrs/a2a-progress/schema"
@@ -35,7 +37,9 @@ import (
 // never moves it, so the snapshot names the turn's items afresh (a suffix per
 // snapshot); the copies the client held, from this connection or a cut one,
 // are left out and so dropped: each block once, in view order. A reconnect
-// starts with such a snapshot.
+// starts with such a snapshot. Snapshots restate the whole turn, so late
+// blocks are paced (frontFeed): told at once out of place where they start
+// an item, snapshots paid for by the ops before them.
 //
 // Live tool output travels in an activity message per call (activityType
 // "a2a-tool-output", content {tool, toolCallId, status, chunks}), created by
@@ -106,8 +110,10 @@ type aguiEncoder struct {
 	sub string
 
 	started, finished bool
-	sent              frontSent
-	ids               *frontIDs
+	// restates counts the snapshots sent (restated).
+	restates int
+	sent     frontSent
+	ids      *frontIDs
 	// suffix is appended to every id after the first snapshot (see
 	// snapshot).
 	suffix string
@@ -385,7 +391,9 @@ func (e *aguiEncoder) syncNested(items []frontItem, emit func(aguiEvent)) {
 // (a reconnecting client sends back what it got of them), then every item in
 // view order, as the events would have built them.
 func (e *aguiEncoder) snapshot(items []frontItem, prefix string, emit func(aguiEvent)) {
-	msgs := make([]any, 0, len(e.history)+2*len(items))
+	// The messages are written directly: a snapshot restates the whole
+	// turn, and a map per message was most of its cost.
+	msgs := append(make(rawJSON, 0, 256*len(items)+64), '[')
 	for _, raw := range e.history {
 		var m struct {
 			ID string `json:"id"`
@@ -393,7 +401,18 @@ func (e *aguiEncoder) snapshot(items []frontItem, prefix string, emit func(aguiE
 		if json.Unmarshal(raw, &m) == nil && strings.HasPrefix(m.ID, prefix+"-") {
 			continue
 		}
-		msgs = append(msgs, raw)
+		// The client's own JSON, compacted: an SSE data line holds no
+		// line break.
+		n := len(msgs)
+		if len(msgs) > 1 {
+			msgs = append(msgs, ',')
+		}
+		var buf bytes.Buffer
+		if json.Compact(&buf, raw) != nil {
+			msgs = msgs[:n]
+			continue
+		}
+		msgs = append(msgs, buf.Bytes()...)
 	}
 	// The client's reducer updates a message it has in place and appends the
 	// others, so a snapshot cannot move a message: it can only drop the ones
@@ -408,6 +427,7 @@ func (e *aguiEncoder) snapshot(items []frontItem, prefix string, emit func(aguiE
 		e.suffix = "." + hex.EncodeToString(n[:])
 	}
 	e.suffix = e.suffix[:9] + "." + strconv.Itoa(e.epoch)
+	e.restates++
 	e.sent.reset()
 	// The sub-agents of the earlier ids end (their messages are dropped);
 	// those of the new ones start before the messages that name them, and
@@ -418,33 +438,92 @@ func (e *aguiEncoder) snapshot(items []frontItem, prefix string, emit func(aguiE
 	for i := range items {
 		it := e.named(&items[i])
 		run := e.runOf(it.owner, emit)
-		switch it.kind {
-		case itemThinking:
-			msgs = append(msgs, stamp(aguiEvent{"id": it.id, "role": "reasoning", "content": it.text}, run))
-		case itemText, itemReply:
-			msgs = append(msgs, stamp(aguiEvent{"id": it.id, "role": "assistant", "content": it.text}, run))
-		case itemError:
-			msgs = append(msgs, stamp(aguiEvent{"id": it.id, "role": "assistant", "content": it.text, "metadata": aguiErrorMeta()}, run))
-		case itemTool:
-			call := aguiEvent{"id": it.id, "type": "function",
-				"function": aguiEvent{"name": it.toolName(), "arguments": "{}"}}
-			if m := aguiToolMeta(it); m != nil {
-				call["metadata"] = m
-			}
-			msgs = append(msgs, stamp(aguiEvent{"id": it.id, "role": "assistant", "toolCalls": []any{call}}, run))
-			if toolClosed(it.tool.Status) {
-				msgs = append(msgs, stamp(aguiResultMessage(it), run))
-			}
-			msgs = append(msgs, stamp(aguiEvent{"id": it.id + "-output", "role": "activity",
-				"activityType": aguiActivityType, "content": aguiActivity(it, []string{it.tool.Output})}, run))
+		if len(msgs) > 1 {
+			msgs = append(msgs, ',')
 		}
+		msgs = appendSnapshotMessages(msgs, it, run)
 		e.sent.put(&items[i])
 	}
+	msgs = append(msgs, ']')
 	emit(aguiEvent{"type": "MESSAGES_SNAPSHOT", "messages": msgs,
 		// The snapshot owns the activity messages of its own type only: the
 		// client then keeps any other activity it shows.
 		"metadata": aguiEvent{"@ag-ui/client": aguiEvent{"authoritativeActivityTypes": []string{aguiActivityType}}}})
 	e.settle(emit)
+}
+
+// appendSnapshotMessages appends the messages of item it (attributed to the
+// sub-agent run, "" the run itself) to a MESSAGES_SNAPSHOT's list: the
+// messages its events would have built — a tool call's assistant message,
+// its result once closed, and its output's activity message.
+func appendSnapshotMessages(dst rawJSON, it *frontItem, run string) rawJSON {
+	str := func(key, v string) {
+		dst = append(dst, ',', '"')
+		dst = append(dst, key...)
+		dst = append(dst, '"', ':')
+		dst = jsonstr.AppendQuoted(dst, v)
+	}
+	open := func(id, role string) {
+		dst = append(dst, `{"id":`...)
+		dst = jsonstr.AppendQuoted(dst, id)
+		str("role", role)
+	}
+	closeMsg := func() {
+		if run != "" {
+			str("subagentRunId", run)
+		}
+		dst = append(dst, '}')
+	}
+	switch it.kind {
+	case itemThinking:
+		open(it.id, "reasoning")
+		str("content", it.text)
+	case itemText, itemReply:
+		open(it.id, "assistant")
+		str("content", it.text)
+	case itemError:
+		open(it.id, "assistant")
+		str("content", it.text)
+		dst = append(dst, `,"metadata":{"a2a":{"kind":"error"}}`...)
+	case itemTool:
+		open(it.id, "assistant")
+		dst = append(dst, `,"toolCalls":[{"id":`...)
+		dst = jsonstr.AppendQuoted(dst, it.id)
+		dst = append(dst, `,"type":"function","function":{"name":`...)
+		dst = jsonstr.AppendQuoted(dst, it.toolName())
+		dst = append(dst, `,"arguments":"{}"},"metadata":{"a2a":{"key":`...)
+		dst = jsonstr.AppendQuoted(dst, it.tool.Key)
+		if it.tool.ToolCallID != "" {
+			str("toolCallId", it.tool.ToolCallID)
+		}
+		dst = append(dst, "}}}]"...)
+		closeMsg()
+		if toolClosed(it.tool.Status) {
+			dst = append(dst, ',')
+			open(it.id+"-result", "tool")
+			str("toolCallId", it.id)
+			str("content", it.tool.Output)
+			dst = append(dst, `,"metadata":{"a2a":{"status":`...)
+			dst = jsonstr.AppendQuoted(dst, string(it.tool.Status))
+			dst = append(dst, "}}"...)
+			closeMsg()
+		}
+		dst = append(dst, ',')
+		open(it.id+"-output", "activity")
+		str("activityType", aguiActivityType)
+		dst = append(dst, `,"content":{"tool":`...)
+		dst = jsonstr.AppendQuoted(dst, it.toolName())
+		str("status", string(it.tool.Status))
+		dst = append(dst, `,"chunks":[`...)
+		dst = jsonstr.AppendQuoted(dst, it.tool.Output)
+		dst = append(dst, ']')
+		if it.tool.ToolCallID != "" {
+			str("toolCallId", it.tool.ToolCallID)
+		}
+		dst = append(dst, '}')
+	}
+	closeMsg()
+	return dst
 }
 
 // named returns the item under the ids this encoder uses now.
@@ -664,11 +743,6 @@ func aguiToolResult(id, output string, status schema.ToolStatus) aguiEvent {
 		"content": output, "role": "tool", "metadata": aguiEvent{"a2a": aguiEvent{"status": string(status)}}}
 }
 
-func aguiResultMessage(it *frontItem) aguiEvent {
-	return aguiEvent{"id": it.id + "-result", "role": "tool", "toolCallId": it.id,
-		"content": it.tool.Output, "metadata": aguiEvent{"a2a": aguiEvent{"status": string(it.tool.Status)}}}
-}
-
 // AGUIFormat is the relay.Format of FormatAGUI: give it to relay.New with
 // relay.WithFormat(FormatAGUI, AGUIFormat) to serve ?format=ag-ui. It
 // returns a relay.Encoder.
@@ -770,6 +844,7 @@ func (e *aguiEncoder) growTool(key, chunk string, status schema.ToolStatus, send
 }
 
 func (e *aguiEncoder) done() bool         { return e.finished }
+func (e *aguiEncoder) restated() int      { return e.restates }
 func (e *aguiEncoder) itemIDs() *frontIDs { return e.ids }
 
 // gapsNow: AG-UI shows missing seqs only as gap markers in a call's output.

@@ -41,7 +41,10 @@ import (
 // (start, delta, end at once), so no part is ever open between two flushes;
 // when a late block lands before what was sent, the encoder sends
 // "reset-step" — which drops the message's parts (no step is ever started, so
-// the step is the whole message) — and the view again in order.
+// the step is the whole message) — and the view again in order. That
+// restates the whole message, so late blocks are paced (frontFeed): told at
+// once out of place where they start a part, re-sends paid for by the ops
+// before them.
 //
 // Resume (useChat({resume: true}) GETs /api/chat/{id}/stream): the AI SDK's
 // own resumable streams replay the whole buffer, which duplicated messages.
@@ -72,9 +75,11 @@ type aisdkEncoder struct {
 	resume bool
 
 	started, finished bool
-	gaps              int64
-	sent              frontSent
-	ids               *frontIDs
+	// restates counts the reset-steps sent (restated).
+	restates int
+	gaps     int64
+	sent     frontSent
+	ids      *frontIDs
 	// reasons are why the turn's aborted tool calls were aborted, by tool
 	// key: the text of the aborted error block of the key (the callee's
 	// reason). Bounded by merge.Caps (keys per turn); the strings are the
@@ -104,6 +109,7 @@ func (e *aisdkEncoder) sync(v *schema.View, out *frontResult, emit func(aisdkEve
 	if e.resume || !e.sent.extends(items) {
 		e.resume = false
 		emit(aisdkEvent{"type": "reset-step"})
+		e.restates++
 		e.sent.reset()
 		e.gaps = 0
 	}
@@ -318,6 +324,7 @@ func (e *aisdkEncoder) growTool(key, chunk string, status schema.ToolStatus, emi
 }
 
 func (e *aisdkEncoder) done() bool         { return e.finished }
+func (e *aisdkEncoder) restated() int      { return e.restates }
 func (e *aisdkEncoder) itemIDs() *frontIDs { return e.ids }
 
 // gapsNow sends the count of missing seqs when it changed.

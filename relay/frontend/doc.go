@@ -25,7 +25,14 @@
 // sent, so that the strict client libraries never see an invalid sequence
 // and show each block once (PROTOCOL.md §9). An op that changes the view
 // only at its end is told without a render, so an op costs the same at any
-// length of turn. Each subscriber keeps its own merged view and encoder
+// length of turn. Neither protocol can insert before what a client holds,
+// so a re-synchronisation restates the view: late blocks are paced so that
+// they too cost O(1) amortised per op — a late block that starts an item
+// is told at once after what the client holds (out of place until the next
+// re-synchronisation), and renders are paid for by a credit of one item
+// per op, past which they wait (the view at most doubles in between); the
+// seal, the result and the stream's end always render, so every turn ends
+// with the client's view in view order. Each subscriber keeps its own merged view and encoder
 // state, charged to its task's byte budget in the relay (past it: 503 with
 // Retry-After).
 //

@@ -100,11 +100,16 @@ func BenchmarkFrontFormats(b *testing.B) {
 // (aguiSubagent, events dropped) and as a useChat tool part's paced
 // preliminary outputs (chatTool with its defaults, a clock that moves 1 ms
 // per op, parts dropped). ns/, B/ and allocs/forwarded-op are per op of the
-// callee; neither may grow with the turn.
+// callee; neither may grow with the turn, nor, within 2x, with a tenth of
+// the envelopes late (late=10%, as in BenchmarkFrontFormats).
 func BenchmarkNestedFormats(b *testing.B) {
-	for _, n := range []int{100, 3000} {
+	for _, c := range []struct{ n, late int }{{100, 0}, {3000, 0}, {3000, 10}} {
+		n, suffix := c.n, ""
+		if c.late > 0 {
+			suffix = fmt.Sprintf("/late=%d%%", c.late)
+		}
 		var rs []envelope.Reading
-		for _, e := range agenttest.Trajectory(n).Envelopes() {
+		for _, e := range agenttest.Trajectory(n, agenttest.Reorder(n*c.late/100)).Envelopes() {
 			rs = append(rs, envelope.Reading{Envelope: e})
 		}
 		us := calleeUpdates("task-1", rs, schema.Result{Verdict: schema.VerdictCompleted, State: "TASK_STATE_COMPLETED", Reply: "done"})
@@ -139,7 +144,7 @@ func BenchmarkNestedFormats(b *testing.B) {
 			}},
 		}
 		for _, f := range formats {
-			b.Run(fmt.Sprintf("%s/blocks=%d", f.name, n), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s/blocks=%d%s", f.name, n, suffix), func(b *testing.B) {
 				b.ReportAllocs()
 				var m0, m1 runtime.MemStats
 				runtime.ReadMemStats(&m0)

@@ -54,6 +54,8 @@ func appendJSON(dst []byte, v any) ([]byte, error) {
 			dst = jsonstr.AppendQuoted(dst, e)
 		}
 		return append(dst, ']'), nil
+	case rawJSON:
+		return append(dst, x...), nil
 	case json.RawMessage:
 		if x == nil {
 			return append(dst, "null"...), nil
@@ -65,6 +67,13 @@ func appendJSON(dst []byte, v any) ([]byte, error) {
 	}
 	return append(dst, b...), nil
 }
+
+// rawJSON is JSON the encoders wrote themselves (valid and compact), which
+// appendJSON copies as it is.
+type rawJSON []byte
+
+// MarshalJSON makes encoding/json copy it too.
+func (r rawJSON) MarshalJSON() ([]byte, error) { return r, nil }
 
 // appendJSONObject appends m with its keys in sorted order.
 func appendJSONObject(dst []byte, m map[string]any) ([]byte, error) {

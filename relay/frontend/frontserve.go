@@ -57,6 +57,9 @@ type frontEncoder interface {
 	itemIDs() *frontIDs
 	// done reports whether the encoder sent the run's end (the result).
 	done() bool
+	// restated counts the syncs that restated the whole view (a
+	// resynchronisation): O(items) sent, which the render credit pays for.
+	restated() int
 }
 
 // errFrontDone ends a front-end response once its run ended: the relay ends
@@ -80,8 +83,23 @@ var errFrontDone = errors.New("relay: the front end's run ended")
 // a call the client holds. In order — the common case, and a turn past a
 // cap that drops blocks — an op costs O(1) amortised (plus the call's
 // output for the AI SDK, whose tool output restates the output so far).
-// Late envelopes, fallbacks and projections, the seal and the result render
-// the view: O(blocks) each, bounded by merge.Caps.
+//
+// A late envelope that starts a text, thinking or error block or a new tool
+// call is told at once too, out of place: the item is added after what the
+// client holds, and the view owes the client a render that puts it in view
+// order. Any other late op (a chunk, a close, a rename), and any op not
+// told while such a render is owed, is paid for (see frontRenderRate), as
+// is any render that restates the view: while the credit lasts it renders
+// at once; past it, the render waits until the ops since have paid for it,
+// and the client meanwhile holds every op told, without the ones the
+// render owes (the degraded mode, PROTOCOL.md §9). The seal, the result, a
+// new turn, the snapshot's end and the stream's end always render, so the
+// client ends every turn with the exact view. An op in order that the view
+// only extends with (a nested block, a fallback, a projection) renders at
+// once for free: O(blocks) of CPU, nothing re-sent. A peer that sends
+// everything late, in reverse, or each call's output before its tool_call
+// therefore costs O(1) amortised per op in what is re-sent, plus one
+// restatement per turn.
 //
 // Its memory is its Receiver's (bounded by merge.Caps, every turn charging
 // budget when it is set — a relay subscriber's, under its task's — or each
@@ -115,7 +133,34 @@ type frontFeed struct {
 	// gaps is the turn's count of missing seqs: the view's at the last
 	// render, plus the seqs skipped by the ops told since.
 	gaps int64
+	// credit is what the ops applied paid for the renders that restate
+	// the view or serve a late op, in items (frontRenderRate per op, at
+	// most frontRenderBurst over the view's items; below zero, by at most
+	// one render's items, after a restatement it could not pay for);
+	// items is the count of the view's blocks and calls at the last render
+	// (the next one's cost); owed: the client lacks, or holds out of
+	// place, what a late op changed.
+	credit, items int
+	owed          bool
 }
+
+// A render costs O(blocks) and, when the view changed before what the
+// client holds, restates it (AG-UI: a MESSAGES_SNAPSHOT; the AI SDK:
+// reset-step and every part): neither protocol can insert a message or a
+// part before others. A turn starts with frontRenderBurst items of
+// credit; each applied op adds frontRenderRate, up to frontRenderBurst more
+// than the view's items (blocks and calls). A render for a late op, or one
+// that restated the view, spends the view's items: a late op's render
+// waits while the credit is short of them, any other while it is below
+// zero. So what a turn restates, and renders for late ops, costs at most
+// frontRenderBurst plus frontRenderRate items per op, plus one render: a
+// turn with few late ops or a small view renders each at once, one with
+// many past the burst renders when the ops since the last render
+// outnumber the view's items (the view at most doubles in between).
+const (
+	frontRenderRate  = 1
+	frontRenderBurst = 1024
+)
 
 // keyNote is what frontFeed notes of a tool key.
 type keyNote struct {
@@ -139,35 +184,80 @@ func (s *frontFeed) apply(op *schema.Op, emit func(map[string]any)) {
 	if s.inOrder(op) {
 		skipped = op.Block.Key.Seq - s.maxSeq - 1
 	}
+	// A late envelope lands before the turn's highest seq: before what the
+	// client holds.
+	late := op.Type == schema.OpBlock && op.Turn == s.turn && op.Block.Source == schema.SourceEnvelope &&
+		s.hasSeq && op.Block.Key.Seq < s.maxSeq
 	told := false
 	if key, chunk, status, ok := s.growable(op); ok {
 		told = s.enc.growTool(key, chunk, status, emit)
 	} else if it, ok := s.appendable(op); ok {
 		s.enc.appendItem(it, emit)
 		told = true
+		// Told after what the client holds: out of place until a render.
+		s.owed = s.owed || late
 	}
 	s.note(op)
 	if op.Type == schema.OpResult && op.Turn == s.turn {
 		s.settled = true
 	}
+	s.credit = min(s.credit+frontRenderRate, s.items+frontRenderBurst)
 	switch {
 	case told:
 		if skipped > 0 {
 			s.gaps += skipped
 			s.enc.gapsNow(s.gaps, emit)
 		}
-	case !s.inSnap:
-		s.render(emit)
+		if s.owed && !s.inSnap && s.credit >= s.items {
+			s.paidRender(emit)
+		}
+	case s.inSnap:
+	case op.Type != schema.OpBlock || !s.rendered:
+		// The seal, the result, a new turn: always.
+		s.freeRender(emit)
+	case !(late || s.owed) && s.credit >= 0:
+		// An op in order that the client's view most often only extends
+		// with (a nested block, a fallback, a projection, a chunk past a
+		// missing seq): paid for only if it restated the view (a call
+		// that a tool_call block names after its output moved), which
+		// may overdraw the credit: then renders wait until it is repaid.
+		s.freeRender(emit)
+	case s.credit >= s.items:
+		s.paidRender(emit)
+	default:
+		s.owed = true
 	}
+}
+
+// paidRender renders for a late op, or while the client owes one, and
+// spends the credit the render costs: the view's items.
+func (s *frontFeed) paidRender(emit func(map[string]any)) {
+	s.render(emit)
+	s.credit -= s.items
+}
+
+// freeRender renders, and spends the credit only when the render restated
+// the view.
+func (s *frontFeed) freeRender(emit func(map[string]any)) {
+	n := s.enc.restated()
+	s.render(emit)
+	if s.enc.restated() != n {
+		s.credit -= s.items
+	}
+}
+
+// live reports whether op is a live envelope block of the rendered turn,
+// which the client can be told without a render.
+func (s *frontFeed) live(op *schema.Op) bool {
+	b := &op.Block
+	return s.rendered && !s.inSnap && !s.enc.done() && s.enc.itemIDs() != nil && op.Type == schema.OpBlock &&
+		op.Turn == s.turn && !s.settled && b.Source == schema.SourceEnvelope && b.Truncated == 0 && s.hasSeq
 }
 
 // inOrder reports whether op is a live envelope block above the rendered
 // turn's highest seq.
 func (s *frontFeed) inOrder(op *schema.Op) bool {
-	b := &op.Block
-	return s.rendered && !s.inSnap && !s.enc.done() && s.enc.itemIDs() != nil && op.Type == schema.OpBlock &&
-		op.Turn == s.turn && !s.settled && b.Source == schema.SourceEnvelope && b.Truncated == 0 &&
-		s.hasSeq && b.Key.Seq > s.maxSeq
+	return s.live(op) && op.Block.Key.Seq > s.maxSeq
 }
 
 // growable returns the tool key, chunk and new status of an op that only
@@ -202,14 +292,15 @@ func (s *frontFeed) growable(op *schema.Op) (key, chunk string, status schema.To
 	return "", "", "", false
 }
 
-// appendable returns the item op adds at the end of the rendered view, when
-// it does no more than that.
+// appendable returns the item op adds to the rendered view, when it does no
+// more than that: at its end (in order), or before what the client holds (a
+// late envelope; told after it, out of place until a render).
 func (s *frontFeed) appendable(op *schema.Op) (*frontItem, bool) {
 	b := &op.Block
 	ids := s.enc.itemIDs()
 	// A nested block (PROTOCOL.md §10) renders: where it stands in the tree
 	// is the view's to tell.
-	if b.Status != envelope.StatusRunning || b.Parent != "" || !s.inOrder(op) {
+	if b.Status != envelope.StatusRunning || b.Parent != "" || !s.live(op) {
 		return nil, false
 	}
 	switch p := b.Payload.(type) {
@@ -244,6 +335,7 @@ func (s *frontFeed) note(op *schema.Op) {
 			s.rendered = false
 		}
 		s.turn, s.maxSeq, s.hasSeq, s.keys, s.jumps, s.settled = op.Turn, 0, false, map[string]keyNote{}, 0, false
+		s.credit = frontRenderBurst
 	}
 	b := &op.Block
 	if b.Source != schema.SourceEnvelope || (s.hasSeq && b.Key.Seq != s.maxSeq+1) {
@@ -274,11 +366,17 @@ func (s *frontFeed) render(emit func(map[string]any)) {
 	if s.recv == nil {
 		return
 	}
+	if s.enc.done() {
+		// The run ended: nothing more is sent, so nothing to render.
+		return
+	}
 	v := s.recv.View()
 	out := s.recv.Result()
 	s.enc.sync(&v, out, emit)
 	s.rendered = v.Turn == s.turn
 	s.gaps = v.Counters.Gaps
+	s.items = len(v.Blocks) + len(v.ToolCalls)
+	s.owed = false
 }
 
 // frontStream adapts a frontFeed to the relay's Encoder (sse.Encoder): it renders the

@@ -532,7 +532,11 @@ func (e *chatToolEncoder) gapsNow(n int64, _ func(map[string]any)) {
 	e.dirty = true
 }
 
-func (e *chatToolEncoder) done() bool         { return e.finished }
+func (e *chatToolEncoder) done() bool { return e.finished }
+
+// restated: a render rebuilds the view the tool part sends at its pace,
+// never more than its pace allows.
+func (e *chatToolEncoder) restated() int      { return 0 }
 func (e *chatToolEncoder) itemIDs() *frontIDs { return e.ids }
 
 // marshal appends the view's JSON to dst: the newest items that fit
