@@ -2,15 +2,17 @@
 // all of an A2A progress stream — an A2A 1.0 status update — for the
 // client's HTTP streaming path (internal/fastpath). [Decoder.Read] hands
 // the client a plain progress frame as a [Progress] — its state, ids,
-// timestamp and envelope, parsed from the frame's bytes, with no a2a-go
-// message built — and any other status update as a2a-go's event
-// ([Decoder.Decode]); it declines every other frame, which the client
-// then hands to a2a-go's own decoding: [DecodeV1] and [DecodeV03]
-// apply the types and unmarshalling a2a-go's 1.0 and 0.3 transports apply,
-// and decline what those fail on, for which [FrameError] gives the error
-// a2a-go gives. [A2A] is a2a-go's transport decoding one
-// frame, on its own: the oracle the differential tests and FuzzFastVsA2A
-// compare them with ([Compare], [CompareRead], [CompareV1], [CompareV03]).
+// timestamp and the bytes of its tfrs string, with no a2a-go message
+// built; the client parses the envelope — and any other status update as
+// a2a-go's event ([Decoder.Decode]); it declines every other frame, which
+// the client then hands to a2a-go's own decoding: [DecodeV1] and
+// [DecodeV03] apply the types and unmarshalling a2a-go's 1.0 and 0.3
+// transports apply, and decline what those fail on, for which
+// [FrameError] gives the error a2a-go gives. The oracle — a2a-go's
+// transport decoding one frame — and the differential tests and
+// FuzzFastVsA2A that compare them with it are the client's tests
+// (client/fastframe_*_test.go): they drive real callees through the
+// client, which this package, below every public one, cannot import.
 package fastframe
 
 import (
@@ -155,6 +157,7 @@ type statusBlock struct {
 // A Decoder is not safe for concurrent use; reusing one per stream keeps
 // its scratch space.
 func (d *Decoder) Decode(data []byte) (ev *a2a.TaskStatusUpdateEvent, ok bool) {
+	d.release() // what the last Progress kept for its Event
 	defer d.release()
 	if !d.scan(data) {
 		return nil, false
@@ -164,18 +167,20 @@ func (d *Decoder) Decode(data []byte) (ev *a2a.TaskStatusUpdateEvent, ok bool) {
 
 // Read is Decode for the client's stream: a plain progress frame — a
 // working (or submitted) status update whose message is one part carrying
-// a valid envelope as a string in metadata["tfrs"] — is returned as a
-// [*Progress], which holds what the client reads of it and builds no
-// a2a-go message; any other accepted status update as Decode returns it.
-// ok false: declined, as by Decode.
+// a string in metadata["tfrs"] — is returned as a [*Progress], which holds
+// what the client reads of it and builds no a2a-go message; any other
+// accepted status update as Decode returns it. ok false: declined, as by
+// Decode.
 func (d *Decoder) Read(data []byte) (ev a2a.Event, ok bool) {
-	defer d.release()
+	d.release() // what the last Progress kept for its Event
 	if !d.scan(data) {
+		d.release()
 		return nil, false
 	}
 	if p := d.progress(); p != nil {
-		return p, true
+		return p, true // the scan is kept for p.Event until the next call
 	}
+	defer d.release()
 	return d.build()
 }
 
