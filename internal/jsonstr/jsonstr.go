@@ -8,6 +8,7 @@
 package jsonstr
 
 import (
+	"bytes"
 	"encoding/json"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -19,44 +20,45 @@ import (
 // mismatched UTF-16 surrogate becomes U+FFFD.
 func AppendUnescaped(buf, raw []byte) []byte {
 	for i := 0; i < len(raw); {
-		c := raw[i]
-		if c != '\\' {
-			buf = append(buf, c)
-			i++
-			continue
+		k := bytes.IndexByte(raw[i:], '\\')
+		if k < 0 {
+			return append(buf, raw[i:]...)
 		}
-		switch raw[i+1] {
-		case 'b':
-			buf = append(buf, '\b')
-		case 'f':
-			buf = append(buf, '\f')
-		case 'n':
-			buf = append(buf, '\n')
-		case 'r':
-			buf = append(buf, '\r')
-		case 't':
-			buf = append(buf, '\t')
-		case 'u':
-			r := hexVal(raw[i+2:])
-			i += 6
-			if utf16.IsSurrogate(r) {
-				if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
-					if dec := utf16.DecodeRune(r, hexVal(raw[i+2:])); dec != utf8.RuneError {
-						buf = utf8.AppendRune(buf, dec)
-						i += 6
-						continue
-					}
-				}
-				r = utf8.RuneError
-			}
-			buf = utf8.AppendRune(buf, r)
-			continue
-		default: // '"', '\\', '/'
-			buf = append(buf, raw[i+1])
-		}
-		i += 2
+		buf = append(buf, raw[i:i+k]...)
+		buf, i = appendEscape(buf, raw, i+k)
 	}
 	return buf
+}
+
+// appendEscape appends the decoding of the escape at raw[i] (a backslash)
+// to buf and returns it with the offset after the escape (after both
+// halves of a surrogate pair).
+func appendEscape(buf, raw []byte, i int) ([]byte, int) {
+	switch raw[i+1] {
+	case 'b':
+		return append(buf, '\b'), i + 2
+	case 'f':
+		return append(buf, '\f'), i + 2
+	case 'n':
+		return append(buf, '\n'), i + 2
+	case 'r':
+		return append(buf, '\r'), i + 2
+	case 't':
+		return append(buf, '\t'), i + 2
+	case 'u':
+		r := hexVal(raw[i+2:])
+		i += 6
+		if utf16.IsSurrogate(r) {
+			if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+				if dec := utf16.DecodeRune(r, hexVal(raw[i+2:])); dec != utf8.RuneError {
+					return utf8.AppendRune(buf, dec), i + 6
+				}
+			}
+			r = utf8.RuneError
+		}
+		return utf8.AppendRune(buf, r), i
+	}
+	return append(buf, raw[i+1]), i + 2 // '"', '\\', '/'
 }
 
 // hexVal is the value of the four hex digits at the start of b.
