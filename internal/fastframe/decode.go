@@ -18,7 +18,6 @@ package fastframe
 import (
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -53,8 +52,8 @@ type Decoder struct {
 	// RPC: frames are JSON-RPC responses whose result is the event;
 	// otherwise (REST) the frame is the event.
 	RPC   bool
-	b     []byte
-	i     int
+	b     []byte // the frame
+	sc    jsonstr.Scanner
 	spans []span // the strings of the frame, filled by the pass
 	parts []partSpans
 	size  int // total raw bytes of the spans
@@ -188,7 +187,8 @@ func (d *Decoder) Read(data []byte) (ev a2a.Event, ok bool) {
 // and its other fields (d.blk).
 func (d *Decoder) scan(data []byte) bool {
 	if len(data) > presizeAbove {
-		d.b, d.i, d.size = data, 0, 0
+		d.b, d.size = data, 0
+		d.sc.Reset(data)
 		d.count, d.nspans, d.nparts = true, 0, 0
 		d.blk = statusBlock{}
 		ok := d.frame(&d.blk)
@@ -203,16 +203,13 @@ func (d *Decoder) scan(data []byte) bool {
 			d.parts = make([]partSpans, 0, d.nparts)
 		}
 	}
-	d.b, d.i = data, 0
+	d.b = data
+	d.sc.Reset(data)
 	d.spans = d.spans[:0]
 	d.parts = d.parts[:0]
 	d.size = 0
 	d.blk = statusBlock{}
-	if !d.frame(&d.blk) {
-		return false
-	}
-	d.ws()
-	return d.i == len(d.b)
+	return d.frame(&d.blk) && d.sc.Done()
 }
 
 // build makes the a2a-go event of the frame scan accepted.
@@ -289,6 +286,7 @@ func (d *Decoder) build() (*a2a.TaskStatusUpdateEvent, bool) {
 // release drops scratch that a large frame grew, and the frame.
 func (d *Decoder) release() {
 	d.b = nil
+	d.sc.Reset(nil)
 	d.blk = statusBlock{}
 	if cap(d.spans) > keepScratch {
 		d.spans, d.parts = nil, nil
@@ -298,64 +296,13 @@ func (d *Decoder) release() {
 	}
 }
 
-func (d *Decoder) ws() {
-	for d.i < len(d.b) {
-		switch d.b[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
-}
-
-// next skips whitespace and reports the next byte (0 at the end).
-func (d *Decoder) next() byte {
-	d.ws()
-	if d.i < len(d.b) {
-		return d.b[d.i]
-	}
-	return 0
-}
-
-// object walks the members of the object at d.i, calling member with each
-// key (raw, unescaped keys only) positioned at its value. member returns
-// false to decline.
+// object walks the members of the object at the cursor, calling member
+// with each key (unescaped keys only: an escaped one declines) positioned
+// at its value. member returns false to decline.
 func (d *Decoder) object(member func(key []byte) bool) bool {
-	if d.next() != '{' {
-		return false
-	}
-	d.i++
-	if d.next() == '}' {
-		d.i++
-		return true
-	}
-	for {
-		if d.next() != '"' {
-			return false
-		}
-		key, esc, ok := d.str()
-		if !ok || esc {
-			return false
-		}
-		if d.next() != ':' {
-			return false
-		}
-		d.i++
-		d.ws()
-		if !member(key) {
-			return false
-		}
-		switch d.next() {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
-			return true
-		default:
-			return false
-		}
-	}
+	return d.sc.Object(func(key []byte, f jsonstr.Flags) bool {
+		return f == 0 && member(key)
+	})
 }
 
 // seen records a key in a bitmask; a repeated key declines.
@@ -385,11 +332,8 @@ func (d *Decoder) frame(blk *statusBlock) bool {
 	}) && mask&4 != 0
 }
 
-// skipString checks the string at d.i without keeping it.
+// skipString checks the string at the cursor without keeping it.
 func (d *Decoder) skipString() bool {
-	if d.next() != '"' {
-		return false
-	}
 	_, _, ok := d.str()
 	return ok
 }
@@ -423,7 +367,7 @@ func (d *Decoder) status(blk *statusBlock) bool {
 	return d.object(func(key []byte) bool {
 		switch string(key) {
 		case "state":
-			if !seen(&mask, 1) || d.next() != '"' {
+			if !seen(&mask, 1) {
 				return false
 			}
 			raw, esc, ok := d.str()
@@ -433,16 +377,16 @@ func (d *Decoder) status(blk *statusBlock) bool {
 			st.State = taskState(raw)
 			return true
 		case "timestamp":
-			if !seen(&mask, 2) || d.next() != '"' {
+			if !seen(&mask, 2) {
 				return false
 			}
-			start := d.i
+			start := d.sc.Pos()
 			if _, _, ok := d.str(); !ok {
 				return false
 			}
 			// time.Time's own UnmarshalJSON on the same bytes: what
 			// encoding/json calls for a2a-go, error included.
-			if blk.ts.UnmarshalJSON(d.b[start:d.i]) != nil {
+			if blk.ts.UnmarshalJSON(d.b[start:d.sc.Pos()]) != nil {
 				return false
 			}
 			st.Timestamp = &blk.ts
@@ -470,7 +414,7 @@ func (d *Decoder) message(blk *statusBlock) bool {
 		case "taskId":
 			return seen(&mask, 4) && d.stringInto(msgTaskID)
 		case "role":
-			if !seen(&mask, 8) || d.next() != '"' {
+			if !seen(&mask, 8) {
 				return false
 			}
 			raw, esc, ok := d.str()
@@ -492,28 +436,7 @@ func (d *Decoder) message(blk *statusBlock) bool {
 }
 
 func (d *Decoder) partList() bool {
-	if d.next() != '[' {
-		return false
-	}
-	d.i++
-	if d.next() == ']' {
-		d.i++
-		return true
-	}
-	for {
-		if !d.part() {
-			return false
-		}
-		switch d.next() {
-		case ',':
-			d.i++
-		case ']':
-			d.i++
-			return true
-		default:
-			return false
-		}
-	}
+	return d.sc.Array(d.part)
 }
 
 func (d *Decoder) part() bool {
@@ -562,11 +485,8 @@ func (d *Decoder) metadata(ps *partSpans) bool {
 	})
 }
 
-// stringInto scans the string at d.i as a span whose value goes to dst.
+// stringInto scans the string at the cursor as a span whose value goes to dst.
 func (d *Decoder) stringInto(dst field) bool {
-	if d.next() != '"' {
-		return false
-	}
 	raw, esc, ok := d.str()
 	if !ok {
 		return false
@@ -580,89 +500,20 @@ func (d *Decoder) stringInto(dst field) bool {
 	return true
 }
 
-// str scans the JSON string at d.i (its opening quote) and returns its raw
-// contents. It declines control characters, bad escapes, surrogate
-// escapes (encoding/json's replacement of a lone one is not worth
-// matching) and invalid UTF-8 (which encoding/json replaces).
+// str reads the JSON string at the cursor and returns its raw contents.
+// It declines what is not a string and what the Scanner refuses (control
+// characters, bad escapes, invalid UTF-8, which encoding/json replaces)
+// and surrogate escapes (encoding/json's replacement of a lone one is not
+// worth matching).
 func (d *Decoder) str() (raw []byte, esc bool, ok bool) {
-	d.i++
-	start := d.i
-	b := d.b
-	for d.i < len(b) {
-		// Runs of plain ASCII, the bulk of every string, in a tight loop.
-		for d.i < len(b) && plainASCII[b[d.i]] {
-			d.i++
-		}
-		if d.i == len(b) {
-			break
-		}
-		c := b[d.i]
-		switch {
-		case c == '"':
-			raw = b[start:d.i]
-			d.i++
-			return raw, esc, true
-		case c == '\\':
-			esc = true
-			if d.i+1 >= len(b) {
-				return nil, false, false
-			}
-			switch b[d.i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				d.i += 2
-			case 'u':
-				if d.i+6 > len(b) {
-					return nil, false, false
-				}
-				r := rune(0)
-				for _, h := range b[d.i+2 : d.i+6] {
-					v, ok := hexDigit(h)
-					if !ok {
-						return nil, false, false
-					}
-					r = r<<4 | v
-				}
-				if 0xD800 <= r && r < 0xE000 {
-					return nil, false, false
-				}
-				d.i += 6
-			default:
-				return nil, false, false
-			}
-		case c < 0x20:
-			return nil, false, false
-		case c < utf8.RuneSelf:
-			d.i++
-		default:
-			r, n := utf8.DecodeRune(b[d.i:])
-			if r == utf8.RuneError && n <= 1 {
-				return nil, false, false
-			}
-			d.i += n
-		}
+	if d.sc.Peek() != '"' {
+		return nil, false, false
 	}
-	return nil, false, false
-}
-
-// plainASCII marks the bytes a string holds as they are: printable ASCII
-// but the quote and the backslash.
-var plainASCII = func() (t [256]bool) {
-	for c := 0x20; c < 0x80; c++ {
-		t[c] = c != '"' && c != '\\'
+	raw, f, ok := d.sc.String()
+	if !ok || f&jsonstr.Surrogate != 0 {
+		return nil, false, false
 	}
-	return t
-}()
-
-func hexDigit(c byte) (rune, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return rune(c - '0'), true
-	case 'a' <= c && c <= 'f':
-		return rune(c-'a') + 10, true
-	case 'A' <= c && c <= 'F':
-		return rune(c-'A') + 10, true
-	}
-	return 0, false
+	return raw, f&jsonstr.Escaped != 0, true
 }
 
 // taskState is a2a.TaskState's UnmarshalJSON on an unescaped string,
