@@ -47,7 +47,8 @@ func TestKind(t *testing.T) {
 }
 
 // The Scanner accepts exactly the JSON texts encoding/json accepts that
-// are valid UTF-8 (encoding/json replaces invalid bytes in a string).
+// are valid UTF-8 (encoding/json replaces invalid bytes in a string), and
+// with AllowInvalidUTF8 exactly those encoding/json accepts.
 func FuzzScanner(f *testing.F) {
 	for _, s := range []string{
 		`{"a":[1,-0.5e+3,true,false,null,"x\u00e9\ud83d\ude00"]}`, `[]`, `{}`, ` "s" `, `01`, `1.`, `{"a" 1}`,
@@ -67,6 +68,11 @@ func FuzzScanner(f *testing.F) {
 		}
 		if !got && sc.Err() == "" {
 			t.Fatalf("Scanner refused %q without a reason", data)
+		}
+		sc.Reset(data)
+		sc.AllowInvalidUTF8()
+		if got := sc.Skip() && sc.Done(); got != json.Valid(data) {
+			t.Fatalf("Scanner allowing invalid UTF-8 on %q: %v (%s), encoding/json: %v", data, got, sc.Err(), !got)
 		}
 	})
 }

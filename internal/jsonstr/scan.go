@@ -23,7 +23,13 @@ type Scanner struct {
 	i   int
 	err string
 	at  int
+	lax bool // AllowInvalidUTF8
 }
+
+// AllowInvalidUTF8 makes the scanner accept invalid UTF-8 in a string
+// (flagged [InvalidUTF8]), as encoding/json does, for a check that follows
+// encoding/json's reading of the same bytes. Call it after Reset.
+func (s *Scanner) AllowInvalidUTF8() { s.lax = true }
 
 // Reset starts the scanner on b.
 func (s *Scanner) Reset(b []byte) { *s = Scanner{b: b} }
@@ -161,6 +167,9 @@ const (
 	// Surrogate: an escape is a UTF-16 surrogate, which encoding/json
 	// decodes as a pair or replaces with U+FFFD.
 	Surrogate
+	// InvalidUTF8: the contents hold invalid UTF-8, which encoding/json
+	// replaces with U+FFFD (only with AllowInvalidUTF8).
+	InvalidUTF8
 )
 
 // String reads the string at the cursor (its opening quote) and returns
@@ -211,7 +220,10 @@ func (s *Scanner) String() (raw []byte, f Flags, ok bool) {
 		default: // c >= utf8.RuneSelf
 			r, n := utf8.DecodeRune(b[s.i:])
 			if r == utf8.RuneError && n <= 1 {
-				return nil, 0, s.Fail("invalid UTF-8 in a string")
+				if !s.lax {
+					return nil, 0, s.Fail("invalid UTF-8 in a string")
+				}
+				f |= InvalidUTF8
 			}
 			s.i += n
 		}
