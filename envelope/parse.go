@@ -84,7 +84,7 @@ type field struct {
 // the interned constant, or a copy of an unknown value.
 func (f *field) text() string {
 	if f.f&jsonstr.Escaped != 0 {
-		return jsonstr.Unescape(f.raw)
+		return string(jsonstr.AppendUnescaped(nil, f.raw))
 	}
 	return intern(f.raw)
 }

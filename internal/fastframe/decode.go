@@ -16,7 +16,6 @@
 package fastframe
 
 import (
-	"strings"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -245,20 +244,18 @@ func (d *Decoder) build() (*a2a.TaskStatusUpdateEvent, bool) {
 	// them are slices of: one object for the garbage collector, not one
 	// per string (a frame may have 750 000 parts), allocated once
 	// (unescaped ≤ raw: d.size bounds it). The offsets go in the spans.
-	var sb strings.Builder
-	sb.Grow(d.size)
+	var j jsonstr.Joined
+	j.Grow(d.size)
 	for k := range d.spans {
 		sp := &d.spans[k]
-		raw := d.b[sp.off : sp.off+sp.n]
-		start := sb.Len()
+		var f jsonstr.Flags
 		if sp.esc {
-			d.esc = jsonstr.AppendUnescaped(d.esc[:0], raw)
-			raw = d.esc
+			f = jsonstr.Escaped
 		}
-		sb.Write(raw)
-		sp.off, sp.n = uint32(start), uint32(sb.Len()-start)
+		start, end := j.Add(d.b[sp.off:sp.off+sp.n], f)
+		sp.off, sp.n = uint32(start), uint32(end-start)
 	}
-	all := sb.String()
+	all := j.String()
 	value := func(k int) string { return all[d.spans[k].off : d.spans[k].off+d.spans[k].n] }
 	for k := range d.spans {
 		if dst := d.spans[k].dst; dst != noField {

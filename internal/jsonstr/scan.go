@@ -200,16 +200,13 @@ func (s *Scanner) String() (raw []byte, f Flags, ok bool) {
 				s.i++
 			case 'u':
 				s.i++
-				var r rune
 				for k := 0; k < 4; k++ {
-					v, ok := hexDigit(s.peekRaw())
-					if !ok {
+					if !isHex(s.peekRaw()) {
 						return nil, 0, s.Fail(`bad \u escape`)
 					}
-					r = r<<4 | v
 					s.i++
 				}
-				if 0xD800 <= r && r < 0xE000 {
+				if h := b[s.i-4 : s.i-2]; (h[0] == 'd' || h[0] == 'D') && h[1] >= '8' { // U+D800–DFFF
 					f |= Surrogate
 				}
 			default:
@@ -248,16 +245,8 @@ var plainASCII = func() (t [256]bool) {
 	return t
 }()
 
-func hexDigit(c byte) (rune, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return rune(c - '0'), true
-	case 'a' <= c && c <= 'f':
-		return rune(c-'a') + 10, true
-	case 'A' <= c && c <= 'F':
-		return rune(c-'A') + 10, true
-	}
-	return 0, false
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
 // Number reads the number at the cursor and returns its text.
@@ -404,15 +393,6 @@ func TypeName(c byte) string {
 		return "boolean"
 	}
 	return "number"
-}
-
-// Unescape returns the decoded contents of raw, a string's raw contents
-// with escapes ([Scanner.String]), in a string of its own.
-func Unescape(raw []byte) string {
-	var j Joined
-	j.Grow(len(raw))
-	j.Add(raw, Escaped)
-	return j.String()
 }
 
 // Joined decodes strings into one allocation that all of them are slices
