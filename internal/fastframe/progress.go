@@ -59,9 +59,21 @@ func (d *Decoder) progress() *Progress {
 		return nil
 	}
 	val := -1
+	// Repeated keys: compared pairwise among a few, through a map among
+	// more (a hostile part of a million keys would cost 10^12 compares).
+	var keys map[string]struct{}
+	if ps.nmeta > 8 {
+		keys = make(map[string]struct{}, ps.nmeta)
+	}
 	for j := 0; j < int(ps.nmeta); j++ {
 		k := d.raw(int(ps.meta) + 2*j)
-		for i := j + 1; i < int(ps.nmeta); i++ {
+		if keys != nil {
+			if _, dup := keys[string(k)]; dup {
+				return nil
+			}
+			keys[string(k)] = struct{}{}
+		}
+		for i := j + 1; keys == nil && i < int(ps.nmeta); i++ {
 			if string(d.raw(int(ps.meta)+2*i)) == string(k) {
 				return nil
 			}
