@@ -129,7 +129,8 @@ type decoded struct {
 
 type parser struct {
 	*jsonstr.Scanner
-	w *decoded
+	w         *decoded
+	inPayload bool
 }
 
 // parse is the one decoder behind every read path: n bytes at sc. It
@@ -141,7 +142,7 @@ func parse(sc *jsonstr.Scanner, n int) (Envelope, bool, error) {
 			Detail: strconv.Itoa(n) + " bytes is over the cap of " + strconv.Itoa(MaxEnvelopeBytes)}
 	}
 	var w decoded
-	p := parser{sc, &w}
+	p := parser{sc, &w, false}
 	if sc.Peek() != '{' {
 		if !sc.ValidUTF8() {
 			return Envelope{}, false, errNotUTF8
@@ -165,14 +166,29 @@ func parse(sc *jsonstr.Scanner, n int) (Envelope, bool, error) {
 
 var errNotUTF8 = &Error{Reason: ReasonBadJSON, Detail: "not valid UTF-8"}
 
-// member decodes the value of one member of the envelope. Other keys are
-// unknown fields, skipped.
+// member decodes the value of one member of the envelope, or with
+// inPayload of its payload. Other keys are unknown fields, skipped.
 func (p parser) member(key []byte, f jsonstr.Flags) bool {
 	w := p.w
 	if f&jsonstr.Escaped != 0 {
 		key = jsonstr.AppendUnescaped(nil, key)
 	}
-	switch string(key) { // no allocation
+	if p.inPayload {
+		switch string(key) { // no allocation
+		case "text":
+			return p.stringField(&w.text)
+		case "tool":
+			return p.stringField(&w.tool)
+		case "tool_call_id":
+			return p.stringField(&w.toolCallID)
+		case "chunk":
+			return p.stringField(&w.chunk)
+		case "message":
+			return p.stringField(&w.message)
+		}
+		return p.Skip()
+	}
+	switch string(key) {
 	case "v":
 		return p.intField(&w.v)
 	case "seq":
@@ -191,27 +207,6 @@ func (p parser) member(key []byte, f jsonstr.Flags) bool {
 	return p.Skip()
 }
 
-// payloadMember decodes the value of one member of the payload.
-func (p parser) payloadMember(key []byte, f jsonstr.Flags) bool {
-	w := p.w
-	if f&jsonstr.Escaped != 0 {
-		key = jsonstr.AppendUnescaped(nil, key)
-	}
-	switch string(key) {
-	case "text":
-		return p.stringField(&w.text)
-	case "tool":
-		return p.stringField(&w.tool)
-	case "tool_call_id":
-		return p.stringField(&w.toolCallID)
-	case "chunk":
-		return p.stringField(&w.chunk)
-	case "message":
-		return p.stringField(&w.message)
-	}
-	return p.Skip()
-}
-
 // payload decodes the value of the "payload" key. A repeated key replaces
 // the earlier payload entirely (the last one wins).
 func (p parser) payload() bool {
@@ -220,7 +215,9 @@ func (p parser) payload() bool {
 	switch c := p.Peek(); c {
 	case '{':
 		w.payload = field{state: present}
-		return p.Object(p.payloadMember)
+		in := p
+		in.inPayload = true
+		return p.Object(in.member)
 	case 'n':
 		w.payload = field{}
 	default:
