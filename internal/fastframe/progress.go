@@ -1,6 +1,8 @@
 package fastframe
 
 import (
+	"bytes"
+	"slices"
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
@@ -59,27 +61,33 @@ func (d *Decoder) progress() *Progress {
 		return nil
 	}
 	val := -1
-	// Repeated keys: compared pairwise among a few, through a map among
-	// more (a hostile part of a million keys would cost 10^12 compares).
-	var keys map[string]struct{}
-	if ps.nmeta > 8 {
-		keys = make(map[string]struct{}, ps.nmeta)
-	}
+	meta := func(j int) []byte { return d.raw(int(ps.meta) + 2*j) }
 	for j := 0; j < int(ps.nmeta); j++ {
-		k := d.raw(int(ps.meta) + 2*j)
-		if keys != nil {
-			if _, dup := keys[string(k)]; dup {
-				return nil
-			}
-			keys[string(k)] = struct{}{}
-		}
-		for i := j + 1; keys == nil && i < int(ps.nmeta); i++ {
-			if string(d.raw(int(ps.meta)+2*i)) == string(k) {
-				return nil
-			}
-		}
-		if string(k) == tfrs {
+		if string(meta(j)) == tfrs {
 			val = int(ps.meta) + 2*j + 1
+		}
+	}
+	// Repeated keys: compared pairwise among a few; among more, neighbours
+	// in sorted order (pairwise, a hostile part of a million keys would
+	// cost 10^12 compares; the order costs 4 bytes a key).
+	if ps.nmeta <= 8 {
+		for j := 0; j < int(ps.nmeta); j++ {
+			for i := j + 1; i < int(ps.nmeta); i++ {
+				if string(meta(i)) == string(meta(j)) {
+					return nil
+				}
+			}
+		}
+	} else {
+		order := make([]int32, ps.nmeta)
+		for j := range order {
+			order[j] = int32(j)
+		}
+		slices.SortFunc(order, func(a, b int32) int { return bytes.Compare(meta(int(a)), meta(int(b))) })
+		for j := 1; j < len(order); j++ {
+			if bytes.Equal(meta(int(order[j-1])), meta(int(order[j]))) {
+				return nil
+			}
 		}
 	}
 	if val < 0 {
