@@ -28,13 +28,22 @@ var (
 func (s *Stream) handle(ev a2a.Event, emit emitFunc) bool {
 	// A plain progress frame comes without its a2a-go message: the
 	// tracker gets its status (its message is progress, never a verdict),
-	// the merge its envelope, the caller no Event (WithEvents).
+	// the merge its envelope, the caller no Event (WithEvents). When its
+	// tfrs string is no valid envelope, the text fallback reads the whole
+	// message: a2a-go's event, built from the frame.
 	var (
 		plain *envelope.Reading
+		read  envelope.Reading
 		out   = ev
 	)
 	if p, ok := ev.(*fastframe.Progress); ok {
-		ev, plain, out = &p.TaskStatusUpdateEvent, &p.Reading, nil
+		var valid bool
+		if read, valid = envelope.FromTfrs(p.Tfrs); valid {
+			ev, plain, out = &p.TaskStatusUpdateEvent, &read, nil
+		} else {
+			ev = p.Event()
+			out = ev
+		}
 	}
 	info := ev.TaskInfo()
 	if id := s.taskID; id != "" && info.TaskID != "" && info.TaskID != id {

@@ -319,7 +319,9 @@ func WithFactoryOptions(opts ...a2aclient.FactoryOption) Option {
 // interceptor registered with [WithFactoryOptions] sees, in its After, an
 // a2a.Event that is not one of a2a-go's types (its TaskInfo is the
 // frame's; it is reused for the stream's next frame, so it must not be
-// kept past the call). With WithEvents(true) both see a2a-go's event, at some 1–2 µs
+// kept past the call) — for a one-part working update whose tfrs string
+// is not a valid envelope too, whose text-fallback update carries a2a-go's
+// event, built from the frame. With WithEvents(true) both see a2a-go's event, at some 1–2 µs
 // and half a dozen allocations more per event (BENCHMARKS.md). Streams on
 // gRPC, and from clients given to [Wrap], always carry a2a-go's events.
 func WithEvents(on bool) Option {

@@ -3,8 +3,6 @@ package envelope
 import (
 	"math"
 	"strconv"
-	"unicode/utf8"
-	"unsafe"
 
 	"github.com/tfrs/a2a-progress/internal/jsonstr"
 )
@@ -16,10 +14,19 @@ func Parse(s string) (Envelope, error) {
 	return e, err
 }
 
-// parseString avoids copying s: the decoder below never writes to its input
-// and every string it returns is a fresh copy, so viewing s as bytes is safe.
+// parseString reads s in place: the scanner never writes to its input and
+// every string an Envelope keeps is a fresh copy.
 func parseString(s string) (Envelope, bool, error) {
-	return parseBytes(unsafe.Slice(unsafe.StringData(s), len(s)))
+	var sc jsonstr.Scanner
+	sc.ResetString(s)
+	return parse(&sc, len(s))
+}
+
+// parseBytes is parseString for bytes.
+func parseBytes(b []byte) (Envelope, bool, error) {
+	var sc jsonstr.Scanner
+	sc.Reset(b)
+	return parse(&sc, len(b))
 }
 
 // The envelope is decoded by hand rather than with encoding/json:
@@ -36,9 +43,13 @@ func parseString(s string) (Envelope, bool, error) {
 //     work; this single pass allocates only the strings it returns
 //     (BENCHMARKS.md, envelope).
 //
-// Syntax is checked over the whole input, unknown fields included, before any
-// field is judged, so a syntax error anywhere is always ReasonBadJSON.
-// Duplicate keys: the last one wins, as in encoding/json and JavaScript.
+// The tokens are internal/jsonstr's Scanner, the one tokenizer of the
+// repository's exact readers; this file is the envelope's lenient key
+// policy on it (PROTOCOL.md §2.2): an unknown key is skipped, and of a
+// repeated key the last one wins, as in encoding/json and JavaScript.
+// Syntax is checked over the whole input, unknown fields included, before
+// any field is judged, so a syntax error anywhere is always ReasonBadJSON;
+// invalid UTF-8 anywhere is named as such.
 //
 // FuzzParse (fuzz_test.go) checks this parser against encoding/json as its
 // oracle, decoding into a map (exact keys) with json.Number (exact
@@ -63,7 +74,7 @@ const (
 type field struct {
 	s     string // set by materialize for the fields an Envelope keeps
 	raw   []byte // a string's contents in the input, between the quotes
-	esc   bool   // raw holds escapes
+	f     jsonstr.Flags
 	n     int64
 	state uint8
 	got   string // the JSON type seen when state is wrongType
@@ -72,17 +83,15 @@ type field struct {
 // text returns a string field's value, for the enum fields (kind, status):
 // the interned constant, or a copy of an unknown value.
 func (f *field) text() string {
-	if f.esc {
-		return unescape(f.raw)
+	if f.f&jsonstr.Escaped != 0 {
+		return string(jsonstr.AppendUnescaped(nil, f.raw))
 	}
 	return intern(f.raw)
 }
 
-// materialize gives the fields an Envelope keeps their values, all backed by
-// one allocation: per envelope that is one object for the garbage
-// collector to allocate and mark instead of one per string. Unescaped
-// contents are never longer than their raw form, so the buffer never
-// grows and every string stays valid.
+// materialize gives the fields an Envelope keeps their values, all slices
+// of one string: per envelope that is one object for the garbage
+// collector to allocate and mark instead of one per string.
 func materialize(fs ...*field) {
 	total := 0
 	for _, f := range fs {
@@ -93,19 +102,19 @@ func materialize(fs ...*field) {
 	if total == 0 {
 		return
 	}
-	buf := make([]byte, 0, total)
-	for _, f := range fs {
-		if f.state != present || len(f.raw) == 0 {
-			continue
+	var j jsonstr.Joined
+	j.Grow(total)
+	var at [4][2]int // build passes at most four fields
+	for k, f := range fs {
+		if f.state == present {
+			at[k][0], at[k][1] = j.Add(f.raw, f.f)
 		}
-		start := len(buf)
-		if f.esc {
-			buf = jsonstr.AppendUnescaped(buf, f.raw)
-		} else {
-			buf = append(buf, f.raw...)
+	}
+	all := j.String()
+	for k, f := range fs {
+		if f.state == present {
+			f.s = all[at[k][0]:at[k][1]]
 		}
-		// buf's bytes before len(buf) are never written again.
-		f.s = unsafe.String(&buf[start], len(buf)-start)
 	}
 }
 
@@ -119,108 +128,53 @@ type decoded struct {
 }
 
 type parser struct {
-	b []byte
-	i int
+	*jsonstr.Scanner
+	w         *decoded
+	inPayload bool
 }
 
-// syntaxError is what every malformed input yields.
-func (p *parser) syntaxError(what string) *Error {
-	return &Error{Reason: ReasonBadJSON, Detail: "invalid JSON at byte " + strconv.Itoa(p.i) + ": " + what}
-}
-
-func (p *parser) ws() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
-
-func (p *parser) peek() byte {
-	if p.i < len(p.b) {
-		return p.b[p.i]
-	}
-	return 0
-}
-
-// parseBytes is the one decoder behind every read path. It returns the
-// envelope, whether its chunk is over the soft limit, and an *Error.
-func parseBytes(b []byte) (Envelope, bool, error) {
-	if len(b) > MaxEnvelopeBytes {
+// parse is the one decoder behind every read path: n bytes at sc. It
+// returns the envelope, whether its chunk is over the soft limit, and an
+// *Error.
+func parse(sc *jsonstr.Scanner, n int) (Envelope, bool, error) {
+	if n > MaxEnvelopeBytes {
 		return Envelope{}, false, &Error{Reason: ReasonEnvelopeTooLarge,
-			Detail: strconv.Itoa(len(b)) + " bytes is over the cap of " + strconv.Itoa(MaxEnvelopeBytes)}
-	}
-	if !utf8.Valid(b) {
-		return Envelope{}, false, &Error{Reason: ReasonBadJSON, Detail: "not valid UTF-8"}
-	}
-	p := parser{b: b}
-	p.ws()
-	if p.peek() != '{' {
-		return Envelope{}, false, &Error{Reason: ReasonBadJSON, Detail: "not a JSON object"}
+			Detail: strconv.Itoa(n) + " bytes is over the cap of " + strconv.Itoa(MaxEnvelopeBytes)}
 	}
 	var w decoded
-	if err := p.object(&w, false); err != nil {
-		return Envelope{}, false, err
+	p := parser{sc, &w, false}
+	if sc.Peek() != '{' {
+		if !sc.ValidUTF8() {
+			return Envelope{}, false, errNotUTF8
+		}
+		return Envelope{}, false, &Error{Reason: ReasonBadJSON, Detail: "not a JSON object"}
 	}
-	p.ws()
-	if p.i != len(p.b) {
-		return Envelope{}, false, p.syntaxError("data after the envelope object")
+	ok := sc.Object(p.member)
+	if ok && !sc.Done() {
+		ok = sc.Fail("data after the envelope object")
+	}
+	if !ok {
+		// Invalid UTF-8 anywhere is named first, as it was checked
+		// before the syntax (a successful scan implies valid UTF-8).
+		if !sc.ValidUTF8() {
+			return Envelope{}, false, errNotUTF8
+		}
+		return Envelope{}, false, &Error{Reason: ReasonBadJSON, Detail: sc.Err()}
 	}
 	return w.build()
 }
 
-// object decodes the object at p.i into w: the envelope's own fields, or
-// with inPayload the payload's.
-func (p *parser) object(w *decoded, inPayload bool) *Error {
-	p.i++ // '{'
-	p.ws()
-	if p.peek() == '}' {
-		p.i++
-		return nil
-	}
-	for {
-		if p.peek() != '"' {
-			return p.syntaxError("want an object key")
-		}
-		raw, esc, err := p.str()
-		if err != nil {
-			return err
-		}
-		key := unsafe.String(unsafe.SliceData(raw), len(raw))
-		if esc {
-			key = unescape(raw)
-		}
-		p.ws()
-		if p.peek() != ':' {
-			return p.syntaxError("want ':' after an object key")
-		}
-		p.i++
-		p.ws()
-		if err := p.member(w, key, inPayload); err != nil {
-			return err
-		}
-		p.ws()
-		switch p.peek() {
-		case ',':
-			p.i++
-			p.ws()
-		case '}':
-			p.i++
-			return nil
-		default:
-			return p.syntaxError("want ',' or '}' in an object")
-		}
-	}
-}
+var errNotUTF8 = &Error{Reason: ReasonBadJSON, Detail: "not valid UTF-8"}
 
-// member decodes the value of one object member: a field of the envelope, or
-// with inPayload of its payload. Other keys are unknown fields, skipped.
-func (p *parser) member(w *decoded, key string, inPayload bool) *Error {
-	if inPayload {
-		switch key {
+// member decodes the value of one member of the envelope, or with
+// inPayload of its payload. Other keys are unknown fields, skipped.
+func (p parser) member(key []byte, f jsonstr.Flags) bool {
+	w := p.w
+	if f&jsonstr.Escaped != 0 {
+		key = jsonstr.AppendUnescaped(nil, key)
+	}
+	if p.inPayload {
+		switch string(key) { // no allocation
 		case "text":
 			return p.stringField(&w.text)
 		case "tool":
@@ -232,9 +186,9 @@ func (p *parser) member(w *decoded, key string, inPayload bool) *Error {
 		case "message":
 			return p.stringField(&w.message)
 		}
-		return p.skip()
+		return p.Skip()
 	}
-	switch key {
+	switch string(key) {
 	case "v":
 		return p.intField(&w.v)
 	case "seq":
@@ -248,64 +202,64 @@ func (p *parser) member(w *decoded, key string, inPayload bool) *Error {
 	case "parent":
 		return p.stringField(&w.parent)
 	case "payload":
-		return p.payload(w)
+		return p.payload()
 	}
-	return p.skip()
+	return p.Skip()
 }
 
 // payload decodes the value of the "payload" key. A repeated key replaces
 // the earlier payload entirely (the last one wins).
-func (p *parser) payload(w *decoded) *Error {
+func (p parser) payload() bool {
+	w := p.w
 	w.text, w.tool, w.toolCallID, w.chunk, w.message = field{}, field{}, field{}, field{}, field{}
-	switch c := p.peek(); c {
+	switch c := p.Peek(); c {
 	case '{':
 		w.payload = field{state: present}
-		return p.object(w, true)
+		in := p
+		in.inPayload = true
+		return p.Object(in.member)
 	case 'n':
 		w.payload = field{}
 	default:
-		w.payload = field{state: wrongType, got: typeName(c)}
+		w.payload = field{state: wrongType, got: jsonstr.TypeName(c)}
 	}
-	return p.skip()
+	return p.Skip()
 }
 
 // stringField decodes a value that must be a JSON string; null is absent.
-func (p *parser) stringField(f *field) *Error {
-	switch c := p.peek(); c {
+func (p parser) stringField(f *field) bool {
+	switch c := p.Peek(); c {
 	case '"':
-		raw, esc, err := p.str()
-		if err != nil {
-			return err
-		}
-		*f = field{state: present, raw: raw, esc: esc}
-		return nil
+		raw, fl, ok := p.String()
+		*f = field{state: present, raw: raw, f: fl}
+		return ok
 	case 'n':
 		*f = field{}
 	default:
-		*f = field{state: wrongType, got: typeName(c)}
+		*f = field{state: wrongType, got: jsonstr.TypeName(c)}
 	}
-	return p.skip()
+	return p.Skip()
 }
 
 // intField decodes a value that must be a JSON number with an integral value
 // within int64; null is absent.
-func (p *parser) intField(f *field) *Error {
-	c := p.peek()
+func (p parser) intField(f *field) bool {
+	c := p.Peek()
 	if c != '-' && (c < '0' || c > '9') {
 		if c == 'n' {
 			*f = field{}
 		} else {
-			*f = field{state: wrongType, got: typeName(c)}
+			*f = field{state: wrongType, got: jsonstr.TypeName(c)}
 		}
-		return p.skip()
+		return p.Skip()
 	}
-	start := p.i
-	if err := p.number(); err != nil {
-		return err
+	num, ok := p.Number()
+	if !ok {
+		return false
 	}
-	n, state := exactInt(p.b[start:p.i])
+	n, state := exactInt(num)
 	*f = field{n: n, state: state}
-	return nil
+	return true
 }
 
 // intern returns the interned constant for the enum literals, and a copy of
@@ -330,95 +284,6 @@ func intern(raw []byte) string {
 		return string(StatusAborted)
 	}
 	return string(raw)
-}
-
-// str scans the JSON string at p.i and returns its raw contents (between the
-// quotes) and whether they hold escapes.
-func (p *parser) str() (raw []byte, esc bool, err *Error) {
-	p.i++ // '"'
-	start := p.i
-	for p.i < len(p.b) {
-		c := p.b[p.i]
-		switch {
-		case c == '"':
-			raw = p.b[start:p.i]
-			p.i++
-			return raw, esc, nil
-		case c == '\\':
-			esc = true
-			p.i++
-			switch p.peek() {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				p.i++
-			case 'u':
-				p.i++
-				for k := 0; k < 4; k++ {
-					if !isHex(p.peek()) {
-						return nil, false, p.syntaxError(`bad \u escape`)
-					}
-					p.i++
-				}
-			default:
-				return nil, false, p.syntaxError("bad escape")
-			}
-		case c < 0x20:
-			return nil, false, p.syntaxError("control character in a string")
-		default:
-			p.i++
-		}
-	}
-	return nil, false, p.syntaxError("unterminated string")
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-// unescape decodes the raw contents of a JSON string already checked by str.
-// Like encoding/json, a lone or mismatched UTF-16 surrogate becomes U+FFFD.
-func unescape(raw []byte) string {
-	buf := jsonstr.AppendUnescaped(make([]byte, 0, len(raw)), raw)
-	// buf is never touched again, so it can become the string without a copy.
-	return unsafe.String(unsafe.SliceData(buf), len(buf))
-}
-
-// number scans the JSON number at p.i.
-func (p *parser) number() *Error {
-	if p.peek() == '-' {
-		p.i++
-	}
-	switch c := p.peek(); {
-	case c == '0':
-		p.i++
-	case '1' <= c && c <= '9':
-		p.digits()
-	default:
-		return p.syntaxError("bad number")
-	}
-	if p.peek() == '.' {
-		p.i++
-		if n := p.digits(); n == 0 {
-			return p.syntaxError("bad number")
-		}
-	}
-	if c := p.peek(); c == 'e' || c == 'E' {
-		p.i++
-		if c := p.peek(); c == '+' || c == '-' {
-			p.i++
-		}
-		if n := p.digits(); n == 0 {
-			return p.syntaxError("bad number")
-		}
-	}
-	return nil
-}
-
-func (p *parser) digits() int {
-	start := p.i
-	for p.i < len(p.b) && '0' <= p.b[p.i] && p.b[p.i] <= '9' {
-		p.i++
-	}
-	return p.i - start
 }
 
 // exactInt judges a syntactically valid JSON number by its exact decimal
@@ -509,119 +374,6 @@ func saturate(neg bool) int64 {
 		return math.MinInt64
 	}
 	return math.MaxInt64
-}
-
-// skip scans and discards the JSON value at p.i. It is iterative, so deep
-// nesting in an unknown field cannot exhaust the stack.
-func (p *parser) skip() *Error {
-	var small [16]byte
-	stack := small[:0] // open containers, '{' or '['
-	for {
-		// A value.
-		switch c := p.peek(); {
-		case c == '{' || c == '[':
-			p.i++
-			p.ws()
-			if (c == '{' && p.peek() == '}') || (c == '[' && p.peek() == ']') {
-				p.i++
-				break
-			}
-			stack = append(stack, c)
-			if c == '{' {
-				if err := p.key(); err != nil {
-					return err
-				}
-			}
-			p.ws()
-			continue
-		case c == '"':
-			if _, _, err := p.str(); err != nil {
-				return err
-			}
-		case c == '-' || ('0' <= c && c <= '9'):
-			if err := p.number(); err != nil {
-				return err
-			}
-		case c == 't':
-			if err := p.literal("true"); err != nil {
-				return err
-			}
-		case c == 'f':
-			if err := p.literal("false"); err != nil {
-				return err
-			}
-		case c == 'n':
-			if err := p.literal("null"); err != nil {
-				return err
-			}
-		default:
-			return p.syntaxError("want a value")
-		}
-		// After a value: close containers until one continues.
-		for {
-			if len(stack) == 0 {
-				return nil
-			}
-			p.ws()
-			top := stack[len(stack)-1]
-			c := p.peek()
-			if c == ',' {
-				p.i++
-				p.ws()
-				if top == '{' {
-					if err := p.key(); err != nil {
-						return err
-					}
-					p.ws()
-				}
-				break
-			}
-			if (top == '{' && c == '}') || (top == '[' && c == ']') {
-				p.i++
-				stack = stack[:len(stack)-1]
-				continue
-			}
-			return p.syntaxError("want ',' or the end of a container")
-		}
-	}
-}
-
-// key scans an object key and its colon.
-func (p *parser) key() *Error {
-	if p.peek() != '"' {
-		return p.syntaxError("want an object key")
-	}
-	if _, _, err := p.str(); err != nil {
-		return err
-	}
-	p.ws()
-	if p.peek() != ':' {
-		return p.syntaxError("want ':' after an object key")
-	}
-	p.i++
-	return nil
-}
-
-func (p *parser) literal(lit string) *Error {
-	if len(p.b)-p.i < len(lit) || string(p.b[p.i:p.i+len(lit)]) != lit {
-		return p.syntaxError("bad literal")
-	}
-	p.i += len(lit)
-	return nil
-}
-
-func typeName(c byte) string {
-	switch c {
-	case '"':
-		return "string"
-	case '{':
-		return "object"
-	case '[':
-		return "array"
-	case 't', 'f':
-		return "boolean"
-	}
-	return "number" // '-', digits; anything else fails in skip
 }
 
 // build validates w and turns it into an Envelope. The version is judged

@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/jsonstr"
 )
 
 // OpType is the type of an op.
@@ -454,113 +455,129 @@ var (
 // k's object and of the objects nested in it that k names exactly and
 // once; in every other object (a map, or a value the op form does not look
 // into, such as a seal's payload or exitCode) any key, but once. data is
-// valid JSON (encoding/json has decoded it): the check is one pass over its
-// bytes that allocates only for a key with escapes. Data that is not an
-// object has no keys to check.
+// valid JSON (encoding/json has decoded it): the check is one pass of
+// internal/jsonstr's Scanner — the strict key policy on the tokenizer the
+// envelope and frame readers use — and allocates only for a key with
+// escapes. Data that is not an object has no keys to check.
 func checkKeys(data []byte, k *keys) error {
-	// frame is one open object or array. For an object, k is its key set
-	// (nil: any key), seen[start:] its keys so far and sub the key set of the
-	// member being read, key; for an array, sub is its elements' key set.
-	// from is the key of the member it is the value of.
-	type frame struct {
-		k, sub    *keys
-		from, key []byte
-		start     int
-		obj       bool
-		wantKey   bool
+	c := keyChecks.Get().(*keyCheck)
+	defer c.release()
+	c.root = k
+	c.sc.Reset(data)
+	c.sc.AllowInvalidUTF8() // as encoding/json reads it
+	if c.sc.Peek() != '{' {
+		return nil
 	}
-	var small [8]frame
-	stack := small[:0]
-	var seenBuf [32][]byte
-	seen := seenBuf[:0] // the keys of the open objects, outermost first
-	// what names the object at stack[n] for an error: its key set's name,
-	// or its parent's name and its key.
-	var what func(n int) string
-	what = func(n int) string {
-		switch f := stack[n]; {
-		case f.k != nil:
-			return f.k.what
-		case n == 0:
-			return k.what
-		case stack[n-1].obj:
-			return what(n-1) + "." + string(f.from)
-		default:
-			return what(n - 1)
-		}
+	if !c.value(-1, nil, k) && c.err == nil {
+		c.err = fmt.Errorf("%w: %s", ErrBadOp, c.sc.Err())
 	}
-	for i := 0; i < len(data); i++ {
-		switch c := data[i]; c {
-		case '"':
-			start := i
-			esc := false
-			for i++; data[i] != '"'; i++ {
-				if data[i] == '\\' {
-					esc = true
-					i++
-				}
-			}
-			if len(stack) == 0 {
-				return nil
-			}
-			f := &stack[len(stack)-1]
-			if !f.obj || !f.wantKey {
-				continue
-			}
-			key := data[start+1 : i]
-			if esc || !utf8.Valid(key) { // as encoding/json reads it
+	return c.err
+}
+
+// keyChecks keeps the scratch of checkKeys passes (the stacks of a
+// recursive walk, which escape analysis sends to the heap): no allocation
+// per op. A pass whose stacks grew past keepKeyCheck entries is not kept.
+var keyChecks = sync.Pool{New: func() any { return new(keyCheck) }}
+
+const keepKeyCheck = 1024
+
+// release empties c (it holds no key, error or input) and keeps it for
+// the next pass unless it grew large.
+func (c *keyCheck) release() {
+	clear(c.seen[:cap(c.seen)])
+	clear(c.stack[:cap(c.stack)])
+	*c = keyCheck{stack: c.stack[:0], seen: c.seen[:0]}
+	if cap(c.seen) <= keepKeyCheck && cap(c.stack) <= keepKeyCheck {
+		keyChecks.Put(c)
+	}
+}
+
+// keyCheck is one checkKeys pass.
+type keyCheck struct {
+	sc    jsonstr.Scanner
+	root  *keys
+	stack []container // the open objects and arrays, outermost first
+	seen  [][]byte    // the keys of the open objects, outermost first
+	err   error
+}
+
+// container is an open object or array, for naming it in an error.
+type container struct {
+	up   int    // index of the enclosing one in the stack; -1 for none
+	k    *keys  // an object's key set; nil for any keys, and for an array
+	from []byte // the key of the member it is the value of, in an object
+	obj  bool
+}
+
+// what names the open container n for an error: its key set's name, or
+// its parent's name and its key.
+func (c *keyCheck) what(n int) string {
+	switch f := c.stack[n]; {
+	case f.k != nil:
+		return f.k.what
+	case f.up < 0:
+		return c.root.what
+	case c.stack[f.up].obj:
+		return c.what(f.up) + "." + string(f.from)
+	default:
+		return c.what(f.up)
+	}
+}
+
+// value checks the value at the cursor, the value of the member from of
+// the open container up: an object's keys against k (nil: any, but once),
+// an array's elements' against k.
+func (c *keyCheck) value(up int, from []byte, k *keys) bool {
+	var ok bool
+	switch c.sc.Peek() {
+	case '{':
+		n, start := len(c.stack), len(c.seen)
+		c.stack = append(c.stack, container{up: up, k: k, from: from, obj: true})
+		ok = c.sc.Object(func(key []byte, f jsonstr.Flags) bool {
+			if f&(jsonstr.Escaped|jsonstr.InvalidUTF8) != 0 { // as encoding/json reads it
 				var s string
-				if err := json.Unmarshal(data[start:i+1], &s); err != nil {
-					return fmt.Errorf("%w: %w", ErrBadOp, err)
+				if err := json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &s); err != nil {
+					c.err = fmt.Errorf("%w: %w", ErrBadOp, err)
+					return false
 				}
 				key = []byte(s)
 			}
-			for _, prev := range seen[f.start:] {
+			for _, prev := range c.seen[start:] {
 				if bytes.Equal(prev, key) {
-					return fmt.Errorf("%w: %s: duplicate key %q", ErrBadOp, what(len(stack)-1), key)
+					c.err = fmt.Errorf("%w: %s: duplicate key %q", ErrBadOp, c.what(n), key)
+					return false
 				}
 			}
-			seen = append(seen, key)
-			f.wantKey, f.key, f.sub = false, key, nil
-			if f.k == nil {
-				continue
-			}
-			sub, known := f.k.names[string(key)]
-			if !known && !f.k.any {
-				for name := range f.k.names {
-					if strings.EqualFold(name, string(key)) {
-						return fmt.Errorf("%w: %s: unknown key %q (keys match exactly: %q)", ErrBadOp, f.k.what, key, name)
-					}
+			c.seen = append(c.seen, key)
+			var sub *keys
+			if k != nil {
+				s, known := k.names[string(key)]
+				if !known && !k.any {
+					c.err = unknownKey(k, key)
+					return false
 				}
-				return fmt.Errorf("%w: %s: unknown key %q", ErrBadOp, f.k.what, key)
+				sub = s
 			}
-			f.sub = sub
-		case '{', '[':
-			n := frame{k: k, obj: c == '{', wantKey: true, start: len(seen)}
-			if len(stack) > 0 {
-				p := &stack[len(stack)-1]
-				n.k, n.from = p.sub, p.key
-			} else if c != '{' {
-				return nil
-			}
-			if !n.obj {
-				n.sub, n.k = n.k, nil
-			}
-			stack = append(stack, n)
-		case '}', ']':
-			seen = seen[:stack[len(stack)-1].start]
-			stack = stack[:len(stack)-1]
-			if len(stack) == 0 {
-				return nil
-			}
-		case ',':
-			if len(stack) > 0 && stack[len(stack)-1].obj {
-				stack[len(stack)-1].wantKey = true
-			}
-		default:
-			if len(stack) == 0 && c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-				return nil // not an object
-			}
+			return c.value(n, key, sub)
+		})
+		c.seen = c.seen[:start]
+	case '[':
+		n := len(c.stack)
+		c.stack = append(c.stack, container{up: up, from: from})
+		ok = c.sc.Array(func() bool { return c.value(n, nil, k) })
+	default:
+		return c.sc.Skip()
+	}
+	c.stack = c.stack[:len(c.stack)-1]
+	return ok
+}
+
+// unknownKey is the error for a key k does not name.
+func unknownKey(k *keys, key []byte) error {
+	for name := range k.names {
+		if strings.EqualFold(name, string(key)) {
+			return fmt.Errorf("%w: %s: unknown key %q (keys match exactly: %q)", ErrBadOp, k.what, key, name)
 		}
 	}
-	return nil
+	return fmt.Errorf("%w: %s: unknown key %q", ErrBadOp, k.what, key)
 }

@@ -2,21 +2,21 @@
 // all of an A2A progress stream — an A2A 1.0 status update — for the
 // client's HTTP streaming path (internal/fastpath). [Decoder.Read] hands
 // the client a plain progress frame as a [Progress] — its state, ids,
-// timestamp and envelope, parsed from the frame's bytes, with no a2a-go
-// message built — and any other status update as a2a-go's event
-// ([Decoder.Decode]); it declines every other frame, which the client
-// then hands to a2a-go's own decoding: [DecodeV1] and [DecodeV03]
-// apply the types and unmarshalling a2a-go's 1.0 and 0.3 transports apply,
-// and decline what those fail on, for which [FrameError] gives the error
-// a2a-go gives. [A2A] is a2a-go's transport decoding one
-// frame, on its own: the oracle the differential tests and FuzzFastVsA2A
-// compare them with ([Compare], [CompareRead], [CompareV1], [CompareV03]).
+// timestamp and the bytes of its tfrs string, with no a2a-go message
+// built; the client parses the envelope — and any other status update as
+// a2a-go's event ([Decoder.Decode]); it declines every other frame, which
+// the client then hands to a2a-go's own decoding: [DecodeV1] and
+// [DecodeV03] apply the types and unmarshalling a2a-go's 1.0 and 0.3
+// transports apply, and decline what those fail on, for which
+// [FrameError] gives the error a2a-go gives. The oracle — a2a-go's
+// transport decoding one frame — and the differential tests and
+// FuzzFastVsA2A that compare them with it are the client's tests
+// (client/fastframe_*_test.go): they drive real callees through the
+// client, which this package, below every public one, cannot import.
 package fastframe
 
 import (
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
@@ -51,8 +51,8 @@ type Decoder struct {
 	// RPC: frames are JSON-RPC responses whose result is the event;
 	// otherwise (REST) the frame is the event.
 	RPC   bool
-	b     []byte
-	i     int
+	b     []byte // the frame
+	sc    jsonstr.Scanner
 	spans []span // the strings of the frame, filled by the pass
 	parts []partSpans
 	size  int // total raw bytes of the spans
@@ -155,6 +155,7 @@ type statusBlock struct {
 // A Decoder is not safe for concurrent use; reusing one per stream keeps
 // its scratch space.
 func (d *Decoder) Decode(data []byte) (ev *a2a.TaskStatusUpdateEvent, ok bool) {
+	d.release() // what the last Progress kept for its Event
 	defer d.release()
 	if !d.scan(data) {
 		return nil, false
@@ -164,18 +165,20 @@ func (d *Decoder) Decode(data []byte) (ev *a2a.TaskStatusUpdateEvent, ok bool) {
 
 // Read is Decode for the client's stream: a plain progress frame — a
 // working (or submitted) status update whose message is one part carrying
-// a valid envelope as a string in metadata["tfrs"] — is returned as a
-// [*Progress], which holds what the client reads of it and builds no
-// a2a-go message; any other accepted status update as Decode returns it.
-// ok false: declined, as by Decode.
+// a string in metadata["tfrs"] — is returned as a [*Progress], which holds
+// what the client reads of it and builds no a2a-go message; any other
+// accepted status update as Decode returns it. ok false: declined, as by
+// Decode.
 func (d *Decoder) Read(data []byte) (ev a2a.Event, ok bool) {
-	defer d.release()
+	d.release() // what the last Progress kept for its Event
 	if !d.scan(data) {
+		d.release()
 		return nil, false
 	}
 	if p := d.progress(); p != nil {
-		return p, true
+		return p, true // the scan is kept for p.Event until the next call
 	}
+	defer d.release()
 	return d.build()
 }
 
@@ -183,7 +186,8 @@ func (d *Decoder) Read(data []byte) (ev a2a.Event, ok bool) {
 // and its other fields (d.blk).
 func (d *Decoder) scan(data []byte) bool {
 	if len(data) > presizeAbove {
-		d.b, d.i, d.size = data, 0, 0
+		d.b, d.size = data, 0
+		d.sc.Reset(data)
 		d.count, d.nspans, d.nparts = true, 0, 0
 		d.blk = statusBlock{}
 		ok := d.frame(&d.blk)
@@ -198,16 +202,13 @@ func (d *Decoder) scan(data []byte) bool {
 			d.parts = make([]partSpans, 0, d.nparts)
 		}
 	}
-	d.b, d.i = data, 0
+	d.b = data
+	d.sc.Reset(data)
 	d.spans = d.spans[:0]
 	d.parts = d.parts[:0]
 	d.size = 0
 	d.blk = statusBlock{}
-	if !d.frame(&d.blk) {
-		return false
-	}
-	d.ws()
-	return d.i == len(d.b)
+	return d.frame(&d.blk) && d.sc.Done()
 }
 
 // build makes the a2a-go event of the frame scan accepted.
@@ -243,20 +244,18 @@ func (d *Decoder) build() (*a2a.TaskStatusUpdateEvent, bool) {
 	// them are slices of: one object for the garbage collector, not one
 	// per string (a frame may have 750 000 parts), allocated once
 	// (unescaped ≤ raw: d.size bounds it). The offsets go in the spans.
-	var sb strings.Builder
-	sb.Grow(d.size)
+	var j jsonstr.Joined
+	j.Grow(d.size)
 	for k := range d.spans {
 		sp := &d.spans[k]
-		raw := d.b[sp.off : sp.off+sp.n]
-		start := sb.Len()
+		var f jsonstr.Flags
 		if sp.esc {
-			d.esc = jsonstr.AppendUnescaped(d.esc[:0], raw)
-			raw = d.esc
+			f = jsonstr.Escaped
 		}
-		sb.Write(raw)
-		sp.off, sp.n = uint32(start), uint32(sb.Len()-start)
+		start, end := j.Add(d.b[sp.off:sp.off+sp.n], f)
+		sp.off, sp.n = uint32(start), uint32(end-start)
 	}
-	all := sb.String()
+	all := j.String()
 	value := func(k int) string { return all[d.spans[k].off : d.spans[k].off+d.spans[k].n] }
 	for k := range d.spans {
 		if dst := d.spans[k].dst; dst != noField {
@@ -284,6 +283,7 @@ func (d *Decoder) build() (*a2a.TaskStatusUpdateEvent, bool) {
 // release drops scratch that a large frame grew, and the frame.
 func (d *Decoder) release() {
 	d.b = nil
+	d.sc.Reset(nil)
 	d.blk = statusBlock{}
 	if cap(d.spans) > keepScratch {
 		d.spans, d.parts = nil, nil
@@ -293,64 +293,13 @@ func (d *Decoder) release() {
 	}
 }
 
-func (d *Decoder) ws() {
-	for d.i < len(d.b) {
-		switch d.b[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
-	}
-}
-
-// next skips whitespace and reports the next byte (0 at the end).
-func (d *Decoder) next() byte {
-	d.ws()
-	if d.i < len(d.b) {
-		return d.b[d.i]
-	}
-	return 0
-}
-
-// object walks the members of the object at d.i, calling member with each
-// key (raw, unescaped keys only) positioned at its value. member returns
-// false to decline.
+// object walks the members of the object at the cursor, calling member
+// with each key (unescaped keys only: an escaped one declines) positioned
+// at its value. member returns false to decline.
 func (d *Decoder) object(member func(key []byte) bool) bool {
-	if d.next() != '{' {
-		return false
-	}
-	d.i++
-	if d.next() == '}' {
-		d.i++
-		return true
-	}
-	for {
-		if d.next() != '"' {
-			return false
-		}
-		key, esc, ok := d.str()
-		if !ok || esc {
-			return false
-		}
-		if d.next() != ':' {
-			return false
-		}
-		d.i++
-		d.ws()
-		if !member(key) {
-			return false
-		}
-		switch d.next() {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
-			return true
-		default:
-			return false
-		}
-	}
+	return d.sc.Object(func(key []byte, f jsonstr.Flags) bool {
+		return f == 0 && member(key)
+	})
 }
 
 // seen records a key in a bitmask; a repeated key declines.
@@ -380,11 +329,8 @@ func (d *Decoder) frame(blk *statusBlock) bool {
 	}) && mask&4 != 0
 }
 
-// skipString checks the string at d.i without keeping it.
+// skipString checks the string at the cursor without keeping it.
 func (d *Decoder) skipString() bool {
-	if d.next() != '"' {
-		return false
-	}
 	_, _, ok := d.str()
 	return ok
 }
@@ -418,7 +364,7 @@ func (d *Decoder) status(blk *statusBlock) bool {
 	return d.object(func(key []byte) bool {
 		switch string(key) {
 		case "state":
-			if !seen(&mask, 1) || d.next() != '"' {
+			if !seen(&mask, 1) {
 				return false
 			}
 			raw, esc, ok := d.str()
@@ -428,16 +374,16 @@ func (d *Decoder) status(blk *statusBlock) bool {
 			st.State = taskState(raw)
 			return true
 		case "timestamp":
-			if !seen(&mask, 2) || d.next() != '"' {
+			if !seen(&mask, 2) {
 				return false
 			}
-			start := d.i
+			start := d.sc.Pos()
 			if _, _, ok := d.str(); !ok {
 				return false
 			}
 			// time.Time's own UnmarshalJSON on the same bytes: what
 			// encoding/json calls for a2a-go, error included.
-			if blk.ts.UnmarshalJSON(d.b[start:d.i]) != nil {
+			if blk.ts.UnmarshalJSON(d.b[start:d.sc.Pos()]) != nil {
 				return false
 			}
 			st.Timestamp = &blk.ts
@@ -465,7 +411,7 @@ func (d *Decoder) message(blk *statusBlock) bool {
 		case "taskId":
 			return seen(&mask, 4) && d.stringInto(msgTaskID)
 		case "role":
-			if !seen(&mask, 8) || d.next() != '"' {
+			if !seen(&mask, 8) {
 				return false
 			}
 			raw, esc, ok := d.str()
@@ -487,28 +433,7 @@ func (d *Decoder) message(blk *statusBlock) bool {
 }
 
 func (d *Decoder) partList() bool {
-	if d.next() != '[' {
-		return false
-	}
-	d.i++
-	if d.next() == ']' {
-		d.i++
-		return true
-	}
-	for {
-		if !d.part() {
-			return false
-		}
-		switch d.next() {
-		case ',':
-			d.i++
-		case ']':
-			d.i++
-			return true
-		default:
-			return false
-		}
-	}
+	return d.sc.Array(d.part)
 }
 
 func (d *Decoder) part() bool {
@@ -557,11 +482,8 @@ func (d *Decoder) metadata(ps *partSpans) bool {
 	})
 }
 
-// stringInto scans the string at d.i as a span whose value goes to dst.
+// stringInto scans the string at the cursor as a span whose value goes to dst.
 func (d *Decoder) stringInto(dst field) bool {
-	if d.next() != '"' {
-		return false
-	}
 	raw, esc, ok := d.str()
 	if !ok {
 		return false
@@ -575,89 +497,20 @@ func (d *Decoder) stringInto(dst field) bool {
 	return true
 }
 
-// str scans the JSON string at d.i (its opening quote) and returns its raw
-// contents. It declines control characters, bad escapes, surrogate
-// escapes (encoding/json's replacement of a lone one is not worth
-// matching) and invalid UTF-8 (which encoding/json replaces).
+// str reads the JSON string at the cursor and returns its raw contents.
+// It declines what is not a string and what the Scanner refuses (control
+// characters, bad escapes, invalid UTF-8, which encoding/json replaces)
+// and surrogate escapes (encoding/json's replacement of a lone one is not
+// worth matching).
 func (d *Decoder) str() (raw []byte, esc bool, ok bool) {
-	d.i++
-	start := d.i
-	b := d.b
-	for d.i < len(b) {
-		// Runs of plain ASCII, the bulk of every string, in a tight loop.
-		for d.i < len(b) && plainASCII[b[d.i]] {
-			d.i++
-		}
-		if d.i == len(b) {
-			break
-		}
-		c := b[d.i]
-		switch {
-		case c == '"':
-			raw = b[start:d.i]
-			d.i++
-			return raw, esc, true
-		case c == '\\':
-			esc = true
-			if d.i+1 >= len(b) {
-				return nil, false, false
-			}
-			switch b[d.i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				d.i += 2
-			case 'u':
-				if d.i+6 > len(b) {
-					return nil, false, false
-				}
-				r := rune(0)
-				for _, h := range b[d.i+2 : d.i+6] {
-					v, ok := hexDigit(h)
-					if !ok {
-						return nil, false, false
-					}
-					r = r<<4 | v
-				}
-				if 0xD800 <= r && r < 0xE000 {
-					return nil, false, false
-				}
-				d.i += 6
-			default:
-				return nil, false, false
-			}
-		case c < 0x20:
-			return nil, false, false
-		case c < utf8.RuneSelf:
-			d.i++
-		default:
-			r, n := utf8.DecodeRune(b[d.i:])
-			if r == utf8.RuneError && n <= 1 {
-				return nil, false, false
-			}
-			d.i += n
-		}
+	if d.sc.Peek() != '"' {
+		return nil, false, false
 	}
-	return nil, false, false
-}
-
-// plainASCII marks the bytes a string holds as they are: printable ASCII
-// but the quote and the backslash.
-var plainASCII = func() (t [256]bool) {
-	for c := 0x20; c < 0x80; c++ {
-		t[c] = c != '"' && c != '\\'
+	raw, f, ok := d.sc.String()
+	if !ok || f&jsonstr.Surrogate != 0 {
+		return nil, false, false
 	}
-	return t
-}()
-
-func hexDigit(c byte) (rune, bool) {
-	switch {
-	case '0' <= c && c <= '9':
-		return rune(c - '0'), true
-	case 'a' <= c && c <= 'f':
-		return rune(c-'a') + 10, true
-	case 'A' <= c && c <= 'F':
-		return rune(c-'A') + 10, true
-	}
-	return 0, false
+	return raw, f&jsonstr.Escaped != 0, true
 }
 
 // taskState is a2a.TaskState's UnmarshalJSON on an unescaped string,

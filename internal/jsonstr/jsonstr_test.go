@@ -3,6 +3,7 @@ package jsonstr
 import (
 	"encoding/json"
 	"testing"
+	"unicode/utf8"
 )
 
 // AppendUnescaped decodes as encoding/json does, surrogates included.
@@ -43,4 +44,35 @@ func TestKind(t *testing.T) {
 	if got := Kind(struct{}{}); got != "a value of another type" {
 		t.Errorf("Kind(struct{}{}) = %q", got)
 	}
+}
+
+// The Scanner accepts exactly the JSON texts encoding/json accepts that
+// are valid UTF-8 (encoding/json replaces invalid bytes in a string), and
+// with AllowInvalidUTF8 exactly those encoding/json accepts.
+func FuzzScanner(f *testing.F) {
+	for _, s := range []string{
+		`{"a":[1,-0.5e+3,true,false,null,"x\u00e9\ud83d\ude00"]}`, `[]`, `{}`, ` "s" `, `01`, `1.`, `{"a" 1}`,
+		`[1,]`, `"\x"`, "\"\xff\"", "\"a\tb\"", `nul`, `{"a":1}}`, `[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var sc Scanner
+		sc.Reset(data)
+		got := sc.Skip()
+		if got && !sc.Done() {
+			got = sc.Fail("data after the value")
+		}
+		if want := json.Valid(data) && utf8.Valid(data); got != want {
+			t.Fatalf("Scanner on %q: %v (%s), encoding/json: %v", data, got, sc.Err(), want)
+		}
+		if !got && sc.Err() == "" {
+			t.Fatalf("Scanner refused %q without a reason", data)
+		}
+		sc.Reset(data)
+		sc.AllowInvalidUTF8()
+		if got := sc.Skip() && sc.Done(); got != json.Valid(data) {
+			t.Fatalf("Scanner allowing invalid UTF-8 on %q: %v (%s), encoding/json: %v", data, got, sc.Err(), !got)
+		}
+	})
 }

@@ -1,4 +1,4 @@
-package fastframe
+package client_test
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/fastframe"
 )
 
 // A2A decodes the data of one SSE frame as a2a-go's own streaming
@@ -90,7 +90,7 @@ func (f frameResponse) RoundTrip(req *http.Request) (*http.Response, error) {
 // whether DecodeV1 accepted and how the two differ.
 func CompareV1(ctx context.Context, binding a2a.TransportProtocol, data []byte) (accepted bool, err error) {
 	rpc := binding == a2a.TransportProtocolJSONRPC
-	got, ok := DecodeV1(rpc, data)
+	got, ok := fastframe.DecodeV1(rpc, data)
 	if !ok {
 		return false, sameError(ctx, binding, a2a.Version, data)
 	}
@@ -109,7 +109,7 @@ func CompareV1(ctx context.Context, binding a2a.TransportProtocol, data []byte) 
 // reports whether DecodeV03 accepted and how the two differ.
 func CompareV03(ctx context.Context, binding a2a.TransportProtocol, data []byte) (accepted bool, err error) {
 	rpc := binding == a2a.TransportProtocolJSONRPC
-	got, ok := DecodeV03(rpc, data)
+	got, ok := fastframe.DecodeV03(rpc, data)
 	if !ok {
 		return false, sameError(ctx, binding, a2av0.Version, data)
 	}
@@ -136,7 +136,7 @@ func sameError(ctx context.Context, binding a2a.TransportProtocol, version a2a.P
 	if errors.Is(want, errNoFrame) {
 		return nil
 	}
-	got := FrameError(version == a2a.Version, binding == a2a.TransportProtocolJSONRPC, data)
+	got := fastframe.FrameError(version == a2a.Version, binding == a2a.TransportProtocolJSONRPC, data)
 	if want == nil {
 		return fmt.Errorf("fastframe: %s: declined a frame a2a-go decodes: %q", version, data)
 	}
@@ -197,7 +197,7 @@ func keysSorted(msg string) string {
 // failing on a frame the Decoder accepted, or a different event (a
 // cmp.Diff, want = a2a-go's).
 func Compare(ctx context.Context, binding a2a.TransportProtocol, data []byte) (accepted bool, err error) {
-	d := Decoder{RPC: binding == a2a.TransportProtocolJSONRPC}
+	d := fastframe.Decoder{RPC: binding == a2a.TransportProtocolJSONRPC}
 	got, ok := d.Decode(data)
 	if !ok {
 		return false, nil
@@ -214,10 +214,11 @@ func Compare(ctx context.Context, binding a2a.TransportProtocol, data []byte) (a
 
 // CompareRead is Compare for Decoder.Read, the client's decoding: where
 // it returns a Progress, its ids, state and timestamp must be a2a-go's
-// event's and its Reading envelope.FromMessage of a2a-go's message; any
-// other event it returns must equal a2a-go's.
+// event's, its Tfrs the message's metadata["tfrs"] string and its Event
+// a2a-go's whole event; any other event it returns must equal a2a-go's.
+// (Over Tfrs, envelope.FromTfrs is envelope.FromMessage: FuzzParse.)
 func CompareRead(ctx context.Context, binding a2a.TransportProtocol, data []byte) (progress bool, err error) {
-	d := Decoder{RPC: binding == a2a.TransportProtocolJSONRPC}
+	d := fastframe.Decoder{RPC: binding == a2a.TransportProtocolJSONRPC}
 	got, ok := d.Read(data)
 	if !ok {
 		return false, nil
@@ -226,7 +227,7 @@ func CompareRead(ctx context.Context, binding a2a.TransportProtocol, data []byte
 	if werr != nil {
 		return false, fmt.Errorf("fastframe: Read accepted a frame a2a-go refuses (%v): %q", werr, data)
 	}
-	p, ok := got.(*Progress)
+	p, ok := got.(*fastframe.Progress)
 	if !ok {
 		if diff := cmp.Diff(want, got); diff != "" {
 			return false, fmt.Errorf("fastframe: %q read differently (-a2a-go +fast):\n%s", data, diff)
@@ -234,7 +235,7 @@ func CompareRead(ctx context.Context, binding a2a.TransportProtocol, data []byte
 		return false, nil
 	}
 	su, ok := want.(*a2a.TaskStatusUpdateEvent)
-	if !ok || su.Status.Message == nil {
+	if !ok || su.Status.Message == nil || len(su.Status.Message.Parts) != 1 {
 		return true, fmt.Errorf("fastframe: %q read as progress, a2a-go: %#v", data, want)
 	}
 	thin := *su
@@ -242,8 +243,11 @@ func CompareRead(ctx context.Context, binding a2a.TransportProtocol, data []byte
 	if diff := cmp.Diff(&thin, &p.TaskStatusUpdateEvent); diff != "" {
 		return true, fmt.Errorf("fastframe: %q progress event differs (-a2a-go +fast):\n%s", data, diff)
 	}
-	if diff := cmp.Diff(envelope.FromMessage(su.Status.Message), p.Reading, cmpopts.EquateErrors()); diff != "" {
-		return true, fmt.Errorf("fastframe: %q progress reading differs (-a2a-go +fast):\n%s", data, diff)
+	if tfrs, ok := su.Status.Message.Parts[0].Metadata["tfrs"].(string); !ok || tfrs != string(p.Tfrs) {
+		return true, fmt.Errorf("fastframe: %q progress tfrs %q, a2a-go's metadata: %#v", data, p.Tfrs, su.Status.Message.Parts[0].Metadata)
+	}
+	if diff := cmp.Diff(want, a2a.Event(p.Event())); diff != "" {
+		return true, fmt.Errorf("fastframe: %q progress's event differs (-a2a-go +fast):\n%s", data, diff)
 	}
 	return true, nil
 }

@@ -1,11 +1,9 @@
-package fastframe_test
+package client_test
 
 import (
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
-
-	"github.com/tfrs/a2a-progress/internal/fastframe"
 )
 
 // FuzzFastVsA2A decodes arbitrary frame data with the Decoder and, where it
@@ -49,16 +47,16 @@ func FuzzFastVsA2A(f *testing.F) {
 		if rpc {
 			binding = a2a.TransportProtocolJSONRPC
 		}
-		if _, err := fastframe.Compare(t.Context(), binding, data); err != nil {
+		if _, err := Compare(t.Context(), binding, data); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := fastframe.CompareRead(t.Context(), binding, data); err != nil {
+		if _, err := CompareRead(t.Context(), binding, data); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := fastframe.CompareV1(t.Context(), binding, data); err != nil {
+		if _, err := CompareV1(t.Context(), binding, data); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := fastframe.CompareV03(t.Context(), binding, data); err != nil {
+		if _, err := CompareV03(t.Context(), binding, data); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -1,6 +1,6 @@
 //go:build goexperiment.jsonv2
 
-package fastframe_test
+package client_test
 
 import (
 	"encoding/json/jsontext"

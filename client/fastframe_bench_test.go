@@ -1,4 +1,4 @@
-package fastframe_test
+package client_test
 
 import (
 	"bytes"
@@ -72,11 +72,11 @@ type clientResponse struct {
 //     StreamResponse);
 //   - floor-valid: one validation pass of encoding/json (json.Valid), no
 //     decoding at all; floor-jsontext (GOEXPERIMENT=jsonv2 only, see
-//     floor_jsonv2_test.go): jsontext's validation pass.
+//     fastframe_floor_jsonv2_test.go): jsontext's validation pass.
 //
 // Run:
 //
-//	go test ./internal/fastframe -run '^$' -bench 'FrameDecode$' -benchmem -count 6
+//	go test ./client -run '^$' -bench 'FrameDecode$' -benchmem -count 6
 func BenchmarkFrameDecode(b *testing.B) {
 	for _, t := range bench.Targets("") {
 		frames := benchFrames(b, t, 1000)
@@ -128,8 +128,12 @@ func frameImpls(rpc bool) []frameImpl {
 			if !ok {
 				b.Fatalf("declined %s", f)
 			}
-			if _, ok := ev.(*fastframe.Progress); !ok {
+			p, ok := ev.(*fastframe.Progress)
+			if !ok {
 				b.Fatalf("not read as progress: %s", f)
+			}
+			if _, ok := envelope.FromTfrs(p.Tfrs); !ok {
+				b.Fatalf("no valid envelope: %s", f)
 			}
 		}},
 		{"a2a-go", func(b *testing.B, f []byte) {
@@ -160,7 +164,7 @@ func frameImpls(rpc bool) []frameImpl {
 // each one's ns/frame: on a loaded host, the ratios hold where separate
 // sub-benchmarks drift apart.
 //
-//	go test ./internal/fastframe -run '^$' -bench FrameDecodeSideBySide -benchtime 300x -count 6
+//	go test ./client -run '^$' -bench FrameDecodeSideBySide -benchtime 300x -count 6
 func BenchmarkFrameDecodeSideBySide(b *testing.B) {
 	for _, t := range bench.Targets("") {
 		frames := benchFrames(b, t, 1000)
