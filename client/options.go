@@ -10,7 +10,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/projection"
+	"github.com/tfrs/a2a-progress/client/internal/projection"
 	"github.com/tfrs/a2a-progress/internal/transport"
 	"github.com/tfrs/a2a-progress/merge"
 )

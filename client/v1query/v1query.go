@@ -16,7 +16,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/internal/idle"
-	"github.com/tfrs/a2a-progress/internal/projection"
+	"github.com/tfrs/a2a-progress/client/internal/projection"
 	"github.com/tfrs/a2a-progress/internal/redirect"
 )
 
