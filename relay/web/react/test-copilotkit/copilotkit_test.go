@@ -3,7 +3,7 @@
 // bundled with esbuild from this directory's lockfile) talks AG-UI to
 // examples/orchestrator, which asks a remote A2A agent — the independent
 // JS peer (internal/interop/jsagent), the Go reference agent
-// (client/agenttest) or a chain (internal/chaintest) — in its
+// (client/agenttest) or a chain (client/chaintest) — in its
 // ask_colleague tool calls.
 //
 // The page reaches the orchestrator the way a page without CopilotKit's
@@ -42,7 +42,7 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/chaintest"
+	"github.com/tfrs/a2a-progress/client/chaintest"
 	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
