@@ -2,7 +2,7 @@
 // CopilotKit page (CopilotChat of @copilotkit/react-core 1.74's v2 API,
 // bundled with esbuild from this directory's lockfile) talks AG-UI to
 // examples/orchestrator, which asks a remote A2A agent — the independent
-// JS peer (internal/interop/jsagent), the Go reference agent
+// JS peer (client/internal/interop/jsagent), the Go reference agent
 // (client/agenttest) or a chain (client/chaintest) — in its
 // ask_colleague tool calls.
 //
@@ -50,7 +50,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(testdep.Reporting(m)) }
 
 var (
 	moduleRoot = filepath.Join("..", "..", "..", "..")
-	jsAgentDir = filepath.Join(moduleRoot, "internal", "interop", "jsagent")
+	jsAgentDir = filepath.Join(moduleRoot, "client", "internal", "interop", "jsagent")
 )
 
 // bundle builds the page with esbuild into a temporary directory.
