@@ -41,8 +41,8 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
-	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/client/chaintest"
+	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
