@@ -9,7 +9,7 @@
 // A benchmark of the caller must be bound by the caller. Served by a2asrv,
 // a long stream measures the server (its task store deep-copies a growing
 // history per event, so the cost per event grows with the events already
-// sent), so the peer here is a [FrameServer]: a plain http.Handler that writes
+// sent), so the peer here is an [agenttest.FrameServer]: a plain http.Handler that writes
 // pre-rendered SSE frames. The frames are those of the reference callee's
 // [callee.Trajectory] — the same envelopes, rendered once by a2a-go's own
 // JSON encoding for JSON-RPC and REST (A2A 1.0) — with holes for the seq,
