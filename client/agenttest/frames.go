@@ -82,17 +82,14 @@ func (t template) appendTo(dst []byte, seq int64, task string) []byte {
 	return dst
 }
 
-// frameWire is how frames are enveloped: JSON-RPC results or bare REST
-// StreamResponses (A2A 1.0).
-type frameWire int
-
-// The wires a FrameServer speaks.
+// The wires a FrameServer speaks, how frames are enveloped: JSON-RPC
+// results or bare REST StreamResponses (A2A 1.0).
 const (
-	frameJSONRPC frameWire = iota
+	frameJSONRPC = iota
 	frameREST
 )
 
-func render(w frameWire, ev a2a.Event) []byte {
+func render(w int, ev a2a.Event) []byte {
 	b, err := json.Marshal(a2a.StreamResponse{Event: ev})
 	if err != nil {
 		panic(fmt.Sprintf("agenttest: render %T: %v", ev, err))
@@ -111,7 +108,7 @@ type frames struct {
 	completed           template
 }
 
-func renderFrames(w frameWire, steps []Step) frames {
+func renderFrames(w int, steps []Step) frames {
 	info := a2a.TaskInfo{TaskID: taskMarker, ContextID: contextID}
 	user := &a2a.Message{ID: "u-1", Role: a2a.MessageRoleUser, TaskID: taskMarker, ContextID: contextID,
 		Parts: a2a.ContentParts{a2a.NewTextPart("go")}}
@@ -141,9 +138,6 @@ func renderFrames(w frameWire, steps []Step) frames {
 	f.completed = cut(render(w, done), 0)
 	return f
 }
-
-// defaultPattern is the length of the trajectory a FrameServer tiles.
-const defaultPattern = 10_000
 
 // FrameServer is an A2A 1.0 peer for benchmarks of a caller, that only
 // streams, from templates: on JSON-RPC at /jsonrpc and on REST under /rest.
@@ -178,7 +172,7 @@ type FrameServer struct {
 // when pattern ≤ 0).
 func NewFrameServer(pattern int) *FrameServer {
 	if pattern <= 0 {
-		pattern = defaultPattern
+		pattern = 10_000
 	}
 	steps := Trajectory(pattern).Steps
 	s := &FrameServer{FollowUpdates: 10, gate: make(chan struct{})}
