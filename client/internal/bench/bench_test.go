@@ -31,7 +31,7 @@ var (
 // in turn first, so that both see the same load. It reports the rates and
 // the ratio sdk/raw; -count gives benchstat its samples:
 //
-//	go test ./internal/bench -run '^$' -bench EndToEnd -e2e.n 100000 -benchtime 3x -count 6
+//	go test ./client/internal/bench -run '^$' -bench EndToEnd -e2e.n 100000 -benchtime 3x -count 6
 func BenchmarkEndToEnd(b *testing.B) {
 	srv := httptest.NewServer(agenttest.NewFrameServer(0))
 	defer srv.Close()
@@ -77,7 +77,7 @@ func BenchmarkEndToEnd(b *testing.B) {
 // brought it returned) to its delivery: the a2a-go event with its text
 // touched (raw), the Update (sdk).
 //
-//	go test ./internal/bench -run '^$' -bench Latency -lat.n 2000 -benchtime 1x -count 3
+//	go test ./client/internal/bench -run '^$' -bench Latency -lat.n 2000 -benchtime 1x -count 3
 func BenchmarkLatency(b *testing.B) {
 	srv := httptest.NewServer(agenttest.NewFrameServer(0))
 	defer srv.Close()

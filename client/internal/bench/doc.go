@@ -24,7 +24,7 @@
 // move with the load of the shared host. A [Reader] is either one by name
 // ("raw", "sdk"), and [Order] rotates which of them goes first.
 //
-// The heavy figures come from internal/bench/cmd/a2abench; the
+// The heavy figures come from client/internal/bench/cmd/a2abench; the
 // benchmarks of this package are the same code at a size `go test -bench`
 // runs in seconds (flags -e2e.n, -lat.n).
 package bench

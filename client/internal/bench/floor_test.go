@@ -51,7 +51,7 @@ func TestFloorMatchesTheSDK(t *testing.T) {
 // One iteration is one stream; ns/event is the metric to compare, with
 // -benchmem's figures per stream (divide by e2e.n + 2 events):
 //
-//	go test ./internal/bench -run '^$' -bench Floor -e2e.n 20000 -benchtime 5x -count 6 -benchmem > floor.txt
+//	go test ./client/internal/bench -run '^$' -bench Floor -e2e.n 20000 -benchtime 5x -count 6 -benchmem > floor.txt
 //	benchstat -col /impl floor.txt
 func BenchmarkFloor(b *testing.B) {
 	srv := httptest.NewServer(agenttest.NewFrameServer(0))

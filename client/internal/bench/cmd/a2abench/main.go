@@ -13,7 +13,7 @@
 // only the caller. e2e and latency run raw a2a-go and the SDK alternately
 // in one process; mem and follow run each measurement in a fresh child
 // process (peak RSS only grows), raw and SDK alternately, and print the
-// figures side by side. Run with `go run ./internal/bench/cmd/a2abench`.
+// figures side by side. Run with `go run ./client/internal/bench/cmd/a2abench`.
 package main
 
 import (
