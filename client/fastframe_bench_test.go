@@ -12,8 +12,9 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
+	"github.com/tfrs/a2a-progress/client/agenttest"
+	"github.com/tfrs/a2a-progress/client/internal/bench"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/bench"
 	"github.com/tfrs/a2a-progress/internal/capture"
 	"github.com/tfrs/a2a-progress/internal/fastframe"
 	"github.com/tfrs/a2a-progress/internal/ssewire"
@@ -23,7 +24,7 @@ import (
 // stream of n updates on t: the frames of the end-to-end benchmark.
 func benchFrames(b *testing.B, t bench.Target, n int) [][]byte {
 	b.Helper()
-	srv := httptest.NewServer(bench.NewFrameServer(0))
+	srv := httptest.NewServer(agenttest.NewFrameServer(0))
 	defer srv.Close()
 	t.URL = srv.URL
 	rec := &capture.Recorder{}
@@ -32,7 +33,7 @@ func benchFrames(b *testing.B, t bench.Target, n int) [][]byte {
 		b.Fatal(err)
 	}
 	defer c.Close()
-	if _, err := bench.SDKSend(context.Background(), c, bench.SendText(n, 0), nil); err != nil {
+	if _, err := bench.SDKSend(context.Background(), c, agenttest.FrameRequest(n, 0), nil); err != nil {
 		b.Fatal(err)
 	}
 	var out [][]byte

@@ -84,11 +84,11 @@ func compareAll(t *testing.T, name string, binding a2a.TransportProtocol, fs [][
 	return n
 }
 
-// Every frame of the recorded captures: the A2A 1.0 ones are decoded both
+// TestFastFrameCaptures: every frame of the recorded captures: the A2A 1.0 ones are decoded both
 // ways, and the status updates among them must be accepted; v0.3 frames are
 // never given to the Decoder by the client, but must not be mistaken for
 // 1.0 status updates either (the Decoder declines them).
-func TestCaptures(t *testing.T) {
+func TestFastFrameCaptures(t *testing.T) {
 	paths, err := filepath.Glob("../testdata/captures/*/*.sse")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no captures: %v", err)

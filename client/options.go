@@ -9,8 +9,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"google.golang.org/grpc"
 
+	"github.com/tfrs/a2a-progress/client/internal/projection"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/projection"
 	"github.com/tfrs/a2a-progress/internal/transport"
 	"github.com/tfrs/a2a-progress/merge"
 )

@@ -9,7 +9,6 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/flood"
 	"github.com/tfrs/a2a-progress/relay"
 )
 
@@ -20,8 +19,8 @@ type noHistoryFollower struct{}
 func (noHistoryFollower) Follow(ctx context.Context, _ a2a.TaskID) (*client.Stream, error) {
 	return client.Replay(ctx, func(yield func(a2a.Event, error) bool) {
 		_ = yield(&a2a.Task{ID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateWorking}}, nil) &&
-			yield(flood.Working(envelope.Envelope{V: envelope.Version, Kind: envelope.KindText, StreamKey: "main", Seq: 1,
-				Status: envelope.StatusDone, Payload: envelope.Text{Text: "hello"}}), nil) &&
+			yield(envelope.NewStatusUpdate(a2a.TaskInfo{TaskID: "t1", ContextID: "c1"}, envelope.Envelope{V: envelope.Version,
+				Kind: envelope.KindText, StreamKey: "main", Seq: 1, Status: envelope.StatusDone, Payload: envelope.Text{Text: "hello"}}, "")) &&
 			yield(&a2a.TaskStatusUpdateEvent{TaskID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateCompleted,
 				Message: a2a.NewMessage(a2a.MessageRoleAgent, a2a.NewTextPart("done"))}}, nil)
 	}), nil

@@ -15,8 +15,8 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/client/internal/projection"
 	"github.com/tfrs/a2a-progress/internal/idle"
-	"github.com/tfrs/a2a-progress/internal/projection"
 	"github.com/tfrs/a2a-progress/internal/redirect"
 )
 

@@ -29,7 +29,7 @@ import (
 )
 
 // seedQueryBody is the /v1/query stream of the recorded runtime analysis,
-// frame for frame (internal/capture checks the file against it).
+// frame for frame (client/captures_test.go checks the file against it).
 func seedQueryBody(t *testing.T) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "captures", "seed004", "query.sse"))

@@ -17,14 +17,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tfrs/a2a-progress/client"
-	"github.com/tfrs/a2a-progress/internal/chaintest"
+	"github.com/tfrs/a2a-progress/client/chaintest"
 	"github.com/tfrs/a2a-progress/internal/schematest"
 	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
-// startChain starts B and C of the chain (internal/chaintest); a2a-tail
+// startChain starts B and C of the chain (client/chaintest); a2a-tail
 // is A.
 func startChain(t *testing.T) *chaintest.Chain {
 	t.Helper()

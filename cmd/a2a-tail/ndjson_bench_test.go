@@ -16,7 +16,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/client"
-	"github.com/tfrs/a2a-progress/internal/bench"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 )
 
 var ndjsonN = flag.Int("ndjson.n", 5000, "working updates per stream in BenchmarkNDJSONBesideSDK")
@@ -34,9 +34,9 @@ var ndjsonN = flag.Int("ndjson.n", 5000, "working updates per stream in Benchmar
 //
 //	go test ./cmd/a2a-tail -run '^$' -bench NDJSONBesideSDK -benchtime 5x -count 3
 func BenchmarkNDJSONBesideSDK(b *testing.B) {
-	srv := httptest.NewServer(bench.NewFrameServer(0))
+	srv := httptest.NewServer(agenttest.NewFrameServer(0))
 	defer srv.Close()
-	endpoint, text := srv.URL+"/jsonrpc", bench.SendText(*ndjsonN, 0)
+	endpoint, text := srv.URL+"/jsonrpc", agenttest.FrameRequest(*ndjsonN, 0)
 	ctx := context.Background()
 	sdk := func() (int, time.Duration) {
 		start := time.Now()

@@ -13,7 +13,7 @@ import (
 
 func TestQueryCommand(t *testing.T) {
 	// The /v1/query stream of the recorded runtime analysis, verbatim
-	// (internal/capture checks the file against it).
+	// (client/captures_test.go checks the file against it).
 	seedQuery, err := os.ReadFile(filepath.Join("..", "..", "testdata", "captures", "seed004", "query.sse"))
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
-	"github.com/tfrs/a2a-progress/internal/chaintest"
+	"github.com/tfrs/a2a-progress/client/chaintest"
 )
 
 // A chain with two Go hops: the orchestrator asks A, A asks B, B asks the

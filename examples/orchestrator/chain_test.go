@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tfrs/a2a-progress/client"
-	"github.com/tfrs/a2a-progress/internal/chaintest"
+	"github.com/tfrs/a2a-progress/client/chaintest"
 )
 
 // The chain tests put the orchestrator in front of a chain (PROTOCOL.md

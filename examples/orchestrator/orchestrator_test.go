@@ -535,7 +535,7 @@ func TestRefusesForeignHost(t *testing.T) {
 
 // jsAgentDir is the JS A2A peer (written with the A2A JS SDK) of the
 // interop tests.
-var jsAgentDir = filepath.Join("..", "..", "internal", "interop", "jsagent")
+var jsAgentDir = filepath.Join("..", "..", "client", "internal", "interop", "jsagent")
 
 // startJSAgent starts the JS peer on a free port and returns its URL; it
 // stops when the test ends (its stdin closes).

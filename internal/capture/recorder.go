@@ -1,5 +1,5 @@
 // Package capture records raw SSE streams from a live peer, for the golden
-// tests of testdata/captures, which replay them.
+// tests of testdata/captures (package client's), which replay them.
 //
 // A [Recorder] is an http.RoundTripper: put it under the HTTP client of
 // client.New (client.WithHTTPClient) and it tees the body of every
@@ -9,7 +9,7 @@
 // values, so that re-recording the same trajectory gives the same file.
 //
 // A recorded A2A stream is read back with recorded.Events (format detected),
-// for client.Replay; a /v1/query capture with projection.QueryEvents.
+// for client.Replay; a /v1/query capture with client/internal/projection.
 package capture
 
 import (

@@ -17,8 +17,6 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
-
-	"github.com/tfrs/a2a-progress/envelope"
 )
 
 // Peer is an A2A peer whose SubscribeToTask plays Events and whose GetTask
@@ -119,14 +117,14 @@ func Handler(p *Peer, transport string) http.Handler {
 	})
 }
 
-// Working is a working status update of t1 carrying one envelope.
-func Working(e envelope.Envelope) *a2a.TaskStatusUpdateEvent {
-	part, err := envelope.NewPart(e, "")
-	if err != nil {
-		panic(err)
-	}
+// working is a working status update of t1 carrying envelope seq in its
+// wire form (PROTOCOL.md: the JSON text under metadata "tfrs", written here
+// so that internal/ needs no public package) beside its text fallback.
+func working(seq int64, wire, text string) *a2a.TaskStatusUpdateEvent {
+	part := a2a.NewTextPart(text)
+	part.Metadata = map[string]any{"tfrs": fmt.Sprintf(`{"v":1,"seq":%d,%s}`, seq, wire)}
 	return &a2a.TaskStatusUpdateEvent{TaskID: "t1", ContextID: "c1", Status: a2a.TaskStatus{State: a2a.TaskStateWorking,
-		Message: &a2a.Message{ID: fmt.Sprintf("m%d", e.Seq), Role: a2a.MessageRoleAgent, Parts: a2a.ContentParts{part}}}}
+		Message: &a2a.Message{ID: fmt.Sprintf("m%d", seq), Role: a2a.MessageRoleAgent, Parts: a2a.ContentParts{part}}}}
 }
 
 // Counts of FillEveryCap's turn, for the checks of its result.
@@ -148,28 +146,30 @@ func FillEveryCap(yield func(a2a.Event, error) bool) {
 		return
 	}
 	seq := int64(0)
-	next := func(kind envelope.Kind, key string, status envelope.Status, p envelope.Payload) bool {
+	// next sends the envelope whose fields after v and seq are wire.
+	next := func(wire, text string) bool {
 		seq++
-		return yield(Working(envelope.Envelope{V: envelope.Version, Kind: kind, StreamKey: key, Seq: seq, Status: status, Payload: p}), nil)
+		return yield(working(seq, wire, text), nil)
 	}
-	chunk := strings.Repeat("o", 60<<10-1) + "\n"
+	chunk := strings.Repeat("o", 60<<10-1)
 	for i := range ToolCalls {
-		key := fmt.Sprintf("call-%d", i)
-		if !next(envelope.KindToolCall, key, envelope.StatusRunning, envelope.ToolCall{Tool: "sh", ToolCallID: key}) {
+		call := fmt.Sprintf(`"kind":"tool_call","streamKey":"call-%d","status":"%%s","payload":{"tool":"sh","tool_call_id":"call-%[1]d"}`, i)
+		out := fmt.Sprintf(`"kind":"tool_output_append","streamKey":"call-%d","status":"running","payload":{"tool":"sh","chunk":"%s\n","tool_call_id":"call-%[1]d"}`, i, chunk)
+		if !next(fmt.Sprintf(call, "running"), "calling tool sh") {
 			return
 		}
 		for range 6 {
-			if !next(envelope.KindToolOutputAppend, key, envelope.StatusRunning, envelope.ToolOutputAppend{Tool: "sh", ToolCallID: key, Chunk: chunk}) {
+			if !next(out, chunk+"\n") {
 				return
 			}
 		}
-		if !next(envelope.KindToolCall, key, envelope.StatusDone, envelope.ToolCall{Tool: "sh", ToolCallID: key}) {
+		if !next(fmt.Sprintf(call, "done"), "tool sh done") {
 			return
 		}
 	}
 	text := strings.Repeat("t", 8<<10)
 	for range TextBlocks {
-		if !next(envelope.KindText, "", envelope.StatusRunning, envelope.Text{Text: text}) {
+		if !next(`"kind":"text","status":"running","payload":{"text":"`+text+`"}`, text) {
 			return
 		}
 	}

@@ -14,18 +14,19 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/ssewire"
 )
+
+// sampleWire is the envelope of sampleEvents' working update, in its wire
+// form (PROTOCOL.md §2.1: a JSON string under metadata "tfrs").
+const sampleWire = `{"v":1,"kind":"tool_call","streamKey":"call-1","seq":7,"status":"running","payload":{"tool":"search","tool_call_id":"call-1"}}`
 
 func sampleEvents(t *testing.T) []a2a.Event {
 	t.Helper()
 	info := a2a.TaskInfo{TaskID: "task-1", ContextID: "ctx-1"}
-	upd, err := envelope.NewStatusUpdate(info, envelope.Envelope{V: 1, Kind: envelope.KindToolCall, StreamKey: "call-1",
-		Seq: 7, Status: envelope.StatusRunning, Payload: envelope.ToolCall{Tool: "search", ToolCallID: "call-1"}}, "calling search")
-	if err != nil {
-		t.Fatal(err)
-	}
+	part := a2a.NewTextPart("calling search")
+	part.Metadata = map[string]any{"tfrs": sampleWire}
+	upd := a2a.NewStatusUpdateEvent(info, a2a.TaskStateWorking, a2a.NewMessageForTask(a2a.MessageRoleAgent, info, part))
 	ts := time.Date(2026, 11, 30, 5, 0, 0, 0, time.UTC)
 	upd.Status.Timestamp = &ts
 	upd.Status.Message.ID = "m-1"
@@ -93,8 +94,8 @@ func TestDecodeEveryFormat(t *testing.T) {
 						t.Errorf("event %d (-want +got):\n%s", i, diff)
 					}
 					if su, ok := got.(*a2a.TaskStatusUpdateEvent); ok && su.Status.State == a2a.TaskStateWorking {
-						if r := envelope.FromMessage(su.Status.Message); r.Fallback {
-							t.Errorf("event %d: the envelope did not survive: %v", i, r.Err)
+						if got := su.Status.Message.Parts[0].Metadata["tfrs"]; got != sampleWire {
+							t.Errorf("event %d: the envelope did not survive: %v", i, got)
 						}
 					}
 				}

@@ -215,7 +215,7 @@ func installedVersion(dir, pkg string) (string, error) {
 	return strings.TrimSpace(p.Version), nil
 }
 
-// JSAgent starts the A2A JS SDK peer in dir (internal/interop/jsagent, its
+// JSAgent starts the A2A JS SDK peer in dir (client/internal/interop/jsagent, its
 // packages installed by [NPM]) on a free loopback port and returns its URL.
 // It stops when the test ends: the server exits when its stdin closes.
 func JSAgent(t testing.TB, dir, what string) string {

@@ -26,8 +26,8 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
+	"github.com/tfrs/a2a-progress/client/chaintest"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/chaintest"
 	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/relay"
 	web "github.com/tfrs/a2a-progress/relay/web"
@@ -37,7 +37,7 @@ import (
 // tool parts of examples/orchestrator — built and run as its own process —
 // with NestedCallPart, in a headless Chromium. The agents behind it are
 // independent A2A servers: client/agenttest's reference agent, the A2A JS
-// SDK peer of internal/interop/jsagent, and internal/chaintest's chain.
+// SDK peer of client/internal/interop/jsagent, and client/chaintest's chain.
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(removingBuild{testdep.Reporting(m)}) }
 
@@ -56,7 +56,7 @@ func (r removingBuild) Run() int {
 
 const (
 	testDir    = "test"
-	jsAgentDir = "../../../internal/interop/jsagent"
+	jsAgentDir = "../../../client/internal/interop/jsagent"
 	what       = "the useChat page of relay/web/react"
 )
 

@@ -2,8 +2,8 @@
 // CopilotKit page (CopilotChat of @copilotkit/react-core 1.74's v2 API,
 // bundled with esbuild from this directory's lockfile) talks AG-UI to
 // examples/orchestrator, which asks a remote A2A agent — the independent
-// JS peer (internal/interop/jsagent), the Go reference agent
-// (client/agenttest) or a chain (internal/chaintest) — in its
+// JS peer (client/internal/interop/jsagent), the Go reference agent
+// (client/agenttest) or a chain (client/chaintest) — in its
 // ask_colleague tool calls.
 //
 // The page reaches the orchestrator the way a page without CopilotKit's
@@ -41,8 +41,8 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
+	"github.com/tfrs/a2a-progress/client/chaintest"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/chaintest"
 	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
@@ -50,7 +50,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(testdep.Reporting(m)) }
 
 var (
 	moduleRoot = filepath.Join("..", "..", "..", "..")
-	jsAgentDir = filepath.Join(moduleRoot, "internal", "interop", "jsagent")
+	jsAgentDir = filepath.Join(moduleRoot, "client", "internal", "interop", "jsagent")
 )
 
 // bundle builds the page with esbuild into a temporary directory.

@@ -11,33 +11,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tfrs/a2a-progress/client"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
-func TestTemplateHoles(t *testing.T) {
-	s := NewFrameServer(20)
-	for w, f := range s.wires {
-		for j, tmpl := range f.working {
-			var seqs, tasks int
-			for _, p := range tmpl {
-				switch p.fill {
-				case holeSeq:
-					seqs++
-				case holeTask:
-					tasks++
-				}
-			}
-			// The seq is in the envelope and in the message id; the task
-			// id in the event and in its message.
-			if seqs != 2 || tasks != 2 {
-				t.Fatalf("wire %d, step %d: %d seq holes, %d task holes, want 2 and 2", w, j, seqs, tasks)
-			}
-		}
-	}
-}
-
 func TestSend(t *testing.T) {
-	srv := httptest.NewServer(NewFrameServer(40))
+	srv := httptest.NewServer(agenttest.NewFrameServer(40))
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(30*time.Second))
 	defer cancel()
@@ -50,7 +29,7 @@ func TestSend(t *testing.T) {
 			}
 			defer ac.Destroy()
 			var rawSeqs []int64
-			r, err := RawSend(ctx, ac, SendText(n, 0), func(i int64) { rawSeqs = append(rawSeqs, i) })
+			r, err := RawSend(ctx, ac, agenttest.FrameRequest(n, 0), func(i int64) { rawSeqs = append(rawSeqs, i) })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -65,7 +44,7 @@ func TestSend(t *testing.T) {
 			}
 			defer c.Close()
 			var sdkSeqs []int64
-			r, err = SDKSend(ctx, c, SendText(n, 0), func(i int64) { sdkSeqs = append(sdkSeqs, i) })
+			r, err = SDKSend(ctx, c, agenttest.FrameRequest(n, 0), func(i int64) { sdkSeqs = append(sdkSeqs, i) })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,7 +61,7 @@ func TestSend(t *testing.T) {
 }
 
 func TestFollow(t *testing.T) {
-	fs := NewFrameServer(40)
+	fs := agenttest.NewFrameServer(40)
 	fs.FollowUpdates = 5
 	srv := httptest.NewServer(fs)
 	defer srv.Close()
@@ -122,13 +101,13 @@ func TestFollow(t *testing.T) {
 }
 
 func TestLatency(t *testing.T) {
-	srv := httptest.NewServer(NewFrameServer(40))
+	srv := httptest.NewServer(agenttest.NewFrameServer(40))
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(30*time.Second))
 	defer cancel()
 	for _, tg := range Targets(srv.URL) {
 		for _, impl := range []string{"raw", "sdk"} {
-			d, err := Latency(ctx, tg, impl, SendText(20, 200*time.Microsecond), 20)
+			d, err := Latency(ctx, tg, impl, agenttest.FrameRequest(20, 200*time.Microsecond), 20)
 			if err != nil {
 				t.Fatalf("%s %s: %v", tg.Name(), impl, err)
 			}

@@ -1,4 +1,4 @@
-// Package chaintest runs a chain of agents on 127.0.0.1 for the tests of
+// Package chaintest runs a chain of agents on 127.0.0.1 for a test of
 // the nesting extension (PROTOCOL.md §10): A (the test, or a2a-tail) asks
 // B; B, a Go agent on a2asrv that uses package emit, answers by asking C
 // through package client and forwarding C's progress under its

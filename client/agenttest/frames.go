@@ -1,4 +1,4 @@
-package bench
+package agenttest
 
 import (
 	"bufio"
@@ -15,7 +15,6 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
 )
 
@@ -83,22 +82,19 @@ func (t template) appendTo(dst []byte, seq int64, task string) []byte {
 	return dst
 }
 
-// Wire is how frames are enveloped: JSON-RPC results or bare REST
-// StreamResponses (A2A 1.0).
-type Wire int
-
-// The wires a FrameServer speaks.
+// The wires a FrameServer speaks, how frames are enveloped: JSON-RPC
+// results or bare REST StreamResponses (A2A 1.0).
 const (
-	WireJSONRPC Wire = iota
-	WireREST
+	frameJSONRPC = iota
+	frameREST
 )
 
-func render(w Wire, ev a2a.Event) []byte {
+func render(w int, ev a2a.Event) []byte {
 	b, err := json.Marshal(a2a.StreamResponse{Event: ev})
 	if err != nil {
-		panic(fmt.Sprintf("bench: render %T: %v", ev, err))
+		panic(fmt.Sprintf("agenttest: render %T: %v", ev, err))
 	}
-	if w == WireJSONRPC {
+	if w == frameJSONRPC {
 		// a2a-go's client does not match the response id to the request's.
 		return []byte(fmt.Sprintf("data: {\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":%s}\n\n", b))
 	}
@@ -112,7 +108,7 @@ type frames struct {
 	completed           template
 }
 
-func renderFrames(w Wire, steps []agenttest.Step) frames {
+func renderFrames(w int, steps []Step) frames {
 	info := a2a.TaskInfo{TaskID: taskMarker, ContextID: contextID}
 	user := &a2a.Message{ID: "u-1", Role: a2a.MessageRoleUser, TaskID: taskMarker, ContextID: contextID,
 		Parts: a2a.ContentParts{a2a.NewTextPart("go")}}
@@ -125,13 +121,13 @@ func renderFrames(w Wire, steps []agenttest.Step) frames {
 	}
 	for j, st := range steps {
 		if st.Envelope == nil {
-			panic("bench: the pattern has a step without an envelope")
+			panic("agenttest: the pattern has a step without an envelope")
 		}
 		e := *st.Envelope
 		e.Seq = seqMarker + int64(j)
 		ev, err := envelope.NewStatusUpdate(info, e, st.Text)
 		if err != nil {
-			panic(fmt.Sprintf("bench: step %d: %v", j, err))
+			panic(fmt.Sprintf("agenttest: step %d: %v", j, err))
 		}
 		ev.Status.Message.ID = "m-" + strconv.FormatInt(e.Seq, 10)
 		f.working = append(f.working, cut(render(w, ev), e.Seq))
@@ -143,11 +139,11 @@ func renderFrames(w Wire, steps []agenttest.Step) frames {
 	return f
 }
 
-// DefaultPattern is the length of the trajectory a FrameServer tiles.
-const DefaultPattern = 10_000
-
-// FrameServer is an A2A 1.0 peer that only streams, from templates: on
-// JSON-RPC at /jsonrpc and on REST under /rest. It is an http.Handler,
+// FrameServer is an A2A 1.0 peer for benchmarks of a caller, that only
+// streams, from templates: on JSON-RPC at /jsonrpc and on REST under /rest.
+// Served by a2asrv, a long stream measures the server (its task store
+// copies a growing history per event); a FrameServer writes a Trajectory's
+// frames, rendered once, at a few appends per frame. It is an http.Handler,
 // safe for concurrent use.
 //
 // A send (SendStreamingMessage, POST /rest/message:stream) whose text is a
@@ -172,16 +168,16 @@ type FrameServer struct {
 	gate chan struct{}
 }
 
-// NewFrameServer renders the frames of agenttest.Trajectory(pattern) (the
-// default length when pattern ≤ 0).
+// NewFrameServer renders the frames of Trajectory(pattern) (10 000 steps
+// when pattern ≤ 0).
 func NewFrameServer(pattern int) *FrameServer {
 	if pattern <= 0 {
-		pattern = DefaultPattern
+		pattern = 10_000
 	}
-	steps := agenttest.Trajectory(pattern).Steps
+	steps := Trajectory(pattern).Steps
 	s := &FrameServer{FollowUpdates: 10, gate: make(chan struct{})}
-	s.wires[WireJSONRPC] = renderFrames(WireJSONRPC, steps)
-	s.wires[WireREST] = renderFrames(WireREST, steps)
+	s.wires[frameJSONRPC] = renderFrames(frameJSONRPC, steps)
+	s.wires[frameREST] = renderFrames(frameREST, steps)
 	return s
 }
 
@@ -217,11 +213,11 @@ type request struct {
 func (s *FrameServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
 	if err != nil || r.Method != http.MethodPost {
-		http.Error(w, "bench: POST a streaming call", http.StatusBadRequest)
+		http.Error(w, "agenttest: POST a streaming call", http.StatusBadRequest)
 		return
 	}
 	var req request
-	wire := WireJSONRPC
+	wire := frameJSONRPC
 	switch p := r.URL.Path; {
 	case p == "/jsonrpc":
 		if err := json.Unmarshal(body, &req); err != nil {
@@ -229,13 +225,13 @@ func (s *FrameServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	case p == "/rest/message:stream":
-		wire, req.Method = WireREST, "SendStreamingMessage"
+		wire, req.Method = frameREST, "SendStreamingMessage"
 		if err := json.Unmarshal(body, &req.Params); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
 	case strings.HasPrefix(p, "/rest/tasks/") && strings.HasSuffix(p, ":subscribe"):
-		wire, req.Method = WireREST, "SubscribeToTask"
+		wire, req.Method = frameREST, "SubscribeToTask"
 		req.Params.ID = strings.TrimSuffix(strings.TrimPrefix(p, "/rest/tasks/"), ":subscribe")
 	default:
 		http.NotFound(w, r)
@@ -258,13 +254,13 @@ func (s *FrameServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "SubscribeToTask":
 		s.subscribe(w, r, s.wires[wire], req.Params.ID)
 	default:
-		http.Error(w, "bench: unknown method "+req.Method, http.StatusBadRequest)
+		http.Error(w, "agenttest: unknown method "+req.Method, http.StatusBadRequest)
 	}
 }
 
-// SendText is the message text that asks a FrameServer for n updates,
+// FrameRequest is the message text that asks a FrameServer for n updates,
 // paced by pace (0: as fast as possible).
-func SendText(n int, pace time.Duration) string {
+func FrameRequest(n int, pace time.Duration) string {
 	v := url.Values{"n": {strconv.Itoa(n)}}
 	if pace > 0 {
 		v.Set("pace", pace.String())
@@ -275,14 +271,14 @@ func SendText(n int, pace time.Duration) string {
 func parseSend(text string) (n int, pace time.Duration, err error) {
 	v, err := url.ParseQuery(text)
 	if err != nil {
-		return 0, 0, fmt.Errorf("bench: send text %q: %w", text, err)
+		return 0, 0, fmt.Errorf("agenttest: send text %q: %w", text, err)
 	}
 	if n, err = strconv.Atoi(v.Get("n")); err != nil || n < 0 {
-		return 0, 0, fmt.Errorf("bench: send text %q: n must be a count", text)
+		return 0, 0, fmt.Errorf("agenttest: send text %q: n must be a count", text)
 	}
 	if p := v.Get("pace"); p != "" {
 		if pace, err = time.ParseDuration(p); err != nil {
-			return 0, 0, fmt.Errorf("bench: send text %q: %w", text, err)
+			return 0, 0, fmt.Errorf("agenttest: send text %q: %w", text, err)
 		}
 	}
 	return n, pace, nil

@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"github.com/tfrs/a2a-progress/client"
-	"github.com/tfrs/a2a-progress/internal/bench"
+	"github.com/tfrs/a2a-progress/client/agenttest"
+	"github.com/tfrs/a2a-progress/client/internal/bench"
 )
 
 // gcTime is the CPU time the runtime estimates it spent on garbage
@@ -147,7 +148,7 @@ func e2e(args []string) error {
 	}
 	// Warm up: connections, lazily built state, the heap's size.
 	warmN := min(*n, 5000)
-	warm := bench.SendText(warmN, 0)
+	warm := agenttest.FrameRequest(warmN, 0)
 	for i := range targets {
 		for _, impl := range all {
 			if _, err := one(i, impl, warm, warmN); err != nil {
@@ -168,7 +169,7 @@ func e2e(args []string) error {
 		defer pprof.StopCPUProfile()
 	}
 	fmt.Printf("# e2e: %d working updates per stream, caps %s, %d reps, ballast %d MiB, GOMAXPROCS %d\n", *n, *capsName, *reps, *ballast, runtime.GOMAXPROCS(0))
-	text := bench.SendText(*n, 0)
+	text := agenttest.FrameRequest(*n, 0)
 	rate := map[string][]float64{}
 	cpu := map[string][]float64{}
 	gcs := map[string][]float64{}

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/tfrs/a2a-progress/internal/bench"
+	"github.com/tfrs/a2a-progress/client/agenttest"
+	"github.com/tfrs/a2a-progress/client/internal/bench"
 )
 
 // latency: paced streams (one frame per pace, flushed), raw and SDK
@@ -30,10 +31,10 @@ func latency(args []string) error {
 	}
 	ctx, cancel := background()
 	defer cancel()
-	text := bench.SendText(*n, *pace)
+	text := agenttest.FrameRequest(*n, *pace)
 	for _, t := range targets { // warm-up
 		for _, impl := range bench.Impls {
-			if _, err := bench.Latency(ctx, t, impl, bench.SendText(100, *pace), 100); err != nil {
+			if _, err := bench.Latency(ctx, t, impl, agenttest.FrameRequest(100, *pace), 100); err != nil {
 				return err
 			}
 		}

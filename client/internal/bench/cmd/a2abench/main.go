@@ -8,12 +8,12 @@
 //	a2abench hostile [-mib 100,1024] [-raw-max 100]
 //	a2abench serve   [-pattern 10000] [-k 10]
 //
-// Every subcommand but serve starts its peer, a bench.FrameServer, as a
+// Every subcommand but serve starts its peer, an agenttest.FrameServer, as a
 // child process (`a2abench serve`), so that the measured process holds
 // only the caller. e2e and latency run raw a2a-go and the SDK alternately
 // in one process; mem and follow run each measurement in a fresh child
 // process (peak RSS only grows), raw and SDK alternately, and print the
-// figures side by side. Run with `go run ./internal/bench/cmd/a2abench`.
+// figures side by side. Run with `go run ./client/internal/bench/cmd/a2abench`.
 package main
 
 import (
@@ -33,7 +33,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tfrs/a2a-progress/internal/bench"
+	"github.com/tfrs/a2a-progress/client/agenttest"
+	"github.com/tfrs/a2a-progress/client/internal/bench"
 )
 
 func main() {
@@ -64,10 +65,10 @@ func usage() {
 // that it never outlives the parent.
 func serve(args []string) error {
 	fl := flag.NewFlagSet("serve", flag.ExitOnError)
-	pattern := fl.Int("pattern", bench.DefaultPattern, "length of the trajectory the streams tile")
+	pattern := fl.Int("pattern", 0, "length of the trajectory the streams tile (0: 10 000)")
 	k := fl.Int("k", 10, "working updates a subscription gets before it holds")
 	_ = fl.Parse(args)
-	fs := bench.NewFrameServer(*pattern)
+	fs := agenttest.NewFrameServer(*pattern)
 	fs.FollowUpdates = *k
 	mux := http.NewServeMux()
 	mux.Handle("/", fs)

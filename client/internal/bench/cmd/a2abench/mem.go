@@ -9,7 +9,8 @@ import (
 	"runtime"
 	"strconv"
 
-	"github.com/tfrs/a2a-progress/internal/bench"
+	"github.com/tfrs/a2a-progress/client/agenttest"
+	"github.com/tfrs/a2a-progress/client/internal/bench"
 )
 
 // memResult is what one mem-one child measured.
@@ -85,7 +86,7 @@ func memOne(args []string) error {
 		return err
 	}
 	defer rd.Close()
-	text := bench.SendText(*n, 0)
+	text := agenttest.FrameRequest(*n, 0)
 	var hp bench.HeapPeak
 	samples := 0
 	on := func(i int64) {

@@ -1,4 +1,4 @@
-package capture
+package client_test
 
 import (
 	"bytes"
@@ -20,8 +20,9 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
+	"github.com/tfrs/a2a-progress/client/internal/projection"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/projection"
+	"github.com/tfrs/a2a-progress/internal/capture"
 	"github.com/tfrs/a2a-progress/internal/recorded"
 	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/schema"
@@ -34,7 +35,7 @@ var update = flag.Bool("update", false, "re-record the captures from the referen
 // reference callee, seed004/*.sse written by hand from the recorded runtime
 // analysis (testdata/runtime/frames-analysis.txt), each with
 // its <name>.golden.json next to it.
-const dir = "../../testdata/captures"
+const dir = "../testdata/captures"
 
 // queryConversation is the conversation id under which a /v1/query
 // capture (a file named *query.sse) is replayed.
@@ -62,7 +63,7 @@ type golden struct {
 }
 
 // recordedAt is the status timestamp of every recorded event (see
-// normalise in recorder.go).
+// capture.Normalise).
 var recordedAt = time.Date(2026, 11, 30, 0, 0, 0, 0, time.UTC)
 
 // outcome is terminal.Outcome without the shared pointers.
@@ -192,7 +193,7 @@ func TestCaptures(t *testing.T) {
 			}
 			want, err := os.ReadFile(goldenPath)
 			if err != nil {
-				t.Fatalf("%v (run go test ./internal/capture -update)", err)
+				t.Fatalf("%v (run go test ./client -run TestCaptures -update)", err)
 			}
 			// Both sides through the same decoder: the comparison is of
 			// values, not of JSON spelling.
@@ -230,7 +231,7 @@ func record(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, sc := range trajectories() {
-			rec := &Recorder{}
+			rec := &capture.Recorder{}
 			cl, err := client.New(ctx, s.Endpoint(w.t, w.v).URL, client.WithTransport(w.t), client.WithProtocolVersion(w.v),
 				client.WithHTTPClient(&http.Client{Transport: rec}))
 			if err != nil {
@@ -250,7 +251,7 @@ func record(t *testing.T) {
 				t.Fatalf("%s/%s: %d streams recorded, want 1 (a cut?)", w.name, sc.Name, len(streams))
 			}
 			path := filepath.Join(dir, w.name, sc.Name+".sse")
-			if err := os.WriteFile(path, Normalise(streams[0].Body()), 0o644); err != nil {
+			if err := os.WriteFile(path, capture.Normalise(streams[0].Body()), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			ids := cmpopts.IgnoreFields(outcome{}, "TaskID", "ContextID", "Artifacts", "Err")
@@ -303,24 +304,13 @@ func projections() agenttest.Script {
 	return sc
 }
 
-// The normaliser keeps equal ids equal and makes re-recordings identical.
-func TestNormalise(t *testing.T) {
-	in := `{"taskId":"3f2b9a10-1c2d-4e5f-8a9b-0c1d2e3f4a5b","m":"9e8d7c6b-5a49-4382-9170-6f5e4d3c2b1a",` +
-		`"again":"3f2b9a10-1c2d-4e5f-8a9b-0c1d2e3f4a5b","ts":"2026-07-29T09:07:15.542073509Z","ts2":"2026-07-29T09:07:15+02:00"}`
-	want := `{"taskId":"00000000-0000-4000-8000-000000000001","m":"00000000-0000-4000-8000-000000000002",` +
-		`"again":"00000000-0000-4000-8000-000000000001","ts":"2026-11-30T00:00:00Z","ts2":"2026-11-30T00:00:00Z"}`
-	if diff := cmp.Diff(want, string(Normalise([]byte(in)))); diff != "" {
-		t.Errorf("(-want +got):\n%s", diff)
-	}
-}
-
 // The hand-made seed004 captures are the frames of the recorded runtime
 // analysis, byte for byte (modulo the blank line that ends the last
 // event).
 func TestSeedCapturesAreVerbatim(t *testing.T) {
 	// The analysis of a runtime's mis-routed frames, verbatim, with the
 	// frames it observed.
-	seed, err := os.ReadFile("../../testdata/runtime/frames-analysis.txt")
+	seed, err := os.ReadFile("../testdata/runtime/frames-analysis.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

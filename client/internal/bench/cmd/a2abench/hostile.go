@@ -16,7 +16,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/client"
-	"github.com/tfrs/a2a-progress/internal/bench"
+	"github.com/tfrs/a2a-progress/client/internal/bench"
 )
 
 // hostileResult is what one hostile-one child measured.

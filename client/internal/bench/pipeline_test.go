@@ -35,7 +35,7 @@ func replayEvents(tb testing.TB, n int) []a2a.Event {
 // Update per event), under the default caps and under open caps (every
 // block applied). Each iteration is one turn; the metrics are per event.
 //
-//	go test ./internal/bench -run '^$' -bench Pipeline -count 6
+//	go test ./client/internal/bench -run '^$' -bench Pipeline -count 6
 func BenchmarkPipeline(b *testing.B) {
 	const n = 20_000
 	evs := replayEvents(b, n)

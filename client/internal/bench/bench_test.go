@@ -31,12 +31,12 @@ var (
 // in turn first, so that both see the same load. It reports the rates and
 // the ratio sdk/raw; -count gives benchstat its samples:
 //
-//	go test ./internal/bench -run '^$' -bench EndToEnd -e2e.n 100000 -benchtime 3x -count 6
+//	go test ./client/internal/bench -run '^$' -bench EndToEnd -e2e.n 100000 -benchtime 3x -count 6
 func BenchmarkEndToEnd(b *testing.B) {
-	srv := httptest.NewServer(NewFrameServer(0))
+	srv := httptest.NewServer(agenttest.NewFrameServer(0))
 	defer srv.Close()
 	ctx := context.Background()
-	text := SendText(*e2eN, 0)
+	text := agenttest.FrameRequest(*e2eN, 0)
 	var opts []client.Option
 	if *e2eCaps == "open" {
 		opts = append(opts, client.WithCaps(OpenCaps(*e2eN)))
@@ -77,12 +77,12 @@ func BenchmarkEndToEnd(b *testing.B) {
 // brought it returned) to its delivery: the a2a-go event with its text
 // touched (raw), the Update (sdk).
 //
-//	go test ./internal/bench -run '^$' -bench Latency -lat.n 2000 -benchtime 1x -count 3
+//	go test ./client/internal/bench -run '^$' -bench Latency -lat.n 2000 -benchtime 1x -count 3
 func BenchmarkLatency(b *testing.B) {
-	srv := httptest.NewServer(NewFrameServer(0))
+	srv := httptest.NewServer(agenttest.NewFrameServer(0))
 	defer srv.Close()
 	ctx := context.Background()
-	text := SendText(*latN, *latPace)
+	text := agenttest.FrameRequest(*latN, *latPace)
 	for _, t := range Targets(srv.URL) {
 		for _, impl := range Impls {
 			b.Run(fmt.Sprintf("transport=%s/impl=%s", t.Name(), impl), func(b *testing.B) {

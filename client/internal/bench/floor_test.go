@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"github.com/tfrs/a2a-progress/client/agenttest"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -13,13 +14,13 @@ import (
 // events, the same blocks applied, the same end — or its figures would be
 // a floor of something else.
 func TestFloorMatchesTheSDK(t *testing.T) {
-	srv := httptest.NewServer(NewFrameServer(0))
+	srv := httptest.NewServer(agenttest.NewFrameServer(0))
 	defer srv.Close()
 	ctx := context.Background()
 	const n = 3000
 	for _, tg := range Targets(srv.URL) {
 		t.Run(tg.Name(), func(t *testing.T) {
-			fl, err := FloorSend(ctx, nil, tg, SendText(n, 0))
+			fl, err := FloorSend(ctx, nil, tg, agenttest.FrameRequest(n, 0))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -28,7 +29,7 @@ func TestFloorMatchesTheSDK(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer rd.Close()
-			sdk, err := rd.Send(ctx, SendText(n, 0), nil)
+			sdk, err := rd.Send(ctx, agenttest.FrameRequest(n, 0), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,13 +51,13 @@ func TestFloorMatchesTheSDK(t *testing.T) {
 // One iteration is one stream; ns/event is the metric to compare, with
 // -benchmem's figures per stream (divide by e2e.n + 2 events):
 //
-//	go test ./internal/bench -run '^$' -bench Floor -e2e.n 20000 -benchtime 5x -count 6 -benchmem > floor.txt
+//	go test ./client/internal/bench -run '^$' -bench Floor -e2e.n 20000 -benchtime 5x -count 6 -benchmem > floor.txt
 //	benchstat -col /impl floor.txt
 func BenchmarkFloor(b *testing.B) {
-	srv := httptest.NewServer(NewFrameServer(0))
+	srv := httptest.NewServer(agenttest.NewFrameServer(0))
 	defer srv.Close()
 	ctx := context.Background()
-	text := SendText(*e2eN, 0)
+	text := agenttest.FrameRequest(*e2eN, 0)
 	for _, tg := range Targets(srv.URL) {
 		for _, impl := range []string{"raw", "sdk", "floor"} {
 			b.Run("transport="+tg.Name()+"/impl="+impl, func(b *testing.B) {

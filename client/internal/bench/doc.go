@@ -9,7 +9,7 @@
 // A benchmark of the caller must be bound by the caller. Served by a2asrv,
 // a long stream measures the server (its task store deep-copies a growing
 // history per event, so the cost per event grows with the events already
-// sent), so the peer here is a [FrameServer]: a plain http.Handler that writes
+// sent), so the peer here is an [agenttest.FrameServer]: a plain http.Handler that writes
 // pre-rendered SSE frames. The frames are those of the reference callee's
 // [callee.Trajectory] — the same envelopes, rendered once by a2a-go's own
 // JSON encoding for JSON-RPC and REST (A2A 1.0) — with holes for the seq,
@@ -24,7 +24,7 @@
 // move with the load of the shared host. A [Reader] is either one by name
 // ("raw", "sdk"), and [Order] rotates which of them goes first.
 //
-// The heavy figures come from internal/bench/cmd/a2abench; the
+// The heavy figures come from client/internal/bench/cmd/a2abench; the
 // benchmarks of this package are the same code at a size `go test -bench`
 // runs in seconds (flags -e2e.n, -lat.n).
 package bench

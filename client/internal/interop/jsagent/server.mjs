@@ -1,6 +1,6 @@
 // An independent A2A 1.0 callee, written with the A2A JS SDK, that plays
 // scripted progress trajectories for the interop test of
-// github.com/tfrs/a2a-progress (internal/interop).
+// github.com/tfrs/a2a-progress (client/internal/interop).
 //
 // The envelopes are written here by hand with JSON.stringify, not by our Go
 // envelope package: the point is a second, independent producer of the wire

@@ -16,7 +16,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/tfrs/a2a-progress/internal/bench"
+	"github.com/tfrs/a2a-progress/client/internal/bench"
 )
 
 // followResult is what one follow-one child measured.

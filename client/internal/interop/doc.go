@@ -26,7 +26,7 @@
 // A node_modules that holds another SDK version than the lockfile is a
 // failure that names the command to refresh it:
 //
-//	npm ci --prefix internal/interop/jsagent
+//	npm ci --prefix client/internal/interop/jsagent
 //
 // The package has no API: it is only its test.
 package interop
