@@ -18,13 +18,13 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/internal/capture"
-	"github.com/tfrs/a2a-progress/internal/sseframe"
 	"github.com/tfrs/a2a-progress/internal/ssewire"
 	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
-// frames reads the data of every event of an SSE body with ssewire, and
-// checks it against sseframe (the r3labs seam the replay path uses).
+// frames reads the data of every event of an SSE body with the live
+// reader (Next), and checks it against the strict one (NextEvent) that
+// the replay path uses.
 func frames(t *testing.T, body []byte) [][]byte {
 	t.Helper()
 	var out [][]byte
@@ -40,9 +40,9 @@ func frames(t *testing.T, body []byte) [][]byte {
 		out = append(out, bytes.Clone(data))
 	}
 	var want [][]byte
-	fr := sseframe.NewReader(bytes.NewReader(body), 0)
+	fr := ssewire.NewStrictReader(bytes.NewReader(body), 0)
 	for {
-		ev, err := fr.Next()
+		ev, err := fr.NextEvent()
 		if errors.Is(err, io.EOF) {
 			break
 		}
@@ -54,11 +54,11 @@ func frames(t *testing.T, body []byte) [][]byte {
 		}
 	}
 	if len(want) != len(out) {
-		t.Fatalf("ssewire read %d events, sseframe %d", len(out), len(want))
+		t.Fatalf("Next read %d events, NextEvent %d", len(out), len(want))
 	}
 	for i := range want {
 		if !bytes.Equal(want[i], out[i]) {
-			t.Fatalf("event %d: ssewire %q, sseframe %q", i, out[i], want[i])
+			t.Fatalf("event %d: Next %q, NextEvent %q", i, out[i], want[i])
 		}
 	}
 	return out

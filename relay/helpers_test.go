@@ -19,7 +19,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
-	"github.com/tfrs/a2a-progress/internal/sseframe"
+	"github.com/tfrs/a2a-progress/internal/ssewire"
 	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
@@ -98,7 +98,7 @@ type event struct {
 // conn is one open event stream.
 type conn struct {
 	resp *http.Response
-	r    *sseframe.Reader
+	r    *ssewire.Reader
 }
 
 func eventsURL(base, task string, q url.Values) string {
@@ -131,13 +131,13 @@ func open(ctx context.Context, u, lastID string) (*conn, error) {
 		resp.Body.Close()
 		return nil, fmt.Errorf("content type %q", ct)
 	}
-	return &conn{resp: resp, r: sseframe.NewReader(bufio.NewReader(resp.Body), sseframe.DefaultMaxEventBytes)}, nil
+	return &conn{resp: resp, r: ssewire.NewStrictReader(bufio.NewReader(resp.Body), ssewire.DefaultMaxEventBytes)}, nil
 }
 
 // next reads the next op event; io.EOF when the response ended.
 func (c *conn) next() (event, error) {
 	for {
-		ev, err := c.r.Next()
+		ev, err := c.r.NextEvent()
 		if err != nil {
 			return event{}, err
 		}

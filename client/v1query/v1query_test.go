@@ -21,7 +21,6 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/internal/sseframe"
 	"github.com/tfrs/a2a-progress/internal/ssewire"
 	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/schema"
@@ -214,7 +213,7 @@ func TestSendReplyAndEnds(t *testing.T) {
 		{
 			name:     "a body cut inside a frame is incomplete, never a reply",
 			srv:      queryServer{body: running + "data: {\"content\":\"The exp"},
-			wantSErr: sseframe.ErrTruncated,
+			wantSErr: ssewire.ErrTruncated,
 		},
 		{
 			name:     "an event over 10 MiB is the client's one ErrEventTooLarge",

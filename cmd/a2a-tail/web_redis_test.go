@@ -18,7 +18,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/internal/redistest"
-	"github.com/tfrs/a2a-progress/internal/sseframe"
+	"github.com/tfrs/a2a-progress/internal/ssewire"
 	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/relay/redisstore"
 	"github.com/tfrs/a2a-progress/schema"
@@ -49,11 +49,11 @@ func TestWebRedisReplicas(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET events on the other replica: %d", resp.StatusCode)
 	}
-	rd := sseframe.NewReader(bufio.NewReader(resp.Body), sseframe.DefaultMaxEventBytes)
+	rd := ssewire.NewStrictReader(bufio.NewReader(resp.Body), ssewire.DefaultMaxEventBytes)
 	redisID := regexp.MustCompile(`^\d+-\d+$`)
 	var last schema.Op
 	for {
-		ev, err := rd.Next()
+		ev, err := rd.NextEvent()
 		if err != nil {
 			break
 		}

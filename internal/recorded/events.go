@@ -8,10 +8,10 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/tfrs/a2a-progress/internal/sseframe"
+	"github.com/tfrs/a2a-progress/internal/ssewire"
 )
 
-// Events frames a recorded A2A SSE body with sseframe and decodes each
+// Events frames a recorded A2A SSE body with ssewire's strict reader and decodes each
 // frame with a [Decoder] of format f (FormatAuto detects it). Events
 // without data (comments, keep-alives) are skipped. A frame that cannot be
 // framed or decoded ends the sequence with its error, "frame N: …": a
@@ -19,10 +19,10 @@ import (
 // would hide the break.
 func Events(r io.Reader, f Format) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
-		fr := sseframe.NewReader(r, sseframe.DefaultMaxEventBytes)
+		fr := ssewire.NewStrictReader(r, ssewire.DefaultMaxEventBytes)
 		dec := Decoder{Format: f}
 		for n := 1; ; n++ {
-			ev, err := fr.Next()
+			ev, err := fr.NextEvent()
 			if errors.Is(err, io.EOF) {
 				return
 			}

@@ -1,9 +1,20 @@
 // Package ssewire is the repository's one Server-Sent Events framer: the
-// client's live streams read with [Reader.Next], recordings, /v1/query
-// and the relay's tests with the strict [Reader.NextEvent] (package
-// sseframe names it), all with one per-event bound and one
+// client's live streams read with [Reader.Next], recordings (`a2a-tail
+// replay`), /v1/query and the relay's tests with the strict
+// [Reader.NextEvent], all with one per-event bound and one
 // [ErrEventTooLarge], which the client exports as client.ErrEventTooLarge.
 // Every mode passes the framing conformance table of internal/sseconform.
+//
+// github.com/r3labs/sse/v2, which the design names for framing raw
+// bodies, is not used for it: its EventStreamReader fails that table
+// (TestR3labsFailsTheTable runs it and names the cases): it returns an
+// event cut off at the end of the body as if it were complete (a
+// truncated last event, one without its blank line, one ended by a lone
+// CR) and keeps a byte-order mark at the start of the stream as part of
+// the first field name. Besides the table, it reports a body that failed
+// with context.Canceled as a clean end, and an event over its cap as
+// bufio's "token too long". Closing those around it took a second framer
+// with its own cap and error; one framer is the point.
 //
 // Next reads the data of events from a live A2A streaming response, for
 // the client's fast wire path. It does what

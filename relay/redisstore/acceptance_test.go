@@ -27,7 +27,7 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/client/v1query"
-	"github.com/tfrs/a2a-progress/internal/sseframe"
+	"github.com/tfrs/a2a-progress/internal/ssewire"
 	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/schema"
@@ -634,10 +634,10 @@ func (rd *resumer) resume(ctx context.Context, u string) error {
 // read reads one response until n ops with an id (n < 0: its end);
 // count: count the resumed block ops it had. ended reports the turn's end.
 func (rd *resumer) read(body io.Reader, n int, count bool) (ended bool, err error) {
-	sr := sseframe.NewReader(bufio.NewReader(body), sseframe.DefaultMaxEventBytes)
+	sr := ssewire.NewStrictReader(bufio.NewReader(body), ssewire.DefaultMaxEventBytes)
 	inSnapshot := false
 	for {
-		ev, err := sr.Next()
+		ev, err := sr.NextEvent()
 		if err != nil {
 			return ended, nil // the end, or a cut: reconnect
 		}

@@ -20,7 +20,7 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/redistest"
-	"github.com/tfrs/a2a-progress/internal/sseframe"
+	"github.com/tfrs/a2a-progress/internal/ssewire"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/relay/redisstore"
 	"github.com/tfrs/a2a-progress/schema"
@@ -124,10 +124,10 @@ func BenchmarkOpToBrowser(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer resp.Body.Close()
-			rd := sseframe.NewReader(bufio.NewReader(resp.Body), sseframe.DefaultMaxEventBytes)
+			rd := ssewire.NewStrictReader(bufio.NewReader(resp.Body), ssewire.DefaultMaxEventBytes)
 			next := func() int64 { // the seq of the next block op
 				for {
-					ev, err := rd.Next()
+					ev, err := rd.NextEvent()
 					if err != nil {
 						b.Fatal(err)
 					}

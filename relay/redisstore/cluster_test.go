@@ -23,7 +23,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
-	"github.com/tfrs/a2a-progress/internal/sseframe"
+	"github.com/tfrs/a2a-progress/internal/ssewire"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/schema"
@@ -208,10 +208,10 @@ func (b *browser) run(ctx context.Context, u string, rng *rand.Rand, maxPerConn 
 // read reads one response until cut events with an id, or its end; ended
 // reports an end after the settling op.
 func (b *browser) read(body io.Reader, last *string, cut int) (ended bool, err error) {
-	r := sseframe.NewReader(bufio.NewReader(body), sseframe.DefaultMaxEventBytes)
+	r := ssewire.NewStrictReader(bufio.NewReader(body), ssewire.DefaultMaxEventBytes)
 	settled := false
 	for {
-		ev, err := r.Next()
+		ev, err := r.NextEvent()
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return settled, nil
 		}

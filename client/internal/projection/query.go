@@ -11,7 +11,7 @@ import (
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
-	"github.com/tfrs/a2a-progress/internal/sseframe"
+	"github.com/tfrs/a2a-progress/internal/ssewire"
 	"github.com/tfrs/a2a-progress/terminal"
 )
 
@@ -84,7 +84,7 @@ func ClassifyQuery(data []byte) QueryFrame {
 // /v1/query stream.
 const ReplyArtifactID = "reply"
 
-// QueryEvents frames a /v1/query SSE body (through internal/sseframe) and
+// QueryEvents frames a /v1/query SSE body (through internal/ssewire) and
 // translates each frame into the A2A event the runtime's own A2A exit
 // sends for the same chunk (PROTOCOL.md §5.3), on task and context
 // conversationID:
@@ -105,16 +105,16 @@ const ReplyArtifactID = "reply"
 //     deltas of a streamed reply are (no message when there is no text).
 //
 // A framing error (a truncated last frame, an event over the cap, a read
-// error — context.Canceled included, which sseframe reports as such) ends the sequence with that error: the turn did not end. The body
+// error — context.Canceled included, which ssewire reports as such) ends the sequence with that error: the turn did not end. The body
 // is read lazily and not closed.
 func QueryEvents(body io.Reader, conversationID string) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
 		task := a2a.TaskID(conversationID)
-		fr := sseframe.NewReader(body, sseframe.DefaultMaxEventBytes)
+		fr := ssewire.NewStrictReader(body, ssewire.DefaultMaxEventBytes)
 		projections, chunks := 0, 0
 		var reply strings.Builder
 		for n := 1; ; n++ {
-			ev, err := fr.Next()
+			ev, err := fr.NextEvent()
 			if errors.Is(err, io.EOF) {
 				end := &a2a.TaskStatusUpdateEvent{TaskID: task, ContextID: conversationID,
 					Status: a2a.TaskStatus{State: a2a.TaskStateCompleted}}

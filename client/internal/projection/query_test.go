@@ -11,7 +11,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tfrs/a2a-progress/internal/sseframe"
+	"github.com/tfrs/a2a-progress/internal/ssewire"
 )
 
 // The three /v1/query frames of the recorded runtime analysis, verbatim.
@@ -154,7 +154,7 @@ func TestQueryEvents(t *testing.T) {
 			body: sse(seedQueryRunning) + `data: {"content":"cut`,
 			want: []eventSummary{
 				{Type: "artifact", Task: "conv", Artifact: "projection-1", Text: "RUNNING", Meta: proj(seedQueryRunning)},
-				{Type: "error", Err: "projection: /v1/query frame 2: " + sseframe.ErrTruncated.Error() + " (21 bytes after event 1)"},
+				{Type: "error", Err: "projection: /v1/query frame 2: " + ssewire.ErrTruncated.Error() + " (21 bytes after event 1)"},
 			},
 		},
 	}
@@ -163,7 +163,7 @@ func TestQueryEvents(t *testing.T) {
 			var got []eventSummary
 			for ev, err := range QueryEvents(strings.NewReader(tt.body), "conv") {
 				got = append(got, summarize(ev, err))
-				if err != nil && !errors.Is(err, sseframe.ErrTruncated) {
+				if err != nil && !errors.Is(err, ssewire.ErrTruncated) {
 					t.Errorf("err = %v, want ErrTruncated", err)
 				}
 			}

@@ -1,4 +1,4 @@
-package sseframe
+package ssewire
 
 import (
 	"bufio"
@@ -15,38 +15,6 @@ import (
 
 	"github.com/tfrs/a2a-progress/internal/sseconform"
 )
-
-func endOf(err error) sseconform.End {
-	switch {
-	case err == io.EOF:
-		return sseconform.Clean
-	case errors.Is(err, ErrEventTooLarge):
-		return sseconform.TooLarge
-	case errors.Is(err, ErrTruncated):
-		return sseconform.Truncated
-	}
-	return sseconform.Other
-}
-
-func toTable(ev Event) sseconform.Event {
-	return sseconform.Event{ID: ev.ID, Event: ev.Event, Data: string(ev.Data), Retry: ev.Retry, HasData: ev.HasData}
-}
-
-// The framer of recordings, /v1/query and the relay's tests passes the
-// table with every field, strictly.
-func TestConformance(t *testing.T) {
-	sseconform.Run(t, sseconform.Rules{}, func(body io.Reader, max int) ([]sseconform.Event, sseconform.End) {
-		fr := NewReader(body, max)
-		var out []sseconform.Event
-		for {
-			ev, err := fr.Next()
-			if err != nil {
-				return out, endOf(err)
-			}
-			out = append(out, toTable(ev))
-		}
-	})
-}
 
 // r3labs/sse/v2's EventStreamReader, which the design names for framing
 // raw bodies, run through the same table (its blocks' fields parsed by
@@ -73,13 +41,13 @@ func TestR3labsFailsTheTable(t *testing.T) {
 			// A leading blank line: a byte-order mark r3labs leaves at
 			// the start of a block is judged as r3labs' (a field name),
 			// not stripped by the parser as at the start of a stream.
-			fr := NewReader(bytes.NewReader(append(append([]byte("\n"), block...), "\n\n"...)), 0)
+			fr := NewStrictReader(bytes.NewReader(append(append([]byte("\n"), block...), "\n\n"...)), 0)
 			for {
-				ev, err := fr.Next()
+				ev, err := fr.NextEvent()
 				if err != nil {
 					break
 				}
-				out = append(out, toTable(ev))
+				out = append(out, sseconform.Event{ID: ev.ID, Event: ev.Event, Data: string(ev.Data), Retry: ev.Retry, HasData: ev.HasData})
 			}
 		}
 	}
@@ -102,12 +70,12 @@ func TestR3labsFailsTheTable(t *testing.T) {
 }
 
 func TestEventsAreCopies(t *testing.T) {
-	fr := NewReader(strings.NewReader("data: first\n\ndata: second\n\n"), 0)
-	a, err := fr.Next()
+	fr := NewStrictReader(strings.NewReader("data: first\n\ndata: second\n\n"), 0)
+	a, err := fr.NextEvent()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := fr.Next(); err != nil {
+	if _, err := fr.NextEvent(); err != nil {
 		t.Fatal(err)
 	}
 	if got := string(a.Data); got != "first" {
@@ -116,15 +84,15 @@ func TestEventsAreCopies(t *testing.T) {
 }
 
 func TestErrorsAreSentinels(t *testing.T) {
-	_, err := NewReader(strings.NewReader("data: x"), 0).Next()
+	_, err := NewStrictReader(strings.NewReader("data: x"), 0).NextEvent()
 	if !errors.Is(err, ErrTruncated) {
 		t.Errorf("err = %v, want ErrTruncated", err)
 	}
-	_, err = NewReader(strings.NewReader("data: xxxxxxxxxxxxxxxx\n\n"), 8).Next()
+	_, err = NewStrictReader(strings.NewReader("data: xxxxxxxxxxxxxxxx\n\n"), 8).NextEvent()
 	if !errors.Is(err, ErrEventTooLarge) {
 		t.Errorf("err = %v, want ErrEventTooLarge", err)
 	}
-	_, err = NewReader(iotest.ErrReader(errors.New("boom")), 0).Next()
+	_, err = NewStrictReader(iotest.ErrReader(errors.New("boom")), 0).NextEvent()
 	if err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("err = %v, want the body's error", err)
 	}
@@ -134,11 +102,11 @@ func TestErrorsAreSentinels(t *testing.T) {
 // reader must report the cancellation, not a clean end.
 func TestCanceledBodyIsNotAnEnd(t *testing.T) {
 	body := io.MultiReader(strings.NewReader("data: x\n\n"), iotest.ErrReader(context.Canceled))
-	fr := NewReader(body, 0)
-	if ev, err := fr.Next(); err != nil || string(ev.Data) != "x" {
+	fr := NewStrictReader(body, 0)
+	if ev, err := fr.NextEvent(); err != nil || string(ev.Data) != "x" {
 		t.Fatalf("first Next = %q, %v", ev.Data, err)
 	}
-	_, err := fr.Next()
+	_, err := fr.NextEvent()
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled, not a clean end", err)
 	}
@@ -149,10 +117,43 @@ func TestCanceledBodyIsNotAnEnd(t *testing.T) {
 func TestNoReadAhead(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	fr := NewReader(pr, 0)
+	fr := NewStrictReader(pr, 0)
 	go func() { _, _ = pw.Write([]byte("data: live\n\n")) }()
-	ev, err := fr.Next()
+	ev, err := fr.NextEvent()
 	if err != nil || string(ev.Data) != "live" {
 		t.Fatalf("Next = %q, %v; want the event before more bytes arrive", ev.Data, err)
 	}
+}
+
+// FuzzNextEvent frames arbitrary bytes under a small cap. Properties: no
+// panic; the reader ends (io.EOF or an error) in at most one step per
+// input byte; no event's data is larger than the cap; a stream of whole
+// events (ending in a blank line) is never reported truncated.
+// Seeds: testdata/fuzz/FuzzNextEvent.
+func FuzzNextEvent(f *testing.F) {
+	f.Add([]byte("data: a\ndata: b\n\n: keep-alive\n\nid: 1\nevent: x\ndata:\n\n"))
+	f.Add([]byte("data: cut"))
+	f.Add([]byte("data: a\r\n\r\ndata: b\r\r"))
+	const max = 64
+	f.Fuzz(func(t *testing.T, body []byte) {
+		r := NewStrictReader(bytes.NewReader(body), max)
+		for i := 0; ; i++ {
+			if i > len(body)+1 {
+				t.Fatalf("more than %d events from %d bytes", i, len(body))
+			}
+			ev, err := r.NextEvent()
+			if err != nil {
+				if !errors.Is(err, io.EOF) && !errors.Is(err, ErrTruncated) && !errors.Is(err, ErrEventTooLarge) {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				if errors.Is(err, ErrTruncated) && (bytes.HasSuffix(body, []byte("\n\n")) || bytes.HasSuffix(body, []byte("\r\n\r\n"))) {
+					t.Fatalf("whole events reported truncated: %q", body)
+				}
+				return
+			}
+			if len(ev.Data) > max {
+				t.Fatalf("event data of %d bytes over the cap %d", len(ev.Data), max)
+			}
+		}
+	})
 }
