@@ -86,7 +86,7 @@ type orchestrator struct {
 	onUpdate func(client.Update)
 	// threads and chatQuestions keep the remote calls that wait for an
 	// answer, by AG-UI thread and by chat.
-	threads, chatQuestions *frontend.PendingAnswers
+	threads, chatQuestions *frontend.PendingResponses
 	// runs are the AG-UI runs by thread and run id (runKey), chats each
 	// chat's latest turn by chat id.
 	runs  *frontend.Runs[*frontend.AGUILog]
@@ -97,7 +97,7 @@ func newOrchestrator(ctx context.Context, c colleague, addr string) *orchestrato
 	_, port, _ := net.SplitHostPort(addr)
 	limits := frontend.RunLimits{Max: maxRuns, Keep: keepEnded}
 	o := &orchestrator{ctx: ctx, c: c, port: port, mux: http.NewServeMux(),
-		threads: frontend.NewPendingAnswers(maxPending, keepQuestion), chatQuestions: frontend.NewPendingAnswers(maxPending, keepQuestion),
+		threads: frontend.NewPendingResponses(maxPending, keepQuestion), chatQuestions: frontend.NewPendingResponses(maxPending, keepQuestion),
 		runs:  frontend.NewRuns(ctx, frontend.NewAGUILog, limits),
 		chats: frontend.NewRuns(ctx, frontend.NewChatStream, limits)}
 	o.mux.HandleFunc("POST /ag-ui", o.agui)
@@ -320,7 +320,7 @@ func (o *orchestrator) resumeAGUI(run *frontend.Run[*frontend.AGUILog], ar *fron
 	for i, e := range in.Resume {
 		ids[i] = e.InterruptID
 	}
-	calls, err := o.threads.Answer(in.ThreadID, ids...)
+	calls, err := o.threads.Respond(in.ThreadID, ids...)
 	if err != nil {
 		return nil, err
 	}
