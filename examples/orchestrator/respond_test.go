@@ -103,7 +103,7 @@ func types(evs []map[string]any) []string {
 	return out
 }
 
-func TestAGUIAnswerNestedQuestion(t *testing.T) {
+func TestAGUIRespondNestedQuestion(t *testing.T) {
 	ask, reply := story()
 	f := start(t, ask, reply)
 	var out aguiRuns
@@ -236,7 +236,7 @@ type chatTurns struct {
 	Status string   `json:"status"`
 }
 
-func TestChatAnswerNestedQuestion(t *testing.T) {
+func TestChatRespondNestedQuestion(t *testing.T) {
 	ask, reply := story()
 	f := start(t, ask, reply)
 	var out chatTurns
