@@ -248,7 +248,7 @@ func (c *Client) newStream(ctx context.Context, m mode, taskID a2a.TaskID, req *
 	// asks for every update and every snapshot artifact, keeps those that
 	// are progress out of the outcome and hands them back in the
 	// Observation (handle merges them).
-	s.tracker = terminal.NewTracker(terminal.WithProgressArtifact(c.cfg.artifactHook()),
+	s.tracker = terminal.NewTracker(terminal.WithArtifactProgress(c.cfg.artifactHook()),
 		terminal.WithLimits(terminal.Limits{Budget: s.caps.Budget}))
 	return s
 }

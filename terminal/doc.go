@@ -71,7 +71,7 @@
 // and reported as [Outcome.Truncated].
 //
 // Some peers send progress in the artifact channel (PROTOCOL.md §5.1: the
-// `_remote_invocation` frames). [WithProgressArtifact] is the
+// `_remote_invocation` frames). [WithArtifactProgress] is the
 // seam for a compatibility layer: artifacts its predicate claims are routed
 // away, counted, and never reach [Outcome.Artifacts] — including those in a
 // Task snapshot; the Observation of the event hands them back with the
