@@ -199,7 +199,7 @@ type Stream struct {
 	// window ends the subscription under way at the deadline unless
 	// stopped: by news (pull).
 	window *time.Timer
-	// history shrinks what GetTask asks for after an oversize answer.
+	// history shrinks what GetTask asks for after an oversize response.
 	history historyBound
 	used    atomic.Bool
 	// out is the update being delivered: every emit passes a pointer to
@@ -260,7 +260,7 @@ func (s *Stream) turnBudget() *merge.Budget { return s.caps.Budget }
 
 // TaskID returns the task of the stream: the one followed or polled, or
 // for [Client.Send] the one the first event named — known when Send
-// returns, "" when that event named none (the agent answered with a
+// returns, "" when that event named none (the agent responded with a
 // Message, or the call failed: the iteration says which).
 func (s *Stream) TaskID() a2a.TaskID {
 	s.mu.Lock()

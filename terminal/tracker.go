@@ -59,7 +59,7 @@ type EventCounts struct {
 	// artifact.
 	Invalid int
 	// Resumed counts interrupted states superseded by a later state (the
-	// caller answered on the same task, or a snapshot showed it running).
+	// caller responded on the same task, or a snapshot showed it running).
 	Resumed int
 	// OrphanAppends counts append updates for an artifact id never seen
 	// before (the artifact is created from them).

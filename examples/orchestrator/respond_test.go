@@ -15,8 +15,8 @@ import (
 	"github.com/tfrs/a2a-progress/client/agenttest"
 )
 
-// Answering a nested question: the colleague's turn ends input-required;
-// the user's answer — AG-UI's resume, useChat's next message — is the same
+// Responding to a nested question: the colleague's turn ends input-required;
+// the user's response — AG-UI's resume, useChat's next message — is the same
 // task's next turn, nested under the call that asked, which gets the reply.
 
 // story is the colleague's two turns: a question, then, for the answer
