@@ -56,9 +56,9 @@ func (c *Client) track(call *heldcall.Call) (untrack func()) {
 	}
 }
 
-// ErrNoTask is returned by [Client.Dispatch] when the agent answered with
+// ErrNoTask is returned by [Client.Dispatch] when the agent responded with
 // a Message instead of creating a task: there is nothing to follow.
-var ErrNoTask = errors.New("client: agent answered with a message, not a task")
+var ErrNoTask = errors.New("client: agent responded with a message, not a task")
 
 // New resolves the agent card at agentURL (/.well-known/agent-card.json),
 // reading v1.0 and v0.3 cards, and builds a client on the best interface
@@ -224,7 +224,7 @@ func (c *Client) SendText(ctx context.Context, text string) (*Stream, error) {
 
 // Dispatch sends msg with SendMessage and return-immediately (v0.3:
 // blocking=false) and returns the id of the task it created, to be
-// followed with [Client.Follow] or [Client.Poll]. An agent that answers
+// followed with [Client.Follow] or [Client.Poll]. An agent that responds
 // with a Message creates no task: Dispatch returns [ErrNoTask].
 func (c *Client) Dispatch(ctx context.Context, msg *a2a.Message) (a2a.TaskID, error) {
 	m, err := prepare(msg)

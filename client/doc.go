@@ -16,7 +16,7 @@
 //     duplicates are applied once (package merge);
 //   - tracks the task's state, and takes the verdict from the terminal
 //     state only: completed gives the reply, failed, rejected and canceled
-//     an error, input-required and auth-required an interrupt to answer
+//     an error, input-required and auth-required an interrupt to respond to
 //     (package terminal). No envelope — not an error block, not a status
 //     "aborted" — changes it;
 //   - treats a stream that ends before a terminal or interrupted state as
@@ -145,13 +145,13 @@
 //
 // # Limits
 //
-// What a peer's answer may cost is decided by the call the client made,
+// What a peer's response may cost is decided by the call the client made,
 // never by what the peer says it sent. On the HTTP transports built by
-// [New], an answer to a call that is not a stream (GetTask, SendMessage,
+// [New], a response to a call that is not a stream (GetTask, SendMessage,
 // ListTasks, the agent card) is refused past 64 MiB whatever its
 // Content-Type ([ErrResponseTooLarge]), and one event of a stream past
-// 10 MiB, all its lines together ([ErrEventTooLarge]); gRPC refuses an
-// answer past 64 MiB and a stream's message past 10 MiB, also with
+// 10 MiB, all its lines together ([ErrEventTooLarge]); gRPC refuses a
+// response past 64 MiB and a stream's message past 10 MiB, also with
 // [ErrEventTooLarge] — the one error of an oversize event on every path:
 // the HTTP transports' reader, gRPC, and the
 // recordings and /v1/query streams framed by the same SSE reader (lines
@@ -162,9 +162,9 @@
 // less history (history_length), down to none; too large even then, the
 // turn ends incomplete at once, as it does when GetTask is not offered or
 // the credentials are refused — no retry changes those — so retries never
-// hold more than one oversize answer. The idle timeout ([WithIdleTimeout])
-// covers every call, from the request to the end of the answer: a line of
-// a stream (a keep-alive comment too) or 16 KiB of any answer counts as
+// hold more than one oversize response. The idle timeout ([WithIdleTimeout])
+// covers every call, from the request to the end of the response: a line of
+// a stream (a keep-alive comment too) or 16 KiB of any response counts as
 // activity, a peer trickling bytes does not. What a turn keeps in memory is
 // bounded in bytes: one budget per turn ([WithTurnBudget], 32 MiB) for its
 // merged blocks, tool outputs and artifacts, under one budget shared by

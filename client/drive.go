@@ -75,7 +75,7 @@ func (s *Stream) send(emit emitFunc) error {
 
 // resume brings a cut turn to its end: SubscribeToTask with exponential
 // backoff and jitter; a subscription refused before its first event (the
-// task has settled: a2a-go answers ErrTaskNotFound, others
+// task has settled: a2a-go responds ErrTaskNotFound, others
 // UnsupportedOperation or InvalidParams — the client does not rely on
 // which) is followed by a GetTask. cause is nil when following: the first
 // subscription is not a retry.
@@ -328,7 +328,7 @@ func (s *Stream) resolve(emit emitFunc) (done bool, final error, err error) {
 	return false, nil, nil
 }
 
-// getTask asks GetTask for the task; an answer over the bound is asked
+// getTask asks GetTask for the task; a response over the bound is asked
 // again at once with less history (see historyBound), down to none.
 func (s *Stream) getTask() (*a2a.Task, error) {
 	for {
@@ -490,7 +490,7 @@ var refusals = []error{
 }
 
 // incurable reports whether a GetTask error is one no retry can change:
-// an answer over the bound even without history (historyBound stopped
+// a response over the bound even without history (historyBound stopped
 // asking), an operation the agent does not have, a refused credential.
 // A task not found is the caller's (taskGone).
 func incurable(err error) bool {
@@ -507,7 +507,7 @@ func (s *Stream) endIncurable(err error) error {
 	return &IncompleteError{TaskID: s.TaskID(), State: s.state, Attempts: s.attempts, Err: err}
 }
 
-// refused reports whether err is the agent's answer, not a transport
+// refused reports whether err is the agent's response, not a transport
 // failure.
 func refused(err error) bool {
 	for _, r := range refusals {

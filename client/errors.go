@@ -107,7 +107,7 @@ func (e *IncompleteError) Unwrap() []error {
 }
 
 // ErrResponseTooLarge is matched (errors.Is) by the error of a call whose
-// answer was longer than the 64 MiB a non-streaming answer may have. The
+// response was longer than the 64 MiB a non-streaming response may have. The
 // turn asks GetTask for less history on its next attempt, or gives up.
 var ErrResponseTooLarge = transport.ErrResponseTooLarge
 
@@ -122,10 +122,10 @@ var ErrEventTooLarge = ssewire.ErrEventTooLarge
 // A task that does not exist is reported as [a2a.ErrTaskNotFound], not as
 // an incomplete turn: following or polling it can never settle, and a
 // caller (the CLI's exit code) must be able to tell a wrong id from a cut.
-// a2a-go maps the usual answers itself: JSON-RPC error -32001 (both
+// a2a-go maps the usual responses itself: JSON-RPC error -32001 (both
 // protocol versions), gRPC NotFound, and a REST 404 whose body is a
 // google.rpc.Status with the TASK_NOT_FOUND reason. A REST server that
-// answers 404 with another body (the JS SDK's {code, message}, plain text)
+// responds 404 with another body (the JS SDK's {code, message}, plain text)
 // leaves a2a-go with nothing but ErrServerError, ErrInternalError or
 // ErrParseError — the 404 that says it all is dropped — so the HTTP
 // transport records the status of task calls (internal/transport), and

@@ -214,8 +214,8 @@ func (s *Stream) sayCap(c merge.Cap) {
 // makes the replay duplicate-free.
 //
 // The same rule puts the previous turn's settling message — the question
-// of an input-required turn that this turn answers — right *after* this
-// turn's user message: it was still the status message when the answer
+// of an input-required turn that this turn responds to — right *after* this
+// turn's user message: it was still the status message when the response
 // arrived, and moved into the history when this turn's first status
 // replaced it. So in a continuing turn (the user message is not the
 // history's first), the agent message right after it is skipped when it

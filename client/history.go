@@ -5,12 +5,12 @@ import (
 	"fmt"
 )
 
-// historyBound is the history GetTask asks for after an answer was refused
+// historyBound is the history GetTask asks for after a response was refused
 // as too large: each refusal divides the length by historyShrink (from
 // firstShrink when the whole history was asked for) down to none; a
-// refusal without history stops asking, since the same answer would only
+// refusal without history stops asking, since the same response would only
 // be read and refused again. So retries never read more than one
-// oversize answer at the configured length, and at most a handful in all.
+// oversize response at the configured length, and at most a handful in all.
 type historyBound struct {
 	n     *int  // nil: the configured length
 	asked *int  // the length of the call in flight
@@ -40,7 +40,7 @@ func (h *historyBound) next(configured *int) (*int, error) {
 }
 
 // observe takes the error of a GetTask and shrinks the next one's history
-// when the answer was too large.
+// when the response was too large.
 func (h *historyBound) observe(err error) error {
 	if !errors.Is(err, ErrResponseTooLarge) {
 		return err

@@ -71,7 +71,7 @@ type config struct {
 	replayTurn    string
 	factoryOpts   []a2aclient.FactoryOption
 	allowedHosts  []string         // WithAllowedHosts
-	bounds        transport.Bounds // what a peer's answer may cost (internal/transport)
+	bounds        transport.Bounds // what a peer's response may cost (internal/transport)
 
 	// What a turn may keep and how often it may resubscribe.
 	turnBytes             int64 // WithTurnBudget; 0: the caps' MaxTurnBytes

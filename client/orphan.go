@@ -15,7 +15,7 @@ var errNoOrphan = errors.New("ListTasks named no task created by the message")
 // orphan handles a send whose stream failed before its first event, for
 // a reason other than the agent's refusal: the agent may have created the
 // task and be running it. The message is never sent again. When the agent
-// answers ListTasks, the task our message created is looked up — by the
+// responds to ListTasks, the task our message created is looked up — by the
 // message's context id (set by [Client.Send] when the caller gave none, so
 // that it names our message's tasks only) and our client-generated message
 // id in its history — and the turn resumes on it like any cut turn.

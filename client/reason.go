@@ -15,7 +15,7 @@ import (
 // refused)", "its host name does not resolve", "its TLS certificate is not
 // accepted", "it closed the connection", "its host cannot be reached", "it
 // does not answer (timed out)". It reports false for an error that is not
-// about reaching the agent (the agent answered, and refused or failed).
+// about reaching the agent (the agent responded, and refused or failed).
 // Front ends show these words and keep the whole error (err.Error(), a Go
 // chain with addresses) for the log.
 func Unreachable(err error) (string, bool) {

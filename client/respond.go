@@ -24,11 +24,11 @@ import (
 // both ids itself and save the lookup.
 func (c *Client) Respond(ctx context.Context, taskID a2a.TaskID, text string) (*Stream, error) {
 	if taskID == "" {
-		return nil, errors.New("client: answer: empty task id")
+		return nil, errors.New("client: respond: empty task id")
 	}
 	contextID, err := c.taskContext(ctx, taskID)
 	if err != nil {
-		return nil, fmt.Errorf("client: answer: task %q: %w", taskID, err)
+		return nil, fmt.Errorf("client: respond: task %q: %w", taskID, err)
 	}
 	m := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))
 	m.TaskID, m.ContextID = taskID, contextID

@@ -199,7 +199,7 @@ type Stream struct {
 	// window ends the subscription under way at the deadline unless
 	// stopped: by news (pull).
 	window *time.Timer
-	// history shrinks what GetTask asks for after an oversize answer.
+	// history shrinks what GetTask asks for after an oversize response.
 	history historyBound
 	used    atomic.Bool
 	// out is the update being delivered: every emit passes a pointer to
@@ -248,7 +248,7 @@ func (c *Client) newStream(ctx context.Context, m mode, taskID a2a.TaskID, req *
 	// asks for every update and every snapshot artifact, keeps those that
 	// are progress out of the outcome and hands them back in the
 	// Observation (handle merges them).
-	s.tracker = terminal.NewTracker(terminal.WithProgressArtifact(c.cfg.artifactHook()),
+	s.tracker = terminal.NewTracker(terminal.WithArtifactProgress(c.cfg.artifactHook()),
 		terminal.WithLimits(terminal.Limits{Budget: s.caps.Budget}))
 	return s
 }
@@ -260,7 +260,7 @@ func (s *Stream) turnBudget() *merge.Budget { return s.caps.Budget }
 
 // TaskID returns the task of the stream: the one followed or polled, or
 // for [Client.Send] the one the first event named — known when Send
-// returns, "" when that event named none (the agent answered with a
+// returns, "" when that event named none (the agent responded with a
 // Message, or the call failed: the iteration says which).
 func (s *Stream) TaskID() a2a.TaskID {
 	s.mu.Lock()

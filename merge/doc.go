@@ -9,7 +9,7 @@
 //
 // A turn is one request on an A2A task — a send, or the current turn of a
 // task that is followed — up to the state that settles it. A task that asks
-// a question (input-required) goes on in a new turn when the caller answers
+// a question (input-required) goes on in a new turn when the caller responds
 // on the same task, and the producer's seqs may start anywhere again: seqs
 // are scoped by turn, so every turn has an id of its own (the messageId of
 // the user message that opened it; see [Turn]). While the callee works, the

@@ -8,9 +8,9 @@ import (
 )
 
 // MaxReceiverTurns is the number of turns a [Receiver] keeps. A task has
-// one turn per request on it (an interrupt answered on the task opens the
-// next), so a front end rarely sees more than a few; the cap keeps a
-// receiver bounded when a peer invents turn ids.
+// one turn per request on it (a response to an interrupt on the task
+// opens the next), so a front end rarely sees more than a few; the cap
+// keeps a receiver bounded when a peer invents turn ids.
 const MaxReceiverTurns = 16
 
 // Receiver is a front end's model of a task, fed with the ops that [Turn]s

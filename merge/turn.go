@@ -13,7 +13,7 @@ import (
 // A turn is one request on a task and what answers it, up to the state
 // that settles it: a send, or the current turn of a task that is followed
 // or polled. A task that ends its turn on a question (input-required)
-// goes on in a new turn when the caller answers on the same task, and the
+// goes on in a new turn when the caller responds on the same task, and the
 // producer's seqs may start anywhere again — so seqs are scoped by turn,
 // not by task. The turn id is the messageId of the user message that
 // opened the turn (PROTOCOL.md §3.3): a caller that sent it knows it, and

@@ -10,7 +10,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 )
 
-// ErrNotFound is what an [Authorizer] wraps to answer 404 instead of 403
+// ErrNotFound is what an [Authorizer] wraps to respond 404 instead of 403
 // (a policy that must not reveal whether a task exists).
 var ErrNotFound = errors.New("relay: task not found")
 

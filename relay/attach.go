@@ -29,7 +29,7 @@ import (
 // Follow of its own, so every op reaches it once. Call Attach as soon as
 // Send returns, and iterate what it returns (the task is held for the
 // stream until the iteration ends). A stream that learns its task only
-// later (an agent that answered with a Message first) is adopted at its
+// later (an agent that responded with a Message first) is adopted at its
 // first op that names one. While an attached stream runs, its task is not
 // evicted and no Follow is started for it; a Follow that was running for
 // the task (a subscriber came first) is stopped, as the stream now feeds

@@ -17,7 +17,7 @@ import (
 //
 //   - Content-Type application/json (parameters other than charset=utf-8
 //     refused): a cross-origin page cannot send it without a CORS preflight,
-//     which the relay answers only for the origins given to [WithCORS] —
+//     which the relay allows only for the origins given to [WithCORS] —
 //     otherwise 415;
 //   - a body of at most maxBytes (read through [http.MaxBytesReader], which
 //     also closes the connection past it) — otherwise 413;
@@ -25,7 +25,7 @@ import (
 //     silently) holding one JSON value and nothing after it but white
 //     space — otherwise 400.
 //
-// On failure it returns the status to answer with and an error whose text
+// On failure it returns the status to respond with and an error whose text
 // says why; it writes nothing to w.
 func ReadJSON(w http.ResponseWriter, r *http.Request, v any, maxBytes int64) (status int, err error) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))

@@ -26,7 +26,7 @@ func TestByteBudget(t *testing.T) {
 	// The log's cap is 32 KiB; the turn's merged view holds about 85 KiB,
 	// within the handler's 96 KiB; the two together are past it.
 	const perTask = 32 << 10
-	h := relay.New(testCtx(t), c, relay.WithAuthorizer(relay.AllowAll), relay.WithLogCaps(0, perTask), relay.WithMaxBytes(96<<10))
+	h := relay.New(testCtx(t), c, relay.WithAuthorizer(relay.AllowAll), relay.WithLogCaps(0, perTask), relay.WithHandlerBudget(96<<10))
 	srv := relayServer(t, h)
 	ctx := testCtx(t)
 

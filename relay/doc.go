@@ -21,12 +21,12 @@
 //     the result op and ends the response. A reconnect after that gets what
 //     it misses of the final view (a reloaded page, without a cursor: all of
 //     it), the result op again, and the end; a page closes its EventSource
-//     on the result op. A task has several turns when an interrupt is
-//     answered: a snapshot holds every turn the relay kept, and a turn
+//     on the result op. A task has several turns when the user responds
+//     to an interrupt: a snapshot holds every turn the relay kept, and a turn
 //     attached later reopens the task's stream.
 //
 // The wire — route, cursor form, snapshot, keep-alives, end and error
-// answers — is PROTOCOL.md §8.
+// responses — is PROTOCOL.md §8.
 //
 // # Formats
 //
@@ -108,7 +108,7 @@
 //
 // A server that puts the relay in front of a browser also checks that each
 // request is meant for it: a [Guard] (wrap the whole server) refuses a Host
-// it does not answer to — what a DNS-rebinding page sends — and a browser
+// it does not respond to — what a DNS-rebinding page sends — and a browser
 // Origin it does not allow, and requires an access token when one is set
 // (PROTOCOL.md §8.5). `a2a-tail web` uses all three.
 //
@@ -117,7 +117,7 @@
 // By default replicas share nothing. The agent's task store is the durable
 // source: a cursor carries a random per-Handler epoch, so a replica that gets
 // a cursor it did not mint follows the task (one SubscribeToTask, which
-// backfills the history; one GetTask for a settled task) and answers with a
+// backfills the history; one GetTask for a settled task) and responds with a
 // snapshot. Behind a load balancer no sticky sessions are needed; a
 // reconnect that lands elsewhere costs the agent one subscription for a task
 // that replica did not already follow, and the reader one snapshot. An
@@ -133,7 +133,7 @@
 // replica resumes without a snapshot (PROTOCOL.md §8.2.1); the
 // useChat endpoint ([Handler.Chat]) shares its chat → task map there; and a lease in the store lets one process per
 // task follow it upstream. A store that fails is said in the log and in
-// [Stats], and new readers get 503 with Retry-After until it answers.
+// [Stats], and new readers get 503 with Retry-After until it responds.
 //
 // # Why net/http alone
 //

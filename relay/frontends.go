@@ -20,7 +20,7 @@ import (
 // The front ends' own endpoints (AG-UI's run, the AI SDK's useChat): they
 // accept a front end's own request, send its last user message to the
 // agent, publish the turn (Attach: one upstream, however many connections
-// watch it) and answer with the same subscription as GET
+// watch it) and respond with the same subscription as GET
 // /tasks/{id}/events, encoded in the front end's protocol by package
 // relay/frontend's encoders. A cut connection resumes through the relay
 // like any other: a snapshot, then live, from whichever replica.
@@ -42,17 +42,17 @@ const maxFrontendTextBytes = 256 << 10
 // web` at POST /ag-ui): it reads the RunAgentInput that @ag-ui/client's
 // HttpAgent POSTs, sends the last user message to agent — in the
 // conversation named by the threadId (TaskSet.Conversation), so a thread
-// continues on its context; as the answer to the task an interrupt named,
+// continues on its context; as the response to the task an interrupt named,
 // when the input resumes one — and streams the turn as AG-UI events (see
 // frontend.FormatAGUI for reconnecting).
 //
 // The Authorizer is asked with the task "" before a message is sent, and
-// with the task a resume answers before the answer is sent (so a resume of
-// a task this relay may not read is the same 404 as reading it, and sends
-// nothing); then with the task the turn runs in. A resume that names no
+// with the task a resume responds to before the response is sent (so a
+// resume of a task this relay may not read is the same 404 as reading it,
+// and sends nothing); then with the task the turn runs in. A resume that names no
 // interrupt of this relay is a 400, never a new task. A request that cannot
 // be sent gets a 4xx JSON error; a turn the agent refuses is a RUN_STARTED
-// and a RUN_ERROR. It answers the CORS preflight (OPTIONS) for the origins
+// and a RUN_ERROR. It responds to the CORS preflight (OPTIONS) for the origins
 // given to WithCORS: mount it without a method in the pattern to let them
 // through.
 func (h *Handler) AGUI(agent Agent) http.Handler {
@@ -82,8 +82,8 @@ func (h *Handler) AGUI(agent Agent) http.Handler {
 				return nil, badRequest("%v", err)
 			}
 			if task != "" {
-				// The same decision as reading the task: a resume is an
-				// answer to the task, and answers only go to tasks r may
+				// The same decision as reading the task: a resume is a
+				// response to the task, and responses only go to tasks r may
 				// read (404 for one this relay did not start).
 				if err := h.authorize(r, task); err != nil {
 					return nil, err
@@ -134,10 +134,10 @@ const maxChats = 4096
 // maxChats); a replica that did not serve the chat's POST (or a restarted
 // one) asks the agent with ListTasks for the context's most recently
 // updated task — one call per resume, only for a conversation this relay
-// knows — and answers 204 when there is none or the agent cannot list
+// knows — and responds 204 when there is none or the agent cannot list
 // (ListTasks is optional in A2A, and a2a-go's store lists only an
 // authenticated caller's tasks). The Authorizer is asked with the task ""
-// first, then with the task. It answers the CORS preflight (OPTIONS) for
+// first, then with the task. It responds to the CORS preflight (OPTIONS) for
 // the origins given to WithCORS.
 func (h *Handler) Chat(agent Agent) http.Handler {
 	return &chatHandler{h: h, agent: agent, tasks: fifo[string]{max: maxChats, m: map[string]string{}}}
@@ -288,7 +288,7 @@ func badRequest(format string, a ...any) error {
 // readFrontJSON decodes a bounded request body. It takes only
 // application/json (what HttpAgent and DefaultChatTransport send): a page
 // of another origin cannot send that without a CORS preflight, which the
-// relay answers only for origins given to WithCORS — so a page the user
+// relay allows only for origins given to WithCORS — so a page the user
 // merely visits cannot make a loopback relay send messages to the agent on
 // the user's behalf.
 func readFrontJSON(w http.ResponseWriter, r *http.Request, v any) error {
@@ -320,12 +320,12 @@ func turnMessage(id, text, contextID, taskID string) (*a2a.Message, error) {
 	return msg, nil
 }
 
-// frontPreflight answers the CORS preflight of a front-end POST: only for
+// frontPreflight responds to the CORS preflight of a front-end POST: only for
 // the origins given to WithCORS (a front end served from another origin,
 // e.g. a Next.js dev server), never for others — the same rule as the
 // events endpoint, with the method and header of a JSON POST.
 func (h *Handler) frontPreflight(w http.ResponseWriter, r *http.Request) {
-	h.answerPreflight(w, r, "POST, GET", "Content-Type, Authorization, Last-Event-ID")
+	h.respondPreflight(w, r, "POST, GET", "Content-Type, Authorization, Last-Event-ID")
 }
 
 // admit sets the CORS headers of a request that opens a turn and asks the
@@ -354,7 +354,7 @@ func (h *Handler) conversation(id string, create bool) string {
 // subscription to w with enc; named, when set, is told the task. The
 // upstream runs under the handler's context, not the request's: a client
 // that drops the connection finds the turn still running when it
-// reconnects. fail answers a turn that ended before naming its task.
+// reconnects. fail responds to a turn that ended before naming its task.
 func (h *Handler) sendAndServe(w http.ResponseWriter, r *http.Request, agent Agent, msg *a2a.Message, enc Encoder, named func(task string), fail func(error)) {
 	held, err := h.hold() // at most WithMaxTurns at once
 	if err != nil {
@@ -403,9 +403,9 @@ func (h *Handler) sendAndServe(w http.ResponseWriter, r *http.Request, agent Age
 		default:
 		}
 		// The turn ended before any op named its task: the agent refused
-		// it, or answered with a message and no task.
+		// it, or responded with a message and no task.
 		if err == nil {
-			err = errors.New("relay: the agent answered without a task")
+			err = errors.New("relay: the agent responded without a task")
 		}
 		fail(err)
 	case <-r.Context().Done():
@@ -439,7 +439,7 @@ func (h *Handler) hold() (func(), error) {
 		return nil, errBusy("relay: too many turns running")
 	}
 	n := h.followBytes()
-	if h.bytes.Load()+n > int64(h.cfg.maxBytes) || !h.merged.Reserve(n) {
+	if h.bytes.Load()+n > h.cfg.maxBytes || !h.merged.Reserve(n) {
 		h.refused.Add(1)
 		return nil, errBusy("relay: memory budget reached (the tasks held and their turns use it all)")
 	}

@@ -14,7 +14,7 @@ const TokenCookie = "a2a_relay_token"
 
 // GuardConfig says which requests a [Guard] lets through.
 type GuardConfig struct {
-	// Hosts are the Host header values this server answers to, as
+	// Hosts are the Host header values this server responds to, as
 	// host:port (compared without case; with port 80 or 443 the bare host
 	// is accepted too, as browsers send it). [LoopbackHosts] gives the
 	// names of a server on loopback.
@@ -39,9 +39,9 @@ type GuardConfig struct {
 //
 // A page on http://attacker.test:8080 whose name its owner makes resolve to
 // 127.0.0.1 is, for the browser, same-origin with itself: it can POST to a
-// loopback server on port 8080 and read the answers. What gives it away is
+// loopback server on port 8080 and read the responses. What gives it away is
 // the Host header (attacker.test:8080), which a Guard checks against the
-// names the server answers to; a browser's Origin header, when present,
+// names the server responds to; a browser's Origin header, when present,
 // must be the server's own origin or one allowed. A server beyond loopback
 // needs more than names: a Token (as notebook servers print one), which a
 // page from elsewhere cannot know.
@@ -100,7 +100,7 @@ func (g *Guard) Wrap(next http.Handler) http.Handler {
 }
 
 // check returns nil when r may pass, and otherwise an error whose text says
-// why (401 or 403 when Wrap answers it). A valid ?token= sets the token
+// why (401 or 403 when Wrap responds to it). A valid ?token= sets the token
 // cookie on w.
 func (g *Guard) check(w http.ResponseWriter, r *http.Request) error {
 	host := strings.ToLower(r.Host)

@@ -119,7 +119,7 @@ type task struct {
 	storeN     uint64
 	storeAfter string
 	mirrored   chan struct{} // closed and replaced after each batch the mirror applies
-	// ready is closed once the upstream answered (first update, or an
+	// ready is closed once the upstream responded (first update, or an
 	// error in readyErr).
 	ready    chan struct{}
 	readyErr error
@@ -141,7 +141,7 @@ func New(ctx context.Context, src Follower, opts ...Option) *Handler {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	h := &Handler{cfg: cfg, src: src, epoch: newEpoch(), ctx: ctx, cancel: cancel, tasks: map[string]*task{},
-		merged: merge.NewBudget(int64(cfg.maxBytes), nil)}
+		merged: merge.NewBudget(cfg.maxBytes, nil)}
 	h.mux = http.NewServeMux()
 	h.mux.HandleFunc("GET /tasks/{taskId}/events", func(w http.ResponseWriter, r *http.Request) {
 		h.ServeEvents(w, r, r.PathValue("taskId"))
@@ -207,7 +207,7 @@ func (h *Handler) newTaskLocked(id string) (*task, error) {
 		h.refused.Add(1)
 		return nil, errBusy("relay: too many tasks")
 	}
-	if h.used() >= int64(h.cfg.maxBytes) {
+	if h.used() >= h.cfg.maxBytes {
 		h.refused.Add(1)
 		return nil, errBusy("relay: memory budget reached (the tasks held use it all)")
 	}
@@ -254,7 +254,7 @@ func (h *Handler) used() int64 { return h.bytes.Load() + h.merged.Used() }
 // it all back with ReleaseAll when it ends.
 func (h *Handler) reserveFront(t *task, frontStateBytes int64) (*merge.Budget, error) {
 	b := merge.NewBudget(merge.DefaultMaxTurnBytes+frontStateBytes, t.fronts)
-	if h.used()+frontStateBytes > int64(h.cfg.maxBytes) {
+	if h.used()+frontStateBytes > h.cfg.maxBytes {
 		h.refused.Add(1)
 		return nil, errBusy("relay: memory budget reached (the tasks held use it all)")
 	}
@@ -511,12 +511,12 @@ func (h *Handler) runFollow(ctx context.Context, t *task, turn string) error {
 		case ok && op.Type == schema.OpResult && op.Result != nil && op.Result.Verdict == schema.VerdictIncomplete &&
 			len(t.log) == 0 && t.base == 0:
 			// A follow that got nothing at all (an unknown task) is
-			// answered with its error — 404, 502 — not with a stream
+			// responded to with its error — 404, 502 — not with a stream
 			// that holds only "incomplete".
 		case ok:
 			h.publishLocked(t, op)
 		case u.Type != client.UpdateReconnect:
-			// A reconnect notice is not an answer: a follow of an agent
+			// A reconnect notice is not a response: a follow of an agent
 			// that is down must end in its error (502), not in an
 			// empty stream that a page reconnects to forever.
 			t.markReadyLocked(nil)

@@ -85,7 +85,7 @@ func TestMaxTurnsPerHandler(t *testing.T) {
 	// reservation (8 MiB of turn, 4 of decoding) and its reader's encoder
 	// (about 3 MiB) fit 16 MiB; a second turn does not.
 	s.Register(heldScript("held again", "hold again"))
-	tight := serve(relay.WithMaxTurns(8), relay.WithMaxBytes(16<<20))
+	tight := serve(relay.WithMaxTurns(8), relay.WithHandlerBudget(16<<20))
 	running := postScript(tight, "e", "held again")
 	br = untilStarted(t, running)
 	refused := postScript(tight, "f", "held again")

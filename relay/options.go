@@ -70,13 +70,13 @@ const (
 	// stops reading is dropped when it passes, and its goroutine ends.
 	defaultWriteTimeout = 10 * time.Second
 	// DefaultStartTimeout bounds how long a request for a task waits for the
-	// upstream's first answer before it gets 504.
+	// upstream's first response before it gets 504.
 	DefaultStartTimeout = 30 * time.Second
 )
 
 // An Authorizer decides whether request r may watch task. It returns nil to
-// allow; an error wrapping [ErrNotFound] to answer 404; any other error to
-// answer 403. The error's text is sent in the JSON body: do not put secrets
+// allow; an error wrapping [ErrNotFound] to respond 404; any other error to
+// respond 403. The error's text is sent in the JSON body: do not put secrets
 // in it. It is called for every request, before anything is started for the
 // task, and must be safe for concurrent use. The relay reads the task with
 // its own credentials, not the requester's: an Authorizer decides which
@@ -94,7 +94,7 @@ type config struct {
 	corsAny      bool
 	maxOps       int
 	maxLogBytes  int
-	maxBytes     int
+	maxBytes     int64
 	maxTurns     int
 	maxTaskBytes int
 	followBudget int64
@@ -170,14 +170,14 @@ func withLogCaps(maxOps, maxBytes int) Option {
 	}
 }
 
-// WithMaxBytes caps what all tasks cost together, as the budget counts it
+// WithHandlerBudget caps what all tasks cost together, as the budget counts it
 // (default 64 MiB, which keeps the process's RSS under about 256 MiB
 // however many tasks flood it: the RSS runs to about four times the
 // budget). With the default Follow budget each running Follow reserves
 // 12 MiB of it, so about five run at once; a relay that must follow more
 // tasks at a time raises it, and its memory bound with it. A value < 1
 // keeps the default.
-func WithMaxBytes(n int) Option {
+func WithHandlerBudget(n int64) Option {
 	return func(c *config) { setPositive(&c.maxBytes, n) }
 }
 
@@ -274,7 +274,7 @@ func WithLogger(l *slog.Logger) Option {
 
 // setPositive sets *field to v when v > 0; a zero or negative value keeps
 // the default, as every numeric option documents.
-func setPositive[T int | time.Duration](field *T, v T) {
+func setPositive[T int | int64 | time.Duration](field *T, v T) {
 	if v > 0 {
 		*field = v
 	}

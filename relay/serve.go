@@ -47,7 +47,7 @@ func (h *Handler) ServeEvents(w http.ResponseWriter, r *http.Request, task strin
 	h.serveEncoder(w, r, task, enc)
 }
 
-// waitReady waits until t's upstream answered, so that an unknown task is a
+// waitReady waits until t's upstream responded, so that an unknown task is a
 // 404, not an empty stream.
 func (h *Handler) waitReady(r *http.Request, t *task) error {
 	timer := time.NewTimer(h.cfg.startTimeout)
@@ -59,7 +59,7 @@ func (h *Handler) waitReady(r *http.Request, t *task) error {
 	case <-h.ctx.Done():
 		return errBusy("relay: closed")
 	case <-timer.C:
-		return &httpError{http.StatusGatewayTimeout, "relay: agent did not answer in time"}
+		return &httpError{http.StatusGatewayTimeout, "relay: agent did not respond in time"}
 	}
 	t.mu.RLock()
 	defer t.mu.RUnlock()
@@ -288,14 +288,14 @@ func (h *Handler) cors(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// preflight answers the CORS preflight of the events endpoint.
+// preflight responds to the CORS preflight of the events endpoint.
 func (h *Handler) preflight(w http.ResponseWriter, r *http.Request) {
-	h.answerPreflight(w, r, "GET", "Last-Event-ID, Authorization")
+	h.respondPreflight(w, r, "GET", "Last-Event-ID, Authorization")
 }
 
-// answerPreflight answers a CORS preflight for the origins given to WithCORS
-// (403 for any other), allowing methods and headers.
-func (h *Handler) answerPreflight(w http.ResponseWriter, r *http.Request, methods, headers string) {
+// respondPreflight responds to a CORS preflight for the origins given to
+// WithCORS (403 for any other), allowing methods and headers.
+func (h *Handler) respondPreflight(w http.ResponseWriter, r *http.Request, methods, headers string) {
 	if !h.cors(w, r) {
 		writeError(w, http.StatusForbidden, "relay: origin not allowed")
 		return

@@ -153,11 +153,11 @@ func (h *Handler) wasLost(task string) bool {
 	return ok && time.Since(at) <= republishWindow
 }
 
-// refuseWaiting answers the readers that wait for task's first op with
+// refuseWaiting responds to the readers that wait for task's first op with
 // err (the Store's refusal: 503 with its reason) at once, instead of at
 // the start timeout (504), when this process serves the task and its log
-// is still empty: a Store that refuses writes (a full Redis answers OOM)
-// or does not answer will not bring that op. The task leaves the map, so
+// is still empty: a Store that refuses writes (a full Redis responds OOM)
+// or does not respond will not bring that op. The task leaves the map, so
 // that the next reader starts over.
 func (h *Handler) refuseWaiting(task string, err error) {
 	h.mu.Lock()
@@ -325,7 +325,7 @@ func (h *Handler) followShared(ctx context.Context, t *task) {
 			}
 			done, published, err := h.followLeased(ctx, t)
 			if !done && !published && err != nil && ctx.Err() == nil {
-				// The agent answered nothing (an unknown task): the reader
+				// The agent responded with nothing (an unknown task): the reader
 				// gets its error, and the next one starts over.
 				h.cfg.logger.Info("relay: follow ended", "task", t.id, "err", err)
 				h.mu.Lock()
@@ -380,7 +380,7 @@ func (h *Handler) followLeased(ctx context.Context, t *task) (done, published bo
 		}
 		nameTurn(&op, t.id, turn)
 		if op.Type == schema.OpResult && op.Result != nil && op.Result.Verdict == schema.VerdictIncomplete && !p.published {
-			// As runFollow: a follow that got nothing is answered with its
+			// As runFollow: a follow that got nothing is responded to with its
 			// error, not with a stream that holds only "incomplete".
 			continue
 		}

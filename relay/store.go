@@ -100,7 +100,7 @@ const (
 // With a Store, Attach waits for each append (one round trip: ops stay in
 // order) and holds the task's follow lease while its stream runs; a failed
 // append is logged, counted in [Stats], and repaired by appending the
-// publisher's whole view once the Store answers again (for up to a minute
+// publisher's whole view once the Store responds again (for up to a minute
 // after the stream ended). Each served task costs one goroutine that waits
 // on the Store (at most a second per wait) besides its bounded log.
 func WithStore(s Store) Option {

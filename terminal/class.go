@@ -20,7 +20,7 @@ const (
 	// package does not know. Progress only; the turn has not ended.
 	classInProgress class = iota
 	// classInterrupted: input-required or auth-required. The turn has ended
-	// and the caller can answer on the same task; the task is not over.
+	// and the caller can respond on the same task; the task is not over.
 	classInterrupted
 	// classTerminal: completed, failed, canceled or rejected. The task is
 	// over and its state never changes again.

@@ -336,7 +336,7 @@ func TestDisciplineProgressArtifactsNeverInOutcome(t *testing.T) {
 		wantArtifacts []a2a.ArtifactID
 		wantCounters  EventCounts
 	}{
-		{"with the seam", []Option{WithProgressArtifact(isRemoteInvocation)}, nil,
+		{"with the seam", []Option{WithArtifactProgress(isRemoteInvocation)}, nil,
 			EventCounts{Events: 4, ProgressArtifacts: 4}},
 		{"without the seam the frames pollute", nil, []a2a.ArtifactID{"620157e7", "20c478f2"},
 			EventCounts{Events: 4, ProgressArtifacts: 0}},

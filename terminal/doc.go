@@ -16,7 +16,7 @@
 // A turn is settled when its current state is interrupted or terminal.
 //
 //   - completed: the reply is the final status message and the task's
-//     artifacts. A stream that answers with a Message instead of a Task is a
+//     artifacts. A stream that responds with a Message instead of a Task is a
 //     completed reply too.
 //   - failed, rejected, canceled: the verdict is an error, a
 //     [*VerdictError] whose Reason is the text of the final status message;
@@ -25,7 +25,7 @@
 //   - input-required, auth-required: the turn is over but the task is not.
 //     The [Interrupt] holds the status message and, for a runtime that
 //     sends them, the questions of status.message.metadata._interrupt
-//     (PROTOCOL.md §5.2); the caller answers with a message on the same
+//     (PROTOCOL.md §5.2); the caller responds with a message on the same
 //     task id.
 //   - the stream ended while the state was in progress: a cut, a
 //     [*CutError] matching [ErrCut]. It says nothing about the task, which
@@ -48,7 +48,7 @@
 //     a conflict, reported ([Observation.Conflict], [EventCounts.Conflicts])
 //     while the first one stands.
 //   - An interrupted state is not final. A later state of the same task —
-//     working after the caller answered, a resubscription snapshot, or a
+//     working after the caller responded, a resubscription snapshot, or a
 //     terminal state — supersedes it ([EventCounts.Resumed]). So one Tracker can
 //     follow a task across the turns of an interrupt; the outcome is always
 //     that of the latest state.
@@ -71,7 +71,7 @@
 // and reported as [Outcome.Truncated].
 //
 // Some peers send progress in the artifact channel (PROTOCOL.md §5.1: the
-// `_remote_invocation` frames). [WithProgressArtifact] is the
+// `_remote_invocation` frames). [WithArtifactProgress] is the
 // seam for a compatibility layer: artifacts its predicate claims are routed
 // away, counted, and never reach [Outcome.Artifacts] — including those in a
 // Task snapshot; the Observation of the event hands them back with the
@@ -103,7 +103,7 @@
 //	}
 //	switch {
 //	case err != nil: // failed, rejected, canceled — or still cut: "incomplete"
-//	case out.Interrupt != nil: // ask the user, answer on out.TaskID
+//	case out.Interrupt != nil: // ask the user, respond on out.TaskID
 //	default: // out.Result().Answer(): the reply, else the artifacts' text
 //	}
 //

@@ -133,7 +133,7 @@ func Example_interrupt() {
 		"items": []any{map[string]any{"toolCallId": "call_1", "toolName": "expense-review",
 			"message": "Reply 'approved' or give a reason."}}}}
 
-	tr := terminal.NewTracker(terminal.WithProgressArtifact(remoteInvocation))
+	tr := terminal.NewTracker(terminal.WithArtifactProgress(remoteInvocation))
 	out, err := tr.Track(events(nil, frame, a2a.NewStatusUpdateEvent(task, a2a.TaskStateInputRequired, question)))
 	fmt.Println(out.Verdict, err, len(out.Artifacts), tr.EventCounts().ProgressArtifacts)
 	fmt.Println(out.Interrupt.Question)

@@ -21,7 +21,7 @@ func FuzzObserve(f *testing.F) {
 	f.Add(`{"message":{"messageId":"m","role":"ROLE_AGENT","parts":[{"text":"hi"}]}}`)
 	f.Add(`{"task":{"id":"t","contextId":"c","status":{"state":"TASK_STATE_INPUT_REQUIRED","message":{"messageId":"m","role":"ROLE_AGENT","parts":[],"metadata":{"_interrupt":{"items":[1,"x",{"toolCallId":2}]}}}},"artifacts":[{"artifactId":"a","parts":[{"data":{"k":[[[]]]}}]}]}}`)
 	f.Fuzz(func(t *testing.T, frames string) {
-		tr := NewTracker(WithProgressArtifact(isRemoteInvocation), WithLimits(Limits{MaxArtifacts: 3, MaxParts: 5, MaxBytes: 64}))
+		tr := NewTracker(WithArtifactProgress(isRemoteInvocation), WithLimits(Limits{MaxArtifacts: 3, MaxParts: 5, MaxBytes: 64}))
 		var terminal a2a.TaskState
 		for _, line := range strings.Split(frames, "\n") {
 			var sr a2a.StreamResponse

@@ -61,7 +61,7 @@ type Outcome struct {
 //
 //   - completed: the reply, and a nil error.
 //   - input-required, auth-required: Outcome.Interrupt, and a nil error —
-//     the turn is over, the task is not; answer on Outcome.TaskID.
+//     the turn is over, the task is not; respond on Outcome.TaskID.
 //   - failed, rejected, canceled: a [*VerdictError] (errors.Is ErrFailed,
 //     ErrRejected, ErrCanceled), also in Outcome.Err.
 //   - anything else (no settled state observed yet): a [*CutError]

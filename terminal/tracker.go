@@ -12,7 +12,7 @@ import (
 // Option configures a [Tracker].
 type Option func(*Tracker)
 
-// WithProgressArtifact installs the seam for peers that send progress in
+// WithArtifactProgress installs the seam for peers that send progress in
 // the artifact channel (PROTOCOL.md §5.1: the `_remote_invocation`
 // frames). f is called for every artifact update observed before a
 // terminal state, and for every artifact of a Task snapshot (wrapped in an
@@ -23,7 +23,7 @@ type Option func(*Tracker)
 // caller to merge. f must not modify the event. f is called with the
 // Tracker's lock held: it must not call back into the Tracker. nil removes
 // the seam. Its signature is that of client.WithArtifactProgress.
-func WithProgressArtifact(f func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)) Option {
+func WithArtifactProgress(f func(*a2a.TaskArtifactUpdateEvent) (envelope.Reading, bool)) Option {
 	return func(t *Tracker) { t.progress = f }
 }
 
@@ -47,7 +47,7 @@ type EventCounts struct {
 	// counted in IgnoredAfterSettle.)
 	Conflicts int
 	// ProgressArtifacts counts artifacts routed away by the
-	// [WithProgressArtifact] seam (updates and snapshot artifacts).
+	// [WithArtifactProgress] seam (updates and snapshot artifacts).
 	ProgressArtifacts int
 	// OtherTask counts events ignored because they named a task other than
 	// the one this Tracker follows (the first task id it saw).
@@ -59,7 +59,7 @@ type EventCounts struct {
 	// artifact.
 	Invalid int
 	// Resumed counts interrupted states superseded by a later state (the
-	// caller answered on the same task, or a snapshot showed it running).
+	// caller responded on the same task, or a snapshot showed it running).
 	Resumed int
 	// OrphanAppends counts append updates for an artifact id never seen
 	// before (the artifact is created from them).
@@ -101,15 +101,15 @@ type Observation struct {
 	// different terminal state (Ignored is set too).
 	Conflict bool
 	// Progress reports an artifact update routed away by the
-	// [WithProgressArtifact] seam.
+	// [WithArtifactProgress] seam.
 	Progress bool
-	// Routed lists what the [WithProgressArtifact] seam routed away during
+	// Routed lists what the [WithArtifactProgress] seam routed away during
 	// the event, in order: the artifact update itself (Progress is set),
 	// or artifacts of a Task snapshot. nil when none.
 	Routed []ProgressArtifact
 }
 
-// ProgressArtifact is an artifact that the [WithProgressArtifact] seam
+// ProgressArtifact is an artifact that the [WithArtifactProgress] seam
 // routed away, with the seam's reading of the progress it carries.
 type ProgressArtifact struct {
 	// Event is the artifact update; for an artifact of a Task snapshot, an

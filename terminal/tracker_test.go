@@ -348,7 +348,7 @@ func TestObservations(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tr := NewTracker(WithProgressArtifact(isProgress))
+			tr := NewTracker(WithArtifactProgress(isProgress))
 			got := observeAll(tr, tt.events...)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Observations (-want +got):\n%s", diff)

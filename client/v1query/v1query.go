@@ -43,7 +43,7 @@ type config struct {
 }
 
 // WithConversationID sets the conversation_id to send (default: a new
-// random id per call). Answer an interrupt by sending again with the id of
+// random id per call). Respond to an interrupt by sending again with the id of
 // the interrupted turn, which is its Outcome.TaskID.
 func WithConversationID(id string) Option {
 	return func(c *config) { c.conversation = id }

@@ -121,7 +121,7 @@ has already settled is resolved with GetTask and its history.
   a2a-tail send https://agent.example.com "summarise the report"
   a2a-tail cancel https://agent.example.com 5f0c…
   a2a-tail send --async https://agent.example.com "long job"
-  a2a-tail send --task 5f0c… https://agent.example.com "yes, go ahead"   answer a task that waits for input
+  a2a-tail send --task 5f0c… https://agent.example.com "yes, go ahead"   respond to a task that waits for input
   a2a-tail replay capture.sse -o ndjson
   a2a-tail demo`,
 		Args: func(_ *cobra.Command, args []string) error {

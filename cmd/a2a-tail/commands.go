@@ -38,14 +38,14 @@ func (a *app) follow(ctx context.Context, agentURL string, task a2a.TaskID) erro
 
 func (a *app) sendCommand() *cobra.Command {
 	var async bool
-	var answer answerFlags
+	var resp respondFlags
 	cmd := &cobra.Command{
 		Use:   "send <agent-url> <text…>",
 		Short: "Send a message and follow the turn",
 		Long: `send sends a text message (SendStreamingMessage) and follows the turn it starts.
 With --async it dispatches the message with return-immediately, prints the task id
 on stderr, then follows the task with SubscribeToTask — the same view either way.
-With --task it answers a task that waits for input (exit code 4): the message goes
+With --task it responds to a task that waits for input (exit code 4): the message goes
 to that task and its context (looked up with GetTask unless --context gives it),
 and the new turn is followed. --context alone starts a new task in that context.
 
@@ -54,7 +54,7 @@ and the new turn is followed. --context alone starts a new task in that context.
   a2a-tail send --task 5f0c… https://agent.example.com "the 9:40 one"`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := answer.validate(async); err != nil {
+			if err := resp.validate(async); err != nil {
 				return err
 			}
 			if err := a.checkAgentURL(args[0]); err != nil {
@@ -68,15 +68,15 @@ and the new turn is followed. --context alone starts a new task in that context.
 			}
 			defer c.Close()
 			text := strings.Join(args[1:], " ")
-			if answer.task != "" && answer.context == "" {
-				st, err := c.Respond(ctx, a2a.TaskID(answer.task), text)
+			if resp.task != "" && resp.context == "" {
+				st, err := c.Respond(ctx, a2a.TaskID(resp.task), text)
 				if err != nil {
 					return err
 				}
 				return a.consume(ctx, st)
 			}
 			msg := a2a.NewMessage(a2a.MessageRoleUser, a2a.NewTextPart(text))
-			msg.TaskID, msg.ContextID = a2a.TaskID(answer.task), answer.context
+			msg.TaskID, msg.ContextID = a2a.TaskID(resp.task), resp.context
 			if !async {
 				st, err := c.Send(ctx, msg)
 				if err != nil {
@@ -96,7 +96,7 @@ and the new turn is followed. --context alone starts a new task in that context.
 		},
 	}
 	cmd.Flags().BoolVar(&async, "async", false, "dispatch with return-immediately, print the task id, then follow the task")
-	answer.register(cmd)
+	resp.register(cmd)
 	a.outputFlags(cmd)
 	a.agentFlags(cmd)
 	return cmd
@@ -188,7 +188,7 @@ func (a *app) consume(ctx context.Context, st *client.Stream) error {
 
 // nextCommand tells, on stderr, the exact command that goes on from here:
 // after a stop, following the task again (it goes on at the agent) or
-// canceling it; after an interrupt, answering it; after a cut that could
+// canceling it; after an interrupt, responding to it; after a cut that could
 // not be resumed, following it again. Only for the A2A commands, which set
 // agentURL.
 func (a *app) nextCommand(task a2a.TaskID, out terminal.Outcome, err error) {
@@ -201,7 +201,7 @@ func (a *app) nextCommand(task a2a.TaskID, out terminal.Outcome, err error) {
 	case errors.As(err, &stopped):
 		a.warnf("a2a-tail: the task goes on at the agent. Follow it again: a2a-tail %s %s · cancel it: a2a-tail cancel %s %s\n", u, id, u, id)
 	case err == nil && out.Interrupt != nil:
-		a.warnf("a2a-tail: the agent waits for an answer: a2a-tail send --task %s %s \"<your answer>\"\n", id, u)
+		a.warnf("a2a-tail: the agent waits for your response: a2a-tail send --task %s %s \"<your response>\"\n", id, u)
 	case errors.As(err, new(*client.IncompleteError)) && !errors.Is(err, a2a.ErrTaskNotFound):
 		a.warnf("a2a-tail: the turn could not be followed to its end. Follow it again: a2a-tail %s %s\n", u, id)
 	}
@@ -425,7 +425,7 @@ const retryMaxBackoff = 10 * time.Second
 // retryOptions are the client's retry bounds. --max-retries is a count:
 // resubscriptions in a row without news. --retry-for is a deadline: wall
 // time from the cut, each try's own wait included (client.WithRetryFor),
-// with backoff up to retryMaxBackoff; within it, a peer that answers
+// with backoff up to retryMaxBackoff; within it, a peer that responds
 // with nothing but a replay of the turn still ends it after the default
 // count of such replays. A try that brings news restarts either bound.
 func (a *app) retryOptions() []client.Option {

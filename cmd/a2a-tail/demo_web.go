@@ -32,7 +32,7 @@ func (a *app) demoWeb(ctx context.Context, c *client.Client, listen string) erro
 }
 
 // publish hands st, a turn sent before the server started, to the relay
-// (Attach), as answer does for a turn sent from the page.
+// (Attach), as respond does for a turn sent from the page.
 func (w *webServer) publish(st *client.Stream) {
 	w.mu.Lock()
 	if w.closed {

@@ -294,7 +294,7 @@ func refuseSubscribe(w http.ResponseWriter, _ *http.Request, req rpcRequest) {
 // A hostile answer of 1 GiB, sixteen times the bound of a non-streaming
 // answer (64 MiB). The peer writes only as fast as the client reads, so a
 // client that stops at the bound costs the test no more than that.
-const hugeAnswer = 1 << 30
+const hugeResponse = 1 << 30
 
 // rssBound is the peak RSS a case may reach. The bound of one answer is
 // 64 MiB; a2a-go's JSON decoder doubles its buffer up to that, so about
@@ -414,7 +414,7 @@ func hostileCases() []hostileCase {
 					restAsked = append(restAsked, n)
 					restMu.Unlock()
 					w.Header().Set("Content-Type", "application/json")
-					endless(w, `{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED"},"history":[{"messageId":"h","role":"ROLE_AGENT","parts":[{"text":"`, hugeAnswer, mib)
+					endless(w, `{"id":"t1","contextId":"c1","status":{"state":"TASK_STATE_COMPLETED"},"history":[{"messageId":"h","role":"ROLE_AGENT","parts":[{"text":"`, hugeResponse, mib)
 				}))
 				t.Cleanup(srv.Close)
 				return []string{"--transport", "rest", srv.URL, "t1"}
@@ -434,7 +434,7 @@ func hostileCases() []hostileCase {
 			name: "GetTask answer of 1 GiB labelled text/event-stream",
 			setup: func(t *testing.T, h *hostile) []string {
 				h.methods["SubscribeToTask"] = refuseSubscribe
-				h.methods["GetTask"] = bigTask("text/event-stream", hugeAnswer)
+				h.methods["GetTask"] = bigTask("text/event-stream", hugeResponse)
 				return []string{"--transport", "jsonrpc", "--max-retries", "0", h.srv.URL, "t1"}
 			},
 			code:   exitRuntime,
@@ -446,7 +446,7 @@ func hostileCases() []hostileCase {
 			setup: func(t *testing.T, h *hostile) []string {
 				h.card = func(w http.ResponseWriter, r *http.Request) {
 					w.Header().Set("Content-Type", "text/event-stream")
-					endless(w, `{"name":"`, hugeAnswer, mib)
+					endless(w, `{"name":"`, hugeResponse, mib)
 				}
 				return []string{h.srv.URL, "t1"}
 			},
@@ -458,7 +458,7 @@ func hostileCases() []hostileCase {
 			name: "GetTask answer of 1 GiB, retried",
 			setup: func(t *testing.T, h *hostile) []string {
 				h.methods["SubscribeToTask"] = refuseSubscribe
-				h.methods["GetTask"] = bigTask("application/json", hugeAnswer)
+				h.methods["GetTask"] = bigTask("application/json", hugeResponse)
 				return []string{"--transport", "jsonrpc", h.srv.URL, "t1"}
 			},
 			code:   exitRuntime,

@@ -334,7 +334,7 @@ func (s *liveSink) writeFrame(f string, final bool) {
 // clip counts visible columns only.
 func (s *liveSink) frame(v schema.View, final bool) string {
 	// The header stays in the final frame: the task id is what a later
-	// command (follow, answer, cancel) needs. It counts the whole view.
+	// command (follow, respond, cancel) needs. It counts the whole view.
 	return s.header(v) + "\n" + s.body(v)
 }
 

@@ -6,7 +6,7 @@
 //	a2a-tail <agent-url> <task-id>        follow a task (reconnects on cuts for --retry-for)
 //	a2a-tail follow <agent-url> <task-id> the same, named
 //	a2a-tail send <agent-url> <text…>     send a message and follow the turn
-//	a2a-tail send --task <id> <url> <text…>  answer a task that waits for input
+//	a2a-tail send --task <id> <url> <text…>  respond to a task that waits for input
 //	a2a-tail cancel <agent-url> <task-id> ask the agent to cancel a task
 //	a2a-tail web <agent-url>              a web page: a conversation with the agent
 //	a2a-tail replay <file|->              replay a recorded SSE stream

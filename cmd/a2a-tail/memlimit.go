@@ -9,7 +9,7 @@ import (
 // defaultMemoryLimit is the soft memory limit a2a-tail gives the Go
 // runtime when GOMEMLIMIT is not set: the process's policy, not the
 // library's (package client never forces a collection). A hostile peer
-// makes a2a-go hold several times a refused 64 MiB answer for a moment;
+// makes a2a-go hold several times a refused 64 MiB response for a moment;
 // without a limit the collector's next goal is set while that is live, and
 // a retry allocates as much again on top of the garbage (TestHostilePeers'
 // retried GetTask: 217 MiB with a collection forced after each refusal,

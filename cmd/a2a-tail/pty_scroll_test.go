@@ -137,7 +137,7 @@ func TestLiveViewPTYStopsLeaveOneView(t *testing.T) {
 			t.Errorf("exit code %d, want 4", p.code)
 		}
 		p.checkOneView(t, "·  working on it")
-		p.checkEnd(t, "answer on task ", "a2a-tail: the agent waits for an answer: a2a-tail send --task ")
+		p.checkEnd(t, "respond on task ", "a2a-tail: the agent waits for your response: a2a-tail send --task ")
 		screen := p.scr.screen()
 		for _, l := range screen {
 			if strings.HasPrefix(l, "task ") && !strings.Contains(l, " · input-required · ") {

@@ -19,7 +19,7 @@ func (a *app) queryCommand() *cobra.Command {
 SSE endpoint of an agent runtime (see PROTOCOL.md §5.3) — and renders the turn like an A2A
 one. Its untyped data: frames are told apart by shape: projection frames
 {content, projection} are remote tool-call progress, {message, items} is the
-interrupt (exit code 4; answer with --conversation-id set to the id printed on
+interrupt (exit code 4; respond with --conversation-id set to the id printed on
 stderr), anything else is a chunk of the reply. The body's end completes the turn.
 There is no resumption: a cut ends the turn incomplete.
 
@@ -43,7 +43,7 @@ There is no resumption: a cut ends the turn incomplete.
 			return a.consume(ctx, st)
 		},
 	}
-	cmd.Flags().StringVar(&conversation, "conversation-id", "", "conversation_id to send (default: a new one; reuse it to answer an interrupt)")
+	cmd.Flags().StringVar(&conversation, "conversation-id", "", "conversation_id to send (default: a new one; reuse it to respond to an interrupt)")
 	a.outputFlags(cmd)
 	a.callFlags(cmd)
 	return cmd

@@ -33,7 +33,7 @@ func TestQueryCommand(t *testing.T) {
 tool expense-review ri:333a9f5f-...:call_00_JIhiVhnvjabn7DCjgY2D1744: unfinished
 ? input required: 费用报销审核需要您的审批。请审核后输入 'approved' 通过，或说明拒绝理由。
   - expense-review (call_00_JIhiVhnvjabn7DCjgY2D1744): 费用报销审核需要您的审批。请审核后输入 'approved' 通过，或说明拒绝理由。
-  answer on task conv-1
+  respond on task conv-1
 `},
 		},
 		{

@@ -169,7 +169,7 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 		for _, it := range out.Interrupt.Items {
 			s += fmt.Sprintf("  - %s (%s): %s\n", peerText(it.ToolName), peerText(it.ToolCallID), peerText(it.Message))
 		}
-		return s + fmt.Sprintf("  answer on task %s\n", peerText(string(out.TaskID)))
+		return s + fmt.Sprintf("  respond on task %s\n", peerText(string(out.TaskID)))
 	case err == nil:
 		s := paint(color, green, "✓ completed")
 		if out.Reply != "" {

@@ -116,7 +116,7 @@ func TestNextCommand(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", asked.Code, asked.Stderr)
 	}
 	want := "a2a-tail: task " + id + "\n" +
-		"a2a-tail: the agent waits for an answer: a2a-tail send --task " + id + " " + url + ` "<your answer>"` + "\n"
+		"a2a-tail: the agent waits for your response: a2a-tail send --task " + id + " " + url + ` "<your response>"` + "\n"
 	if diff := cmp.Diff(want, asked.Stderr); diff != "" {
 		t.Errorf("stderr after an interrupt (-want +got):\n%s", diff)
 	}

@@ -50,11 +50,11 @@ const minWebTokenLen = 16
 // Bounds of the servers `a2a-tail web` starts: a client that sends no
 // request, or a slow one, costs a connection for a bounded time, and past
 // webMaxConns the oldest idle connection is closed for each new one, so
-// that connections left open by anyone never keep the page from answering.
+// that connections left open by anyone never keep the page from responding.
 const (
 	webReadHeaderTimeout = 10 * time.Second
 	webIdleTimeout       = 60 * time.Second
-	// webWriteTimeout bounds a whole answer that is not an event stream
+	// webWriteTimeout bounds a whole response that is not an event stream
 	// (the relay sets its own deadline before each write of a stream); it
 	// lets a send wait for the agent as long as the relay waits for one.
 	webWriteTimeout = relay.DefaultStartTimeout + 30*time.Second
@@ -82,7 +82,7 @@ Front ends speak their own protocols to the same agent: AG-UI (CopilotKit,
 with resume at GET /api/chat/{id}/stream; /tasks/{taskId}/events?format=ag-ui or
 ?format=ai-sdk watches a task in those protocols.
 
-Who may use it. It listens on loopback and answers only requests addressed to it by
+Who may use it. It listens on loopback and responds only to requests addressed to it by
 a loopback name (localhost, 127.0.0.1 or [::1] with its port; --web-host adds
 names) from loopback clients, and browser requests only from its own page: a page
 elsewhere — including one whose name was made to resolve to 127.0.0.1 (DNS
@@ -304,10 +304,10 @@ func isLoopbackHost(host string) bool {
 // webServer is what `a2a-tail web` serves: the page, the relay, and POST
 // /tasks to send a message, behind its policy.
 type webServer struct {
-	ctx    context.Context // answered turns run on it; Close ends it
+	ctx    context.Context // turns responding to a task run on it; Close ends it
 	stop   context.CancelFunc
 	mu     sync.Mutex     // guards closed and the Add of turns
-	turns  sync.WaitGroup // answered turns being published
+	turns  sync.WaitGroup // responding turns being published
 	closed bool
 	mux    *http.ServeMux
 	routes []string     // the patterns mounted on mux (route)
@@ -368,7 +368,7 @@ func (w *webServer) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 }
 
 // Close stops the relay — event streams end, follows stop — and the
-// answered turns it publishes.
+// responding turns it publishes.
 func (w *webServer) Close() error {
 	w.mu.Lock()
 	w.closed = true
@@ -378,14 +378,15 @@ func (w *webServer) Close() error {
 	return w.relay.Close()
 }
 
-// agentState answers GET /agent: the agent's state, for the page to show.
+// agentState responds to GET /agent with the agent's state, for the page
+// to show.
 func (w *webServer) agentState(rw http.ResponseWriter, _ *http.Request) {
 	rw.Header().Set("Content-Type", "application/json")
 	rw.Header().Set("Cache-Control", "no-store")
 	_ = json.NewEncoder(rw).Encode(w.agent.State())
 }
 
-// needAgent answers 503 with Retry-After and the agent's state to a
+// needAgent responds 503 with Retry-After and the agent's state to a
 // request that needs the agent before its card could be read. (A request
 // for a task's events asks the agent only when the relay does not hold
 // the task: its 502 carries the state in its error.)
@@ -405,9 +406,9 @@ func (w *webServer) needAgent(next http.Handler) http.Handler {
 	})
 }
 
-// send takes {"text": …} and answers {"task": id, "turn": id}. A new
+// send takes {"text": …} and responds {"task": id, "turn": id}. A new
 // message (with "context": the conversation's contextId, when the page has
-// one) is dispatched with return-immediately; an answer ("task": the id of a
+// one) is dispatched with return-immediately; a response ("task": the id of a
 // task that waits for input) is the next turn of that task, as `send --task`
 // sends it, and is published to the task's readers with Attach (the relay
 // reopens a settled task's stream only for an attached turn). "turn" is the
@@ -445,7 +446,7 @@ func (w *webServer) send(rw http.ResponseWriter, r *http.Request) {
 			jsonError(rw, status, err.Error())
 			return
 		}
-		w.answer(rw, a2a.TaskID(body.Task), body.Text)
+		w.respond(rw, a2a.TaskID(body.Task), body.Text)
 		return
 	}
 	if body.Context != "" && relay.ValidateTaskID(body.Context) != nil {
@@ -471,9 +472,9 @@ func (w *webServer) send(rw http.ResponseWriter, r *http.Request) {
 	sent(rw, id, msg.ID)
 }
 
-// answer sends text as the next turn of task and publishes the turn. The
+// respond sends text as the next turn of task and publishes the turn. The
 // turn outlives the request: it runs on the server's context.
-func (w *webServer) answer(rw http.ResponseWriter, task a2a.TaskID, text string) {
+func (w *webServer) respond(rw http.ResponseWriter, task a2a.TaskID, text string) {
 	w.mu.Lock()
 	if w.closed {
 		w.mu.Unlock()
@@ -511,7 +512,7 @@ func sent(rw http.ResponseWriter, task a2a.TaskID, turn string) {
 	}{string(task), turn})
 }
 
-// agentError answers a failed call to the agent: 404 for a task it does not
+// agentError responds to a failed call to the agent: 404 for a task it does not
 // know, 503 when the server is stopping, 502 otherwise.
 func agentError(rw http.ResponseWriter, err error) {
 	status := http.StatusBadGateway
@@ -532,8 +533,8 @@ func jsonError(rw http.ResponseWriter, status int, msg string) {
 	}{msg})
 }
 
-// redisStore connects to --redis. A Redis that does not answer yet is said
-// on stderr, not fatal: the relay answers 503 until it does (see package
+// redisStore connects to --redis. A Redis that does not respond yet is said
+// on stderr, not fatal: the relay responds 503 until it does (see package
 // redisstore), as it does when Redis goes away later.
 func (a *app) redisStore(ctx context.Context) (*redisstore.Store, error) {
 	// go-redis's own lines about the store's connections (dial failures)
@@ -545,7 +546,7 @@ func (a *app) redisStore(ctx context.Context) (*redisstore.Store, error) {
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := st.Ping(pctx); err != nil {
-		fmt.Fprintf(a.stderr, "a2a-tail: WARNING: Redis at %s does not answer (%v): readers get 503 until it does\n",
+		fmt.Fprintf(a.stderr, "a2a-tail: WARNING: Redis at %s does not respond (%v): readers get 503 until it does\n",
 			printable(redirect.Redact(a.redis)), err)
 	}
 	return st, nil

@@ -123,7 +123,7 @@ func TestWebManyIdleConnections(t *testing.T) {
 // gets the relay's 503 with Retry-After and its reason — what the page
 // counts down from — not a connection the server's cap closed (the cap
 // was 1 024 too, and a browser showed a failed load).
-func TestWebBusyTaskAnswers503(t *testing.T) {
+func TestWebBusyTaskResponds503(t *testing.T) {
 	const readers = 1024 // the relay's cap of readers per task
 	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(2*time.Minute))
 	defer cancel()

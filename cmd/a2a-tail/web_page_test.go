@@ -286,7 +286,7 @@ func TestWebPageTwoSends(t *testing.T) {
 
 // An input-required turn is answered in place: the answer goes to the same
 // task as its next turn, which is followed to its completed verdict.
-func TestWebPageAnswerInterrupt(t *testing.T) {
+func TestWebPageRespondInterrupt(t *testing.T) {
 	ctx, tab := pageTest(t)
 	ask := agenttest.Script{Name: "book a table", Steps: []agenttest.Step{textStep(1, "looking at tables")},
 		Final: a2a.TaskStateInputRequired, FinalText: "Inside or on the terrace?"}

@@ -27,7 +27,7 @@
 // DELETE /ag-ui/threads/{thread}/runs/{run}, DELETE /api/chat/{id}/stream —
 // stops the run and cancels its remote tasks.
 //
-// It starts before its agent (client.NewLazy): until the agent answers, a
+// It starts before its agent (client.NewLazy): until the agent responds, a
 // remote call's tool result says the agent is not reachable yet.
 //
 // It serves loopback names only (the Host header must be localhost,

@@ -84,9 +84,9 @@ type orchestrator struct {
 	// onUpdate, when set, sees every update of every remote call (main
 	// logs the reconnects).
 	onUpdate func(client.Update)
-	// threads and chatQuestions keep the remote calls that wait for an
-	// answer, by AG-UI thread and by chat.
-	threads, chatQuestions *frontend.PendingAnswers
+	// threads and chatQuestions keep the remote calls that wait for the
+	// user's response, by AG-UI thread and by chat.
+	threads, chatQuestions *frontend.PendingResponses
 	// runs are the AG-UI runs by thread and run id (runKey), chats each
 	// chat's latest turn by chat id.
 	runs  *frontend.Runs[*frontend.AGUILog]
@@ -97,7 +97,7 @@ func newOrchestrator(ctx context.Context, c colleague, addr string) *orchestrato
 	_, port, _ := net.SplitHostPort(addr)
 	limits := frontend.RunLimits{Max: maxRuns, Keep: keepEnded}
 	o := &orchestrator{ctx: ctx, c: c, port: port, mux: http.NewServeMux(),
-		threads: frontend.NewPendingAnswers(maxPending, keepQuestion), chatQuestions: frontend.NewPendingAnswers(maxPending, keepQuestion),
+		threads: frontend.NewPendingResponses(maxPending, keepQuestion), chatQuestions: frontend.NewPendingResponses(maxPending, keepQuestion),
 		runs:  frontend.NewRuns(ctx, frontend.NewAGUILog, limits),
 		chats: frontend.NewRuns(ctx, frontend.NewChatStream, limits)}
 	o.mux.HandleFunc("POST /ag-ui", o.agui)
@@ -113,7 +113,7 @@ func newOrchestrator(ctx context.Context, c colleague, addr string) *orchestrato
 // runKey is the key of an AG-UI run: its thread and its run id.
 func runKey(thread, run string) string { return strconv.Itoa(len(thread)) + ":" + thread + run }
 
-// startError answers a run that could not start.
+// startError responds to a run that could not start.
 func startError(w http.ResponseWriter, err error) {
 	if errors.Is(err, frontend.ErrRunExists) {
 		http.Error(w, "orchestrator: "+err.Error(), http.StatusConflict)
@@ -151,7 +151,7 @@ func (o *orchestrator) wait() { o.wg.Wait() }
 // readBody decodes a JSON request body of at most maxBodyBytes with the
 // relay's one body reader (relay.ReadJSON): only application/json, which a
 // page of another origin cannot send without a CORS preflight (never
-// answered here) — else 415; over maxBodyBytes 413; not the JSON expected
+// allowed here) — else 415; over maxBodyBytes 413; not the JSON expected
 // 400.
 func readBody(w http.ResponseWriter, r *http.Request, v any) bool {
 	if status, err := relay.ReadJSON(w, r, v, maxBodyBytes); err != nil {
@@ -200,7 +200,7 @@ func answer(results []frontend.SubagentEnd) string {
 // agui runs one AG-UI run: its own sentence, one ask_colleague call per
 // question, each remote call nested as a sub-agent (concurrently), then its
 // answer — or, when a colleague asks something, RUN_FINISHED with the
-// interrupts. A run whose input resumes them sends each answer to the task
+// interrupts. A run whose input resumes them sends each response to the task
 // that asked, nested again under the call that asked (resumeAGUI).
 func (o *orchestrator) agui(w http.ResponseWriter, r *http.Request) {
 	var in frontend.RunAgentInput
@@ -310,17 +310,17 @@ func (o *orchestrator) askAllAGUI(run *frontend.Run[*frontend.AGUILog], ar *fron
 	return results
 }
 
-// resumeAGUI answers the questions the input's resume entries name: each
-// answer is the next turn of the task that asked, nested under the tool
-// call that asked (a new sub-agent, linked to the one that asked), which
-// gets the reply as its result. An entry that answers no question waiting
-// in this thread fails the run before anything is sent.
+// resumeAGUI sends the user's responses to the questions the input's
+// resume entries name: each response is the next turn of the task that
+// asked, nested under the tool call that asked (a new sub-agent, linked to
+// the one that asked), which gets the reply as its result. An entry for no
+// question waiting in this thread fails the run before anything is sent.
 func (o *orchestrator) resumeAGUI(run *frontend.Run[*frontend.AGUILog], ar *frontend.AGUIRun, in *frontend.RunAgentInput) ([]frontend.SubagentEnd, error) {
 	ids := make([]string, len(in.Resume))
 	for i, e := range in.Resume {
 		ids[i] = e.InterruptID
 	}
-	calls, err := o.threads.Answer(in.ThreadID, ids...)
+	calls, err := o.threads.Respond(in.ThreadID, ids...)
 	if err != nil {
 		return nil, err
 	}
@@ -328,7 +328,7 @@ func (o *orchestrator) resumeAGUI(run *frontend.Run[*frontend.AGUILog], ar *fron
 	results := make([]frontend.SubagentEnd, len(calls))
 	var wg sync.WaitGroup
 	for i, call := range calls {
-		text, cancelled := answerOf(call, in.Resume)
+		text, cancelled := responseOf(call, in.Resume)
 		if cancelled {
 			_ = ar.Emit(frontend.ToolCallResult(call.ToolCallID+"-result", call.ToolCallID, "the question was withdrawn"))
 			results[i] = frontend.SubagentEnd{Result: schema.Result{Verdict: schema.VerdictCanceled, Error: "the question was withdrawn"}}
@@ -344,9 +344,9 @@ func (o *orchestrator) resumeAGUI(run *frontend.Run[*frontend.AGUILog], ar *fron
 	return results, nil
 }
 
-// answerOf is the answer the resume entries give to call (their texts, one
-// per line), or cancelled when they withdraw its question.
-func answerOf(call frontend.SuspendedCall, resume []frontend.AGUIResume) (text string, cancelled bool) {
+// responseOf is the response the resume entries give to call (their
+// texts, one per line), or cancelled when they withdraw its question.
+func responseOf(call frontend.SuspendedCall, resume []frontend.AGUIResume) (text string, cancelled bool) {
 	var texts []string
 	for _, e := range resume {
 		if !slices.Contains(call.InterruptIDs, e.InterruptID) {
@@ -423,9 +423,9 @@ func (o *orchestrator) chat(w http.ResponseWriter, r *http.Request) {
 		startError(w, err)
 		return
 	}
-	// The chat's next user message answers the questions its colleagues
-	// asked; when they expired, the message says so (and is not sent as
-	// a question: it was an answer).
+	// The chat's next user message is the response to the questions its
+	// colleagues asked; when they expired, the message says so (and is not
+	// sent as a question: it was a response).
 	calls, err := o.chatQuestions.Next(in.ID)
 	if err != nil && !errors.Is(err, frontend.ErrInterruptUnknown) {
 		calls = nil
@@ -464,7 +464,7 @@ func (o *orchestrator) abortChat(w http.ResponseWriter, r *http.Request) {
 // chatTurn writes one assistant message: its sentence, one ask_colleague
 // tool part per question whose output is the remote call's view, then its
 // answer. When the chat's colleagues asked something (calls), the message
-// is their answer instead: each call's task takes it as its next turn,
+// is the user's response to them instead: each call's task takes it as its next turn,
 // shown in a tool part of the same toolCallId as the call that asked. A
 // question that expired (expired) is said, and nothing is sent.
 func (o *orchestrator) chatTurn(run *frontend.Run[*frontend.ChatStream], chat string, qs []string, text string, calls []frontend.SuspendedCall, expired error) {

@@ -62,7 +62,7 @@ import (
 // RUN_FINISHED with outcome success and the outcome under result.a2a;
 // input-required and auth-required — RUN_FINISHED with outcome interrupt (one
 // Interrupt per item, or one for the question), whose ids name the task
-// ("a2a:<task>:<n>") so that the run that answers it finds the task again;
+// ("a2a:<task>:<n>") so that the run that responds to it finds the task again;
 // canceled — RUN_FINISHED with outcome cancelled (AG-UI 1.0's own end
 // state); failed, rejected, incomplete — RUN_ERROR with the verdict as code.
 //
@@ -672,7 +672,7 @@ func aguiInterrupts(v *schema.View, prefix, suffix string, out *frontResult) []a
 	return ints
 }
 
-// aguiInterruptID names interrupt n of a task; the run that answers it sends
+// aguiInterruptID names interrupt n of a task; the run that responds to it sends
 // it back in RunAgentInput.resume, from which the task is found again
 // (aguiInterruptTask).
 func aguiInterruptID(task string, n int) string { return "a2a:" + task + ":" + strconv.Itoa(n) }
@@ -776,7 +776,7 @@ func newAGUIStream(threadID, runID string, history []json.RawMessage, reconnect 
 	return &frontStream{frontFeed: frontFeed{enc: &aguiEncoder{threadID: threadID, runID: runID, history: history, reconnect: reconnect}}}
 }
 
-// RefuseAGUIRun answers the run in asks for when the agent refused its turn
+// RefuseAGUIRun responds to the run in asks for when the agent refused its turn
 // before it named a task: RUN_STARTED, then RUN_ERROR with code "refused"
 // and reason.
 func RefuseAGUIRun(w http.ResponseWriter, in *RunAgentInput, reason string) {
@@ -789,10 +789,10 @@ func RefuseAGUIRun(w http.ResponseWriter, in *RunAgentInput, reason string) {
 
 // Turn is what an AG-UI run endpoint sends for the input: the id and text
 // of its last user message; or, when it resumes an interrupt whose task
-// valid accepts (the first such), that task and the answer's text, with
-// no id — the answer opens a new turn of the task, a message of its own.
+// valid accepts (the first such), that task and the response's text, with
+// no id — the response opens a new turn of the task, a message of its own.
 // An input that resumes no such interrupt is an error: never a new task
-// for an answer, whose question would stay open.
+// for a response, whose question would stay open.
 func (in *RunAgentInput) Turn(valid func(task string) error) (id, text, task string, err error) {
 	for i := len(in.Messages) - 1; i >= 0; i-- {
 		if m := &in.Messages[i]; m.Role == "user" {

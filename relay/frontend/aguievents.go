@@ -15,7 +15,7 @@ type AGUIEvent = map[string]any
 
 // AGUIInterrupt is one interrupt of a RUN_FINISHED outcome interrupt: what
 // the run waits for. ID is what the next run's RunAgentInput.resume
-// answers.
+// responds to.
 type AGUIInterrupt struct {
 	ID     string `json:"id"`
 	Reason string `json:"reason"`
@@ -37,7 +37,7 @@ type AGUIOutcome struct {
 // OutcomeSuccess is the outcome of a run that did what it was asked.
 func OutcomeSuccess() AGUIOutcome { return AGUIOutcome{Type: "success"} }
 
-// OutcomeInterrupt is the outcome of a run that waits for answers to
+// OutcomeInterrupt is the outcome of a run that waits for responses to
 // interrupts (at least one).
 func OutcomeInterrupt(interrupts ...AGUIInterrupt) AGUIOutcome {
 	return AGUIOutcome{Type: "interrupt", Interrupts: interrupts}
@@ -112,7 +112,7 @@ type RunAgentInput struct {
 	ParentRunID string `json:"parentRunId,omitempty"`
 	// Messages are the conversation so far, in order.
 	Messages []AGUIMessage `json:"messages"`
-	// Resume answers the interrupts that ended the thread's last run.
+	// Resume responds to the interrupts that ended the thread's last run.
 	Resume         []AGUIResume    `json:"resume,omitempty"`
 	State          json.RawMessage `json:"state,omitempty"`
 	Tools          json.RawMessage `json:"tools,omitempty"`
@@ -171,16 +171,16 @@ func (m AGUIMessage) MarshalJSON() ([]byte, error) {
 // per line.
 func (m AGUIMessage) Text() string { return textOf(m.Content) }
 
-// AGUIResume is one entry of RunAgentInput.resume: the answer to an
-// interrupt.
+// AGUIResume is one entry of RunAgentInput.resume: the user's response to
+// an interrupt.
 type AGUIResume struct {
 	InterruptID string `json:"interruptId"`
-	// Status is "resolved" (answered) or "cancelled" (abandoned).
+	// Status is "resolved" (responded to) or "cancelled" (abandoned).
 	Status  string          `json:"status"`
 	Payload json.RawMessage `json:"payload,omitempty"`
 }
 
-// Text is the answer as text: a string payload, or its text parts.
+// Text is the response as text: a string payload, or its text parts.
 func (r AGUIResume) Text() string { return textOf(r.Payload) }
 
 // rawMessages are the messages as they came.

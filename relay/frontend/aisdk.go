@@ -296,7 +296,7 @@ func newAISDKStream(resume bool) *frontStream {
 	}
 }
 
-// RefuseChat answers a chat request when the agent refused its turn before
+// RefuseChat responds to a chat request when the agent refused its turn before
 // it named a task: a UI message stream of start, error (reason), [DONE].
 func RefuseChat(w http.ResponseWriter, reason string) {
 	w.Header().Set("Content-Type", "text/event-stream")

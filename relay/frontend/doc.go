@@ -16,7 +16,7 @@
 //     of a RunAgentInput) and relay.Handler.Chat (useChat's POST, and its
 //     GET <chat id>/stream resume) send the front end's last user message
 //     to the agent with a relay.Agent, publish the turn with
-//     relay.Handler.Attach, and answer with the task's subscription in the
+//     relay.Handler.Attach, and respond with the task's subscription in the
 //     protocol, through [NewAGUIEncoder] and [NewAISDKEncoder]. A cut
 //     connection resumes through the relay like any other.
 //

@@ -298,10 +298,10 @@ func TestFrontEndpointsUnderFaults(t *testing.T) {
 	}
 }
 
-// TestAGUIAnswerInterrupt: a run that ends on an interrupt, then a run that
+// TestAGUIRespondInterrupt: a run that ends on an interrupt, then a run that
 // answers it (RunAgentInput.resume): the answer goes to the interrupted
 // task as a new turn, which completes.
-func TestAGUIAnswerInterrupt(t *testing.T) {
+func TestAGUIRespondInterrupt(t *testing.T) {
 	t.Parallel()
 	frontend.FrontendsNode(t)
 	rig := newFrontRig(t, nil)

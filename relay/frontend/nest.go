@@ -105,7 +105,7 @@ type SubagentOptions struct {
 	Name string
 	// Description, when set, is SUBAGENT_STARTED's description.
 	Description string
-	// Continues is, for the answer to a nested question, the
+	// Continues is, for the response to a nested question, the
 	// subagentRunId of the sub-agent that asked (SuspendedCall's): AG-UI
 	// gives each invocation an id of its own, so SUBAGENT_STARTED names it
 	// in its metadata {"a2a":{"continues":…}}.
@@ -125,8 +125,9 @@ type SubagentEnd struct {
 	// Interrupts are, for a suspended sub-agent, the AG-UI interrupts to
 	// put in the run's RUN_FINISHED outcome (OutcomeInterrupt).
 	Interrupts []AGUIInterrupt
-	// Suspended is, for a call that waits for an answer (input-required,
-	// auth-required), what answers it: hold it in a PendingAnswers.
+	// Suspended is, for a call that waits for the user's response
+	// (input-required, auth-required), what the response goes to: hold it
+	// in a PendingResponses.
 	Suspended *SuspendedCall
 }
 

@@ -118,7 +118,7 @@ const maxChatFollowerParts = 512
 //
 // It keeps the message so far — every part, but of each tool call only its
 // latest output — so that a reader that comes later gets the message
-// without the history of preliminary outputs: Serve answers the POST that
+// without the history of preliminary outputs: Serve responds to the POST that
 // started the turn and useChat's resume GET alike, and a page reload during
 // the turn shows the tool part once. Run the turn outside the request's
 // context (a reload cancels the request, not the turn), and Close the stream

@@ -11,18 +11,18 @@ import (
 	"github.com/tfrs/a2a-progress/schema"
 )
 
-// Answering a nested question (PROTOCOL.md §9.3): a nested call that ends
-// input-required (or auth-required) leaves the remote task waiting and the
-// caller's tool call without a result. The answer is the task's next turn
-// (client.Client.Respond on SuspendedCall.Task), nested again under the same
-// tool call (AGUIRun.Nest / ChatStream.NestTool with
-// SuspendedCall.ToolCallID), whose result it then carries. PendingAnswers
+// Responding to a nested question (PROTOCOL.md §9.3): a nested call that
+// ends input-required (or auth-required) leaves the remote task waiting and
+// the caller's tool call without a result. The user's response is the
+// task's next turn (client.Client.Respond on SuspendedCall.Task), nested
+// again under the same tool call (AGUIRun.Nest / ChatStream.NestTool with
+// SuspendedCall.ToolCallID), whose result it then carries. PendingResponses
 // remembers the waiting calls between the run that asked and the run that
-// answers.
+// responds.
 
-// SuspendedCall is a nested call that waits for an answer.
+// SuspendedCall is a nested call that waits for the user's response.
 type SuspendedCall struct {
-	// Task is the remote task that waits: the answer is its next turn.
+	// Task is the remote task that waits: the response is its next turn.
 	Task a2a.TaskID
 	// ToolCallID is the caller's tool call whose result is still due.
 	ToolCallID string
@@ -35,49 +35,49 @@ type SuspendedCall struct {
 	Question string
 }
 
-// The errors of an answer that cannot be delivered. Never answer them by
+// The errors of a response that cannot be delivered. Never handle them by
 // sending the text as a new question: the question would stay open and the
-// answer go where it was not asked.
+// response go where it was not asked.
 var (
-	ErrInterruptUnknown  = errors.New("frontend: no nested call of this conversation waits for that interrupt")
-	ErrInterruptExpired  = errors.New("frontend: the question of that interrupt expired; ask again")
-	ErrInterruptAnswered = errors.New("frontend: that interrupt was already answered")
+	ErrInterruptUnknown   = errors.New("frontend: no nested call of this conversation waits for that interrupt")
+	ErrInterruptExpired   = errors.New("frontend: the question of that interrupt expired; ask again")
+	ErrInterruptResponded = errors.New("frontend: that interrupt already had its response")
 )
 
-// ResumeErrorCode is the RUN_ERROR code of an error of PendingAnswers:
-// interrupt_unknown, interrupt_expired or interrupt_answered; "" for
-// another error.
+// ResumeErrorCode is the RUN_ERROR code of an error of PendingResponses:
+// interrupt_unknown, interrupt_expired or interrupt_answered (the wire
+// code of [ErrInterruptResponded], kept); "" for another error.
 func ResumeErrorCode(err error) string {
 	switch {
 	case errors.Is(err, ErrInterruptUnknown):
 		return "interrupt_unknown"
 	case errors.Is(err, ErrInterruptExpired):
 		return "interrupt_expired"
-	case errors.Is(err, ErrInterruptAnswered):
+	case errors.Is(err, ErrInterruptResponded):
 		return "interrupt_answered"
 	}
 	return ""
 }
 
-// The bounds of PendingAnswers: the calls and the answered interrupt ids
+// The bounds of PendingResponses: the calls and the responded interrupt ids
 // kept per conversation (a run suspends at most that many calls).
 const (
-	maxPendingPerKey  = 64
-	maxAnsweredPerKey = 256
+	maxPendingPerKey   = 64
+	maxRespondedPerKey = 256
 )
 
-// PendingAnswers keeps, per conversation (an AG-UI thread id, a useChat
-// chat id), the nested calls that wait for an answer: at most max
+// PendingResponses keeps, per conversation (an AG-UI thread id, a useChat
+// chat id), the nested calls that wait for a response: at most max
 // conversations (past it the least recently used one is forgotten, first
 // those whose calls all expired) and for ttl after a call suspended. It
 // also remembers, as long as the conversation is kept, the interrupts
-// already answered, so that a second answer is told apart from an unknown
-// one. It is safe for concurrent use.
+// already responded to, so that a second response is told apart from one
+// to an unknown interrupt. It is safe for concurrent use.
 //
-// A conversation key is the client's: whoever can name it can answer its
-// question. Serve it to the conversation's owner only (check who may use a
-// thread or chat id before calling Answer or Next).
-type PendingAnswers struct {
+// A conversation key is the client's: whoever can name it can respond to
+// its question. Serve it to the conversation's owner only (check who may
+// use a thread or chat id before calling Respond or Next).
+type PendingResponses struct {
 	mu    sync.Mutex
 	max   int
 	ttl   time.Duration
@@ -87,9 +87,9 @@ type PendingAnswers struct {
 }
 
 type pendingConv struct {
-	calls    []pendingCall
-	answered []string
-	used     time.Time
+	calls     []pendingCall
+	responded []string
+	used      time.Time
 }
 
 type pendingCall struct {
@@ -97,21 +97,21 @@ type pendingCall struct {
 	at time.Time
 }
 
-// NewPendingAnswers keeps the waiting calls of at most max conversations
+// NewPendingResponses keeps the waiting calls of at most max conversations
 // (default 1024) for ttl each (default 30 minutes).
-func NewPendingAnswers(max int, ttl time.Duration) *PendingAnswers {
+func NewPendingResponses(max int, ttl time.Duration) *PendingResponses {
 	if max <= 0 {
 		max = 1024
 	}
 	if ttl <= 0 {
 		ttl = 30 * time.Minute
 	}
-	return &PendingAnswers{max: max, ttl: ttl, convs: map[string]*pendingConv{}, now: time.Now}
+	return &PendingResponses{max: max, ttl: ttl, convs: map[string]*pendingConv{}, now: time.Now}
 }
 
-// Hold remembers the calls of conversation key that wait for an answer
+// Hold remembers the calls of conversation key that wait for a response
 // (the Suspended of each SubagentEnd that has one; nil ones are skipped).
-func (p *PendingAnswers) Hold(key string, calls ...*SuspendedCall) {
+func (p *PendingResponses) Hold(key string, calls ...*SuspendedCall) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := p.now()
@@ -140,7 +140,7 @@ func (p *PendingAnswers) Hold(key string, calls ...*SuspendedCall) {
 // makeRoomLocked forgets a conversation when max are kept: the least
 // recently used among those with no live call, else the least recently
 // used.
-func (p *PendingAnswers) makeRoomLocked() {
+func (p *PendingResponses) makeRoomLocked() {
 	if len(p.convs) < p.max {
 		return
 	}
@@ -156,7 +156,7 @@ func (p *PendingAnswers) makeRoomLocked() {
 	delete(p.convs, firstNonEmpty(idle, oldest))
 }
 
-func (p *PendingAnswers) liveLocked(c *pendingConv) bool {
+func (p *PendingResponses) liveLocked(c *pendingConv) bool {
 	now := p.now()
 	for _, pc := range c.calls {
 		if now.Sub(pc.at) <= p.ttl {
@@ -166,12 +166,13 @@ func (p *PendingAnswers) liveLocked(c *pendingConv) bool {
 	return false
 }
 
-// Answer takes the calls of conversation key that the interrupts ids
-// answer (each call once, in the order held): they are no longer pending
-// and their ids count as answered. When any id cannot be answered it takes
-// none and returns the error (ErrInterruptUnknown, ErrInterruptExpired,
-// ErrInterruptAnswered) of the first such id.
-func (p *PendingAnswers) Answer(key string, ids ...string) ([]SuspendedCall, error) {
+// Respond takes the calls of conversation key that a response to the
+// interrupts ids is for (each call once, in the order held): they are no
+// longer pending and their ids count as responded to. When any id cannot
+// take a response it takes none and returns the error
+// (ErrInterruptUnknown, ErrInterruptExpired, ErrInterruptResponded) of the
+// first such id.
+func (p *PendingResponses) Respond(key string, ids ...string) ([]SuspendedCall, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	c := p.convs[key]
@@ -192,8 +193,8 @@ func (p *PendingAnswers) Answer(key string, ids ...string) ([]SuspendedCall, err
 			if !slices.Contains(take, i) {
 				take = append(take, i)
 			}
-		case c != nil && slices.Contains(c.answered, id):
-			return nil, ErrInterruptAnswered
+		case c != nil && slices.Contains(c.responded, id):
+			return nil, ErrInterruptResponded
 		default:
 			return nil, ErrInterruptUnknown
 		}
@@ -203,11 +204,11 @@ func (p *PendingAnswers) Answer(key string, ids ...string) ([]SuspendedCall, err
 }
 
 // Next takes every call of conversation key that waits: the next user
-// message of a useChat chat answers them. It returns ErrInterruptUnknown
+// message of a useChat chat is the response to them. It returns ErrInterruptUnknown
 // when none waits (the message is a question of its own), and
 // ErrInterruptExpired when all that waited expired (they are dropped: the
 // message after that one is a question of its own).
-func (p *PendingAnswers) Next(key string) ([]SuspendedCall, error) {
+func (p *PendingResponses) Next(key string) ([]SuspendedCall, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	c := p.convs[key]
@@ -228,17 +229,17 @@ func (p *PendingAnswers) Next(key string) ([]SuspendedCall, error) {
 }
 
 // takeLocked removes the calls at the indexes take (ascending) of c and
-// returns them, their ids noted as answered.
-func (p *PendingAnswers) takeLocked(c *pendingConv, take []int) []SuspendedCall {
+// returns them, their ids noted as responded to.
+func (p *PendingResponses) takeLocked(c *pendingConv, take []int) []SuspendedCall {
 	out := make([]SuspendedCall, 0, len(take))
 	for n, i := range take {
 		pc := c.calls[i-n]
 		out = append(out, pc.SuspendedCall)
-		c.answered = append(c.answered, pc.InterruptIDs...)
+		c.responded = append(c.responded, pc.InterruptIDs...)
 		c.calls = slices.Delete(c.calls, i-n, i-n+1)
 	}
-	if over := len(c.answered) - maxAnsweredPerKey; over > 0 {
-		c.answered = slices.Delete(c.answered, 0, over)
+	if over := len(c.responded) - maxRespondedPerKey; over > 0 {
+		c.responded = slices.Delete(c.responded, 0, over)
 	}
 	c.used = p.now()
 	return out

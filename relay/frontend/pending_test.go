@@ -9,43 +9,43 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestPendingAnswers(t *testing.T) {
+func TestPendingResponses(t *testing.T) {
 	now := time.Unix(1000, 0)
-	p := NewPendingAnswers(2, time.Minute)
+	p := NewPendingResponses(2, time.Minute)
 	p.now = func() time.Time { return now }
 	a := &SuspendedCall{Task: "t1", ToolCallID: "call-1", InterruptIDs: []string{"a2a:t1:0", "a2a:t1:1"}}
 	b := &SuspendedCall{Task: "t2", ToolCallID: "call-2", InterruptIDs: []string{"a2a:t2:0"}}
 	p.Hold("thread", a, nil, b)
 
 	// One id of a call takes the whole call; a bad id takes nothing.
-	if _, err := p.Answer("thread", "a2a:t1:0", "a2a:nope:0"); !errors.Is(err, ErrInterruptUnknown) {
+	if _, err := p.Respond("thread", "a2a:t1:0", "a2a:nope:0"); !errors.Is(err, ErrInterruptUnknown) {
 		t.Fatalf("an unknown id among good ones: %v", err)
 	}
-	got, err := p.Answer("thread", "a2a:t1:1", "a2a:t1:0")
+	got, err := p.Respond("thread", "a2a:t1:1", "a2a:t1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]SuspendedCall{*a}, got); diff != "" {
-		t.Errorf("answered (-want +got):\n%s", diff)
+		t.Errorf("responded (-want +got):\n%s", diff)
 	}
 	for _, c := range []struct {
 		key, id string
 		want    error
 	}{
-		{"thread", "a2a:t1:0", ErrInterruptAnswered},
+		{"thread", "a2a:t1:0", ErrInterruptResponded},
 		{"other", "a2a:t2:0", ErrInterruptUnknown},
 	} {
-		if _, err := p.Answer(c.key, c.id); !errors.Is(err, c.want) {
-			t.Errorf("Answer(%s, %s) = %v, want %v", c.key, c.id, err, c.want)
+		if _, err := p.Respond(c.key, c.id); !errors.Is(err, c.want) {
+			t.Errorf("Respond(%s, %s) = %v, want %v", c.key, c.id, err, c.want)
 		}
 	}
-	if code := ResumeErrorCode(fmt.Errorf("x: %w", ErrInterruptAnswered)); code != "interrupt_answered" {
+	if code := ResumeErrorCode(fmt.Errorf("x: %w", ErrInterruptResponded)); code != "interrupt_answered" {
 		t.Errorf("code %q", code)
 	}
 	// Past the TTL: expired, once; then a chat's next message is new.
 	now = now.Add(2 * time.Minute)
-	if _, err := p.Answer("thread", "a2a:t2:0"); !errors.Is(err, ErrInterruptExpired) {
-		t.Errorf("expired answer: %v", err)
+	if _, err := p.Respond("thread", "a2a:t2:0"); !errors.Is(err, ErrInterruptExpired) {
+		t.Errorf("expired response: %v", err)
 	}
 	p.Hold("chat", b)
 	now = now.Add(2 * time.Minute)

@@ -15,7 +15,7 @@ import (
 
 // A task the JS SDK agent does not know, on each interface of its card:
 // Follow and Poll end with a2a.ErrTaskNotFound (not an incomplete turn),
-// and Answer and Cancel fail with it — whatever shape the JS SDK gives
+// and Respond and Cancel fail with it — whatever shape the JS SDK gives
 // "not found" on that wire (JSON-RPC -32001, a REST 404 with its own body).
 func TestJSAgentUnknownTask(t *testing.T) {
 	agent := startJSAgent(t)

@@ -117,10 +117,10 @@ func TestCloseBeforeIteration(t *testing.T) {
 	}
 }
 
-// Answer continues an interrupted task with a message that carries the
+// Respond continues an interrupted task with a message that carries the
 // task's id and context id; the new turn is the same as the one Send
 // starts with those ids, on every transport and version.
-func TestAnswer(t *testing.T) {
+func TestRespond(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
 	s.Register(agenttest.Trajectory(5, agenttest.Named("mt-ask"), agenttest.EndIn(a2a.TaskStateInputRequired)))
@@ -138,21 +138,21 @@ func TestAnswer(t *testing.T) {
 			}
 			st, err := cl.Respond(testCtx(t), first.TaskID(), "mt-answer")
 			if err != nil {
-				t.Fatalf("Answer: %v", err)
+				t.Fatalf("Respond: %v", err)
 			}
 			if d := cmp.Diff(first.TaskID(), st.TaskID()); d != "" {
-				t.Errorf("Answer's task (-interrupted +answered):\n%s", d)
+				t.Errorf("Respond's task (-interrupted +responded):\n%s", d)
 			}
 			checkSame(t, ref, collect(t, st), viewOpts)
 			msgs.mu.Lock()
 			last := msgs.last
 			msgs.mu.Unlock()
 			if d := cmp.Diff(last, st.Turn()); d != "" {
-				t.Errorf("Answer's turn (-the answer's messageId +Turn()):\n%s", d)
+				t.Errorf("Respond's turn (-the response's messageId +Turn()):\n%s", d)
 			}
 			// Send gives a message without a context a new one (so that a
 			// send cut before its first event can be found with ListTasks);
-			// the answer continues the task in it.
+			// the response continues the task in it.
 			want := []msgIDs{{Context: r1.out.ContextID}, {string(first.TaskID()), r1.out.ContextID}}
 			if d := cmp.Diff(want, msgs.list()); d != "" {
 				t.Errorf("messages sent (task, context) (-want +got):\n%s", d)
@@ -161,9 +161,9 @@ func TestAnswer(t *testing.T) {
 	}
 }
 
-// Answer and Cancel of a task the agent does not know fail with
-// a2a.ErrTaskNotFound, and Answer sends nothing.
-func TestAnswerAndCancelUnknownTask(t *testing.T) {
+// Respond and Cancel of a task the agent does not know fail with
+// a2a.ErrTaskNotFound, and Respond sends nothing.
+func TestRespondAndCancelUnknownTask(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
 	for _, c := range combos() {
@@ -171,10 +171,10 @@ func TestAnswerAndCancelUnknownTask(t *testing.T) {
 			var msgs sent
 			cl := newForced(t, s, c, msgs.option())
 			if _, err := cl.Respond(testCtx(t), "no-such-task", "hello"); !errors.Is(err, a2a.ErrTaskNotFound) {
-				t.Errorf("Answer: %v, want a2a.ErrTaskNotFound", err)
+				t.Errorf("Respond: %v, want a2a.ErrTaskNotFound", err)
 			}
 			if got := msgs.list(); len(got) != 0 {
-				t.Errorf("Answer of an unknown task sent %v", got)
+				t.Errorf("Respond of an unknown task sent %v", got)
 			}
 			if _, err := cl.Cancel(testCtx(t), "no-such-task"); !errors.Is(err, a2a.ErrTaskNotFound) {
 				t.Errorf("Cancel: %v, want a2a.ErrTaskNotFound", err)

@@ -15,8 +15,8 @@ import (
 	"github.com/tfrs/a2a-progress/client/agenttest"
 )
 
-// Answering a nested question: the colleague's turn ends input-required;
-// the user's answer — AG-UI's resume, useChat's next message — is the same
+// Responding to a nested question: the colleague's turn ends input-required;
+// the user's response — AG-UI's resume, useChat's next message — is the same
 // task's next turn, nested under the call that asked, which gets the reply.
 
 // story is the colleague's two turns: a question, then, for the answer
@@ -103,7 +103,7 @@ func types(evs []map[string]any) []string {
 	return out
 }
 
-func TestAGUIAnswerNestedQuestion(t *testing.T) {
+func TestAGUIRespondNestedQuestion(t *testing.T) {
 	ask, reply := story()
 	f := start(t, ask, reply)
 	var out aguiRuns
@@ -236,7 +236,7 @@ type chatTurns struct {
 	Status string   `json:"status"`
 }
 
-func TestChatAnswerNestedQuestion(t *testing.T) {
+func TestChatRespondNestedQuestion(t *testing.T) {
 	ask, reply := story()
 	f := start(t, ask, reply)
 	var out chatTurns

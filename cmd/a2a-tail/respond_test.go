@@ -35,7 +35,7 @@ func interrupted(t *testing.T, srv *agenttest.Agent) (task, contextID string) {
 	return string(out.TaskID), out.ContextID
 }
 
-// send --task answers a task that waits for input, with or without its
+// send --task responds to a task that waits for input, with or without its
 // context id, over a card or a forced transport and version; a task the
 // agent does not know exits 5, on send --task as on follow.
 func TestSendTask(t *testing.T) {
@@ -72,7 +72,7 @@ func TestSendTask(t *testing.T) {
 			return []string{"send", "--context", ctx, card, "completed"}
 		}, code: exitOK, verdict: "✓ completed: the answer"},
 		{name: "asked again", args: func(task, _ string) []string { return []string{"send", "--task", task, card, "input"} },
-			code: exitInterrupted, verdict: "  answer on task <id>"},
+			code: exitInterrupted, verdict: "  respond on task <id>"},
 		{name: "unknown task", args: func(string, string) []string { return []string{"send", "--task", "no-such-task", card, "completed"} },
 			code: exitNotFound, stderr: "task not found"},
 		{name: "unknown task, context given", args: func(_, ctx string) []string {
