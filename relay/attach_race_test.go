@@ -3,10 +3,12 @@ package relay_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/schema"
 )
@@ -26,10 +28,13 @@ func TestAttachRace(t *testing.T) {
 	c := newClient(t, agent)
 	f := &countingFollower{c: c}
 	started := relay.NewTaskSet(0)
-	h := relay.New(testCtx(t), f, relay.WithAuthorizer(started.Authorizer(relay.AllowAll)),
+	// The rounds' time grows with the machine's load: the test's context
+	// ends only when a round stalls (no round done for the idle budget),
+	// never because many rounds together took long.
+	ctx := testdep.Watchdog(t, 30*time.Second)
+	h := relay.New(ctx, f, relay.WithAuthorizer(started.Authorizer(relay.AllowAll)),
 		relay.WithStartedTasks(started), relay.WithMaxTasks(rounds+1))
 	srv := relayServer(t, h)
-	ctx := testCtx(t)
 
 	for i := range rounds {
 		s, err := c.SendText(ctx, "race")
@@ -79,6 +84,7 @@ func TestAttachRace(t *testing.T) {
 		if d := cmp.Diff(fmt.Sprint(show(want)), fmt.Sprint(show(viewOf(task, ops(r.evs))))); d != "" {
 			t.Fatalf("round %d: the subscriber's view differs from the sender's (-want +got):\n%s", i, d)
 		}
+		testdep.Progress(t)
 	}
 	if n := f.n.Load(); n != 0 {
 		t.Errorf("%d Follows started for attached tasks, want 0", n)
