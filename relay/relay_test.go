@@ -533,11 +533,10 @@ func TestAccess(t *testing.T) {
 func roundRobin(t *testing.T, backends ...*httptest.Server) *httptest.Server {
 	t.Helper()
 	var next atomic.Int64
-	proxies := make([]*httputil.ReverseProxy, len(backends))
+	proxies := make([]http.Handler, len(backends))
 	for i, b := range backends {
 		u, _ := url.Parse(b.URL)
-		proxies[i] = httputil.NewSingleHostReverseProxy(u)
-		proxies[i].FlushInterval = -1
+		proxies[i] = testdep.Proxy(httputil.NewSingleHostReverseProxy(u))
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		proxies[int(next.Add(1)-1)%len(proxies)].ServeHTTP(w, r)

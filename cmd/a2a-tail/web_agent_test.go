@@ -47,7 +47,7 @@ func startAgentDown(t *testing.T) *agentDown {
 		t.Fatal(err)
 	}
 	d := &agentDown{up: new(atomic.Bool), refused: new(atomic.Int64)}
-	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: card.Scheme, Host: card.Host})
+	proxy := testdep.Proxy(httputil.NewSingleHostReverseProxy(&url.URL{Scheme: card.Scheme, Host: card.Host}))
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !d.up.Load() {
 			d.refused.Add(1)

@@ -429,7 +429,7 @@ func newFlakyAgent(t *testing.T, target string) *flakyAgent {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &flakyAgent{proxy: httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})}
+	f := &flakyAgent{proxy: testdep.Proxy(httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host}))}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

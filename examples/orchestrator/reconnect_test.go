@@ -22,6 +22,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
 // Runs that outlive the browser: the AG-UI client's connection is cut
@@ -305,7 +306,7 @@ func TestStartsBeforeItsAgent(t *testing.T) {
 	// is 503.
 	var up atomic.Bool
 	target, _ := neturl.Parse(agent.URL)
-	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy := testdep.Proxy(httputil.NewSingleHostReverseProxy(target))
 	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !up.Load() {
 			http.Error(w, "down", http.StatusServiceUnavailable)

@@ -243,7 +243,7 @@ func TestAISDKResumeOnAnotherReplica(t *testing.T) {
 		_ = h
 		targets[i] = replicaURL(t, cl, i)
 	}
-	split := httptest.NewServer(&httputil.ReverseProxy{
+	split := httptest.NewServer(testdep.Proxy(&httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			u, _ := url.Parse(targets[0])
 			if pr.In.Method == http.MethodGet {
@@ -258,8 +258,7 @@ func TestAISDKResumeOnAnotherReplica(t *testing.T) {
 			}
 			return nil
 		},
-		FlushInterval: -1,
-	})
+	}))
 	defer split.Close()
 	// aisdk.mjs takes a test's cases as one array and prints one result each.
 	cfg, _ := json.Marshal([]map[string]any{{"api": split.URL + "/api/chat", "id": "chat-across", "text": "order 42?", "mode": "chat", "resume": true}})

@@ -24,6 +24,7 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/internal/ssewire"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/schema"
@@ -85,10 +86,8 @@ func newCluster(t *testing.T, r *redisServer, n int, rc replicaConfig, opts ...r
 			cl.hits[i].Add(1)
 			pr.SetURL(targets[i])
 		},
-		FlushInterval: -1,
-		ErrorLog:      nil,
 	}
-	cl.proxy = httptest.NewServer(rp)
+	cl.proxy = httptest.NewServer(testdep.Proxy(rp))
 	t.Cleanup(cl.proxy.Close)
 	return cl
 }

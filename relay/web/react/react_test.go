@@ -277,7 +277,7 @@ func (s *site) agent(agentURL string) int {
 	// its own address (SetURL sets the Host).
 	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) { r.SetURL(orch) }}
 	prefix := fmt.Sprintf("/o%d", s.n)
-	s.mux.Handle(prefix+"/", http.StripPrefix(prefix, proxy))
+	s.mux.Handle(prefix+"/", http.StripPrefix(prefix, testdep.Proxy(proxy)))
 
 	c, err := client.New(s.ctx, agentURL)
 	if err != nil {

@@ -234,7 +234,7 @@ func pageServer(t *testing.T, dir string, backends map[string]*url.URL) string {
 			r.SetURL(target)
 			r.Out.URL.Path = "/ag-ui"
 		}}
-		mux.Handle("POST /ag-ui/"+name, rp)
+		mux.Handle("POST /ag-ui/"+name, testdep.Proxy(rp))
 	}
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
