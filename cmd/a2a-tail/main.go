@@ -30,8 +30,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/redis/go-redis/v9"
 )
 
 func main() {
@@ -39,10 +37,6 @@ func main() {
 	// With SIGPIPE delivered to us, writes to a closed stdout return EPIPE
 	// instead of killing the process, and `| head` ends quietly.
 	signal.Ignore(syscall.SIGPIPE)
-	// go-redis logs a failed dial to stderr on its own; `web --redis`
-	// says that Redis is down itself (its log, 503s). The program's
-	// choice, so made here, for the process.
-	redis.SetLogger(discardRedisLog{})
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
@@ -68,8 +62,3 @@ func (app *app) run(ctx context.Context, args []string) int {
 	}
 	return code
 }
-
-// discardRedisLog is go-redis's logger in a2a-tail: nowhere.
-type discardRedisLog struct{}
-
-func (discardRedisLog) Printf(context.Context, string, ...any) {}

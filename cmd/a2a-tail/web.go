@@ -537,8 +537,9 @@ func jsonError(rw http.ResponseWriter, status int, msg string) {
 // on stderr, not fatal: the relay responds 503 until it does (see package
 // redisstore), as it does when Redis goes away later.
 func (a *app) redisStore(ctx context.Context) (*redisstore.Store, error) {
-	// go-redis's own lines about the store's connections (dial failures)
-	// go nowhere (main sets that): the relay already says that Redis is down.
+	// go-redis also writes its own lines about failed dials to stderr
+	// ("redis: … failed to dial"): its logger is global to the process, and
+	// a2a-tail leaves it as go-redis sets it.
 	st, err := redisstore.New(a.redis)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--redis %s: %w", printable(redirect.Redact(a.redis)), err)}

@@ -55,11 +55,11 @@
 //
 // go-redis writes some failures, such as a dial that failed after its
 // retries, to a logger of its own that is global to the process (stderr
-// unless the program called redis.SetLogger), besides returning them to
-// the caller. A Store leaves that logger as the program set it: the
-// relay reports a failing store in its own log (relay.WithLogger) and its
-// Stats, so a program that wants go-redis's lines elsewhere, or nowhere,
-// sets redis.SetLogger itself (a2a-tail discards them).
+// unless the program replaced it), besides returning them to the caller.
+// A Store leaves that logger alone: the relay reports a failing store in
+// its own log (relay.WithLogger) and its Stats, and a program that wants
+// go-redis's lines elsewhere, or nowhere, sets go-redis's logger itself
+// (a2a-tail leaves them on stderr).
 //
 // # Bounds
 //
