@@ -28,6 +28,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/internal/flood"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/relay/frontend"
 )
@@ -286,9 +287,8 @@ func (r *renamer) Flush() { r.ResponseWriter.(http.Flusher).Flush() }
 
 // relayChild is a relay child process.
 type relayChild struct {
-	url   string
-	stdin io.Closer
-	lines *bufio.Scanner
+	url  string
+	proc *testdep.Proc
 }
 
 // startRelayChild starts a relay child following the peer at peerURL, for
@@ -305,37 +305,18 @@ func startRelayChild(ctx context.Context, t *testing.T, peerURL string, tasks in
 		}
 		cmd.Env = append(cmd.Env, relayProfileEnv+"="+sub)
 	}
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	lines := bufio.NewScanner(out)
-	lines.Buffer(nil, 1<<20)
-	if !lines.Scan() {
-		t.Fatalf("the relay child printed no address: %v", lines.Err())
-	}
-	return &relayChild{url: lines.Text(), stdin: stdin, lines: lines}
+	p := testdep.Start(t, "the relay child", cmd, testdep.Stdout)
+	return &relayChild{url: p.Next(), proc: p}
 }
 
 // report closes the child's stdin and returns its report.
 func (c *relayChild) report(t *testing.T) childReport {
 	t.Helper()
-	_ = c.stdin.Close()
-	if !c.lines.Scan() {
-		t.Fatalf("the relay child printed no report: %v", c.lines.Err())
-	}
+	_ = c.proc.Stdin.Close()
+	line := c.proc.Next()
 	var rep childReport
-	if err := json.Unmarshal(c.lines.Bytes(), &rep); err != nil {
-		t.Fatalf("the child's report %q: %v", c.lines.Text(), err)
+	if err := json.Unmarshal([]byte(line), &rep); err != nil {
+		t.Fatalf("the child's report %q: %v", line, err)
 	}
 	return rep
 }

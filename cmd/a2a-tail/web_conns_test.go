@@ -75,24 +75,8 @@ func holdConns(t *testing.T, addr string, n, per int, get ...string) {
 		n -= k
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d %s", dialChildEnv, addr, k, strings.Join(get, " ")))
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			stdin.Close()
-			_ = cmd.Wait()
-		})
-		line, err := bufio.NewReader(stdout).ReadString('\n')
-		if line != "ready\n" {
-			t.Fatalf("child holding %d connections: %q %v", k, line, err)
+		if line := testdep.Start(t, "a child holding connections", cmd, testdep.Stdout).Next(); line != "ready" {
+			t.Fatalf("child holding %d connections: %q", k, line)
 		}
 	}
 }

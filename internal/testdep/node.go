@@ -1,13 +1,11 @@
 package testdep
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -223,26 +221,7 @@ func JSAgent(t testing.TB, dir, what string) string {
 	node := NPM(t, dir, what)
 	cmd := exec.Command(node, "server.mjs", "0")
 	cmd.Dir = dir
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = stdin.Close()
-		_ = cmd.Wait()
-	})
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		t.Fatalf("the JS peer printed no port line: %v", err)
-	}
-	go func() { _, _ = io.Copy(io.Discard, stdout) }()
+	line := Start(t, "the JS peer", cmd, Stdout).Next()
 	port, ok := strings.CutPrefix(strings.TrimSpace(line), "port ")
 	if !ok {
 		t.Fatalf("the JS peer's first line is %q, not a port", line)

@@ -1,7 +1,6 @@
 package react_test
 
 import (
-	"bufio"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -13,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -163,58 +163,15 @@ func buildOrchestrator(t *testing.T) string {
 }
 
 // startOrchestrator runs examples/orchestrator in front of agentURL and
-// returns its URL; it is interrupted (and waited for) when the test ends.
+// returns its URL; it is interrupted (and waited for) when the test ends,
+// and its log shown if the test failed.
 func startOrchestrator(t *testing.T, agentURL string) string {
 	t.Helper()
 	cmd := exec.Command(buildOrchestrator(t), "--listen", "127.0.0.1:0", agentURL)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	addr := make(chan string, 1)
-	done := make(chan struct{})
-	var logMu sync.Mutex
-	var log strings.Builder
-	go func() {
-		defer close(done)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			logMu.Lock()
-			log.WriteString(line + "\n")
-			logMu.Unlock()
-			if _, rest, ok := strings.Cut(line, "serving http://"); ok {
-				a, _, _ := strings.Cut(rest, " ")
-				select {
-				case addr <- a:
-				default:
-				}
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		<-done
-		_ = cmd.Wait()
-		if t.Failed() {
-			logMu.Lock()
-			t.Logf("orchestrator log:\n%s", log.String())
-			logMu.Unlock()
-		}
-	})
-	select {
-	case a := <-addr:
-		return "http://" + a
-	case <-done:
-		t.Fatalf("the orchestrator exited before serving:\n%s", log.String())
-	case <-time.After(testdep.Budget(30 * time.Second)):
-		t.Fatal("the orchestrator printed no address")
-	}
-	return ""
+	return testdep.Start(t, "the orchestrator", cmd, testdep.Stderr).Until(serving.FindStringSubmatch)[1]
 }
+
+var serving = regexp.MustCompile(`orchestrator: serving (http://127\.0\.0\.1:\d+) `)
 
 // startJSAgent starts the A2A JS SDK peer and returns its URL; it stops
 // when the test ends (its stdin closes).

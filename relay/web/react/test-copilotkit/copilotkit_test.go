@@ -16,7 +16,6 @@
 package copilotkit_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -84,28 +83,12 @@ var serving = regexp.MustCompile(`orchestrator: serving (http://127\.0\.0\.1:\d+
 func orchestrator(t *testing.T, bin, agentURL string) *url.URL {
 	t.Helper()
 	cmd := exec.Command(bin, "--listen", "127.0.0.1:0", agentURL)
-	stderr, err := cmd.StderrPipe()
+	m := testdep.Start(t, "the orchestrator", cmd, testdep.Stderr).Until(serving.FindStringSubmatch)
+	u, err := url.Parse(m[1])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-	})
-	lines := bufio.NewScanner(stderr)
-	for lines.Scan() {
-		if m := serving.FindStringSubmatch(lines.Text()); m != nil {
-			go func() { _, _ = io.Copy(io.Discard, stderr) }()
-			u, _ := url.Parse(m[1])
-			return u
-		}
-		t.Logf("orchestrator: %s", lines.Text())
-	}
-	t.Fatalf("the orchestrator exited before serving: %v", lines.Err())
-	return nil
+	return u
 }
 
 // startJSAgent starts the JS A2A peer on a free port; it stops when the
