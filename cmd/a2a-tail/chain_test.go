@@ -295,12 +295,7 @@ func TestChainWebFrontEnds(t *testing.T) {
 
 	events := func(path, body string) []map[string]any {
 		t.Helper()
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+path, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := postJSON(ctx, t, srv.URL+path, body)
 		defer resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("POST %s: %d", path, resp.StatusCode)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -21,13 +22,7 @@ func TestWebMountsFrontEndRoutes(t *testing.T) {
 
 	post := func(path, body string) *http.Response {
 		t.Helper()
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL+path, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return resp
+		return postJSON(ctx, t, srv.URL+path, body)
 	}
 	// firstType reads the first SSE data event's "type".
 	firstType := func(resp *http.Response) string {
@@ -59,4 +54,20 @@ func TestWebMountsFrontEndRoutes(t *testing.T) {
 	if r2.StatusCode != http.StatusNoContent {
 		t.Errorf("GET /api/chat/no-such-chat/stream: %d, want 204", r2.StatusCode)
 	}
+}
+
+// postJSON POSTs body to u as JSON and returns the response; the caller
+// closes its body.
+func postJSON(ctx context.Context, t *testing.T, u, body string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
 }
