@@ -94,17 +94,11 @@ func e2e(args []string) error {
 	}
 	defer runtime.KeepAlive(keep)
 
-	url, srv, err := startServer()
+	ctx, srv, targets, done, err := served(*transports)
 	if err != nil {
 		return err
 	}
-	defer srv.stop()
-	targets, err := pickTargets(url, *transports)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := background()
-	defer cancel()
+	defer done()
 	var opts []client.Option
 	if *capsName == "open" {
 		opts = append(opts, client.WithCaps(bench.OpenCaps(*n)))

@@ -111,19 +111,11 @@ func followOne(args []string) error {
 	connecting := fl.Int("connecting", 256, "streams opening at once")
 	memprofile := fl.String("memprofile", "", "write a heap profile to `file` while the streams are held")
 	_ = fl.Parse(args)
-	targets, err := pickTargets(*url, *transport)
+	ctx, rd, closeReader, err := oneReader(*url, *transport, *impl)
 	if err != nil {
 		return err
 	}
-	t := targets[0]
-	ctx, cancel := background()
-	defer cancel()
-
-	rd, err := bench.NewReader(ctx, t, *impl, nil)
-	if err != nil {
-		return err
-	}
-	defer rd.Close()
+	defer closeReader()
 
 	r := followResult{Impl: *impl, Streams: *streams}
 	var ms runtime.MemStats

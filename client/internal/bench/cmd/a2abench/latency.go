@@ -20,17 +20,11 @@ func latency(args []string) error {
 	transports := fl.String("transports", "jsonrpc,rest", "transports, comma-separated")
 	_ = fl.Parse(args)
 
-	url, srv, err := startServer()
+	ctx, _, targets, done, err := served(*transports)
 	if err != nil {
 		return err
 	}
-	defer srv.stop()
-	targets, err := pickTargets(url, *transports)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := background()
-	defer cancel()
+	defer done()
 	text := agenttest.FrameRequest(*n, *pace)
 	for _, t := range targets { // warm-up
 		for _, impl := range bench.Impls {

@@ -184,3 +184,36 @@ func pct(x, ref float64) float64 {
 func background() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), 30*time.Minute)
 }
+
+// served starts a FrameServer child and returns the context of the run,
+// the child and the targets of the named transports on it; done stops
+// the run and the child.
+func served(transports string) (ctx context.Context, srv *child, targets []bench.Target, done func(), err error) {
+	url, srv, err := startServer()
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	targets, err = pickTargets(url, transports)
+	if err != nil {
+		srv.stop()
+		return nil, nil, nil, nil, err
+	}
+	ctx, cancel := background()
+	return ctx, srv, targets, func() { cancel(); srv.stop() }, nil
+}
+
+// oneReader opens the impl reader of one transport of the FrameServer at
+// url, for a "-one" child; done closes it.
+func oneReader(url, transport, impl string) (ctx context.Context, rd *bench.Reader, done func(), err error) {
+	targets, err := pickTargets(url, transport)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	ctx, cancel := background()
+	rd, err = bench.NewReader(ctx, targets[0], impl, nil)
+	if err != nil {
+		cancel()
+		return nil, nil, nil, err
+	}
+	return ctx, rd, func() { rd.Close(); cancel() }, nil
+}

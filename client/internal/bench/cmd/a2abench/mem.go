@@ -73,19 +73,11 @@ func memOne(args []string) error {
 	transport := fl.String("transport", "jsonrpc", "jsonrpc or rest")
 	every := fl.Int("every", 20_000, "sample the heap every this many updates")
 	_ = fl.Parse(args)
-	targets, err := pickTargets(*url, *transport)
+	ctx, rd, closeReader, err := oneReader(*url, *transport, *impl)
 	if err != nil {
 		return err
 	}
-	t := targets[0]
-	ctx, cancel := background()
-	defer cancel()
-
-	rd, err := bench.NewReader(ctx, t, *impl, nil)
-	if err != nil {
-		return err
-	}
-	defer rd.Close()
+	defer closeReader()
 	text := agenttest.FrameRequest(*n, 0)
 	var hp bench.HeapPeak
 	samples := 0
