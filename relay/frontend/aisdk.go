@@ -2,8 +2,10 @@ package frontend
 
 import (
 	"net/http"
+	"unicode/utf8"
 
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/textcut"
 	"github.com/tfrs/a2a-progress/relay/internal/sse"
 	"github.com/tfrs/a2a-progress/schema"
 )
@@ -26,7 +28,8 @@ import (
 //
 // A call's output travels in tool-output-available: preliminary:true while
 // the call runs — each one replaces the last, so it carries the output so far
-// ({status, output}) — and one non-preliminary when the call is done or
+// ({status, output}), its last 4 KiB when longer (omittedBytes: the bytes
+// before them) — and one non-preliminary, whole, when the call is done or
 // unfinished; an aborted call ends with tool-output-error whose errorText is
 // the callee's reason (the text of the aborted error block of its key), so
 // that useChat shows a failed call, not a success. The stream ends with
@@ -233,14 +236,39 @@ func (e *aisdkEncoder) output(it *frontItem) aisdkEvent {
 }
 
 func aisdkOutput(it *frontItem) aisdkEvent {
-	return aisdkToolOutput(it.id, it.tool.Output, it.tool.Status)
+	if toolClosed(it.tool.Status) {
+		return aisdkToolOutput(it.id, it.tool.Output, 0, it.tool.Status)
+	}
+	tail, omitted := aisdkTail(it.tool.Output)
+	return aisdkToolOutput(it.id, tail, omitted, it.tool.Status)
 }
 
-// aisdkToolOutput is the output of the call id so far (preliminary while it
-// runs), or its final one.
-func aisdkToolOutput(id, output string, status schema.ToolStatus) aisdkEvent {
+// aisdkTailBytes bounds the output a preliminary tool-output-available
+// carries: the last 4 KiB of a running call's output, so that each chunk
+// costs the wire, the encoder and the browser O(1), not the whole output
+// so far (a 3 000-chunk call re-sent 26 KB per op before). The final
+// output is whole.
+const aisdkTailBytes = 4 << 10
+
+// aisdkTail returns the last aisdkTailBytes of out, cut at a rune, and the
+// number of bytes before them. It reads and copies only the tail.
+func aisdkTail[T ~string | ~[]byte](out T) (tail string, omitted int) {
+	start := max(0, len(out)-aisdkTailBytes-utf8.UTFMax)
+	s := string(out[start:])
+	cut := textcut.After(s, len(s)-aisdkTailBytes)
+	return s[cut:], start + cut
+}
+
+// aisdkToolOutput is the output of the call id: preliminary while it runs
+// — its tail, omitted the bytes before it ("omittedBytes", when not 0) —
+// or its final one, whole.
+func aisdkToolOutput(id, output string, omitted int, status schema.ToolStatus) aisdkEvent {
+	out := aisdkEvent{"status": string(status), "output": output}
+	if omitted > 0 {
+		out["omittedBytes"] = omitted
+	}
 	ev := aisdkEvent{"type": "tool-output-available", "toolCallId": id, "providerExecuted": true, "dynamic": true,
-		"output": aisdkEvent{"status": string(status), "output": output}}
+		"output": out}
 	if !toolClosed(status) {
 		ev["preliminary"] = true
 	}
@@ -319,7 +347,12 @@ func (e *aisdkEncoder) growTool(key, chunk string, status schema.ToolStatus, emi
 	if !ok {
 		return false
 	}
-	emit(aisdkToolOutput(r.id, string(out), status))
+	if toolClosed(status) {
+		emit(aisdkToolOutput(r.id, string(out), 0, status))
+		return true
+	}
+	tail, omitted := aisdkTail(out)
+	emit(aisdkToolOutput(r.id, tail, omitted, status))
 	return true
 }
 

@@ -57,41 +57,67 @@ func BenchmarkFrontFormats(b *testing.B) {
 		seal := turn.Seal()
 		data, _ := json.Marshal(seal)
 		evs = append(evs, sse.Event{Op: seal, JSON: data})
-		formats := []struct {
-			name string
-			enc  func() sse.Encoder
-		}{
-			{"ops", func() sse.Encoder { return opsEncoder{} }}, // the baseline
-			{FormatAGUI, func() sse.Encoder { return newAGUIStream("thread", "run", nil, false) }},
-			{FormatAISDK, func() sse.Encoder { return newAISDKStream(false) }},
+		benchFormats(b, fmt.Sprintf("blocks=%d/late=%d%%", n, c.late), evs)
+	}
+}
+
+// BenchmarkFrontLongCall is BenchmarkFrontFormats for one tool call whose
+// output grows by 3 000 chunks of 16 bytes (48 KB): the AI SDK's
+// preliminary outputs carry a bounded tail, so its cost per op must not
+// grow with the output (issue #33: it re-sent the whole output per chunk).
+func BenchmarkFrontLongCall(b *testing.B) {
+	rs, _ := longCallOf(3000, "0123456789abcde\n")
+	turn := merge.NewTurn("task-1", "", merge.Caps{})
+	var evs []sse.Event
+	for _, r := range rs {
+		if ch := turn.Apply(r); ch.Effect == merge.Applied {
+			data, _ := json.Marshal(ch.Op)
+			evs = append(evs, sse.Event{Op: ch.Op, JSON: data})
 		}
-		for _, f := range formats {
-			b.Run(fmt.Sprintf("%s/blocks=%d/late=%d%%", f.name, n, c.late), func(b *testing.B) {
-				w := &discardWriter{h: http.Header{}}
-				b.ReportAllocs()
-				var m0, m1 runtime.MemStats
-				runtime.ReadMemStats(&m0)
-				cpu0 := cpuNanos()
-				for b.Loop() {
-					ew := newEventWriter(w)
-					enc := f.enc()
-					for _, ev := range evs {
-						if err := enc.Op(ew, ev); err != nil {
-							b.Fatal(err)
-						}
+	}
+	seal := turn.Seal()
+	data, _ := json.Marshal(seal)
+	evs = append(evs, sse.Event{Op: seal, JSON: data})
+	benchFormats(b, "chunks=3000", evs)
+}
+
+// benchFormats encodes evs for one subscriber in each format, as
+// BenchmarkFrontFormats says.
+func benchFormats(b *testing.B, name string, evs []sse.Event) {
+	formats := []struct {
+		name string
+		enc  func() sse.Encoder
+	}{
+		{"ops", func() sse.Encoder { return opsEncoder{} }}, // the baseline
+		{FormatAGUI, func() sse.Encoder { return newAGUIStream("thread", "run", nil, false) }},
+		{FormatAISDK, func() sse.Encoder { return newAISDKStream(false) }},
+	}
+	for _, f := range formats {
+		b.Run(f.name+"/"+name, func(b *testing.B) {
+			w := &discardWriter{h: http.Header{}}
+			b.ReportAllocs()
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			cpu0 := cpuNanos()
+			for b.Loop() {
+				ew := newEventWriter(w)
+				enc := f.enc()
+				for _, ev := range evs {
+					if err := enc.Op(ew, ev); err != nil {
+						b.Fatal(err)
 					}
-					_ = enc.End(ew, true)
 				}
-				cpu := cpuNanos() - cpu0
-				runtime.ReadMemStats(&m1)
-				ops := float64(b.N) * float64(len(evs))
-				b.ReportMetric(float64(cpu)/ops, "cpu-ns/forwarded-op")
-				b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/ops, "allocs/forwarded-op")
-				b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/ops, "B/forwarded-op")
-				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/ops, "ns/forwarded-op")
-				b.ReportMetric(float64(w.n)/ops, "wire-B/forwarded-op")
-			})
-		}
+				_ = enc.End(ew, true)
+			}
+			cpu := cpuNanos() - cpu0
+			runtime.ReadMemStats(&m1)
+			ops := float64(b.N) * float64(len(evs))
+			b.ReportMetric(float64(cpu)/ops, "cpu-ns/forwarded-op")
+			b.ReportMetric(float64(m1.Mallocs-m0.Mallocs)/ops, "allocs/forwarded-op")
+			b.ReportMetric(float64(m1.TotalAlloc-m0.TotalAlloc)/ops, "B/forwarded-op")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/ops, "ns/forwarded-op")
+			b.ReportMetric(float64(w.n)/ops, "wire-B/forwarded-op")
+		})
 	}
 }
 
