@@ -4,8 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"errors"
-	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,7 +13,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tfrs/a2a-progress/envelope"
-	"github.com/tfrs/a2a-progress/relay/internal/sse"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -53,19 +51,9 @@ func TestAISDKPreliminaryOutputsAreTails(t *testing.T) {
 	t.Parallel()
 	rs, whole := longCall()
 	out := &frontResult{Verdict: schema.VerdictCompleted, State: "TASK_STATE_COMPLETED", Reply: "built"}
-	var buf bytes.Buffer
-	w := &bufferWriter{h: http.Header{}, b: &buf}
-	ew := newEventWriter(w)
-	s := newAISDKStream(false)
-	for _, op := range opsOf(rs, out) {
-		if err := s.Op(ew, sse.Event{Op: op}); errors.Is(err, errFrontDone) {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-	}
-	_ = s.End(ew, true)
-	_ = ew.Flush()
+	rec := httptest.NewRecorder()
+	encodeTurn(t, newAISDKStream(false), rec, opsOf(rs, out))
+	buf := rec.Body
 
 	type output struct {
 		Status  string `json:"status"`
@@ -75,7 +63,7 @@ func TestAISDKPreliminaryOutputsAreTails(t *testing.T) {
 	var prelims []output
 	var final *output
 	var problems []string
-	sc := bufio.NewScanner(&buf)
+	sc := bufio.NewScanner(bytes.NewReader(buf.Bytes()))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		data, ok := strings.CutPrefix(sc.Text(), "data: ")
@@ -135,13 +123,3 @@ func TestAISDKLongOutputShownWhole(t *testing.T) {
 	want := wantShown(play(rs, out, func(*schema.View, *frontResult) {}), out)
 	checkBothFronts(t, s.URL, want, out)
 }
-
-// bufferWriter is a ResponseWriter into a buffer.
-type bufferWriter struct {
-	h http.Header
-	b *bytes.Buffer
-}
-
-func (w *bufferWriter) Header() http.Header         { return w.h }
-func (w *bufferWriter) Write(p []byte) (int, error) { return w.b.Write(p) }
-func (w *bufferWriter) WriteHeader(int)             {}

@@ -52,6 +52,22 @@ func TestFrontStreamLateLong(t *testing.T) {
 	}
 }
 
+// encodeTurn writes ops to w through s as the relay does for one
+// subscriber, up to the stream's end.
+func encodeTurn(t *testing.T, s *frontStream, w http.ResponseWriter, ops []schema.Op) {
+	t.Helper()
+	ew := newEventWriter(w)
+	for _, op := range ops {
+		if err := s.Op(ew, sse.Event{Op: op}); errors.Is(err, errFrontDone) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = s.End(ew, true)
+	_ = ew.Flush()
+}
+
 // countWriter counts the bytes written to a response.
 type countWriter struct {
 	h http.Header
@@ -79,20 +95,7 @@ func TestLateEnvelopesCostBounded(t *testing.T) {
 	}
 	out := &frontResult{Verdict: schema.VerdictCompleted, State: "TASK_STATE_COMPLETED", Reply: "done"}
 	top := func(mk func() *frontStream) func(rs []envelope.Reading) int {
-		return func(rs []envelope.Reading) int {
-			w := &countWriter{h: http.Header{}}
-			ew := newEventWriter(w)
-			s := mk()
-			for _, op := range opsOf(rs, out) {
-				if err := s.Op(ew, sse.Event{Op: op}); errors.Is(err, errFrontDone) {
-					break
-				} else if err != nil {
-					t.Fatal(err)
-				}
-			}
-			_ = s.End(ew, true)
-			return w.n
-		}
+		return func(rs []envelope.Reading) int { return streamBytes(t, mk, opsOf(rs, out)) }
 	}
 	formats := map[string]func(rs []envelope.Reading) int{
 		FormatAGUI:  top(func() *frontStream { return newAGUIStream("thread", "run", nil, false) }),
@@ -160,20 +163,7 @@ func TestLateEnvelopesInterleavedWithNested(t *testing.T) {
 		FormatAISDK: func() *frontStream { return newAISDKStream(false) },
 	} {
 		t.Run(name, func(t *testing.T) {
-			wire := func(rs []envelope.Reading) int {
-				w := &countWriter{h: http.Header{}}
-				ew := newEventWriter(w)
-				s := mk()
-				for _, op := range opsOf(rs, out) {
-					if err := s.Op(ew, sse.Event{Op: op}); errors.Is(err, errFrontDone) {
-						break
-					} else if err != nil {
-						t.Fatal(err)
-					}
-				}
-				_ = s.End(ew, true)
-				return w.n
-			}
+			wire := func(rs []envelope.Reading) int { return streamBytes(t, mk, opsOf(rs, out)) }
 			in, late := wire(inOrder), wire(interleaved)
 			if late > 5*in {
 				t.Errorf("interleaved: %d bytes sent, in order %d: more than 5x", late, in)
@@ -226,16 +216,8 @@ func TestRestatingInOrderBounded(t *testing.T) {
 
 // streamBytes is what a frontStream made by mk writes for ops, in bytes.
 func streamBytes(t *testing.T, mk func() *frontStream, ops []schema.Op) int {
+	t.Helper()
 	w := &countWriter{h: http.Header{}}
-	ew := newEventWriter(w)
-	s := mk()
-	for _, op := range ops {
-		if err := s.Op(ew, sse.Event{Op: op}); errors.Is(err, errFrontDone) {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-	}
-	_ = s.End(ew, true)
+	encodeTurn(t, mk(), w, ops)
 	return w.n
 }
