@@ -376,7 +376,7 @@ export function a2aNesting({ tools = ["ask_colleague"], agentId, title } = {}) {
       errorText: got.errorText,
       title: heading,
       onRespond,
-      answerable: waiting.length > 0,
+      canRespond: waiting.length > 0,
     });
   }
 

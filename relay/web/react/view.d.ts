@@ -68,8 +68,8 @@ export interface NestedCallViewProps {
    * it, the question is shown and no answer box.
    */
   onRespond?: (answer: string) => void | Promise<void>;
-  /** Whether this call's question may still be answered (default true); false shows the question without the box. */
-  answerable?: boolean;
+  /** Whether the user may still respond to this call's question (default true); false shows the question without the box. */
+  canRespond?: boolean;
   /**
    * The app cannot send an answer now (useChat: `status !== "ready"`, the
    * message that asked is still streaming): the answer can be typed, not sent.
@@ -90,7 +90,7 @@ export interface NestedCallViewProps {
  */
 export function NestedCallView(props: NestedCallViewProps): ReactElement;
 
-export interface AnswerBoxProps {
+export interface ResponseBoxProps {
   /** The colleague's question (plain text). */
   question: string;
   onRespond: (answer: string) => void | Promise<void>;
@@ -100,8 +100,8 @@ export interface AnswerBoxProps {
   disabled?: boolean;
 }
 
-/** The answer box for a colleague's question: a labelled form; Enter or the button sends. */
-export function AnswerBox(props: AnswerBoxProps): ReactElement;
+/** The box for the user's response to a colleague's question: a labelled form; Enter or the button sends. */
+export function ResponseBox(props: ResponseBoxProps): ReactElement;
 
 /** Whether v has the shape of a SubagentView (the fields the component reads, with their types). */
 export function isSubagentView(v: unknown): v is SubagentView;

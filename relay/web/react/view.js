@@ -198,8 +198,8 @@ function Items({ items, ctx, depth, label }) {
   );
 }
 
-/** AnswerBox: the colleague's question, answered from a labelled form. */
-export function AnswerBox({ question, onRespond, label = "Your answer", disabled = false }) {
+/** ResponseBox: the colleague's question, and the user's response to it in a labelled form. */
+export function ResponseBox({ question, onRespond, label = "Your answer", disabled = false }) {
   const id = useId();
   const [text, setText] = useState("");
   const [busy, setBusy] = useState(false);
@@ -240,7 +240,7 @@ export function AnswerBox({ question, onRespond, label = "Your answer", disabled
   );
 }
 
-function Verdict({ view, phase, errorText, onRespond, answerable, busy, answered, setAnswered }) {
+function Verdict({ view, phase, errorText, onRespond, canRespond, busy, answered, setAnswered }) {
   const verdict = view && view.verdict ? view.verdict : phase === "failed" ? "failed" : "";
   if (!verdict) return null;
   const reason = (view && view.error) || (phase === "failed" ? errorText : "") || "";
@@ -264,8 +264,8 @@ function Verdict({ view, phase, errorText, onRespond, answerable, busy, answered
           )
         : null,
     ),
-    waits && onRespond && answerable && !answered
-      ? h(AnswerBox, {
+    waits && onRespond && canRespond && !answered
+      ? h(ResponseBox, {
           question: (q && q.question) || LABELS[verdict],
           disabled: busy,
           onRespond: async (a) => {
@@ -286,7 +286,7 @@ export function NestedCallView({
   errorText = "",
   title = "Remote agent",
   onRespond,
-  answerable = true,
+  canRespond = true,
   busy = false,
   tailLines = TAIL_LINES,
   className = "",
@@ -328,6 +328,6 @@ export function NestedCallView({
       ? h("p", { className: "a2a-gaps" }, `${plural(v.gaps, "seq")} not received (numbering gaps; output may be incomplete)`)
       : null,
     top.length > 0 ? h(Items, { items: top, ctx, depth: 0, label: "Progress of " + title }) : null,
-    h(Verdict, { view: v, phase: ph, errorText, onRespond, answerable, busy: !!busy, answered, setAnswered }),
+    h(Verdict, { view: v, phase: ph, errorText, onRespond, canRespond, busy: !!busy, answered, setAnswered }),
   );
 }

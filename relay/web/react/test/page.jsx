@@ -30,7 +30,7 @@ function App() {
               part.type === "text" ? (
                 <p key={i} className="msg-text">{part.text}</p>
               ) : isNestedCallPart(part) ? (
-                <NestedCallPart key={part.toolCallId} part={part} answerable={m === last} busy={status !== "ready"}
+                <NestedCallPart key={part.toolCallId} part={part} canRespond={m === last} busy={status !== "ready"}
                   onRespond={(answer) => sendMessage({ text: answer })} />
               ) : null,
             )}

@@ -1,7 +1,7 @@
 // types.tsx — type-checked by react_test.go (tsc --strict): the package's
 // .d.ts files as an app uses them, with useChat's own part types.
 import { useChat } from "@ai-sdk/react";
-import { NestedCallView, AnswerBox, isSubagentView, type SubagentView } from "../view.js";
+import { NestedCallView, ResponseBox, isSubagentView, type SubagentView } from "../view.js";
 import { NestedCallPart, isNestedCallPart, nestedCallOf, NESTED_TOOL } from "../usechat.js";
 
 export function Chat() {
@@ -11,7 +11,7 @@ export function Chat() {
       {messages.map((m) =>
         m.parts.map((part, i) =>
           isNestedCallPart(part) ? (
-            <NestedCallPart key={part.toolCallId} part={part} answerable={m === messages.at(-1)} busy={status !== "ready"}
+            <NestedCallPart key={part.toolCallId} part={part} canRespond={m === messages.at(-1)} busy={status !== "ready"}
               onRespond={(answer) => sendMessage({ text: answer })} />
           ) : (
             <span key={i}>{part.type}</span>
@@ -31,7 +31,7 @@ export function One(props: { output: unknown }) {
     <>
       <NestedCallView view={view} phase="ended" title={`${items} items`} tailLines={3} className="mine"
         onRespond={async (answer: string) => { void answer; }} />
-      <AnswerBox question={v.interrupt?.question ?? ""} onRespond={() => {}} disabled />
+      <ResponseBox question={v.interrupt?.question ?? ""} onRespond={() => {}} disabled />
       {/* @ts-expect-error: a phase is running, ended or failed */}
       <NestedCallView view={null} phase="done" />
     </>
