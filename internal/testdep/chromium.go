@@ -15,6 +15,7 @@ import (
 // in it.
 func ChromiumPath(t testing.TB, what string) string {
 	t.Helper()
+	skipIfShort(t, what)
 	for _, name := range []string{os.Getenv("CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser"} {
 		if name == "" {
 			continue

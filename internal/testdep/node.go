@@ -22,6 +22,7 @@ import (
 // on PATH. what says what the test checks with it.
 func Node(t testing.TB, what string) string {
 	t.Helper()
+	skipIfShort(t, what)
 	node, err := exec.LookPath("node")
 	if err != nil {
 		SkipOrFail(t, "node is not on PATH", what+" runs on node; install Node.js and npm (README: What the tests need)")

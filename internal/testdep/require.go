@@ -54,3 +54,14 @@ func SkipOrFail(t testing.TB, reason, detail string) {
 	skips.Unlock()
 	t.Skipf("skipping: %s: %s", reason, detail)
 }
+
+// skipIfShort skips t under -short, the quick loop of development: the
+// suites that start real programs (node, Chromium, redis-server) are most
+// of the suite's time. Not counted in the package's summary line: the
+// caller asked for it.
+func skipIfShort(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("skipping under -short: %s starts a real program", what)
+	}
+}
