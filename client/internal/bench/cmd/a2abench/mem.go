@@ -1,12 +1,12 @@
 package main
 
 import (
-	"cmp"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"strconv"
 
 	"github.com/tfrs/a2a-progress/client/agenttest"
@@ -54,7 +54,7 @@ func mem(args []string) error {
 			rs = append(rs, r)
 		}
 	}
-	fmt.Printf("# mem: one stream of %d working updates over %s, default merge caps; one process per row, GOGC=%s\n\n", *n, *transport, cmp.Or(os.Getenv("GOGC"), "100 (default)"))
+	fmt.Printf("# mem: one stream of %d working updates over %s, default merge caps; one process per row, GOGC=%s\n\n", *n, *transport, gcPercent())
 	fmt.Println("| reader | events/s | heap before | peak heap in use (sampled) | heap after (GC) | peak RSS (VmHWM) | RSS before | allocated/event | GCs |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rs {
@@ -114,4 +114,16 @@ func memOne(args []string) error {
 	runtime.ReadMemStats(&ms)
 	r.HeapAfter = ms.HeapInuse
 	return json.NewEncoder(os.Stdout).Encode(r)
+}
+
+// gcPercent is the GC target the rows' processes run with, as the runtime
+// has it (GOGC, inherited by the children; "off" when disabled), read from
+// runtime/metrics rather than from the environment.
+func gcPercent() string {
+	sample := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return "unknown"
+	}
+	return strconv.FormatUint(sample[0].Value.Uint64(), 10)
 }
