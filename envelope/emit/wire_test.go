@@ -139,6 +139,7 @@ func TestOverTheWire(t *testing.T) {
 
 	for _, tr := range []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolGRPC} {
 		t.Run(string(tr), func(t *testing.T) {
+			t.Parallel() // one server, a task each
 			ctx, cancel := context.WithTimeout(t.Context(), testdep.Budget(60*time.Second))
 			defer cancel()
 			c, err := client.New(ctx, urls[tr], client.WithTransport(tr),
