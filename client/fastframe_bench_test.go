@@ -192,3 +192,47 @@ func BenchmarkFrameDecodeSideBySide(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkArtifactDecode reads artifact updates as the client does
+// (Decoder.Read) and as a2a-go does (fastframe.DecodeV1, its types and
+// unmarshallers): one of 64 text parts of 1 KiB, and an append of one text
+// part of 1 MiB (the shapes of internal/flood's turn).
+//
+//	go test ./client -run '^$' -bench 'ArtifactDecode' -benchmem -count 6
+func BenchmarkArtifactDecode(b *testing.B) {
+	kib := a2a.NewTextPart(string(bytes.Repeat([]byte("a"), 1<<10)))
+	parts := make(a2a.ContentParts, 64)
+	for i := range parts {
+		parts[i] = kib
+	}
+	events := map[string]*a2a.TaskArtifactUpdateEvent{
+		"64x1KiB": {TaskID: "t1", ContextID: "c1", Artifact: &a2a.Artifact{ID: "a1", Name: "part", Parts: parts}},
+		"1MiB": {TaskID: "t1", ContextID: "c1", Append: true, Artifact: &a2a.Artifact{ID: "big",
+			Parts: a2a.ContentParts{a2a.NewTextPart(string(bytes.Repeat([]byte("b"), 1<<20)))}}},
+	}
+	for _, name := range []string{"64x1KiB", "1MiB"} {
+		sr, err := json.Marshal(a2a.StreamResponse{Event: events[name]})
+		if err != nil {
+			b.Fatal(err)
+		}
+		f := []byte(`{"jsonrpc":"2.0","id":"1","result":` + string(sr) + `}`)
+		d := fastframe.Decoder{RPC: true}
+		for _, impl := range []struct {
+			name string
+			fn   func() bool
+		}{
+			{"read", func() bool { _, ok := d.Read(f); return ok }},
+			{"a2a-go", func() bool { _, ok := fastframe.DecodeV1(true, f); return ok }},
+		} {
+			b.Run("frame="+name+"/impl="+impl.name, func(b *testing.B) {
+				b.SetBytes(int64(len(f)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if !impl.fn() {
+						b.Fatalf("declined %.200s", f)
+					}
+				}
+			})
+		}
+	}
+}

@@ -20,6 +20,8 @@ func FuzzFastVsA2A(f *testing.F) {
 		}
 		f.Add([]byte(frame(binding, su)), rpc)
 		f.Add([]byte(frame(binding, suMin)), rpc)
+		f.Add([]byte(frame(binding, `{"artifactUpdate":{"taskId":"t1","contextId":"c1","append":true,"lastChunk":false,`+
+			`"artifact":{"artifactId":"a1","name":"n","description":"d","parts":[{"text":"x\u00e9","metadata":{"k":"v"}},{"text":""}]}}}`)), rpc)
 	}
 	// Error frames: FrameError must give a2a-go's error for them, details
 	// and ErrorInfo metadata included.

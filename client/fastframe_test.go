@@ -18,6 +18,7 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/internal/capture"
+	"github.com/tfrs/a2a-progress/internal/fastframe"
 	"github.com/tfrs/a2a-progress/internal/ssewire"
 	"github.com/tfrs/a2a-progress/internal/testdep"
 )
@@ -337,6 +338,56 @@ func TestReadProgress(t *testing.T) {
 				}
 				if progress != c.progress {
 					t.Errorf("read as progress: %v, want %v", progress, c.progress)
+				}
+			})
+		}
+	}
+}
+
+// Read decodes the plain artifact updates itself — equal to a2a-go's
+// reading — and leaves the others to a2a-go (declines them); Decode, the
+// status updates' decoder, declines every artifact update.
+func TestReadArtifactUpdates(t *testing.T) {
+	const au = `{"artifactUpdate":{"taskId":"t1","contextId":"c1","artifact":{"artifactId":"a1","name":"report","parts":[{"text":"line 1\n"}]}}}`
+	cases := []struct {
+		name   string
+		sr     string
+		accept bool
+	}{
+		{"plain", au, true},
+		{"appended, last chunk", strings.Replace(au, `"contextId":"c1",`, `"contextId":"c1","append":true,"lastChunk":true,`, 1), true},
+		{"append false", strings.Replace(au, `"contextId":"c1",`, `"contextId":"c1","append":false,`, 1), true},
+		{"description, escapes, part metadata", strings.Replace(au, `"name":"report","parts":[{"text":"line 1\n"}]`,
+			`"name":"r\u00e9port \"q\"","description":"d","parts":[{"text":"a\tb"},{"text":"x","metadata":{"k":"v"}}]`, 1), true},
+		{"no parts", strings.Replace(au, `,"parts":[{"text":"line 1\n"}]`, ``, 1), true},
+		{"empty parts", strings.Replace(au, `[{"text":"line 1\n"}]`, `[]`, 1), true},
+		{"no artifact", `{"artifactUpdate":{"taskId":"t1","contextId":"c1"}}`, false},
+		{"append null", strings.Replace(au, `"contextId":"c1",`, `"contextId":"c1","append":null,`, 1), false},
+		{"append a string", strings.Replace(au, `"contextId":"c1",`, `"contextId":"c1","append":"true",`, 1), false},
+		{"event metadata", strings.Replace(au, `"contextId":"c1",`, `"contextId":"c1","metadata":{"k":"v"},`, 1), false},
+		{"artifact metadata", strings.Replace(au, `"artifactId":"a1",`, `"artifactId":"a1","metadata":{"k":"v"},`, 1), false},
+		{"extensions", strings.Replace(au, `"artifactId":"a1",`, `"artifactId":"a1","extensions":["x"],`, 1), false},
+		{"a data part", strings.Replace(au, `{"text":"line 1\n"}`, `{"data":{"n":1}}`, 1), false},
+		{"repeated key", strings.Replace(au, `"artifactId":"a1",`, `"artifactId":"a1","artifactId":"a2",`, 1), false},
+		{"with a status update", strings.Replace(au, `{"artifactUpdate"`, `{"statusUpdate":{"taskId":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING"}},"artifactUpdate"`, 1), false},
+	}
+	for _, c := range cases {
+		for _, binding := range []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON} {
+			t.Run(c.name+"/"+string(binding), func(t *testing.T) {
+				data := []byte(frame(binding, c.sr))
+				d := fastframe.Decoder{RPC: binding == a2a.TransportProtocolJSONRPC}
+				ev, ok := d.Read(data)
+				if ok != c.accept {
+					t.Fatalf("Read accepted: %v, want %v (%#v)", ok, c.accept, ev)
+				}
+				if _, ok := ev.(*a2a.TaskArtifactUpdateEvent); c.accept && !ok {
+					t.Fatalf("Read gave %T", ev)
+				}
+				if _, err := CompareRead(t.Context(), binding, data); err != nil {
+					t.Fatal(err)
+				}
+				if accepted, err := Compare(t.Context(), binding, data); accepted || err != nil {
+					t.Errorf("Decode accepted %v (%v), want declined", accepted, err)
 				}
 			})
 		}

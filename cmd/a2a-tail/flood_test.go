@@ -89,6 +89,9 @@ func TestHostileFlood(t *testing.T) {
 	for _, transport := range []string{"jsonrpc", "rest", "grpc"} {
 		for _, mode := range []string{"text", "ndjson", "json"} {
 			t.Run("every cap at once/"+transport+"/"+mode, func(t *testing.T) {
+				// Two children at once on two cores: each measures its
+				// own peak RSS, and the run takes half as long.
+				t.Parallel()
 				if os.Getenv(floodEnv) == "" {
 					// 12 GiB in all: minutes on a loaded machine, too long
 					// for the default timeout of a whole-module run.
@@ -113,6 +116,7 @@ func TestHostileFlood(t *testing.T) {
 			})
 		}
 		t.Run("replaying peer/"+transport, func(t *testing.T) {
+			t.Parallel()
 			p := &flood.Peer{Events: replayTurn()}
 			args := append([]string{"-o", "ndjson", "--max-retries", "3"}, serveFlood(t, p, transport)...)
 			r := runA2ATail(t, nil, args...)
