@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -392,4 +394,34 @@ func TestReadArtifactUpdates(t *testing.T) {
 			})
 		}
 	}
+}
+
+// A kept part of an artifact update holds its own bytes, not its frame's:
+// the ids of 32 frames of 1 MiB, kept, keep far less than 1 MiB alive.
+func TestReadArtifactKeepsNoFrame(t *testing.T) {
+	text := strings.Repeat("b", 1<<20)
+	d := fastframe.Decoder{RPC: true}
+	var ids []string
+	before := liveHeap()
+	for i := range 32 {
+		data := []byte(frame(a2a.TransportProtocolJSONRPC, `{"artifactUpdate":{"taskId":"t1","contextId":"c1","artifact":{"artifactId":"a`+
+			strconv.Itoa(i)+`","parts":[{"text":"`+text+`"}]}}}`))
+		ev, ok := d.Read(data)
+		if !ok {
+			t.Fatal("declined")
+		}
+		ids = append(ids, string(ev.(*a2a.TaskArtifactUpdateEvent).Artifact.ID)) // the same string, no copy
+	}
+	if grown := int64(liveHeap()) - int64(before); grown > 1<<20 {
+		t.Errorf("32 artifact ids keep %d KiB alive, want under 1 MiB", grown>>10)
+	}
+	runtime.KeepAlive(ids)
+}
+
+// liveHeap is the live heap after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }

@@ -308,23 +308,44 @@ func (d *Decoder) partsIn(one *[1]*a2a.Part, first *a2a.Part) a2a.ContentParts {
 // fieldOf), and the texts and metadata of parts. It declines a part whose
 // metadata repeats a key.
 func (d *Decoder) fill(parts a2a.ContentParts, sb *statusBlock, ab *artifactBlock) bool {
-	// Every string of the frame is unescaped into one string that all of
-	// them are slices of: one object for the garbage collector, not one
-	// per string (a frame may have 750 000 parts), allocated once
+	// The strings of a status update are unescaped into one string that
+	// all of them are slices of: one object for the garbage collector, not
+	// one per string (a frame may have 750 000 parts), allocated once
 	// (unescaped ≤ raw: d.size bounds it). The offsets go in the spans.
+	// Those of an artifact update get one each: a caller keeps some parts
+	// of an artifact and drops others under its byte budget, and a kept
+	// id or part must not hold the whole frame alive beyond what it counts.
 	var j jsonstr.Joined
-	j.Grow(d.size)
+	var own []string
+	if ab == nil {
+		j.Grow(d.size)
+	} else {
+		own = make([]string, len(d.spans))
+	}
 	for k := range d.spans {
 		sp := &d.spans[k]
 		var f jsonstr.Flags
 		if sp.esc {
 			f = jsonstr.Escaped
 		}
-		start, end := j.Add(d.b[sp.off:sp.off+sp.n], f)
+		raw := d.b[sp.off : sp.off+sp.n]
+		if own != nil {
+			var one jsonstr.Joined
+			one.Grow(len(raw))
+			one.Add(raw, f)
+			own[k] = one.String()
+			continue
+		}
+		start, end := j.Add(raw, f)
 		sp.off, sp.n = uint32(start), uint32(end-start)
 	}
 	all := j.String()
-	value := func(k int) string { return all[d.spans[k].off : d.spans[k].off+d.spans[k].n] }
+	value := func(k int) string {
+		if own != nil {
+			return own[k]
+		}
+		return all[d.spans[k].off : d.spans[k].off+d.spans[k].n]
+	}
 	for k := range d.spans {
 		if dst := d.spans[k].dst; dst != noField {
 			*fieldOf(sb, ab, dst) = value(k)
