@@ -187,7 +187,7 @@ func TestChainWebPage(t *testing.T) {
 	testdep.ChromiumPath(t, "the web page's check in a real browser") // skips, or fails where required, before any setup
 	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(3*time.Minute))
 	defer cancel()
-	bctx := testdep.Chromium(t, ctx, "the web page's check in a real browser")
+	bctx := browser.Tab(t, ctx, "the web page's check in a real browser")
 	want := []string{
 		"B: asking a colleague",
 		"tool ask_colleague done | ",

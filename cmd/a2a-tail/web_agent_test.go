@@ -173,7 +173,7 @@ func TestWebAgentDownInBrowser(t *testing.T) {
 	case <-d.ctx.Done():
 		t.Fatal("no card request ended")
 	}
-	bctx := testdep.Chromium(t, d.ctx, "the web page's check in a real browser")
+	bctx := browser.Tab(t, d.ctx, "the web page's check in a real browser")
 	err := chromedp.Do(bctx,
 		chromedp.Navigate(d.base+"/"),
 		chromedp.WaitVisible("#text"),

@@ -101,7 +101,7 @@ func TestWebPageInBrowser(t *testing.T) {
 	}
 	defer c.Close()
 
-	bctx := testdep.Chromium(t, ctx, "the web page's check in a real browser")
+	bctx := browser.Tab(t, ctx, "the web page's check in a real browser")
 
 	run := func(t *testing.T, cutAfter int) (pageState, bool) {
 		return runPage(t, ctx, bctx, c, agenttest.RealisticName, cutAfter)

@@ -43,7 +43,7 @@ func pageTest(t *testing.T) (ctx, tab context.Context) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(2*time.Minute))
 	t.Cleanup(cancel)
-	return ctx, testdep.Chromium(t, ctx, "the web page's check in a real browser")
+	return ctx, browser.Tab(t, ctx, "the web page's check in a real browser")
 }
 
 // servePage serves the web page over c with auth, wrapped by wrap (nil:

@@ -36,7 +36,7 @@ func TestWebRebindingInBrowser(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(2*time.Minute))
 	defer cancel()
-	bctx := testdep.Chromium(t, ctx, "the web page's check in a real browser", chromedp.Flag("host-resolver-rules", "MAP attacker.test 127.0.0.1"))
+	bctx := browser.Tab(t, ctx, "the web page's check in a real browser") // resolves attacker.test to 127.0.0.1
 
 	// probe runs in a page of origin: it POSTs a message (JSON, and a
 	// no-cors text/plain one that needs no preflight) and reads the task's
