@@ -22,6 +22,7 @@ import (
 // own port — same-origin with it for the browser — is refused by Host on
 // every request. The server's own page, by a loopback name, can do both.
 func TestWebRebindingInBrowser(t *testing.T) {
+	t.Parallel()
 	testdep.ChromiumPath(t, "the web page's check in a real browser") // skips, or fails where required, before any setup
 	g := startGuarded(t, webFlags{listen: "127.0.0.1:0"}, true)
 	task := g.dispatch(t)
