@@ -68,7 +68,9 @@ func init() {
 // portChurn keeps the tests that free a port and bind it again (an agent
 // down and up, Redis restarted, --listen on a port found free) from
 // running while one holds a thousand connections or more: each of those
-// takes an ephemeral port, and can take the freed one.
+// takes an ephemeral port, and can take the freed one. No test does both.
+// TestWebManyIdleConnections and TestWebBusyTaskResponds503 stay serial,
+// before the parallel tests: they hold it for seconds.
 var portChurn sync.RWMutex
 
 // reusesPort says that t frees a port and binds it again (see portChurn).
