@@ -184,10 +184,11 @@ const pageTree = `(function walk(ol, pad) {
 // each item once — with no cut, with the page's event stream cut, and
 // with a cut on either hop of the chain.
 func TestChainWebPage(t *testing.T) {
+	t.Parallel()
 	testdep.ChromiumPath(t, "the web page's check in a real browser") // skips, or fails where required, before any setup
 	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(3*time.Minute))
-	defer cancel()
-	bctx := testdep.Chromium(t, ctx, "the web page's check in a real browser")
+	t.Cleanup(cancel) // after the parallel subtests
+	bctx := browser.Tab(t, ctx, "the web page's check in a real browser")
 	want := []string{
 		"B: asking a colleague",
 		"tool ask_colleague done | ",
@@ -206,6 +207,7 @@ func TestChainWebPage(t *testing.T) {
 		{"cut-B-C", 0, -1, 5},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each in a tab of its own
 			ch := startChain(t)
 			if tc.cutAB >= 0 {
 				ch.B.CutAfter(tc.cutAB, true)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -18,25 +19,25 @@ func TestPeerTextIsCut(t *testing.T) {
 		t.Skip("the peer sends tens of MiB")
 	}
 	big := func(n int) string { return strings.Repeat("é", n/2) } // 2 bytes a rune: the cut lands on a boundary
+	// The events of a case are encoded once, for its three output modes
+	// (a 9 MiB frame takes seconds to encode under -race).
 	cases := []struct {
 		name   string
-		events func(send func(string))
+		events func() []string
 		code   int
 	}{
-		{"a failure reason of 9 MiB", func(send func(string)) {
-			send(taskJSON("t1", "TASK_STATE_WORKING", ""))
-			send(statusJSON("t1", "TASK_STATE_FAILED", "f", big(9<<20)))
-		}, exitFailed},
-		{"a question of 4 MiB", func(send func(string)) {
-			send(taskJSON("t1", "TASK_STATE_WORKING", ""))
-			send(statusJSON("t1", "TASK_STATE_INPUT_REQUIRED", "q", big(4<<20)))
-		}, exitInterrupted},
-		{"an artifact name of 1 MiB", func(send func(string)) {
-			send(taskJSON("t1", "TASK_STATE_WORKING", ""))
-			send(fmt.Sprintf(`{"artifactUpdate":{"taskId":"t1","contextId":"c1","artifact":{"artifactId":"a1","name":%s,"parts":[{"text":"x"}]}}}`,
-				jsonString(big(1<<20))))
-			send(statusJSON("t1", "TASK_STATE_COMPLETED", "f", "done"))
-		}, exitOK},
+		{"a failure reason of 9 MiB", sync.OnceValue(func() []string {
+			return []string{taskJSON("t1", "TASK_STATE_WORKING", ""), statusJSON("t1", "TASK_STATE_FAILED", "f", big(9<<20))}
+		}), exitFailed},
+		{"a question of 4 MiB", sync.OnceValue(func() []string {
+			return []string{taskJSON("t1", "TASK_STATE_WORKING", ""), statusJSON("t1", "TASK_STATE_INPUT_REQUIRED", "q", big(4<<20))}
+		}), exitInterrupted},
+		{"an artifact name of 1 MiB", sync.OnceValue(func() []string {
+			return []string{taskJSON("t1", "TASK_STATE_WORKING", ""),
+				fmt.Sprintf(`{"artifactUpdate":{"taskId":"t1","contextId":"c1","artifact":{"artifactId":"a1","name":%s,"parts":[{"text":"x"}]}}}`,
+					jsonString(big(1<<20))),
+				statusJSON("t1", "TASK_STATE_COMPLETED", "f", "done")}
+		}), exitOK},
 	}
 	for _, tc := range cases {
 		for _, mode := range []string{"text", "ndjson", "json"} {
@@ -44,7 +45,10 @@ func TestPeerTextIsCut(t *testing.T) {
 				t.Parallel()
 				h := newHostile(t)
 				h.methods["SubscribeToTask"] = func(w http.ResponseWriter, _ *http.Request, req rpcRequest) {
-					tc.events(sse(w, req.ID))
+					send := sse(w, req.ID)
+					for _, ev := range tc.events() {
+						send(ev)
+					}
 				}
 				published(t)
 				r := runA2ATail(t, nil, "--transport", "jsonrpc", "-o", mode, h.srv.URL, "t1")

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"go.uber.org/goleak"
@@ -30,8 +31,16 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 
 func TestMain(m *testing.M) {
 	runChild() // a2a-tail itself, for the hostile-peer tests
-	goleak.VerifyTestMain(testdep.Reporting(m))
+	goleak.VerifyTestMain(testdep.Reporting(browser.Closing(m)))
 }
+
+// browser is the one Chromium of the page tests, each in a browser context
+// of its own. Chromium resolves attacker.test to 127.0.0.1, as a DNS
+// rebinding attacker's DNS would (TestWebRebindingInBrowser); no other
+// test names that host.
+var browser = testdep.Browser{Extra: []chromedp.ExecAllocatorOption{
+	chromedp.Flag("host-resolver-rules", "MAP attacker.test 127.0.0.1"),
+}}
 
 func startCallee(t *testing.T, scripts ...agenttest.Script) *agenttest.Agent {
 	t.Helper()

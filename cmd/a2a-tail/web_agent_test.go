@@ -166,6 +166,7 @@ func TestWebAgentDownAtStart(t *testing.T) {
 // in a sentence, the server's reason folded — and sends the message by
 // itself once the agent is up.
 func TestWebAgentDownInBrowser(t *testing.T) {
+	t.Parallel()
 	testdep.ChromiumPath(t, "the web page's check in a real browser") // skips, or fails where required, before any setup
 	d := startAgentDown(t)
 	select {
@@ -173,7 +174,7 @@ func TestWebAgentDownInBrowser(t *testing.T) {
 	case <-d.ctx.Done():
 		t.Fatal("no card request ended")
 	}
-	bctx := testdep.Chromium(t, d.ctx, "the web page's check in a real browser")
+	bctx := browser.Tab(t, d.ctx, "the web page's check in a real browser")
 	err := chromedp.Do(bctx,
 		chromedp.Navigate(d.base+"/"),
 		chromedp.WaitVisible("#text"),

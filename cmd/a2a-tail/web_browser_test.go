@@ -86,6 +86,7 @@ type pageState struct {
 // the verdict; a run whose event stream is cut mid-turn server-side ends
 // with the same DOM as an uncut run, each block once.
 func TestWebPageInBrowser(t *testing.T) {
+	t.Parallel()
 	testdep.ChromiumPath(t, "the web page's check in a real browser") // skips, or fails where required, before any setup
 	agent, err := agenttest.New(agenttest.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
@@ -101,7 +102,7 @@ func TestWebPageInBrowser(t *testing.T) {
 	}
 	defer c.Close()
 
-	bctx := testdep.Chromium(t, ctx, "the web page's check in a real browser")
+	bctx := browser.Tab(t, ctx, "the web page's check in a real browser")
 
 	run := func(t *testing.T, cutAfter int) (pageState, bool) {
 		return runPage(t, ctx, bctx, c, agenttest.RealisticName, cutAfter)
@@ -216,6 +217,7 @@ func TestDemoWebInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	listen := ln.Addr().String()
+	reusesPort(t)
 	ln.Close() // a free port for --listen
 	dctx, stop := context.WithCancel(ctx)
 	pr, pw := io.Pipe()

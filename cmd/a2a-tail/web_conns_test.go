@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -64,12 +65,28 @@ func init() {
 	os.Exit(0)
 }
 
+// portChurn keeps the tests that free a port and bind it again (an agent
+// down and up, Redis restarted, --listen on a port found free) from
+// running while one holds a thousand connections or more: each of those
+// takes an ephemeral port, and can take the freed one. No test does both.
+// TestWebManyIdleConnections and TestWebBusyTaskResponds503 stay serial,
+// before the parallel tests: they hold it for seconds.
+var portChurn sync.RWMutex
+
+// reusesPort says that t frees a port and binds it again (see portChurn).
+func reusesPort(t *testing.T) {
+	portChurn.RLock()
+	t.Cleanup(portChurn.RUnlock)
+}
+
 // holdConns opens n connections to addr from child processes of at most
 // per each, and returns once all are open; they close when the test ends.
 // get, if given, is the path and Host each connection GETs (see
 // dialChildEnv).
 func holdConns(t *testing.T, addr string, n, per int, get ...string) {
 	t.Helper()
+	portChurn.Lock()
+	t.Cleanup(portChurn.Unlock) // after the children closed their connections
 	for n > 0 {
 		k := min(n, per)
 		n -= k

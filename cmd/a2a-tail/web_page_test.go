@@ -37,13 +37,15 @@ import (
 // With A2A_PROGRESS_SHOTS=<dir>, every state is also saved as a screenshot
 // at 390 and 1280 px wide: <dir>/<state>-<width>.png.
 
-// pageTest is the set-up of a page test: a context that bounds it (a
-// guard, not a synchronisation) and a tab of a headless Chromium.
+// pageTest is the set-up of a page test, which runs in parallel with the
+// others: a context that bounds it (a guard, not a synchronisation) and a
+// tab of the shared Chromium.
 func pageTest(t *testing.T) (ctx, tab context.Context) {
 	t.Helper()
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(2*time.Minute))
 	t.Cleanup(cancel)
-	return ctx, testdep.Chromium(t, ctx, "the web page's check in a real browser")
+	return ctx, browser.Tab(t, ctx, "the web page's check in a real browser")
 }
 
 // servePage serves the web page over c with auth, wrapped by wrap (nil:
@@ -425,6 +427,7 @@ type flakyAgent struct {
 
 func newFlakyAgent(t *testing.T, target string) *flakyAgent {
 	t.Helper()
+	reusesPort(t) // up binds the address again
 	u, err := url.Parse(target)
 	if err != nil {
 		t.Fatal(err)

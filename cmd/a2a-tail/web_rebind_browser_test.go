@@ -22,6 +22,7 @@ import (
 // own port — same-origin with it for the browser — is refused by Host on
 // every request. The server's own page, by a loopback name, can do both.
 func TestWebRebindingInBrowser(t *testing.T) {
+	t.Parallel()
 	testdep.ChromiumPath(t, "the web page's check in a real browser") // skips, or fails where required, before any setup
 	g := startGuarded(t, webFlags{listen: "127.0.0.1:0"}, true)
 	task := g.dispatch(t)
@@ -36,7 +37,7 @@ func TestWebRebindingInBrowser(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(2*time.Minute))
 	defer cancel()
-	bctx := testdep.Chromium(t, ctx, "the web page's check in a real browser", chromedp.Flag("host-resolver-rules", "MAP attacker.test 127.0.0.1"))
+	bctx := browser.Tab(t, ctx, "the web page's check in a real browser") // resolves attacker.test to 127.0.0.1
 
 	// probe runs in a page of origin: it POSTs a message (JSON, and a
 	// no-cors text/plain one that needs no preflight) and reads the task's

@@ -24,6 +24,7 @@ import (
 // afterwards.
 func TestWebPageRedisDownThenUp(t *testing.T) {
 	ctx, tab := pageTest(t)
+	reusesPort(t) // Redis restarts on its port
 	r := redistest.Start(t)
 	agent, err := agenttest.New(agenttest.WithLogger(slog.New(slog.DiscardHandler)),
 		agenttest.WithScripts(agenttest.Trajectory(30, agenttest.Named("outage"), agenttest.PauseEvery(100*time.Millisecond))))
