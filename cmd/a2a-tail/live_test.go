@@ -139,8 +139,8 @@ func TestLiveViewToolTurnsDoneInPlace(t *testing.T) {
 	if diff := cmp.Diff(want, final); diff != "" {
 		t.Errorf("final screen (-want +got):\n%s", diff)
 	}
-	if len(out.vt.unknown) > 0 {
-		t.Errorf("escape sequences the test terminal does not know: %q", out.vt.unknown)
+	if len(out.vt.unknowns()) > 0 {
+		t.Errorf("escape sequences the test terminal does not know: %q", out.vt.unknowns())
 	}
 }
 
@@ -265,8 +265,8 @@ func TestLiveViewNarrowTerminal(t *testing.T) {
 	if diff := cmp.Diff(want, term.screen()); diff != "" {
 		t.Errorf("screen (-want +got):\n%s", diff)
 	}
-	if len(term.unknown) > 0 {
-		t.Errorf("escape sequences the test terminal does not know: %q", term.unknown)
+	if len(term.unknowns()) > 0 {
+		t.Errorf("escape sequences the test terminal does not know: %q", term.unknowns())
 	}
 }
 
@@ -324,5 +324,31 @@ func TestLiveViewBackfilledCallNoDuration(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, term.screen()); diff != "" {
 		t.Errorf("screen (-want +got):\n%s", diff)
+	}
+}
+
+// The test terminal reads an output cut anywhere — inside an escape
+// sequence, inside a rune — as it reads it whole (a loaded machine splits
+// a pty's output at any byte).
+func TestVTCutAnywhere(t *testing.T) {
+	t.Parallel()
+	out := "a2a-tail: task t1\n\x1b[1m·\x1b[0m  héllo 世界\n\x1b[2F\x1b[J·  again\x1b[K\n"
+	var whole vt
+	_, _ = whole.Write([]byte(out))
+	if len(whole.unknowns()) > 0 {
+		t.Fatalf("unknown: %q", whole.unknowns())
+	}
+	for cut := 1; cut < len(out); cut++ {
+		var v vt
+		_, _ = v.Write([]byte(out[:cut]))
+		_, _ = v.Write([]byte(out[cut:]))
+		if d := cmp.Diff(whole.screen(), v.screen()); d != "" || len(v.unknowns()) > 0 {
+			t.Errorf("cut at %d: unknown %q, screen (-whole +cut):\n%s", cut, v.unknowns(), d)
+		}
+	}
+	var v vt
+	_, _ = v.Write([]byte("x\x1b["))
+	if d := cmp.Diff([]string{`cut at the end: "\x1b["`}, v.unknowns()); d != "" {
+		t.Errorf("an escape cut at the end (-want +got):\n%s", d)
 	}
 }

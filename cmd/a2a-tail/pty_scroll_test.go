@@ -85,7 +85,7 @@ func (p *ptyRun) wait(t *testing.T) {
 func (p *ptyRun) checkOneView(t *testing.T, lines ...string) {
 	t.Helper()
 	p.scr.mu.Lock()
-	all, clears, unknown := p.scr.vt.screen(), p.scr.vt.clears, p.scr.vt.unknown
+	all, clears, unknown := p.scr.vt.screen(), p.scr.vt.clears, p.scr.vt.unknowns()
 	p.scr.mu.Unlock()
 	headers := 0
 	for _, l := range all {

@@ -232,7 +232,7 @@ func TestLiveViewPTYReconnectAndResize(t *testing.T) {
 		t.Errorf("screen without the notice (-want +got): stale or missing frame lines\n%s\nraw:\n%q", diff, scr.raw.String())
 	}
 	scr.mu.Lock()
-	first, unknown := scr.vt.first, scr.vt.unknown
+	first, unknown := scr.vt.first, scr.vt.unknowns()
 	scr.mu.Unlock()
 	if first != 0 {
 		t.Errorf("%d lines went into the scrollback though the output fits the screen", first)

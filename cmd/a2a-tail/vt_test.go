@@ -32,18 +32,27 @@ type vt struct {
 	first    int // the first line on screen (rows set)
 	unknown  []string
 	clears   int // erases from the top-left corner, each a copy of the screen in the scrollback
+	// pending: the end of the last write, an escape sequence or a rune cut
+	// by the read (a loaded machine splits the pty's output anywhere); the
+	// next write goes on from it.
+	pending string
 }
 
 func (t *vt) Write(p []byte) (int, error) {
-	s := string(p)
+	s := t.pending + string(p)
+	t.pending = ""
 	for i := 0; i < len(s); {
-		if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '[' {
+		if s[i] == 0x1b && i+1 == len(s) {
+			t.pending = s[i:]
+			return len(p), nil
+		}
+		if s[i] == 0x1b && s[i+1] == '[' {
 			j := i + 2
 			for j < len(s) && (s[j] >= '0' && s[j] <= '9' || s[j] == ';') {
 				j++
 			}
 			if j >= len(s) {
-				t.unknown = append(t.unknown, s[i:])
+				t.pending = s[i:]
 				return len(p), nil
 			}
 			arg, cmd := s[i+2:j], s[j]
@@ -86,6 +95,10 @@ func (t *vt) Write(p []byte) (int, error) {
 			}
 			i = j + 1
 			continue
+		}
+		if !utf8.FullRuneInString(s[i:]) {
+			t.pending = s[i:]
+			return len(p), nil
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		i += size
@@ -168,4 +181,13 @@ func (t *vt) screen() []string {
 		out = out[:len(out)-1]
 	}
 	return out
+}
+
+// unknowns is what the terminal did not understand, an escape sequence or
+// rune cut off at the end of the output included.
+func (t *vt) unknowns() []string {
+	if t.pending == "" {
+		return t.unknown
+	}
+	return append(t.unknown[:len(t.unknown):len(t.unknown)], "cut at the end: "+strconv.Quote(t.pending))
 }
