@@ -44,6 +44,7 @@ func TestAsync(t *testing.T) {
 
 	for _, c := range combos() {
 		t.Run(c.String(), func(t *testing.T) {
+			t.Parallel()
 			cl := newForced(t, s, c)
 
 			t.Run("DispatchFollow", func(t *testing.T) {
@@ -91,6 +92,7 @@ func TestLateFollowBackfills(t *testing.T) {
 	s := startCallee(t)
 	for _, c := range combos() {
 		t.Run(c.String(), func(t *testing.T) {
+			t.Parallel() // names and gates of its own
 			name, gate := "late-"+c.String(), "gate-"+c.String()
 			sc := agenttest.Trajectory(24, agenttest.Named(name), agenttest.Duplicate(1), agenttest.PlainText(2))
 			sc.Steps[15].Gate = gate

@@ -22,6 +22,8 @@ import (
 // A GetTask answer is decoded whole by a2a-go, so its body is bounded: a
 // task whose history is over the bound resolves to an incomplete turn
 // that says why, instead of being held in memory; one under it resolves.
+// The bound is a test's own (withBounds), a 128 KiB one: what is checked is
+// the bound, not its size, and a few MiB cost seconds under -race.
 func TestGetTaskBodyIsBounded(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -29,21 +31,21 @@ func TestGetTaskBodyIsBounded(t *testing.T) {
 		history int // bytes of agent text in the history
 		wantErr bool
 	}{
-		{"under", 128 << 10, false},
-		{"over", 2 << 20, true},
+		{"under", 16 << 10, false},
+		{"over", 256 << 10, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := newRawAgent(t) // no stream: every subscription is refused
 			var h []*a2a.Message
 			h = append(h, userMsg())
-			for i := range tc.history / (16 << 10) {
-				m := envMsg(int64(i+1), strings.Repeat("x", 16<<10))
+			for i := range tc.history / (2 << 10) {
+				m := envMsg(int64(i+1), strings.Repeat("x", 2<<10))
 				h = append(h, m)
 			}
 			task := taskEv(a2a.TaskStateWorking, h...)
 			task.Status = a2a.TaskStatus{State: a2a.TaskStateCompleted, Message: &a2a.Message{ID: "final", Role: a2a.MessageRoleAgent, Parts: a2a.ContentParts{a2a.NewTextPart("done")}}}
 			a.setTask(task)
-			st, _ := a.client(t, WithRetry(1, 0, 0), withBounds(transport.Bounds{Response: 1 << 20, Event: transport.DefaultBounds().Event})).Follow(testCtx(t), rawTask)
+			st, _ := a.client(t, WithRetry(1, 0, 0), withBounds(transport.Bounds{Response: 128 << 10, Event: transport.DefaultBounds().Event})).Follow(testCtx(t), rawTask)
 			r := collect(t, st)
 			if !tc.wantErr {
 				if r.err != nil || r.out.Reply != "done" {
@@ -65,13 +67,21 @@ func TestGRPCLongHistoryResolves(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
 	sc := agenttest.Script{Name: "long-history", Final: a2a.TaskStateCompleted, FinalText: "ok"}
-	for range 6 { // 6 × 800 KiB ≈ 4.7 MiB of history
-		sc.Steps = append(sc.Steps, agenttest.Step{Text: strings.Repeat("y", 800<<10)})
+	// 6 blocks, 4.7 MiB of history: five small, the last one large. a2asrv
+	// deep-copies the whole task on every event, so a large message late
+	// costs a fraction of six large ones under -race.
+	for i := range 6 {
+		size := 1 << 10
+		if i == 5 {
+			size = 4800 << 10
+		}
+		sc.Steps = append(sc.Steps, agenttest.Step{Text: strings.Repeat("y", size)})
 	}
 	s.Register(sc)
 	for _, v := range agenttest.Versions() {
 		c := combo{a2a.TransportProtocolGRPC, v}
 		t.Run(c.String(), func(t *testing.T) {
+			t.Parallel()
 			cl := newForced(t, s, c, fastRetry)
 			st, _ := cl.SendText(testCtx(t), "long-history")
 			if r := collect(t, st); r.err != nil {
@@ -89,12 +99,13 @@ func TestGRPCLongHistoryResolves(t *testing.T) {
 // A GetTask answer over the bound on gRPC shrinks the history of the next
 // one, as on HTTP: all, 32, 4, 0 — and the settled task resolves with
 // what fits. The lengths asked are read off the calls by an interceptor.
+// The bound is the test's own, 128 KiB (see TestGetTaskBodyIsBounded).
 func TestGRPCOversizeGetTaskShrinksHistory(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
 	sc := agenttest.Script{Name: "oversize-history", Final: a2a.TaskStateCompleted, FinalText: "ok"}
-	for range 6 { // 6 × 400 KiB: over the 1 MiB bound below at 4 messages too
-		sc.Steps = append(sc.Steps, agenttest.Step{Text: strings.Repeat("y", 400<<10)})
+	for range 6 { // 6 × 50 KiB: over the 128 KiB bound below at 4 messages too
+		sc.Steps = append(sc.Steps, agenttest.Step{Text: strings.Repeat("y", 50<<10)})
 	}
 	s.Register(sc)
 	c := combo{a2a.TransportProtocolGRPC, a2a.Version}
@@ -122,7 +133,7 @@ func TestGRPCOversizeGetTaskShrinksHistory(t *testing.T) {
 		t.Fatalf("send: %v", r.err)
 	}
 	cl := newForced(t, s, c, WithRetry(4, time.Millisecond, time.Millisecond), WithGRPCDialOptions(record),
-		withBounds(transport.Bounds{Response: 1 << 20, Event: transport.DefaultBounds().Event}))
+		withBounds(transport.Bounds{Response: 128 << 10, Event: transport.DefaultBounds().Event}))
 	f, _ := cl.Follow(testCtx(t), st.TaskID())
 	r := collect(t, f)
 	if r.err != nil || r.out.Reply != "ok" {
@@ -139,11 +150,12 @@ func TestGRPCOversizeGetTaskShrinksHistory(t *testing.T) {
 // history cannot heal: on every binding the GetTask is asked again at once
 // with less history (all, 32, 4, none), then the turn ends incomplete
 // with the reason — no further subscription, whatever WithRetry allows.
+// The bound is the test's own, 128 KiB (see TestGetTaskBodyIsBounded).
 func TestOversizeWithoutHistoryEndsAtOnce(t *testing.T) {
 	t.Parallel()
 	s := startCallee(t)
 	// The verdict's own message is over the bound: no history length helps.
-	s.Register(agenttest.Script{Name: "oversize-verdict", Final: a2a.TaskStateCompleted, FinalText: strings.Repeat("z", 2<<20)})
+	s.Register(agenttest.Script{Name: "oversize-verdict", Final: a2a.TaskStateCompleted, FinalText: strings.Repeat("z", 256<<10)})
 	for _, p := range []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolGRPC} {
 		c := combo{p, a2a.Version}
 		t.Run(c.String(), func(t *testing.T) {
@@ -155,7 +167,7 @@ func TestOversizeWithoutHistoryEndsAtOnce(t *testing.T) {
 			}
 			var calls callLog
 			cl := newForced(t, s, c, WithRetry(6, time.Millisecond, time.Millisecond), WithFactoryOptions(a2aclient.WithCallInterceptors(&calls)),
-				withBounds(transport.Bounds{Response: 1 << 20, Event: transport.DefaultBounds().Event}))
+				withBounds(transport.Bounds{Response: 128 << 10, Event: transport.DefaultBounds().Event}))
 			f, _ := cl.Follow(testCtx(t), st.TaskID())
 			r := collect(t, f)
 			if !errors.Is(r.err, ErrIncomplete) || !errors.Is(r.err, ErrResponseTooLarge) || !strings.Contains(r.err.Error(), "no retry can change this") {

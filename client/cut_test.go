@@ -279,6 +279,7 @@ func TestSilentEndIsIncomplete(t *testing.T) {
 	s.Register(sc)
 	for _, c := range combos() {
 		t.Run(c.String(), func(t *testing.T) {
+			t.Parallel() // no cut armed: the callee is shared safely
 			var cc calls
 			cl := newForced(t, s, c, WithRetry(3, 1e6, 4e6), cc.option())
 			st, _ := cl.SendText(testCtx(t), "silent")

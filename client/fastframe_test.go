@@ -92,6 +92,7 @@ func compareAll(t *testing.T, name string, binding a2a.TransportProtocol, fs [][
 // never given to the Decoder by the client, but must not be mistaken for
 // 1.0 status updates either (the Decoder declines them).
 func TestFastFrameCaptures(t *testing.T) {
+	t.Parallel()
 	paths, err := filepath.Glob("../testdata/captures/*/*.sse")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no captures: %v", err)
@@ -155,6 +156,7 @@ func TestFastFrameCaptures(t *testing.T) {
 // Every frame the reference callee sends on A2A 1.0, over both bindings,
 // for a send and for a subscription (a snapshot first): recorded live.
 func TestCalleeFrames(t *testing.T) {
+	t.Parallel()
 	s, err := agenttest.New()
 	if err != nil {
 		t.Fatal(err)

@@ -50,8 +50,10 @@ func startTwoHops(t *testing.T, cutA, cutB, cutC int) string {
 // B's — with C's tool calls attributed to the innermost, across cuts on
 // every hop and two at the browser (the client reconnects).
 func TestAGUIChainTwoGoHops(t *testing.T) {
+	t.Parallel()
 	for _, cut := range twoHopCuts {
 		t.Run(fmt.Sprintf("cutA=%d,cutB=%d,cutC=%d", cut.a, cut.b, cut.c), func(t *testing.T) {
+			t.Parallel()
 			url := startTwoHops(t, cut.a, cut.b, cut.c)
 			var out cutsOut
 			runNode(t, map[string]any{"mode": "agui-cuts", "url": url + "/ag-ui", "runUrl": url + "/ag-ui/threads/{thread}/runs/{run}",
@@ -101,8 +103,10 @@ func TestAGUIChainTwoGoHops(t *testing.T) {
 // final view — and the same message for a page that comes back after the
 // turn ended — across cuts on every hop.
 func TestChatChainTwoGoHops(t *testing.T) {
+	t.Parallel()
 	for _, cut := range twoHopCuts {
 		t.Run(fmt.Sprintf("cutA=%d,cutB=%d,cutC=%d", cut.a, cut.b, cut.c), func(t *testing.T) {
+			t.Parallel()
 			url := startTwoHops(t, cut.a, cut.b, cut.c)
 			var out struct {
 				Errors   []string         `json:"errors"`

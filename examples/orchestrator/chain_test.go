@@ -51,8 +51,10 @@ type aguiLevel struct {
 }
 
 func TestAGUIChain(t *testing.T) {
+	t.Parallel()
 	for _, cut := range chainCuts {
 		t.Run(fmt.Sprintf("cutA=%d,cutC=%d", cut.a, cut.c), func(t *testing.T) {
+			t.Parallel()
 			url := startChain(t, cut.a, cut.c)
 			var out aguiOut
 			runNode(t, map[string]any{"mode": "agui", "url": url + "/ag-ui", "id": "thread-1", "text": "where is order 42?"}, &out)
@@ -80,8 +82,10 @@ type chatItem struct {
 }
 
 func TestChatChain(t *testing.T) {
+	t.Parallel()
 	for _, cut := range chainCuts {
 		t.Run(fmt.Sprintf("cutA=%d,cutC=%d", cut.a, cut.c), func(t *testing.T) {
+			t.Parallel()
 			url := startChain(t, cut.a, cut.c)
 			var out struct {
 				States [][]toolState `json:"states"`

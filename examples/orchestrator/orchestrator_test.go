@@ -178,6 +178,7 @@ func runAGUI(t *testing.T, f *fixture, text string) *aguiOut {
 }
 
 func TestAGUINested(t *testing.T) {
+	t.Parallel()
 	sc := agenttest.Realistic()
 	f := start(t)
 	out := runAGUI(t, f, "where is order 42?")
@@ -228,6 +229,7 @@ func TestAGUINested(t *testing.T) {
 func asList(v any) []any { l, _ := v.([]any); return l }
 
 func TestAGUINestedConcurrentCalls(t *testing.T) {
+	t.Parallel()
 	f := start(t)
 	out := runAGUI(t, f, "where is order 42?\nand order 43?")
 	subs, asks := subagents(t, out)
@@ -251,6 +253,7 @@ func TestAGUINestedConcurrentCalls(t *testing.T) {
 }
 
 func TestAGUINestedInterrupt(t *testing.T) {
+	t.Parallel()
 	sc := agenttest.Script{Name: "ship it?", Steps: agenttest.Realistic().Steps[:3],
 		Final: a2a.TaskStateInputRequired, FinalText: "Ship the partial order?"}
 	f := start(t, sc)
@@ -288,6 +291,7 @@ func TestAGUINestedInterrupt(t *testing.T) {
 }
 
 func TestAGUINestedCutUpstream(t *testing.T) {
+	t.Parallel()
 	f := start(t)
 	// The remote stream is cut after its 4th event; the client resumes
 	// it, and the run shows each block once (subagents fails on a
@@ -357,6 +361,7 @@ func decodeView(t *testing.T, raw json.RawMessage) view {
 }
 
 func TestChatNestedPreliminaryOutputs(t *testing.T) {
+	t.Parallel()
 	sc := agenttest.Realistic()
 	f := start(t)
 	var out struct {
@@ -422,6 +427,7 @@ func TestChatNestedPreliminaryOutputs(t *testing.T) {
 }
 
 func TestChatNestedFailed(t *testing.T) {
+	t.Parallel()
 	sc := agenttest.Script{Name: "break", Steps: agenttest.Realistic().Steps[:2], Final: a2a.TaskStateFailed, FinalText: "warehouse down"}
 	f := start(t, sc)
 	var out struct {
@@ -464,6 +470,7 @@ func TestChatNestedFailed(t *testing.T) {
 }
 
 func TestChatNestedReload(t *testing.T) {
+	t.Parallel()
 	steps := slices.Clone(agenttest.Realistic().Steps)
 	steps[5].Gate = "reload" // after the first call's output
 	sc := agenttest.Realistic()
@@ -519,6 +526,7 @@ func TestChatNestedReload(t *testing.T) {
 }
 
 func TestRefusesForeignHost(t *testing.T) {
+	t.Parallel()
 	f := start(t)
 	req, _ := http.NewRequest(http.MethodPost, f.url+"/ag-ui", strings.NewReader(`{}`))
 	req.Host = "attacker.test:" + strings.Split(f.url, ":")[2]
@@ -597,10 +605,12 @@ func direct(t *testing.T, agentURL, text string) (tools []string, res schema.Res
 }
 
 func TestNestedJSPeer(t *testing.T) {
+	t.Parallel()
 	agentURL := startJSAgent(t)
 	url := serveFor(t, agentURL)
 	for _, scenario := range []string{"inorder", "shuffled", "duplicated"} {
 		t.Run(scenario, func(t *testing.T) {
+			t.Parallel()
 			tools, res := direct(t, agentURL, scenario)
 			if res.Verdict != schema.VerdictCompleted || len(tools) == 0 {
 				t.Fatalf("the JS peer's %s turn: verdict %q, tools %q", scenario, res.Verdict, tools)
@@ -650,6 +660,7 @@ func TestNestedJSPeer(t *testing.T) {
 // A failed call keeps its view across a reload too: the reloaded page's
 // tool part, in output-error, still holds the callee's items and verdict.
 func TestChatNestedFailedReload(t *testing.T) {
+	t.Parallel()
 	steps := slices.Clone(agenttest.Realistic().Steps[:2])
 	steps[1].Gate = "reload" // after the first preliminary output
 	sc := agenttest.Script{Name: "break slowly", Steps: steps, Final: a2a.TaskStateFailed, FinalText: "warehouse down"}
@@ -710,6 +721,7 @@ func releaseURL(t *testing.T, agent *agenttest.Agent, gate string) string {
 // A useChat page that comes back after its turn ended gets the whole final
 // message on resume (not 204): the ended turn is kept for keepEnded.
 func TestChatResumeAfterEnd(t *testing.T) {
+	t.Parallel()
 	f := start(t)
 	var out struct {
 		Errors   []string         `json:"errors"`
@@ -753,6 +765,7 @@ func TestChatResumeAfterEnd(t *testing.T) {
 // JSON syntax error), what is not the JSON expected 400 — and none of them
 // reaches the agent.
 func TestRequestBodies(t *testing.T) {
+	t.Parallel()
 	agent, err := agenttest.New()
 	if err != nil {
 		t.Fatal(err)

@@ -90,6 +90,7 @@ func runLog(t *testing.T, url, thread, run string) []string {
 }
 
 func TestAGUIReconnectAfterCuts(t *testing.T) {
+	t.Parallel()
 	steps := slices.Clone(agenttest.Realistic().Steps)
 	steps[5].Gate = "cut" // the remote agent waits there until the browser was cut
 	sc := agenttest.Realistic()
@@ -158,6 +159,7 @@ func taskState(t *testing.T, agentURL, id string) a2a.TaskState {
 // remote task, and the run ends with outcome cancelled — where a cut
 // connection (above) leaves the remote call running.
 func TestAGUIAbortCancelsRemoteTask(t *testing.T) {
+	t.Parallel()
 	steps := slices.Clone(agenttest.Realistic().Steps)
 	steps[5].Gate = "never" // the remote agent is still at work when the user aborts
 	sc := agenttest.Realistic()
@@ -187,6 +189,7 @@ func TestAGUIAbortCancelsRemoteTask(t *testing.T) {
 // page's explicit stop, DELETE /api/chat/{id}/stream, cancels the remote
 // task.
 func TestChatAbortCancelsRemoteTask(t *testing.T) {
+	t.Parallel()
 	steps := slices.Clone(agenttest.Realistic().Steps)
 	steps[5].Gate = "never"
 	sc := agenttest.Realistic()
@@ -244,10 +247,12 @@ func TestChatAbortCancelsRemoteTask(t *testing.T) {
 // gets every event once and the messages of a run never cut; a useChat
 // page back after the end gets the final message the watching page had.
 func TestJSPeerReconnect(t *testing.T) {
+	t.Parallel()
 	agentURL := startJSAgent(t)
 	url := serveFor(t, agentURL)
 	for _, scenario := range []string{"inorder", "shuffled", "duplicated"} {
 		t.Run(scenario, func(t *testing.T) {
+			t.Parallel()
 			var ref aguiOut
 			runNode(t, map[string]any{"mode": "agui", "url": url + "/ag-ui", "id": "ref-" + scenario, "text": scenario}, &ref)
 			if ref.Error != nil {
@@ -297,6 +302,7 @@ func TestJSPeerReconnect(t *testing.T) {
 // agent is down says so in its call's result; once the agent is up, runs
 // reach it.
 func TestStartsBeforeItsAgent(t *testing.T) {
+	t.Parallel()
 	agent, err := agenttest.New()
 	if err != nil {
 		t.Fatal(err)

@@ -104,6 +104,7 @@ func types(evs []map[string]any) []string {
 }
 
 func TestAGUIRespondNestedQuestion(t *testing.T) {
+	t.Parallel()
 	ask, reply := story()
 	f := start(t, ask, reply)
 	var out aguiRuns
@@ -201,6 +202,7 @@ func TestAGUIRespondNestedQuestion(t *testing.T) {
 }
 
 func TestAGUIResumeUnknownInterrupt(t *testing.T) {
+	t.Parallel()
 	ask, reply := story()
 	f := start(t, ask, reply)
 	var out aguiRuns
@@ -237,6 +239,7 @@ type chatTurns struct {
 }
 
 func TestChatRespondNestedQuestion(t *testing.T) {
+	t.Parallel()
 	ask, reply := story()
 	f := start(t, ask, reply)
 	var out chatTurns
