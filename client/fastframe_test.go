@@ -398,26 +398,43 @@ func TestReadArtifactUpdates(t *testing.T) {
 	}
 }
 
-// A kept part of an artifact update holds its own bytes, not its frame's:
-// the ids of 32 frames of 1 MiB, kept, keep far less than 1 MiB alive.
-func TestReadArtifactKeepsNoFrame(t *testing.T) {
-	text := strings.Repeat("b", 1<<20)
-	d := fastframe.Decoder{RPC: true}
-	var ids []string
-	before := liveHeap()
-	for i := range 32 {
-		data := []byte(frame(a2a.TransportProtocolJSONRPC, `{"artifactUpdate":{"taskId":"t1","contextId":"c1","artifact":{"artifactId":"a`+
-			strconv.Itoa(i)+`","parts":[{"text":"`+text+`"}]}}}`))
-		ev, ok := d.Read(data)
-		if !ok {
-			t.Fatal("declined")
-		}
-		ids = append(ids, string(ev.(*a2a.TaskArtifactUpdateEvent).Artifact.ID)) // the same string, no copy
+// A kept string of a built event holds its own bytes, not its frame's:
+// the artifact ids of 32 frames of 1 MiB, or the two-byte texts of 32
+// status updates with 1 MiB of metadata, kept, keep far less than 1 MiB
+// alive.
+func TestReadKeepsNoFrame(t *testing.T) {
+	big := strings.Repeat("b", 1<<20)
+	for _, c := range []struct {
+		name  string
+		frame func(i int) string
+		keep  func(a2a.Event) string
+	}{
+		{"artifact id", func(i int) string {
+			return `{"artifactUpdate":{"taskId":"t1","contextId":"c1","artifact":{"artifactId":"a` + strconv.Itoa(i) +
+				`","parts":[{"text":"` + big + `"}]}}}`
+		}, func(ev a2a.Event) string { return string(ev.(*a2a.TaskArtifactUpdateEvent).Artifact.ID) }},
+		{"status text", func(i int) string {
+			return `{"statusUpdate":{"taskId":"t1","contextId":"c1","status":{"state":"TASK_STATE_WORKING","message":{"messageId":"m` +
+				strconv.Itoa(i) + `","role":"ROLE_AGENT","parts":[{"text":"hi","metadata":{"junk":"` + big + `"}}]}}}}`
+		}, func(ev a2a.Event) string { return ev.(*a2a.TaskStatusUpdateEvent).Status.Message.Parts[0].Text() }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := fastframe.Decoder{RPC: true}
+			var kept []string
+			before := liveHeap()
+			for i := range 32 {
+				ev, ok := d.Read([]byte(frame(a2a.TransportProtocolJSONRPC, c.frame(i))))
+				if !ok {
+					t.Fatal("declined")
+				}
+				kept = append(kept, c.keep(ev)) // the same string, no copy
+			}
+			if grown := int64(liveHeap()) - int64(before); grown > 1<<20 {
+				t.Errorf("32 kept strings keep %d KiB alive, want under 1 MiB", grown>>10)
+			}
+			runtime.KeepAlive(kept)
+		})
 	}
-	if grown := int64(liveHeap()) - int64(before); grown > 1<<20 {
-		t.Errorf("32 artifact ids keep %d KiB alive, want under 1 MiB", grown>>10)
-	}
-	runtime.KeepAlive(ids)
 }
 
 // liveHeap is the live heap after a collection.

@@ -47,10 +47,10 @@ import (
 // FuzzFastVsA2A and the differential tests check that the two agree
 // wherever this decoder accepts.
 //
-// A typical accepted frame costs six allocations (BenchmarkFrameDecode):
-// one block for the event, its message and first part; one buffer for all
-// its strings; the metadata map; the boxed part text and metadata value.
-// More parts or metadata keys add theirs.
+// An accepted frame that is built into a2a-go's event costs one block for
+// the event, its message and first part; one allocation per string (see
+// fill); the metadata map; the boxed part text and metadata value
+// (BenchmarkFrameDecode). A plain progress frame read by Read costs two.
 type Decoder struct {
 	// RPC: frames are JSON-RPC responses whose result is the event;
 	// otherwise (REST) the frame is the event.
@@ -59,7 +59,6 @@ type Decoder struct {
 	sc    jsonstr.Scanner
 	spans []span // the strings of the frame, filled by the pass
 	parts []partSpans
-	size  int // total raw bytes of the spans
 
 	// blk: the fields scan read, other than strings; art instead when the
 	// frame is an artifact update (isArt).
@@ -225,7 +224,7 @@ func (d *Decoder) Read(data []byte) (ev a2a.Event, ok bool) {
 // and its other fields (d.blk).
 func (d *Decoder) scan(data []byte) bool {
 	if len(data) > presizeAbove {
-		d.b, d.size = data, 0
+		d.b = data
 		d.sc.Reset(data)
 		d.count, d.nspans, d.nparts = true, 0, 0
 		d.blk, d.art, d.isArt = statusBlock{}, artifactBlock{}, false
@@ -245,7 +244,6 @@ func (d *Decoder) scan(data []byte) bool {
 	d.sc.Reset(data)
 	d.spans = d.spans[:0]
 	d.parts = d.parts[:0]
-	d.size = 0
 	d.blk, d.art, d.isArt = statusBlock{}, artifactBlock{}, false
 	return d.frame(&d.blk) && d.sc.Done()
 }
@@ -307,45 +305,29 @@ func (d *Decoder) partsIn(one *[1]*a2a.Part, first *a2a.Part) a2a.ContentParts {
 // fill sets the strings of the frame: each span's field in sb or ab (see
 // fieldOf), and the texts and metadata of parts. It declines a part whose
 // metadata repeats a key.
+//
+// Each string is an allocation of its own. Joined into one (one object for
+// the garbage collector), a kept string would hold its whole frame alive:
+// a caller that keeps a two-byte text of a status update and drops its
+// 1 MiB metadata, or some parts of an artifact under its byte budget,
+// would hold memory it does not count (32 kept texts or ids of 1 MiB
+// frames held 32 MiB: TestReadKeepsNoFrame). A plain progress frame, nearly
+// all of a stream, is not built here (Progress).
 func (d *Decoder) fill(parts a2a.ContentParts, sb *statusBlock, ab *artifactBlock) bool {
-	// The strings of a status update are unescaped into one string that
-	// all of them are slices of: one object for the garbage collector, not
-	// one per string (a frame may have 750 000 parts), allocated once
-	// (unescaped ≤ raw: d.size bounds it). The offsets go in the spans.
-	// Those of an artifact update get one each: a caller keeps some parts
-	// of an artifact and drops others under its byte budget, and a kept
-	// id or part must not hold the whole frame alive beyond what it counts.
-	var j jsonstr.Joined
-	var own []string
-	if ab == nil {
-		j.Grow(d.size)
-	} else {
-		own = make([]string, len(d.spans))
-	}
+	own := make([]string, len(d.spans))
 	for k := range d.spans {
 		sp := &d.spans[k]
-		var f jsonstr.Flags
-		if sp.esc {
-			f = jsonstr.Escaped
-		}
 		raw := d.b[sp.off : sp.off+sp.n]
-		if own != nil {
-			var one jsonstr.Joined
-			one.Grow(len(raw))
-			one.Add(raw, f)
-			own[k] = one.String()
+		if !sp.esc {
+			own[k] = string(raw)
 			continue
 		}
-		start, end := j.Add(raw, f)
-		sp.off, sp.n = uint32(start), uint32(end-start)
+		var one jsonstr.Joined
+		one.Grow(len(raw))
+		one.Add(raw, jsonstr.Escaped)
+		own[k] = one.String()
 	}
-	all := j.String()
-	value := func(k int) string {
-		if own != nil {
-			return own[k]
-		}
-		return all[d.spans[k].off : d.spans[k].off+d.spans[k].n]
-	}
+	value := func(k int) string { return own[k] }
 	for k := range d.spans {
 		if dst := d.spans[k].dst; dst != noField {
 			*fieldOf(sb, ab, dst) = value(k)
@@ -622,7 +604,6 @@ func (d *Decoder) metadata(ps *partSpans) bool {
 		} else {
 			d.spans = append(d.spans, d.spanOf(key, false, noField))
 		}
-		d.size += len(key)
 		ps.nmeta++
 		return d.stringInto(noField)
 	})
@@ -639,7 +620,6 @@ func (d *Decoder) stringInto(dst field) bool {
 	} else {
 		d.spans = append(d.spans, d.spanOf(raw, esc, dst))
 	}
-	d.size += len(raw)
 	return true
 }
 
