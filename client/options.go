@@ -322,7 +322,7 @@ func WithFactoryOptions(opts ...a2aclient.FactoryOption) Option {
 // kept past the call) — for a one-part working update whose tfrs string
 // is not a valid envelope too, whose text-fallback update carries a2a-go's
 // event, built from the frame. With WithEvents(true) both see a2a-go's event, at some 1–2 µs
-// and half a dozen allocations more per event (BENCHMARKS.md). Streams on
+// and a dozen allocations more per event (BENCHMARKS.md). Streams on
 // gRPC, and from clients given to [Wrap], always carry a2a-go's events.
 func WithEvents(on bool) Option {
 	return func(c *config) { c.events = on }
