@@ -151,7 +151,11 @@ func buildOrchestrator(t *testing.T) string {
 			return
 		}
 		o.path = filepath.Join(o.dir, "orchestrator")
-		b, err := exec.Command(goBin, "build", "-o", o.path, "github.com/tfrs/a2a-progress/examples/orchestrator").CombinedOutput()
+		args := []string{"build", "-o", o.path}
+		if raceEnabled {
+			args = append(args, "-race") // see raceEnabled
+		}
+		b, err := exec.Command(goBin, append(args, "github.com/tfrs/a2a-progress/examples/orchestrator")...).CombinedOutput()
 		if err != nil {
 			o.err = fmt.Errorf("go build examples/orchestrator: %v\n%s", err, b)
 		}

@@ -68,7 +68,11 @@ func bundle(t *testing.T) string {
 func orchestratorBinary(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "orchestrator")
-	cmd := exec.Command("go", "build", "-o", bin, "./examples/orchestrator")
+	args := []string{"build", "-o", bin}
+	if raceEnabled {
+		args = append(args, "-race") // see raceEnabled
+	}
+	cmd := exec.Command("go", append(args, "./examples/orchestrator")...)
 	cmd.Dir = moduleRoot
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./examples/orchestrator: %v\n%s", err, out)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package react_test
+
+const raceEnabled = false

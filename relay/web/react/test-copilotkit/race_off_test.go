@@ -1,0 +1,5 @@
+//go:build !race
+
+package copilotkit_test
+
+const raceEnabled = false
