@@ -227,7 +227,7 @@ func (d *Decoder) scan(data []byte) bool {
 		d.b = data
 		d.sc.Reset(data)
 		d.count, d.nspans, d.nparts = true, 0, 0
-		d.blk, d.art, d.isArt = statusBlock{}, artifactBlock{}, false
+		d.resetBlocks()
 		ok := d.frame(&d.blk)
 		d.count = false
 		if !ok {
@@ -244,7 +244,7 @@ func (d *Decoder) scan(data []byte) bool {
 	d.sc.Reset(data)
 	d.spans = d.spans[:0]
 	d.parts = d.parts[:0]
-	d.blk, d.art, d.isArt = statusBlock{}, artifactBlock{}, false
+	d.resetBlocks()
 	return d.frame(&d.blk) && d.sc.Done()
 }
 
@@ -327,23 +327,22 @@ func (d *Decoder) fill(parts a2a.ContentParts, sb *statusBlock, ab *artifactBloc
 		one.Add(raw, jsonstr.Escaped)
 		own[k] = one.String()
 	}
-	value := func(k int) string { return own[k] }
 	for k := range d.spans {
 		if dst := d.spans[k].dst; dst != noField {
-			*fieldOf(sb, ab, dst) = value(k)
+			*fieldOf(sb, ab, dst) = own[k]
 		}
 	}
 	for k, ps := range d.parts {
 		p := parts[k]
-		p.Content = a2a.Text(value(int(ps.text)))
+		p.Content = a2a.Text(own[ps.text])
 		if ps.hasMeta {
 			m := make(map[string]any, ps.nmeta)
 			for j := 0; j < int(ps.nmeta); j++ {
-				key := value(int(ps.meta) + 2*j)
+				key := own[int(ps.meta)+2*j]
 				if _, dup := m[key]; dup {
 					return false
 				}
-				m[key] = value(int(ps.meta) + 2*j + 1)
+				m[key] = own[int(ps.meta)+2*j+1]
 			}
 			p.Metadata = m
 		}
@@ -351,11 +350,21 @@ func (d *Decoder) fill(parts a2a.ContentParts, sb *statusBlock, ab *artifactBloc
 	return true
 }
 
+// resetBlocks clears what the last scan read; the artifact block only
+// when an artifact update used it (a progress frame, nearly every frame
+// of a stream, does not pay for it).
+func (d *Decoder) resetBlocks() {
+	d.blk = statusBlock{}
+	if d.isArt {
+		d.art, d.isArt = artifactBlock{}, false
+	}
+}
+
 // release drops scratch that a large frame grew, and the frame.
 func (d *Decoder) release() {
 	d.b = nil
 	d.sc.Reset(nil)
-	d.blk, d.art, d.isArt = statusBlock{}, artifactBlock{}, false
+	d.resetBlocks()
 	if cap(d.spans) > keepScratch {
 		d.spans, d.parts = nil, nil
 	}
