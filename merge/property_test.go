@@ -9,7 +9,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -41,9 +43,17 @@ import (
 // Ops are checked too: the ops of each permuted turn (round-tripped through
 // JSON in a third of the cases), shuffled with no constraint at all and duplicated, rebuild the same
 // view in a Receiver.
-// propertyPermutations per trajectory; propertyTrajectories (500, 100 under
-// the race detector) is in race_on_test.go and race_off_test.go.
-const propertyPermutations = 6
+const propertyPermutations = 6 // per trajectory
+
+// propertyTrajectories: 500, or 100 under -race (see testdep.Race);
+// .ci/run runs them whole without it.
+var propertyTrajectories = uint64(500)
+
+func init() {
+	if testdep.Race {
+		propertyTrajectories = 100
+	}
+}
 
 func TestPropertyAnyOrderSameView(t *testing.T) {
 	cases := 0

@@ -8,3 +8,6 @@ const (
 	calibrationRounds = 1024
 	referenceWork     = 4_600_000 // ns: the best of TestCalibration, idle 2-core machine
 )
+
+// Race: see race_on.go.
+const Race = false

@@ -152,8 +152,8 @@ func buildOrchestrator(t *testing.T) string {
 		}
 		o.path = filepath.Join(o.dir, "orchestrator")
 		args := []string{"build", "-o", o.path}
-		if raceEnabled {
-			args = append(args, "-race") // see raceEnabled
+		if testdep.Race {
+			args = append(args, "-race") // see testdep.Race
 		}
 		b, err := exec.Command(goBin, append(args, "github.com/tfrs/a2a-progress/examples/orchestrator")...).CombinedOutput()
 		if err != nil {

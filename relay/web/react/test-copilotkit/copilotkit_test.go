@@ -69,8 +69,8 @@ func orchestratorBinary(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "orchestrator")
 	args := []string{"build", "-o", bin}
-	if raceEnabled {
-		args = append(args, "-race") // see raceEnabled
+	if testdep.Race {
+		args = append(args, "-race") // see testdep.Race
 	}
 	cmd := exec.Command("go", append(args, "./examples/orchestrator")...)
 	cmd.Dir = moduleRoot

@@ -1,5 +1,0 @@
-//go:build !race
-
-package react_test
-
-const raceEnabled = false

@@ -1,5 +1,0 @@
-//go:build !race
-
-package copilotkit_test
-
-const raceEnabled = false
