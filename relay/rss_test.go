@@ -136,7 +136,7 @@ func TestRelayFloodRSS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a child process against a flooding peer")
 	}
-	if raceEnabled {
+	if testdep.Race {
 		t.Skip("a memory bound of hundreds of MiB: run without -race")
 	}
 	if os.Getenv(floodEnv) == "" {

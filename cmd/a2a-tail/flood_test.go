@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/tfrs/a2a-progress/internal/flood"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
 // The flood tests bound what a2a-tail holds, whatever a peer sends within
@@ -83,7 +84,7 @@ func TestHostileFlood(t *testing.T) {
 	if testing.Short() {
 		t.Skip("child processes against flooding peers")
 	}
-	if raceEnabled {
+	if testdep.Race {
 		t.Skip("a memory bound of hundreds of MiB: run without -race")
 	}
 	for _, transport := range []string{"jsonrpc", "rest", "grpc"} {

@@ -13,6 +13,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/internal/flood"
+	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
 // The decode cost of a legal event must not amplify: an event under the
@@ -84,7 +85,7 @@ func TestHostileDecode(t *testing.T) {
 	if testing.Short() {
 		t.Skip("hostile peers serve 47 MiB of tiny parts per run")
 	}
-	if raceEnabled {
+	if testdep.Race {
 		t.Skip("a memory bound of hundreds of MiB: run without -race (.ci/run does)")
 	}
 	if os.Getenv(floodEnv) == "" {

@@ -302,7 +302,7 @@ const hugeResponse = 1 << 30
 // however large the peer's answer). The race detector multiplies what a
 // process touches (a child of 22 MiB takes 40): the bound follows.
 func rssBound(mibs float64) float64 {
-	if raceEnabled {
+	if testdep.Race {
 		return mibs * 3
 	}
 	return mibs
@@ -334,7 +334,7 @@ func TestHostilePeers(t *testing.T) {
 	}
 	for _, tc := range hostileCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			if raceEnabled && tc.maxRSS > 100 {
+			if testdep.Race && tc.maxRSS > 100 {
 				// The race detector triples what the child touches and
 				// slows the read of hundreds of MiB tenfold: the bound is
 				// measured where it means something (.ci/run runs these

@@ -120,7 +120,7 @@ func TestVersion(t *testing.T) {
 	// packages are then those go test just compiled, not all built again.
 	bin := filepath.Join(t.TempDir(), "a2a-tail")
 	args := []string{"build", "-buildvcs=true", "-o", bin}
-	if raceEnabled {
+	if testdep.Race {
 		args = append(args, "-race")
 	}
 	if out, err := exec.Command(gobin, append(args, ".")...).CombinedOutput(); err != nil {
