@@ -24,6 +24,7 @@ import (
 	"github.com/tfrs/a2a-progress/client/agenttest"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/testdep"
+	"github.com/tfrs/a2a-progress/internal/testdep/chromium"
 	"github.com/tfrs/a2a-progress/schema"
 )
 
@@ -38,7 +39,7 @@ func TestMain(m *testing.M) {
 // of its own. Chromium resolves attacker.test to 127.0.0.1, as a DNS
 // rebinding attacker's DNS would (TestWebRebindingInBrowser); no other
 // test names that host.
-var browser = testdep.Browser{Extra: []chromedp.ExecAllocatorOption{
+var browser = chromium.Shared{Extra: []chromedp.ExecAllocatorOption{
 	chromedp.Flag("host-resolver-rules", "MAP attacker.test 127.0.0.1"),
 }}
 

@@ -2,8 +2,9 @@
 // drive — node and the npm packages pinned in a lockfile, Chromium,
 // redis-server — and how long they may wait for them.
 //
-// The model: a test asks for a dependency ([Node], [NPM], [Chromium],
-// [RedisServer]) and gets it, or the test ends at once with the reason.
+// The model: a test asks for a dependency ([Node], [NPM], [ChromiumPath],
+// [RedisServer]; the browser itself is started by package chromium, so
+// that only browser tests link chromedp) and gets it, or the test ends at once with the reason.
 // Whether that end is a skip or a failure is one decision for the whole
 // module ([Required]): where CI is set, or A2A_PROGRESS_REQUIRE_INTEROP,
 // a missing dependency fails the test; elsewhere it skips. Every skip is

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/tfrs/a2a-progress/internal/testdep"
+	"github.com/tfrs/a2a-progress/internal/testdep/chromium"
 )
 
 // browserReport is what testdata/browser.html posts.
@@ -86,7 +87,7 @@ func TestBrowser(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	browser := testdep.Chromium(t, ctx, "the check of receiver.js in a browser")
+	browser := chromium.Start(t, ctx, "the check of receiver.js in a browser")
 	navigated := make(chan error, 1)
 	go func() { navigated <- chromedp.Do(browser, chromedp.Navigate(srv.URL+"/")) }()
 

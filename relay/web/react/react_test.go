@@ -29,6 +29,7 @@ import (
 	"github.com/tfrs/a2a-progress/client/chaintest"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/testdep"
+	"github.com/tfrs/a2a-progress/internal/testdep/chromium"
 	"github.com/tfrs/a2a-progress/relay"
 	web "github.com/tfrs/a2a-progress/relay/web"
 )
@@ -271,7 +272,7 @@ type browser struct {
 
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
-	return &browser{t: t, ctx: testdep.Chromium(t, context.Background(), what)}
+	return &browser{t: t, ctx: chromium.Start(t, context.Background(), what)}
 }
 
 func (b *browser) run(actions ...chromedp.Action[chromedp.Void]) {

@@ -43,6 +43,7 @@ import (
 	"github.com/tfrs/a2a-progress/client/chaintest"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/testdep"
+	"github.com/tfrs/a2a-progress/internal/testdep/chromium"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(testdep.Reporting(m)) }
@@ -264,7 +265,7 @@ func TestCopilotKitNesting(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(5*time.Minute))
 	t.Cleanup(cancel)
-	browser := testdep.Chromium(t, ctx, "the CopilotKit page in a real browser", noNetwork)
+	browser := chromium.Start(t, ctx, "the CopilotKit page in a real browser", noNetwork)
 	f := &fixture{base: base, agent: agent, shots: os.Getenv("A2A_PROGRESS_SHOTS")}
 	// The page's console errors and uncaught exceptions go to the log of
 	// the subtest that saw them: what a failure needs to be read. (Every
