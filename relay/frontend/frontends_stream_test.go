@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"path"
 	"testing"
 
 	"github.com/tfrs/a2a-progress/envelope"
@@ -80,6 +81,7 @@ func btoi(b bool) int {
 func TestFrontStreamLiveOps(t *testing.T) {
 	t.Parallel()
 	frontendsNode(t)
+	var cases []frontCase
 	for oname, rs := range orders() {
 		for _, dup := range []bool{false, true} {
 			out := outcomes()["completed"]
@@ -87,14 +89,12 @@ func TestFrontStreamLiveOps(t *testing.T) {
 			if dup {
 				name += "/dup"
 			}
-			t.Run(name, func(t *testing.T) {
-				ops := opsOf(rs, out)
-				s := streamServer(t, ops, dup)
-				want := wantShown(play(rs, out, func(*schema.View, *frontResult) {}), out)
-				checkBothFronts(t, s.URL, want, out)
-			})
+			s := streamServer(t, opsOf(rs, out), dup)
+			want := wantShown(play(rs, out, func(*schema.View, *frontResult) {}), out)
+			cases = append(cases, frontCase{name: name, base: s.URL, want: want, out: out})
 		}
 	}
+	checkFronts(t, cases)
 }
 
 // TestFrontStreamEndsAtIncomplete: an incomplete result ends the front end's
@@ -122,16 +122,39 @@ func TestFrontStreamEndsAtIncomplete(t *testing.T) {
 	checkBothFronts(t, s.URL, want, out)
 }
 
+// frontCase is one stream server for checkFronts: what each client
+// library must show (want) and end with (out).
+type frontCase struct {
+	name string
+	base string
+	want []shown
+	out  *frontResult
+}
+
 // checkBothFronts runs the AG-UI client (POST /run) and the AI SDK chat
 // (POST /api/chat) against the stream server at base and checks that each
 // shows want and ends with out.
 func checkBothFronts(t *testing.T, base string, want []shown, out *frontResult) {
 	t.Helper()
-	var ag aguiResult
-	runHarness(t, "agui.mjs", map[string]any{"url": base + "/run", "threadId": "thread-1",
-		"messages": []any{map[string]any{"id": "u1", "role": "user", "content": "order 42?"}}}, &ag)
-	checkAGUI(t, ag, &ag.Run, want, out)
-	var ai aisdkResult
-	runHarness(t, "aisdk.mjs", map[string]any{"api": base + "/api/chat", "id": "chat-1", "text": "order 42?", "mode": "chat"}, &ai)
-	checkAISDK(t, ai, want, out, true)
+	checkFronts(t, []frontCase{{base: base, want: want, out: out}})
+}
+
+// checkFronts is checkBothFronts for several stream servers: one node
+// process per client library runs them all in turn, then each case is
+// checked in subtests of its own, <name>/ag-ui and <name>/ai-sdk.
+func checkFronts(t *testing.T, cases []frontCase) {
+	t.Helper()
+	agui := make([]harnessCase[aguiResult], len(cases))
+	aisdk := make([]harnessCase[aisdkResult], len(cases))
+	for i, c := range cases {
+		agui[i] = harnessCase[aguiResult]{Name: path.Join(c.name, "ag-ui"),
+			Config: map[string]any{"url": c.base + "/run", "threadId": "thread-1",
+				"messages": []any{map[string]any{"id": "u1", "role": "user", "content": "order 42?"}}},
+			Check: func(t *testing.T, ag *aguiResult) { checkAGUI(t, *ag, &ag.Run, c.want, c.out) }}
+		aisdk[i] = harnessCase[aisdkResult]{Name: path.Join(c.name, "ai-sdk"),
+			Config: map[string]any{"api": c.base + "/api/chat", "id": "chat-1", "text": "order 42?", "mode": "chat"},
+			Check:  func(t *testing.T, ai *aisdkResult) { checkAISDK(t, *ai, c.want, c.out, true) }}
+	}
+	runCases(t, "agui.mjs", agui)
+	runCases(t, "aisdk.mjs", aisdk)
 }
