@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -33,7 +31,7 @@ import (
 // @ag-ui/client and ai packages of relay/testdata/frontends (its lockfile)
 // run by node.
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(testdep.Reporting(m)) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(testdep.Reporting(stoppingNode{m})) }
 
 var frontendsDir = filepath.Join("..", "..", "relay", "testdata", "frontends")
 
@@ -44,31 +42,32 @@ func node(t *testing.T) string {
 	return testdep.NPM(t, frontendsDir, "the orchestrator's AG-UI and AI SDK check")
 }
 
-// runNode runs nested.mjs with cfg and decodes its output into out; it
-// fails the test on any warning the libraries printed.
+// runNode runs nested.mjs with cfg (in the package's node process,
+// nested) and decodes its output into out; it fails the test on any
+// warning the libraries printed.
 func runNode(t *testing.T, cfg map[string]any, out any) {
 	t.Helper()
 	bin := node(t)
-	arg, _ := json.Marshal(cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(60*time.Second))
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "nested.mjs", string(arg))
-	cmd.Dir = frontendsDir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("node nested.mjs: %v\nstderr: %s", err, stderr.String())
+	raw, err := nested.run(ctx, bin, cfg)
+	if err != nil {
+		t.Fatalf("node nested.mjs: %v", err)
 	}
 	var w struct {
 		Warnings []string `json:"warnings"`
+		Crash    string   `json:"crash"`
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &w); err != nil {
-		t.Fatalf("node output: %v\n%s", err, stdout.String())
+	if err := json.Unmarshal(raw, &w); err != nil {
+		t.Fatalf("node output: %v\n%s", err, raw)
+	}
+	if w.Crash != "" {
+		t.Fatalf("%s (warnings: %q)", w.Crash, w.Warnings)
 	}
 	if len(w.Warnings) > 0 {
 		t.Errorf("the client libraries warned: %q", w.Warnings)
 	}
-	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
+	if err := json.Unmarshal(raw, out); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -5,14 +5,16 @@ import { AbstractChat } from "ai";
 // captureWarnings collects every console.warn / console.error of the
 // libraries (the Go tests fail on any) and the errors nobody awaited (a
 // connection the test cuts makes undici fail a read; reported, not fatal,
-// so a script can go on to reconnect).
-export function captureWarnings() {
+// so a script can go on to reconnect). sink, when given, gets each
+// warning instead of the array returned.
+export function captureWarnings(sink) {
   const warnings = [];
-  process.on("uncaughtException", (err) => warnings.push("uncaught: " + String(err && err.message ? err.message : err)));
-  process.on("unhandledRejection", (err) => warnings.push("unhandled: " + String(err && err.message ? err.message : err)));
+  const add = sink ?? ((w) => warnings.push(w));
+  process.on("uncaughtException", (err) => add("uncaught: " + String(err && err.message ? err.message : err)));
+  process.on("unhandledRejection", (err) => add("unhandled: " + String(err && err.message ? err.message : err)));
   for (const level of ["warn", "error"]) {
     console[level] = (...args) =>
-      warnings.push(args.map((a) => (a instanceof Error ? a.message : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
+      add(args.map((a) => (a instanceof Error ? a.message : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
   }
   return warnings;
 }

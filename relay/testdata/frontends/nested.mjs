@@ -4,6 +4,7 @@
 // as one JSON object on stdout.
 //
 //   node nested.mjs '<config JSON>'
+//   node nested.mjs --serve     (configs on stdin, one line each; see the end)
 //
 // config: {
 //   mode:   "agui"   — @ag-ui/client's HttpAgent.runAgent() POSTs to url
@@ -57,166 +58,199 @@
 import { HttpAgent } from "@ag-ui/client";
 import { runReconnectAgent } from "./runreconnect.mjs";
 import { DefaultChatTransport, readUIMessageStream } from "ai";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { Chat, captureWarnings } from "./harness.mjs";
-
-const cfg = JSON.parse(process.argv[2]);
-const warnings = captureWarnings();
-
-const out = { warnings };
 
 const toolParts = (m) => (m?.parts ?? []).filter((p) => p.type === "tool-ask_colleague");
 
-if (cfg.mode === "agui") {
-  const agent = new HttpAgent({
-    url: cfg.url,
-    threadId: cfg.id,
-    initialMessages: [{ id: "u1", role: "user", content: cfg.text }],
-  });
-  out.events = [];
-  out.error = null;
-  try {
-    await agent.runAgent({ runId: "run-1" }, { onEvent: ({ event }) => void out.events.push(event) });
-  } catch (err) {
-    out.error = String(err && err.message ? err.message : err);
-  }
-  out.messages = agent.messages;
-} else if (cfg.mode === "read") {
-  const transport = new DefaultChatTransport({ api: cfg.api });
-  out.states = [];
-  out.errors = [];
-  let last = null;
-  try {
-    const stream = await transport.sendMessages({
-      chatId: cfg.id,
-      trigger: "submit-message",
-      messageId: undefined,
-      messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: cfg.text }] }],
-      abortSignal: undefined,
+// run runs one config and returns what the clients assembled; warnings
+// collects what the libraries warned while it ran.
+async function run(cfg, warnings) {
+  const out = { warnings };
+
+  if (cfg.mode === "agui") {
+    const agent = new HttpAgent({
+      url: cfg.url,
+      threadId: cfg.id,
+      initialMessages: [{ id: "u1", role: "user", content: cfg.text }],
     });
-    let prev = "";
-    for await (const m of readUIMessageStream({ stream, onError: (e) => out.errors.push(String(e.message ?? e)) })) {
-      last = m;
-      const now = JSON.stringify(toolParts(m).map((p) => ({ id: p.toolCallId, state: p.state, preliminary: p.preliminary ?? false, output: p.output ?? null, errorText: p.errorText ?? null, toolMetadata: p.toolMetadata ?? null })));
-      if (now !== prev) {
-        out.states.push(JSON.parse(now));
-        prev = now;
+    out.events = [];
+    out.error = null;
+    try {
+      await agent.runAgent({ runId: "run-1" }, { onEvent: ({ event }) => void out.events.push(event) });
+    } catch (err) {
+      out.error = String(err && err.message ? err.message : err);
+    }
+    out.messages = agent.messages;
+  } else if (cfg.mode === "read") {
+    const transport = new DefaultChatTransport({ api: cfg.api });
+    out.states = [];
+    out.errors = [];
+    let last = null;
+    try {
+      const stream = await transport.sendMessages({
+        chatId: cfg.id,
+        trigger: "submit-message",
+        messageId: undefined,
+        messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: cfg.text }] }],
+        abortSignal: undefined,
+      });
+      let prev = "";
+      for await (const m of readUIMessageStream({ stream, onError: (e) => out.errors.push(String(e.message ?? e)) })) {
+        last = m;
+        const now = JSON.stringify(toolParts(m).map((p) => ({ id: p.toolCallId, state: p.state, preliminary: p.preliminary ?? false, output: p.output ?? null, errorText: p.errorText ?? null, toolMetadata: p.toolMetadata ?? null })));
+        if (now !== prev) {
+          out.states.push(JSON.parse(now));
+          prev = now;
+        }
       }
-    }
-  } catch (err) {
-    out.errors.push(String(err.message ?? err));
-  }
-  out.message = last;
-} else if (cfg.mode === "reload") {
-  out.errors = [];
-  const user = { id: "u1", role: "user", parts: [{ type: "text", text: cfg.text }] };
-  const first = new Chat({ id: cfg.id, transport: new DefaultChatTransport({ api: cfg.api }), onError: (e) => out.errors.push("first: " + String(e.message ?? e)) }, []);
-  // The state tells each change of the message: stop at the first
-  // preliminary output.
-  const seen = new Promise((resolve) => {
-    first.memory.onChange = (msgs) => {
-      if (toolParts(msgs[msgs.length - 1]).some((p) => p.preliminary)) resolve();
-    };
-  });
-  const sent = first.sendMessage(user);
-  await Promise.race([seen, sent]);
-  out.beforeReload = structuredClone(first.messages);
-  await first.stop();
-  await sent.catch(() => {});
-  const second = new Chat({ id: cfg.id, transport: new DefaultChatTransport({ api: cfg.api }), onError: (e) => out.errors.push("second: " + String(e.message ?? e)) }, [user]);
-  // The reloaded page resumes while the turn still runs (the remote agent
-  // waits at its gate); once the resumed message shows its tool part, the
-  // remote agent may finish.
-  const restored = new Promise((resolve) => {
-    second.memory.onChange = (msgs) => {
-      if (toolParts(msgs[msgs.length - 1]).length > 0) resolve();
-    };
-  });
-  const resumed = second.resumeStream();
-  await Promise.race([restored, resumed]);
-  await fetch(cfg.release);
-  await resumed;
-  out.messages = second.messages;
-  out.status = second.status;
-} else if (cfg.mode === "after") {
-  // The page comes back after the turn ended: a Chat holding only the user
-  // message resumes and should get the whole final message.
-  out.errors = [];
-  const user = { id: "u1", role: "user", parts: [{ type: "text", text: cfg.text }] };
-  const first = new Chat({ id: cfg.id, transport: new DefaultChatTransport({ api: cfg.api }), onError: (e) => out.errors.push("first: " + String(e.message ?? e)) }, []);
-  await first.sendMessage(user);
-  const second = new Chat({ id: cfg.id, transport: new DefaultChatTransport({ api: cfg.api }), onError: (e) => out.errors.push("second: " + String(e.message ?? e)) }, [user]);
-  await second.resumeStream();
-  out.first = first.messages;
-  out.messages = second.messages;
-  out.status = second.status;
-}
-else if (cfg.mode === "agui-runs") {
-  const agent = new HttpAgent({
-    url: cfg.url,
-    threadId: cfg.id,
-    initialMessages: [{ id: "u1", role: "user", content: cfg.text }],
-  });
-  out.runs = [];
-  for (const spec of cfg.runs) {
-    const run = { events: [], error: null };
-    const params = { runId: spec.runId };
-    if (spec.resume === "pending") {
-      params.resume = agent.pendingInterrupts.map((i) => ({ interruptId: i.id, status: "resolved", payload: spec.payload }));
-    } else if (spec.resume && typeof spec.resume.from === "number") {
-      params.resume = out.runs[spec.resume.from].pending.map((i) => ({ interruptId: i.id, status: "resolved", payload: spec.payload }));
-    } else if (Array.isArray(spec.resume)) {
-      params.resume = spec.resume.map((id) => ({ interruptId: id, status: "resolved", payload: spec.payload }));
-    }
-    try {
-      await agent.runAgent(params, { onEvent: ({ event }) => void run.events.push(event) });
     } catch (err) {
-      run.error = String(err && err.message ? err.message : err);
+      out.errors.push(String(err.message ?? err));
     }
-    run.pending = structuredClone(agent.pendingInterrupts);
-    out.runs.push(run);
+    out.message = last;
+  } else if (cfg.mode === "reload") {
+    out.errors = [];
+    const user = { id: "u1", role: "user", parts: [{ type: "text", text: cfg.text }] };
+    const first = new Chat({ id: cfg.id, transport: new DefaultChatTransport({ api: cfg.api }), onError: (e) => out.errors.push("first: " + String(e.message ?? e)) }, []);
+    // The state tells each change of the message: stop at the first
+    // preliminary output.
+    const seen = new Promise((resolve) => {
+      first.memory.onChange = (msgs) => {
+        if (toolParts(msgs[msgs.length - 1]).some((p) => p.preliminary)) resolve();
+      };
+    });
+    const sent = first.sendMessage(user);
+    await Promise.race([seen, sent]);
+    out.beforeReload = structuredClone(first.messages);
+    await first.stop();
+    await sent.catch(() => {});
+    const second = new Chat({ id: cfg.id, transport: new DefaultChatTransport({ api: cfg.api }), onError: (e) => out.errors.push("second: " + String(e.message ?? e)) }, [user]);
+    // The reloaded page resumes while the turn still runs (the remote agent
+    // waits at its gate); once the resumed message shows its tool part, the
+    // remote agent may finish.
+    const restored = new Promise((resolve) => {
+      second.memory.onChange = (msgs) => {
+        if (toolParts(msgs[msgs.length - 1]).length > 0) resolve();
+      };
+    });
+    const resumed = second.resumeStream();
+    await Promise.race([restored, resumed]);
+    await fetch(cfg.release);
+    await resumed;
+    out.messages = second.messages;
+    out.status = second.status;
+  } else if (cfg.mode === "after") {
+    // The page comes back after the turn ended: a Chat holding only the user
+    // message resumes and should get the whole final message.
+    out.errors = [];
+    const user = { id: "u1", role: "user", parts: [{ type: "text", text: cfg.text }] };
+    const first = new Chat({ id: cfg.id, transport: new DefaultChatTransport({ api: cfg.api }), onError: (e) => out.errors.push("first: " + String(e.message ?? e)) }, []);
+    await first.sendMessage(user);
+    const second = new Chat({ id: cfg.id, transport: new DefaultChatTransport({ api: cfg.api }), onError: (e) => out.errors.push("second: " + String(e.message ?? e)) }, [user]);
+    await second.resumeStream();
+    out.first = first.messages;
+    out.messages = second.messages;
+    out.status = second.status;
   }
-  out.messages = agent.messages;
-} else if (cfg.mode === "chat-turns") {
-  out.errors = [];
-  const chat = new Chat({ id: cfg.id, transport: new DefaultChatTransport({ api: cfg.api }), onError: (e) => out.errors.push(String(e.message ?? e)) }, []);
-  let n = 0;
-  for (const text of cfg.texts) {
-    n++;
-    await chat.sendMessage({ id: "u" + n, role: "user", parts: [{ type: "text", text }] });
+  else if (cfg.mode === "agui-runs") {
+    const agent = new HttpAgent({
+      url: cfg.url,
+      threadId: cfg.id,
+      initialMessages: [{ id: "u1", role: "user", content: cfg.text }],
+    });
+    out.runs = [];
+    for (const spec of cfg.runs) {
+      const run = { events: [], error: null };
+      const params = { runId: spec.runId };
+      if (spec.resume === "pending") {
+        params.resume = agent.pendingInterrupts.map((i) => ({ interruptId: i.id, status: "resolved", payload: spec.payload }));
+      } else if (spec.resume && typeof spec.resume.from === "number") {
+        params.resume = out.runs[spec.resume.from].pending.map((i) => ({ interruptId: i.id, status: "resolved", payload: spec.payload }));
+      } else if (Array.isArray(spec.resume)) {
+        params.resume = spec.resume.map((id) => ({ interruptId: id, status: "resolved", payload: spec.payload }));
+      }
+      try {
+        await agent.runAgent(params, { onEvent: ({ event }) => void run.events.push(event) });
+      } catch (err) {
+        run.error = String(err && err.message ? err.message : err);
+      }
+      run.pending = structuredClone(agent.pendingInterrupts);
+      out.runs.push(run);
+    }
+    out.messages = agent.messages;
+  } else if (cfg.mode === "chat-turns") {
+    out.errors = [];
+    const chat = new Chat({ id: cfg.id, transport: new DefaultChatTransport({ api: cfg.api }), onError: (e) => out.errors.push(String(e.message ?? e)) }, []);
+    let n = 0;
+    for (const text of cfg.texts) {
+      n++;
+      await chat.sendMessage({ id: "u" + n, role: "user", parts: [{ type: "text", text }] });
+    }
+    out.messages = chat.messages;
+    out.status = chat.status;
   }
-  out.messages = chat.messages;
-  out.status = chat.status;
+  else if (cfg.mode === "agui-cuts") {
+    const Agent = runReconnectAgent(HttpAgent);
+    const agent = new Agent({
+      url: cfg.url,
+      runUrl: cfg.runUrl,
+      threadId: cfg.id,
+      initialMessages: [{ id: "u1", role: "user", content: cfg.text }],
+    });
+    const cuts = [...(cfg.cuts ?? [])];
+    out.connections = [];
+    for (let i = 0; ; i++) {
+      const conn = { raw: [], types: [], error: null };
+      out.connections.push(conn);
+      agent.onRaw = (ev) => {
+        conn.raw.push(ev);
+        if (cfg.abortAfter && conn.raw.length === cfg.abortAfter) agent.abortRun();
+      };
+      agent.cutAfter = cuts.shift() ?? 0;
+      const sub = { onEvent: ({ event }) => void conn.types.push(event.type) };
+      try {
+        if (i === 0) await agent.runAgent({ runId: "run-1" }, sub);
+        else await agent.connectAgent({ runId: "run-1" }, sub);
+      } catch (err) {
+        conn.error = String(err && err.message ? err.message : err);
+      }
+      conn.cut = agent.wasCut;
+      if (!agent.wasCut || cfg.abortAfter) break;
+      if (i === 0 && cfg.release) await fetch(cfg.release);
+    }
+    if (cfg.abortAfter) await agent.aborted;
+    out.messages = agent.messages;
+  }
+  return out;
 }
-else if (cfg.mode === "agui-cuts") {
-  const Agent = runReconnectAgent(HttpAgent);
-  const agent = new Agent({
-    url: cfg.url,
-    runUrl: cfg.runUrl,
-    threadId: cfg.id,
-    initialMessages: [{ id: "u1", role: "user", content: cfg.text }],
+
+if (process.argv[2] === "--serve") {
+  // Serve mode: one config per line of stdin, {"id", "cfg"}; one line of
+  // stdout per config as it ends, {"id", "out"}. Configs run at once, as
+  // the tests that send them do; a warning goes to the run whose calls
+  // made it (AsyncLocalStorage), or to every run in flight when it has no
+  // run (an unhandled rejection). The process ends when stdin does.
+  const als = new AsyncLocalStorage();
+  const inFlight = new Set();
+  captureWarnings((w) => {
+    const own = als.getStore();
+    for (const ws of own ? [own] : inFlight) ws.push(w);
   });
-  const cuts = [...(cfg.cuts ?? [])];
-  out.connections = [];
-  for (let i = 0; ; i++) {
-    const conn = { raw: [], types: [], error: null };
-    out.connections.push(conn);
-    agent.onRaw = (ev) => {
-      conn.raw.push(ev);
-      if (cfg.abortAfter && conn.raw.length === cfg.abortAfter) agent.abortRun();
-    };
-    agent.cutAfter = cuts.shift() ?? 0;
-    const sub = { onEvent: ({ event }) => void conn.types.push(event.type) };
-    try {
-      if (i === 0) await agent.runAgent({ runId: "run-1" }, sub);
-      else await agent.connectAgent({ runId: "run-1" }, sub);
-    } catch (err) {
-      conn.error = String(err && err.message ? err.message : err);
-    }
-    conn.cut = agent.wasCut;
-    if (!agent.wasCut || cfg.abortAfter) break;
-    if (i === 0 && cfg.release) await fetch(cfg.release);
+  const { createInterface } = await import("node:readline");
+  for await (const line of createInterface({ input: process.stdin })) {
+    if (line.trim() === "") continue;
+    const { id, cfg } = JSON.parse(line);
+    const warnings = [];
+    inFlight.add(warnings);
+    als
+      .run(warnings, () => run(cfg, warnings))
+      .catch((err) => ({ warnings, crash: "nested.mjs: " + String(err && err.stack ? err.stack : err) }))
+      .then((out) => {
+        inFlight.delete(warnings);
+        process.stdout.write(JSON.stringify({ id, out }) + "\n");
+      });
   }
-  if (cfg.abortAfter) await agent.aborted;
-  out.messages = agent.messages;
+} else {
+  const warnings = captureWarnings();
+  process.stdout.write(JSON.stringify(await run(JSON.parse(process.argv[2]), warnings)));
 }
-process.stdout.write(JSON.stringify(out));

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+
+	"github.com/tfrs/a2a-progress/internal/testdep"
+)
+
+// nested is the one node process that runs relay/testdata/frontends's
+// nested.mjs for every test of the package (--serve: a config per line of
+// its stdin, run at once, each answered by id on its stdout). Starting
+// node with the client libraries costs about a second of CPU; the tests
+// make some fifty runs.
+var nested nodeWorker
+
+// nodeWorker is a running `node nested.mjs --serve`; the zero value starts
+// it on first use. stop ends it.
+type nodeWorker struct {
+	once  sync.Once
+	err   error // why it did not start
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	done  chan struct{} // closed when its stdout ended
+
+	mu      sync.Mutex
+	next    int
+	waiting map[int]chan json.RawMessage
+	ended   error    // why no more answers come (after done)
+	log     []string // its stderr and any stdout line that is no answer, last maxLog
+}
+
+const maxLog = 50
+
+// run sends cfg to the node process at bin (started by the first call) and
+// returns what nested.mjs printed for it.
+func (w *nodeWorker) run(ctx context.Context, bin string, cfg any) (json.RawMessage, error) {
+	w.once.Do(func() { w.err = w.start(bin) })
+	if w.err != nil {
+		return nil, w.err
+	}
+	line, err := json.Marshal(map[string]any{"cfg": cfg})
+	if err != nil {
+		return nil, err
+	}
+	ch := make(chan json.RawMessage, 1)
+	w.mu.Lock()
+	if w.ended != nil {
+		w.mu.Unlock()
+		return nil, w.ended
+	}
+	id := w.next
+	w.next++
+	w.waiting[id] = ch
+	line = append(fmt.Appendf(nil, `{"id":%d,`, id), line[1:]...)
+	_, err = w.stdin.Write(append(line, '\n'))
+	w.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("writing to node: %w\n%s", err, w.logTail())
+	}
+	select {
+	case out := <-ch:
+		return out, nil
+	case <-w.done:
+		select {
+		case out := <-ch:
+			return out, nil
+		default:
+		}
+		return nil, fmt.Errorf("%w\n%s", w.ended, w.logTail())
+	case <-ctx.Done():
+		return nil, fmt.Errorf("no answer from node: %w\n%s", ctx.Err(), w.logTail())
+	}
+}
+
+func (w *nodeWorker) start(bin string) error {
+	w.waiting = make(map[int]chan json.RawMessage)
+	w.done = make(chan struct{})
+	w.cmd = exec.Command(bin, "nested.mjs", "--serve")
+	w.cmd.Dir = frontendsDir
+	var err error
+	if w.stdin, err = w.cmd.StdinPipe(); err != nil {
+		return err
+	}
+	stdout, err := w.cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	stderr, err := w.cmd.StderrPipe()
+	if err != nil {
+		return err
+	}
+	if err := w.cmd.Start(); err != nil {
+		return fmt.Errorf("start node nested.mjs --serve: %w", err)
+	}
+	var logs sync.WaitGroup
+	logs.Go(func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			w.note("stderr: " + sc.Text())
+		}
+	})
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 256<<20) // one run's events, whole
+		for sc.Scan() {
+			var a struct {
+				ID  *int            `json:"id"`
+				Out json.RawMessage `json:"out"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &a); err != nil || a.ID == nil {
+				w.note("stdout: " + clip(sc.Text()))
+				continue
+			}
+			w.mu.Lock()
+			ch := w.waiting[*a.ID]
+			delete(w.waiting, *a.ID)
+			w.mu.Unlock()
+			if ch == nil {
+				w.note(fmt.Sprintf("an answer to no request: id %d", *a.ID))
+				continue
+			}
+			ch <- a.Out
+		}
+		logs.Wait()
+		err := w.cmd.Wait()
+		w.mu.Lock()
+		w.ended = errors.Join(errors.New("node nested.mjs --serve ended"), sc.Err(), err)
+		w.mu.Unlock()
+		close(w.done)
+	}()
+	return nil
+}
+
+// clip keeps the first 500 bytes of a line for the log.
+func clip(s string) string {
+	if len(s) > 500 {
+		return s[:500] + "…"
+	}
+	return s
+}
+
+func (w *nodeWorker) note(line string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.log = append(w.log, line)
+	if len(w.log) > maxLog {
+		w.log = w.log[len(w.log)-maxLog:]
+	}
+}
+
+func (w *nodeWorker) logTail() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return strings.Join(w.log, "\n")
+}
+
+// stop ends the node process (its stdin closes) and waits for it.
+func (w *nodeWorker) stop() {
+	w.once.Do(func() { w.err = errors.New("the tests ended") })
+	if w.cmd == nil || w.cmd.Process == nil {
+		return
+	}
+	_ = w.stdin.Close()
+	<-w.done
+}
+
+// stoppingNode runs the tests, then stops nested (goleak then sees none of
+// its goroutines).
+type stoppingNode struct{ m testdep.Runner }
+
+func (s stoppingNode) Run() int {
+	code := s.m.Run()
+	nested.stop()
+	return code
+}
