@@ -31,7 +31,11 @@ import (
 // @ag-ui/client and ai packages of relay/testdata/frontends (its lockfile)
 // run by node.
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(testdep.Reporting(stoppingNode{m})) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(testdep.Reporting(nested.Stopping(m))) }
+
+// nested runs relay/testdata/frontends's nested.mjs for every test of the
+// package, in one node process.
+var nested = testdep.NodeServer{Dir: frontendsDir}
 
 var frontendsDir = filepath.Join("..", "..", "relay", "testdata", "frontends")
 
@@ -50,7 +54,7 @@ func runNode(t *testing.T, cfg map[string]any, out any) {
 	bin := node(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(60*time.Second))
 	defer cancel()
-	raw, err := nested.run(ctx, bin, cfg)
+	raw, err := nested.Run(ctx, bin, "nested.mjs", cfg)
 	if err != nil {
 		t.Fatalf("node nested.mjs: %v", err)
 	}

@@ -1,11 +1,9 @@
 package frontend
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,30 +60,33 @@ func runCases[R any](t *testing.T, script string, cases []harnessCase[R]) {
 	}
 }
 
-// harness runs script with cfgs, in turn in one node process, and returns
-// what it printed for each.
+// harness runs script with cfgs, in turn, in the package's node process
+// (frontends), and returns what it printed for each.
 func harness(t *testing.T, script string, cfgs []any) []json.RawMessage {
 	t.Helper()
 	node := frontendsNode(t)
-	arg, err := json.Marshal(cfgs)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(2*time.Minute+time.Duration(len(cfgs))*5*time.Second))
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, script, string(arg))
-	cmd.Dir = frontendsDir
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("node %s: %v\nstderr:\n%s", script, err, stderr.String())
-	}
-	var outs []json.RawMessage
-	if err := json.Unmarshal(stdout.Bytes(), &outs); err != nil || len(outs) != len(cfgs) {
-		t.Fatalf("node %s printed no result per config (%v):\n%s\nstderr:\n%s", script, err, stdout.String(), stderr.String())
+	outs := make([]json.RawMessage, len(cfgs))
+	for i, cfg := range cfgs {
+		out, err := frontends.Run(ctx, node, script, cfg)
+		if err != nil {
+			t.Fatalf("node %s: %v", script, err)
+		}
+		var c struct {
+			Crash string `json:"crash"`
+		}
+		if err := json.Unmarshal(out, &c); err == nil && c.Crash != "" {
+			t.Fatalf("node %s, config %d: %s", script, i, c.Crash)
+		}
+		outs[i] = out
 	}
 	return outs
 }
+
+// frontends runs the scripts of frontendsDir for every test of the
+// package, in one node process (TestMain stops it).
+var frontends = testdep.NodeServer{Dir: frontendsDir}
 
 // aguiMessage is an AG-UI message as @ag-ui/client holds it.
 type aguiMessage struct {

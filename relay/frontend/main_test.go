@@ -8,4 +8,4 @@ import (
 	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(testdep.Reporting(m)) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(testdep.Reporting(frontends.Stopping(m))) }

@@ -20,22 +20,13 @@
 //              task the run named.
 // }
 //
-// Every console.warn / console.error of the libraries is captured: the
-// Go test fails on any, since the client only warns on material it had
+// Every console.warn / console.error of the libraries is captured
+// (harness.mjs's captureWarnings; serve.mjs runs it for the Go tests'
+// shared node process): the Go test fails on any, since the client only warns on material it had
 // to strip or events it could not apply.
 import { HttpAgent } from "@ag-ui/client";
 import { withTaskReconnect } from "../../web/agui-reconnect.js";
-
-const cfgs = JSON.parse(process.argv[2]);
-const warnings = [];
-// A connection the test cuts makes undici fail a read nobody awaits; it is
-// reported, not fatal, so the script can go on to reconnect.
-process.on("uncaughtException", (err) => warnings.push("uncaught: " + String(err && err.message ? err.message : err)));
-process.on("unhandledRejection", (err) => warnings.push("unhandled: " + String(err && err.message ? err.message : err)));
-for (const level of ["warn", "error"]) {
-  console[level] = (...args) =>
-    warnings.push(args.map((a) => (a instanceof Error ? a.message : typeof a === "string" ? a : JSON.stringify(a))).join(" "));
-}
+import { main } from "./harness.mjs";
 
 // The reconnect is the one relay/web ships: AG-UI's connectAgent() on an
 // HttpAgent given the connect() that 1.0.0 leaves unimplemented.
@@ -71,8 +62,8 @@ async function drive(agent, fn) {
   return out;
 }
 
-async function runCase(cfg) {
-  const from = warnings.length;
+// runCase runs one config; warnings is where its warnings go.
+export async function runCase(cfg, warnings) {
   const agent = new HttpAgent({ url: cfg.url, threadId: cfg.threadId, initialMessages: cfg.messages ?? [] });
   const result = { run: null, answer: null, connect: null, warnings: null };
   result.run = await drive(agent, (sub) =>
@@ -95,10 +86,8 @@ async function runCase(cfg) {
     });
     result.connect = await drive(again, (sub) => again.connectAgent(undefined, sub));
   }
-  result.warnings = warnings.slice(from);
+  result.warnings = warnings;
   return result;
 }
 
-const results = [];
-for (const cfg of cfgs) results.push(await runCase(cfg));
-process.stdout.write(JSON.stringify(results));
+await main(import.meta.url, runCase);

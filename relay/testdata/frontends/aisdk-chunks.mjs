@@ -10,9 +10,10 @@
 // prints: { status, chunks: [the chunks, parsed], invalid: [{chunk, error}], done: saw [DONE] }
 import { uiMessageChunkSchema } from "ai";
 import { safeValidateTypes } from "@ai-sdk/provider-utils";
+import { main } from "./harness.mjs";
 
-const cfgs = JSON.parse(process.argv[2]);
-async function runCase(cfg) {
+// runCase reads one config's stream.
+export async function runCase(cfg) {
   const res = await fetch(cfg.url, {
     method: cfg.method ?? "GET",
     headers: cfg.body ? { "Content-Type": "application/json" } : {},
@@ -45,6 +46,4 @@ async function runCase(cfg) {
   return out;
 }
 
-const results = [];
-for (const cfg of cfgs) results.push(await runCase(cfg));
-process.stdout.write(JSON.stringify(results));
+await main(import.meta.url, runCase);

@@ -21,13 +21,10 @@
 //            (a resumed stream then continues the message it has).
 // }
 import { DefaultChatTransport, readUIMessageStream } from "ai";
-import { Chat, captureWarnings } from "./harness.mjs";
+import { Chat, main } from "./harness.mjs";
 
-const cfgs = JSON.parse(process.argv[2]);
-const warnings = captureWarnings();
-
-async function runCase(cfg) {
-  const from = warnings.length;
+// runCase runs one config; warnings is where its warnings go.
+export async function runCase(cfg, warnings) {
   const out = { messages: null, status: null, errors: [], finishes: [], resumed: null, warnings: null };
 
   if (cfg.mode === "read") {
@@ -64,10 +61,8 @@ async function runCase(cfg) {
     out.messages = chat.messages;
     out.status = chat.status;
   }
-  out.warnings = warnings.slice(from);
+  out.warnings = warnings;
   return out;
 }
 
-const results = [];
-for (const cfg of cfgs) results.push(await runCase(cfg));
-process.stdout.write(JSON.stringify(results));
+await main(import.meta.url, runCase);

@@ -1,5 +1,6 @@
 // What the node scripts of this harness share: the capture of the
 // libraries' warnings, and a Chat (what useChat wraps) without React.
+import { pathToFileURL } from "node:url";
 import { AbstractChat } from "ai";
 
 // captureWarnings collects every console.warn / console.error of the
@@ -47,4 +48,29 @@ export class Chat extends AbstractChat {
     super({ ...init, state });
     this.memory = state;
   }
+}
+
+// main runs a script's runCase from the command line when the script is
+// the one node was started with (not when serve.mjs imports it): each
+// config of the JSON array in argv[2] in turn, printing a JSON array of
+// their results — or, with single, one config object and one result.
+export async function main(scriptURL, runCase, single = false) {
+  if (!process.argv[1] || pathToFileURL(process.argv[1]).href !== scriptURL) return;
+  const warnings = captureWarnings();
+  const arg = JSON.parse(process.argv[2]);
+  const results = [];
+  for (const cfg of single ? [arg] : arg) {
+    const from = warnings.length;
+    results.push(withWarnings(await runCase(cfg, []), warnings.slice(from)));
+  }
+  process.stdout.write(JSON.stringify(single ? results[0] : results));
+}
+
+// withWarnings puts a run's warnings into its result — or, for a script
+// whose results have no warnings (aisdk-chunks.mjs), on stderr, where the
+// Go test's failure shows them.
+export function withWarnings(out, warnings) {
+  if (out && typeof out === "object" && "warnings" in out) out.warnings = warnings;
+  else if (warnings.length > 0) process.stderr.write(warnings.join("\n") + "\n");
+  return out;
 }

@@ -4,7 +4,6 @@
 // as one JSON object on stdout.
 //
 //   node nested.mjs '<config JSON>'
-//   node nested.mjs --serve     (configs on stdin, one line each; see the end)
 //
 // config: {
 //   mode:   "agui"   — @ag-ui/client's HttpAgent.runAgent() POSTs to url
@@ -58,14 +57,13 @@
 import { HttpAgent } from "@ag-ui/client";
 import { runReconnectAgent } from "./runreconnect.mjs";
 import { DefaultChatTransport, readUIMessageStream } from "ai";
-import { AsyncLocalStorage } from "node:async_hooks";
-import { Chat, captureWarnings } from "./harness.mjs";
+import { Chat, main } from "./harness.mjs";
 
 const toolParts = (m) => (m?.parts ?? []).filter((p) => p.type === "tool-ask_colleague");
 
-// run runs one config and returns what the clients assembled; warnings
-// collects what the libraries warned while it ran.
-async function run(cfg, warnings) {
+// runCase runs one config and returns what the clients assembled;
+// warnings is where the libraries' warnings while it ran go.
+export async function runCase(cfg, warnings) {
   const out = { warnings };
 
   if (cfg.mode === "agui") {
@@ -224,33 +222,4 @@ async function run(cfg, warnings) {
   return out;
 }
 
-if (process.argv[2] === "--serve") {
-  // Serve mode: one config per line of stdin, {"id", "cfg"}; one line of
-  // stdout per config as it ends, {"id", "out"}. Configs run at once, as
-  // the tests that send them do; a warning goes to the run whose calls
-  // made it (AsyncLocalStorage), or to every run in flight when it has no
-  // run (an unhandled rejection). The process ends when stdin does.
-  const als = new AsyncLocalStorage();
-  const inFlight = new Set();
-  captureWarnings((w) => {
-    const own = als.getStore();
-    for (const ws of own ? [own] : inFlight) ws.push(w);
-  });
-  const { createInterface } = await import("node:readline");
-  for await (const line of createInterface({ input: process.stdin })) {
-    if (line.trim() === "") continue;
-    const { id, cfg } = JSON.parse(line);
-    const warnings = [];
-    inFlight.add(warnings);
-    als
-      .run(warnings, () => run(cfg, warnings))
-      .catch((err) => ({ warnings, crash: "nested.mjs: " + String(err && err.stack ? err.stack : err) }))
-      .then((out) => {
-        inFlight.delete(warnings);
-        process.stdout.write(JSON.stringify({ id, out }) + "\n");
-      });
-  }
-} else {
-  const warnings = captureWarnings();
-  process.stdout.write(JSON.stringify(await run(JSON.parse(process.argv[2]), warnings)));
-}
+await main(import.meta.url, runCase, true);

@@ -1,4 +1,4 @@
-package main
+package testdep
 
 import (
 	"bufio"
@@ -10,20 +10,18 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-
-	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
-// nested is the one node process that runs relay/testdata/frontends's
-// nested.mjs for every test of the package (--serve: a config per line of
-// its stdin, run at once, each answered by id on its stdout). Starting
-// node with the client libraries costs about a second of CPU; the tests
-// make some fifty runs.
-var nested nodeWorker
+// NodeServer is one node process that runs the scripts of a directory's
+// serve.mjs for all the tests of a package: relay/testdata/frontends's
+// serve.mjs reads {"id", "script", "cfg"} lines on stdin, runs them at
+// once and answers {"id", "out"} lines on stdout as each ends. Starting
+// node with the client libraries costs about a second of CPU, more than
+// most cases. The zero NodeServer with Dir set starts it on the first
+// [NodeServer.Run]; [NodeServer.Stopping] ends it after the tests.
+type NodeServer struct {
+	Dir string // where serve.mjs and the scripts are
 
-// nodeWorker is a running `node nested.mjs --serve`; the zero value starts
-// it on first use. stop ends it.
-type nodeWorker struct {
 	once  sync.Once
 	err   error // why it did not start
 	cmd   *exec.Cmd
@@ -37,16 +35,17 @@ type nodeWorker struct {
 	log     []string // its stderr and any stdout line that is no answer, last maxLog
 }
 
-const maxLog = 50
+const maxLog = 50 // lines of a NodeServer's log kept for its errors
 
-// run sends cfg to the node process at bin (started by the first call) and
-// returns what nested.mjs printed for it.
-func (w *nodeWorker) run(ctx context.Context, bin string, cfg any) (json.RawMessage, error) {
-	w.once.Do(func() { w.err = w.start(bin) })
+// Run runs script with cfg in the node process (node is the binary [NPM]
+// returned; the first Run starts it) and returns what the script printed
+// for cfg.
+func (w *NodeServer) Run(ctx context.Context, node, script string, cfg any) (json.RawMessage, error) {
+	w.once.Do(func() { w.err = w.start(node) })
 	if w.err != nil {
 		return nil, w.err
 	}
-	line, err := json.Marshal(map[string]any{"cfg": cfg})
+	line, err := json.Marshal(map[string]any{"script": script, "cfg": cfg})
 	if err != nil {
 		return nil, err
 	}
@@ -80,11 +79,11 @@ func (w *nodeWorker) run(ctx context.Context, bin string, cfg any) (json.RawMess
 	}
 }
 
-func (w *nodeWorker) start(bin string) error {
+func (w *NodeServer) start(node string) error {
 	w.waiting = make(map[int]chan json.RawMessage)
 	w.done = make(chan struct{})
-	w.cmd = exec.Command(bin, "nested.mjs", "--serve")
-	w.cmd.Dir = frontendsDir
+	w.cmd = exec.Command(node, "serve.mjs")
+	w.cmd.Dir = w.Dir
 	var err error
 	if w.stdin, err = w.cmd.StdinPipe(); err != nil {
 		return err
@@ -98,7 +97,7 @@ func (w *nodeWorker) start(bin string) error {
 		return err
 	}
 	if err := w.cmd.Start(); err != nil {
-		return fmt.Errorf("start node nested.mjs --serve: %w", err)
+		return fmt.Errorf("start node serve.mjs: %w", err)
 	}
 	var logs sync.WaitGroup
 	logs.Go(func() {
@@ -116,7 +115,7 @@ func (w *nodeWorker) start(bin string) error {
 				Out json.RawMessage `json:"out"`
 			}
 			if err := json.Unmarshal(sc.Bytes(), &a); err != nil || a.ID == nil {
-				w.note("stdout: " + clip(sc.Text()))
+				w.note("stdout: " + clipLine(sc.Text()))
 				continue
 			}
 			w.mu.Lock()
@@ -132,7 +131,7 @@ func (w *nodeWorker) start(bin string) error {
 		logs.Wait()
 		err := w.cmd.Wait()
 		w.mu.Lock()
-		w.ended = errors.Join(errors.New("node nested.mjs --serve ended"), sc.Err(), err)
+		w.ended = errors.Join(errors.New("node serve.mjs ended"), sc.Err(), err)
 		w.mu.Unlock()
 		close(w.done)
 	}()
@@ -140,14 +139,14 @@ func (w *nodeWorker) start(bin string) error {
 }
 
 // clip keeps the first 500 bytes of a line for the log.
-func clip(s string) string {
+func clipLine(s string) string {
 	if len(s) > 500 {
 		return s[:500] + "…"
 	}
 	return s
 }
 
-func (w *nodeWorker) note(line string) {
+func (w *NodeServer) note(line string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.log = append(w.log, line)
@@ -156,14 +155,14 @@ func (w *nodeWorker) note(line string) {
 	}
 }
 
-func (w *nodeWorker) logTail() string {
+func (w *NodeServer) logTail() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return strings.Join(w.log, "\n")
 }
 
 // stop ends the node process (its stdin closes) and waits for it.
-func (w *nodeWorker) stop() {
+func (w *NodeServer) stop() {
 	w.once.Do(func() { w.err = errors.New("the tests ended") })
 	if w.cmd == nil || w.cmd.Process == nil {
 		return
@@ -172,12 +171,19 @@ func (w *nodeWorker) stop() {
 	<-w.done
 }
 
-// stoppingNode runs the tests, then stops nested (goleak then sees none of
-// its goroutines).
-type stoppingNode struct{ m testdep.Runner }
+// Stopping returns m run, then the node process stopped (goleak then sees
+// none of its goroutines):
+//
+//	goleak.VerifyTestMain(testdep.Reporting(server.Stopping(m)))
+func (w *NodeServer) Stopping(m Runner) Runner { return stopping{m, w} }
 
-func (s stoppingNode) Run() int {
+type stopping struct {
+	m Runner
+	w *NodeServer
+}
+
+func (s stopping) Run() int {
 	code := s.m.Run()
-	nested.stop()
+	s.w.stop()
 	return code
 }
