@@ -1,8 +1,6 @@
 package terminal
 
 import (
-	"strconv"
-
 	"github.com/a2aproject/a2a-go/v2/a2a"
 
 	"github.com/tfrs/a2a-progress/envelope"
@@ -82,20 +80,15 @@ const (
 	MaxReplyBytes = 1 << 20
 )
 
-// Cut returns s when it is at most max bytes; otherwise its head, cut on a
-// rune boundary to at most max bytes, followed by a marker that gives the
-// byte counts: "… [cut: 9437184 bytes in all, 1024 shown]". The one
-// implementation of that cut: package terminal's result and the a2a-tail
-// command use it for every peer string they show.
+// Cut returns s when it is at most limit bytes; otherwise its head, cut on
+// a rune boundary to at most limit bytes, followed by a marker that gives
+// the byte counts: "… [cut: 9437184 bytes in all, 1024 shown]". Package
+// terminal's result uses it for every peer string it holds; the a2a-tail
+// command cuts the peer's messages the same way (the one implementation is
+// internal/textcut's, which packages below terminal can import).
 //
 // The result is a new string: it does not keep the whole of s in memory.
-func Cut(s string, limit int) string {
-	if len(s) <= limit {
-		return s
-	}
-	n := textcut.Before(s, limit)
-	return s[:n] + "… [cut: " + strconv.Itoa(len(s)) + " bytes in all, " + strconv.Itoa(n) + " shown]"
-}
+func Cut(s string, limit int) string { return textcut.Cut(s, limit) }
 
 // partsText joins the text parts of an artifact with "\n", as
 // envelope.MessageText does a message's.

@@ -17,6 +17,7 @@ import (
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
 	"github.com/tfrs/a2a-progress/internal/recorded"
+	"github.com/tfrs/a2a-progress/internal/termtext"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/terminal"
 )
@@ -226,7 +227,7 @@ func shellWord(s string) string {
 // diagnose writes what a user should know about the stream's health to
 // stderr: reconnects, envelopes that could not be used, and with -v
 // duplicates and late arrivals. The errors quote the peer's bytes, so
-// they go through printable like stdout.
+// they go through termtext.Printable like stdout.
 func (a *app) diagnose(u client.Update) {
 	switch u.Type {
 	case client.UpdateReconnect:
@@ -287,12 +288,12 @@ func (l *noticeLimit) allow(now time.Time) (held int, ok bool) {
 	return held, true
 }
 
-// warnf writes one diagnostic line to stderr through peerText: the
+// warnf writes one diagnostic line to stderr through termtext.Peer: the
 // arguments may hold a peer's bytes (ids, error messages).
 func (a *app) warnf(format string, args ...any) {
 	line := fmt.Sprintf(format, args...)
 	nl := strings.HasSuffix(line, "\n")
-	line = peerText(strings.TrimSuffix(line, "\n"))
+	line = termtext.Peer(strings.TrimSuffix(line, "\n"))
 	if nl {
 		line += "\n"
 	}
@@ -366,7 +367,7 @@ Exit codes:
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(a.stdout, "task %s: %s\n", printable(args[1]), stateWord(task.Status.State))
+			_, err = fmt.Fprintf(a.stdout, "task %s: %s\n", termtext.Printable(args[1]), stateWord(task.Status.State))
 			return err
 		},
 	}

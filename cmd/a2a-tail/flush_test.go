@@ -132,7 +132,7 @@ func TestLineWriterWriteError(t *testing.T) {
 }
 
 // BenchmarkNDJSONWrite is the cost of one op line of -o ndjson — encoded,
-// made jsonSafe, buffered — written to a pipe whose reader keeps up.
+// made termtext.JSONSafe, buffered — written to a pipe whose reader keeps up.
 //
 //	go test ./cmd/a2a-tail -run '^$' -bench NDJSONWrite -benchmem -count 6
 func BenchmarkNDJSONWrite(b *testing.B) {

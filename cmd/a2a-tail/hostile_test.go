@@ -22,6 +22,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tfrs/a2a-progress/internal/termtext"
 	"github.com/tfrs/a2a-progress/internal/testdep"
 )
 
@@ -375,9 +376,10 @@ func TestHostilePeers(t *testing.T) {
 
 // terminalControl reports the runes that must never reach a terminal from
 // a peer: C0 controls but the newline, DEL, C1 controls, and the invisible
-// formatting characters (bidi controls among them).
+// formatting characters (bidi controls among them). internal/termtext's
+// FuzzPrintable holds the same predicate for what its functions return.
 func terminalControl(r rune) bool {
-	return r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r < 0xa0 || invisible(r) || r == utf8.RuneError
+	return r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r < 0xa0 || termtext.Invisible(r) || r == utf8.RuneError
 }
 
 func clipForLog(s string) string {

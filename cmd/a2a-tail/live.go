@@ -13,6 +13,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/termtext"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/schema"
 	"github.com/tfrs/a2a-progress/terminal"
@@ -186,7 +187,7 @@ func (s *liveSink) writeNotice(text string, over bool) {
 		// Erase every row the line will take (it may wrap), moving down
 		// with CSI B, which never scrolls, and back.
 		erase := "\x1b[2K"
-		if rows := (columns(l) + width - 1) / max(width, 1); rows > 1 {
+		if rows := (termtext.Columns(l) + width - 1) / max(width, 1); rows > 1 {
 			erase += strings.Repeat("\x1b[B\x1b[2K", rows-1) + fmt.Sprintf("\x1b[%dA", rows-1)
 		}
 		_, s.err = io.WriteString(s.w, erase)
@@ -322,7 +323,7 @@ func (s *liveSink) writeFrame(f string, final bool) {
 	// row; what is left of a taller old frame is erased below the new
 	// one, where the cursor is not in the screen's top-left corner.
 	for _, l := range lines {
-		b.WriteString(clip(l, width))
+		b.WriteString(termtext.Clip(l, width))
 		b.WriteString("\x1b[K\n")
 	}
 	b.WriteString("\x1b[J")
@@ -331,7 +332,7 @@ func (s *liveSink) writeFrame(f string, final bool) {
 }
 
 // frame renders a view. Lines are built plain and painted last, so that
-// clip counts visible columns only.
+// termtext.Clip counts visible columns only.
 func (s *liveSink) frame(v schema.View, final bool) string {
 	// The header stays in the final frame: the task id is what a later
 	// command (follow, respond, cancel) needs. It counts the whole view.
@@ -363,7 +364,7 @@ func (s *liveSink) body(v schema.View) string {
 		case envelope.Thinking:
 			b.WriteString(paint(s.color, dim, "💭 "+oneLine(p.Text, 200)) + "\n")
 		case envelope.Text:
-			for i, l := range strings.Split(strings.TrimRight(printable(p.Text), "\n"), "\n") {
+			for i, l := range strings.Split(strings.TrimRight(termtext.Printable(p.Text), "\n"), "\n") {
 				if i == s.tail {
 					b.WriteString("   …\n")
 					break
@@ -397,7 +398,7 @@ func (s *liveSink) header(v schema.View) string {
 	c := v.Counters
 	status := stateWord(s.state)
 	if s.task != "" {
-		status = "task " + printable(string(s.task)) + " · " + status
+		status = "task " + termtext.Printable(string(s.task)) + " · " + status
 	}
 	status += " · " + plural(c.Applied, "block")
 	if c.Late > 0 {
@@ -425,9 +426,9 @@ func (s *liveSink) toolLines(b *strings.Builder, t schema.ToolCall) {
 	if icon == "" {
 		icon = spinner[s.tick%len(spinner)]
 	}
-	line := fmt.Sprintf("%s  %s", icon, printable(t.Tool))
+	line := fmt.Sprintf("%s  %s", icon, termtext.Printable(t.Tool))
 	if t.Key != "" && t.Key != t.Tool {
-		line += " [" + printable(t.Key) + "]"
+		line += " [" + termtext.Printable(t.Key) + "]"
 	}
 	line = paint(s.color, toolColor(t.Status), line) + " " + string(t.Status)
 	if start, ok := s.started[t.Key]; ok {
@@ -438,7 +439,7 @@ func (s *liveSink) toolLines(b *strings.Builder, t schema.ToolCall) {
 		line += " " + paint(s.color, dim, end.Sub(start).Round(100*time.Millisecond).String())
 	}
 	b.WriteString(line + "\n")
-	out := strings.TrimRight(printable(t.Output), "\n")
+	out := strings.TrimRight(termtext.Printable(t.Output), "\n")
 	if out == "" {
 		return
 	}

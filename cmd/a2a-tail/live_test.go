@@ -144,54 +144,6 @@ func TestLiveViewToolTurnsDoneInPlace(t *testing.T) {
 	}
 }
 
-func TestClip(t *testing.T) {
-	tests := []struct {
-		in    string
-		width int
-		want  string
-	}{
-		{"short", 10, "short"},
-		{"exactly10!", 10, "exactly10!"},
-		{"eleven chars", 10, "eleven ch…"},
-		{"\x1b[31mred text here\x1b[0m", 5, "\x1b[31mred …\x1b[0m"},
-		{"\x1b[31mred\x1b[0m", 3, "\x1b[31mred\x1b[0m"},
-		{"ünïcödé wörds", 5, "ünïc…"},
-		// Wide runes take two columns: the cut leaves room for "…".
-		{"中文字符很宽", 12, "中文字符很宽"},
-		{"中文字符很宽", 11, "中文字符很…"},
-		{"中文字符很宽", 10, "中文字符…"},
-		{"💭 thinking", 6, "💭 th…"},
-		// Combining marks take none.
-		{"e\u0301e\u0301e\u0301", 3, "e\u0301e\u0301e\u0301"},
-		{"ab", 1, "…"},
-	}
-	for _, tc := range tests {
-		if got := clip(tc.in, tc.width); got != tc.want {
-			t.Errorf("clip(%q, %d) = %q, want %q", tc.in, tc.width, got, tc.want)
-		}
-	}
-}
-
-func TestPrintable(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"plain text\nsecond line", "plain text\nsecond line"},
-		{"中文 and ü", "中文 and ü"},
-		{"\x1b[2Jclear", "^[[2Jclear"},
-		{"title\x1b]0;pwned\x07", "title^[]0;pwned^G"},
-		{"crlf\r\nline", "crlf\nline"},
-		{"a\tb", "a       b"},
-		{"中\tb", "中      b"},
-		{"del\x7f", "del^?"},
-		{"c1\u009b2J", "c1\ufffd2J"},
-		{"bad\xffutf8", "bad\ufffdutf8"},
-	}
-	for _, tc := range tests {
-		if got := printable(tc.in); got != tc.want {
-			t.Errorf("printable(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
 // liveFeed drives a liveSink with envelopes through a merge.Turn, whose
 // view the sink reads, as the client does.
 type liveFeed struct {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/envelope"
+	"github.com/tfrs/a2a-progress/internal/termtext"
 	"github.com/tfrs/a2a-progress/merge"
 	"github.com/tfrs/a2a-progress/schema"
 	"github.com/tfrs/a2a-progress/terminal"
@@ -36,7 +37,7 @@ func (a *app) newSink(st *client.Stream) sink {
 		f := newLineWriter(a.stdout)
 		return &ndjsonSink{w: f, flush: f}
 	case "json":
-		return &jsonSink{w: &jsonWriter{w: a.stdout}}
+		return &jsonSink{w: termtext.NewJSONWriter(a.stdout)}
 	}
 	if a.isTTY(a.stdout) {
 		s := newLiveSink(a.stdout, st.View, a.useColor(), a.timestamps, a.now, a.size)
@@ -80,7 +81,7 @@ func (s *lineSink) update(u client.Update) error {
 			b.WriteString(stamp(u.Timestamp))
 			b.WriteByte(' ')
 		}
-		fmt.Fprintf(&b, "tool %s %s: %s\n", printable(t.Tool), printable(t.Key), paint(s.color, toolColor(t.Status), string(t.Status)))
+		fmt.Fprintf(&b, "tool %s %s: %s\n", termtext.Printable(t.Tool), termtext.Printable(t.Key), paint(s.color, toolColor(t.Status), string(t.Status)))
 	}
 	_, err := io.WriteString(s.w, b.String())
 	return err
@@ -90,7 +91,7 @@ func (s *lineSink) finish(v schema.View, out terminal.Outcome, err error) error 
 	var b strings.Builder
 	for _, t := range v.ToolCalls {
 		if t.Status == schema.ToolUnfinished {
-			fmt.Fprintf(&b, "tool %s %s: %s\n", printable(t.Tool), printable(t.Key), paint(s.color, toolColor(t.Status), string(t.Status)))
+			fmt.Fprintf(&b, "tool %s %s: %s\n", termtext.Printable(t.Tool), termtext.Printable(t.Key), paint(s.color, toolColor(t.Status), string(t.Status)))
 		}
 	}
 	line := verdictLine(out, err, s.color)
@@ -128,9 +129,9 @@ func blockLine(c merge.Change, r envelope.Reading, color bool) string {
 	case envelope.Thinking:
 		b.WriteString(paint(color, dim, "thinking: "+oneLine(p.Text, 160)))
 	case envelope.ToolCall:
-		fmt.Fprintf(&b, "tool_call %s", printable(p.Tool))
+		fmt.Fprintf(&b, "tool_call %s", termtext.Printable(p.Tool))
 		if e.StreamKey != "" {
-			fmt.Fprintf(&b, " [%s]", printable(e.StreamKey))
+			fmt.Fprintf(&b, " [%s]", termtext.Printable(e.StreamKey))
 		}
 		fmt.Fprintf(&b, " %s", paint(color, statusColor(e.Status), string(e.Status)))
 	case envelope.ToolOutputAppend:
@@ -140,7 +141,7 @@ func blockLine(c merge.Change, r envelope.Reading, color bool) string {
 			if i > 0 {
 				b.WriteString("\n    ")
 			}
-			fmt.Fprintf(&b, "%s | %s", printable(p.Tool), oneLine(l, 400))
+			fmt.Fprintf(&b, "%s | %s", termtext.Printable(p.Tool), oneLine(l, 400))
 		}
 	case envelope.Text:
 		b.WriteString(oneLine(p.Text, 200))
@@ -165,20 +166,20 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 		if out.State == a2a.TaskStateAuthRequired {
 			label = "auth required"
 		}
-		s := paint(color, yellow, "? "+label) + ": " + peerText(q) + "\n"
+		s := paint(color, yellow, "? "+label) + ": " + termtext.Peer(q) + "\n"
 		for _, it := range out.Interrupt.Items {
-			s += fmt.Sprintf("  - %s (%s): %s\n", peerText(it.ToolName), peerText(it.ToolCallID), peerText(it.Message))
+			s += fmt.Sprintf("  - %s (%s): %s\n", termtext.Peer(it.ToolName), termtext.Peer(it.ToolCallID), termtext.Peer(it.Message))
 		}
-		return s + fmt.Sprintf("  respond on task %s\n", peerText(string(out.TaskID)))
+		return s + fmt.Sprintf("  respond on task %s\n", termtext.Peer(string(out.TaskID)))
 	case err == nil:
 		s := paint(color, green, "✓ completed")
 		if out.Reply != "" {
 			// The reply is the answer: cut far later than a message.
-			s += ": " + printable(terminal.Cut(out.Reply, terminal.MaxReplyBytes))
+			s += ": " + termtext.Printable(terminal.Cut(out.Reply, terminal.MaxReplyBytes))
 		}
 		s += "\n"
 		for _, art := range out.Artifacts {
-			s += fmt.Sprintf("  artifact %s: %s\n", peerText(artifactName(art)), oneLine(artifactText(art), 200))
+			s += fmt.Sprintf("  artifact %s: %s\n", termtext.Peer(artifactName(art)), oneLine(artifactText(art), 200))
 		}
 		return s
 	case errors.As(err, new(*client.IncompleteError)):
@@ -200,7 +201,7 @@ func verdictLine(out terminal.Outcome, err error, color bool) string {
 	if reason == "" {
 		reason = "(no reason given)"
 	}
-	return paint(color, red, "✗ "+label) + ": " + peerText(reason) + "\n"
+	return paint(color, red, "✗ "+label) + ": " + termtext.Peer(reason) + "\n"
 }
 
 func artifactName(a *a2a.Artifact) string {
@@ -227,9 +228,10 @@ func stamp(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// oneLine folds s to its first line, at most max runes, made printable.
+// oneLine folds s to its first line, at most max runes, made printable
+// (termtext.Printable).
 func oneLine(s string, max int) string {
-	s = printable(s)
+	s = termtext.Printable(s)
 	folded := false
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s, folded = s[:i], true
@@ -249,7 +251,7 @@ func oneLine(s string, max int) string {
 // and result, in the library's JSON form (PROTOCOL.md §4) — so that a
 // script sees exactly what a front end gets. The last line is the result
 // op with the process's exitCode added. Each line is written whole, made
-// jsonSafe, in one Write.
+// termtext.JSONSafe, in one Write.
 type ndjsonSink struct {
 	w io.Writer
 	// flush, when set, is the buffer under w: finish and close flush it.
@@ -280,7 +282,7 @@ func (s *ndjsonSink) update(u client.Update) error {
 	if err != nil {
 		return err
 	}
-	_, err = s.w.Write(append(jsonSafe(b), '\n'))
+	_, err = s.w.Write(append(termtext.JSONSafe(b), '\n'))
 	return err
 }
 
@@ -289,7 +291,7 @@ func (s *ndjsonSink) finish(v schema.View, out terminal.Outcome, err error) erro
 	if err != nil {
 		return err
 	}
-	if _, err = s.w.Write(append(jsonSafe(b), '\n')); err == nil && s.flush != nil {
+	if _, err = s.w.Write(append(termtext.JSONSafe(b), '\n')); err == nil && s.flush != nil {
 		err = s.flush.Close()
 	}
 	return err
@@ -312,7 +314,7 @@ func resultLine(op *schema.Op, v schema.View, out terminal.Outcome, err error) (
 	}
 	// A peer's error message may be any size and quote a URL typed with its
 	// password: cut and redacted like everything the CLI prints of a peer.
-	r.Error = peerData(r.Error)
+	r.Error = termtext.Data(r.Error)
 	task, turn := v.Task, v.Turn
 	if op != nil {
 		task, turn = op.Task, op.Turn

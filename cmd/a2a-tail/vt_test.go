@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tfrs/a2a-progress/internal/termtext"
 )
 
 // vt is a minimal terminal emulator for testing the live view: it keeps the
@@ -110,7 +112,7 @@ func (t *vt) Write(p []byte) (int, error) {
 		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0:
 			t.unknown = append(t.unknown, strconv.QuoteRune(r))
 		default:
-			w := runeWidth(r)
+			w := termtext.RuneWidth(r)
 			if t.cols > 0 && t.col+w > t.cols {
 				t.down()
 			}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/tfrs/a2a-progress/client"
 	"github.com/tfrs/a2a-progress/internal/redirect"
+	"github.com/tfrs/a2a-progress/internal/termtext"
 	"github.com/tfrs/a2a-progress/relay"
 	"github.com/tfrs/a2a-progress/relay/frontend"
 	"github.com/tfrs/a2a-progress/relay/redisstore"
@@ -111,7 +112,7 @@ task follows it upstream. A replica cannot know which tasks the others sent, so
 			}
 			for _, id := range f.tasks {
 				if err := relay.ValidateTaskID(id); err != nil {
-					return usageError{fmt.Errorf("--task %q: %w", printable(id), err)}
+					return usageError{fmt.Errorf("--task %q: %w", termtext.Printable(id), err)}
 				}
 			}
 			if f.token == "" {
@@ -176,7 +177,7 @@ func (a *app) serveWeb(ctx context.Context, agent *client.Lazy, f webFlags, path
 		return err
 	}
 	if !loopback {
-		fmt.Fprintf(a.stderr, "a2a-tail: serving %s beyond loopback: anyone with the token in the URL below can read the agent's progress and send it messages as you\n", printable(f.listen))
+		fmt.Fprintf(a.stderr, "a2a-tail: serving %s beyond loopback: anyone with the token in the URL below can read the agent's progress and send it messages as you\n", termtext.Printable(f.listen))
 	}
 	opts := []relay.Option{relay.WithLogger(a.logger())}
 	if a.maxTurnBytes > 0 {
@@ -542,13 +543,13 @@ func (a *app) redisStore(ctx context.Context) (*redisstore.Store, error) {
 	// a2a-tail leaves it as go-redis sets it.
 	st, err := redisstore.New(a.redis)
 	if err != nil {
-		return nil, usageError{fmt.Errorf("--redis %s: %w", printable(redirect.Redact(a.redis)), err)}
+		return nil, usageError{fmt.Errorf("--redis %s: %w", termtext.Printable(redirect.Redact(a.redis)), err)}
 	}
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := st.Ping(pctx); err != nil {
 		fmt.Fprintf(a.stderr, "a2a-tail: WARNING: Redis at %s does not respond (%v): readers get 503 until it does\n",
-			printable(redirect.Redact(a.redis)), err)
+			termtext.Printable(redirect.Redact(a.redis)), err)
 	}
 	return st, nil
 }

@@ -5,7 +5,10 @@
 // reader would show as U+FFFD or as \x escapes.
 package textcut
 
-import "unicode/utf8"
+import (
+	"strconv"
+	"unicode/utf8"
+)
 
 // Before returns the largest index j ≤ i at which s may be cut: j is
 // len(s), or s[j] starts a rune. i is clamped to [0, len(s)]. For bytes
@@ -26,4 +29,19 @@ func After(s string, i int) int {
 		i++
 	}
 	return i
+}
+
+// Cut returns s when it is at most limit bytes; otherwise its head, cut on
+// a rune boundary (Before) to at most limit bytes, followed by a marker
+// that gives the byte counts: "… [cut: 9437184 bytes in all, 1024 shown]".
+// The one implementation of that cut: terminal.Cut is this, and
+// internal/termtext cuts a peer's messages with it.
+//
+// The result is a new string: it does not keep the whole of s in memory.
+func Cut(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	n := Before(s, limit)
+	return s[:n] + "… [cut: " + strconv.Itoa(len(s)) + " bytes in all, " + strconv.Itoa(n) + " shown]"
 }

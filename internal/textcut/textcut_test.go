@@ -42,3 +42,23 @@ func FuzzCutsAreValid(f *testing.F) {
 		}
 	})
 }
+
+// Cut keeps a short string whole, cuts a long one on a rune boundary and
+// says how many bytes there were.
+func TestCut(t *testing.T) {
+	for _, tc := range []struct {
+		s     string
+		limit int
+		want  string
+	}{
+		{"short", 8, "short"},
+		{"exactly8", 8, "exactly8"},
+		{"ééééé", 5, "éé… [cut: 10 bytes in all, 4 shown]"},
+		{"abc", 0, "… [cut: 3 bytes in all, 0 shown]"},
+		{"\x80\x80\x80", 2, "… [cut: 3 bytes in all, 0 shown]"},
+	} {
+		if diff := cmp.Diff(tc.want, Cut(tc.s, tc.limit)); diff != "" {
+			t.Errorf("Cut(%q, %d) (-want +got):\n%s", tc.s, tc.limit, diff)
+		}
+	}
+}

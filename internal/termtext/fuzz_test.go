@@ -1,4 +1,4 @@
-package main
+package termtext
 
 import (
 	"encoding/json"
@@ -10,8 +10,8 @@ import (
 // FuzzPrintable: whatever a peer sends, what the CLI prints of it holds no
 // control character (but the newline), no DEL, no C1 control, no bidi
 // control or other invisible formatting character, and is valid UTF-8 —
-// for text (printable), for peer messages (peerText: also cut) and for
-// JSON output (jsonSafe: also decodes to the same string).
+// for text (Printable), for peer messages (Peer: also cut) and for JSON
+// output (JSONSafe: also decodes to the same string).
 // Seeds: testdata/fuzz/FuzzPrintable.
 func FuzzPrintable(f *testing.F) {
 	for _, s := range []string{
@@ -21,7 +21,7 @@ func FuzzPrintable(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		for name, out := range map[string]string{"printable": printable(s), "peerText": peerText(s)} {
+		for name, out := range map[string]string{"Printable": Printable(s), "Peer": Peer(s)} {
 			if !utf8.ValidString(out) {
 				t.Fatalf("%s(%q) = %q: not valid UTF-8", name, s, out)
 			}
@@ -29,23 +29,31 @@ func FuzzPrintable(f *testing.F) {
 				t.Fatalf("%s(%q) = %q: a control or invisible character at %d", name, s, out, i)
 			}
 		}
-		if len(peerText(s)) > 8*maxPeerMessage+100 {
-			t.Fatalf("peerText of %d bytes is %d bytes: not cut", len(s), len(peerText(s)))
+		if len(Peer(s)) > 8*MaxPeerBytes+100 {
+			t.Fatalf("Peer of %d bytes is %d bytes: not cut", len(s), len(Peer(s)))
 		}
 		b, err := json.Marshal(s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		safe := jsonSafe(b)
+		safe := JSONSafe(b)
 		if i := strings.IndexFunc(string(safe), func(r rune) bool { return terminalControl(r) && r != utf8.RuneError }); i >= 0 {
-			t.Fatalf("jsonSafe(%s) = %s: a control or invisible character at %d", b, safe, i)
+			t.Fatalf("JSONSafe(%s) = %s: a control or invisible character at %d", b, safe, i)
 		}
 		var back string
 		if err := json.Unmarshal(safe, &back); err != nil {
-			t.Fatalf("jsonSafe(%s) = %s: not JSON: %v", b, safe, err)
+			t.Fatalf("JSONSafe(%s) = %s: not JSON: %v", b, safe, err)
 		}
 		if want := strings.ToValidUTF8(s, "\ufffd"); back != want && utf8.ValidString(s) {
-			t.Fatalf("jsonSafe changed the value: %q, want %q", back, want)
+			t.Fatalf("JSONSafe changed the value: %q, want %q", back, want)
 		}
 	})
+}
+
+// terminalControl reports the runes that must never reach a terminal from
+// a peer: C0 controls but the newline, DEL, C1 controls, and the invisible
+// formatting characters (bidi controls among them). cmd/a2a-tail's
+// hostile_test.go holds the same predicate for what the command writes.
+func terminalControl(r rune) bool {
+	return r < 0x20 && r != '\n' || r == 0x7f || r >= 0x80 && r < 0xa0 || Invisible(r) || r == utf8.RuneError
 }

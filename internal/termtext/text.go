@@ -1,4 +1,4 @@
-package main
+package termtext
 
 import (
 	"strings"
@@ -8,17 +8,17 @@ import (
 	"golang.org/x/text/width"
 )
 
-// printable makes text that came from the remote agent safe to write to a
+// Printable makes text that came from the remote agent safe to write to a
 // terminal. Envelopes, tool output, replies and error messages are the
 // peer's bytes: an ESC in them would let the peer move the cursor, clear
 // the screen, retitle the window or write the clipboard (OSC 52) — and
 // would break the live view's line accounting. So every control character
 // but the newline is shown in caret notation (ESC as ^[, DEL as ^?), C1
 // controls and invalid UTF-8 as U+FFFD, bidi controls and other invisible
-// formatting characters as <U+XXXX> (see invisible), a carriage return is
+// formatting characters as <U+XXXX> (see Invisible), a carriage return is
 // dropped (CRLF output stays one line) and a tab is expanded to the next
 // multiple of 8 columns.
-func printable(s string) string {
+func Printable(s string) string {
 	clean := true
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 && c != '\n' || c == 0x7f || c >= 0x80 {
@@ -51,23 +51,23 @@ func printable(s string) string {
 		case r == utf8.RuneError && size == 1, r >= 0x80 && r < 0xa0:
 			b.WriteRune(utf8.RuneError)
 			col++
-		case invisible(r):
+		case Invisible(r):
 			e := escapeRune(r)
 			b.WriteString(e)
 			col += len(e)
 		default:
 			b.WriteRune(r)
-			col += runeWidth(r)
+			col += RuneWidth(r)
 		}
 	}
 	return b.String()
 }
 
-// runeWidth is the number of terminal columns r takes: 2 for East Asian
+// RuneWidth is the number of terminal columns r takes: 2 for East Asian
 // wide and fullwidth characters (CJK, most emoji), 0 for combining marks
 // and format characters (zero-width joiner, variation selectors), 1 for
 // the rest.
-func runeWidth(r rune) int {
+func RuneWidth(r rune) int {
 	switch {
 	case r < 0x300:
 		return 1
@@ -81,12 +81,12 @@ func runeWidth(r rune) int {
 	return 1
 }
 
-// clip cuts a line to at most cols terminal columns, skipping the ANSI SGR
-// sequences of our own colours (remote text went through printable, so
-// every ESC in a line is ours). A cut line ends with "…" (and a colour
+// Clip cuts a line to at most cols terminal columns, skipping the ANSI SGR
+// sequences of the caller's own colours (remote text went through
+// Printable, so every ESC in a line is the caller's). A cut line ends with "…" (and a colour
 // reset when the line is coloured): the live view counts one screen row
 // per line, which holds only if no line wraps.
-func clip(s string, cols int) string {
+func Clip(s string, cols int) string {
 	if cols <= 0 {
 		return s
 	}
@@ -101,8 +101,8 @@ func clip(s string, cols int) string {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		w := runeWidth(r)
-		if n+w > cols || n+w == cols && columns(s[i+size:]) > 0 {
+		w := RuneWidth(r)
+		if n+w > cols || n+w == cols && Columns(s[i+size:]) > 0 {
 			// No room for r and the ellipsis after it.
 			cut := s[:i] + "…"
 			if strings.Contains(s, "\x1b[") {
@@ -116,8 +116,8 @@ func clip(s string, cols int) string {
 	return s
 }
 
-// columns is the width of s on a terminal, SGR sequences excluded.
-func columns(s string) int {
+// Columns is the width of s on a terminal, SGR sequences excluded.
+func Columns(s string) int {
 	n := 0
 	for i := 0; i < len(s); {
 		if s[i] == 0x1b {
@@ -129,7 +129,7 @@ func columns(s string) int {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		n += runeWidth(r)
+		n += RuneWidth(r)
 		i += size
 	}
 	return n
