@@ -47,6 +47,7 @@ func (f countingFollower) Follow(ctx context.Context, id a2a.TaskID) (*client.St
 // A task nobody attaches is followed upstream by one replica, however many
 // serve its readers: the lease in Redis decides which.
 func TestOneFollowPerTaskAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	r := startRedis(t)
 	agent := startAgent(t, agenttest.Trajectory(40, agenttest.Named("followed"), agenttest.PauseEvery(10*time.Millisecond)))
 	var follows atomic.Int64
@@ -88,6 +89,9 @@ func TestOneFollowPerTaskAcrossReplicas(t *testing.T) {
 // reader ends with the uncut view and the right result — the ops it already
 // had come again only inside a snapshot.
 func TestRedisRestartMidTurn(t *testing.T) {
+	// Not parallel: Redis restarts on its port, which a parallel test's
+	// connection could take meanwhile; serial tests run before the
+	// parallel ones.
 	r := startRedis(t)
 	// Paced, so that the turn goes on while Redis is away: the test kills
 	// Redis once a reader has a few ops and starts it again once the worker
@@ -183,6 +187,7 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 // A /v1/query stream (a runtime that speaks plain REST SSE, PROTOCOL.md
 // §5.3) published by a worker is served by every replica.
 func TestQueryStreamAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	r := startRedis(t)
 	const calls = 12
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -225,6 +230,7 @@ func TestQueryStreamAcrossReplicas(t *testing.T) {
 // finds the turn. The AI SDK's own Chat class (package ai, pinned in
 // relay/testdata/frontends) drives both requests.
 func TestAISDKResumeOnAnotherReplica(t *testing.T) {
+	t.Parallel()
 	node, dir := aiSDK(t)
 	r := startRedis(t)
 	agent := startAgent(t)
@@ -328,6 +334,7 @@ func aiSDK(t *testing.T) (node, dir string) {
 // and give their readers a snapshot. Every reader ends with the uncut view
 // and the right result.
 func TestLogEvictedMidTurn(t *testing.T) {
+	t.Parallel()
 	r := startRedis(t)
 	agent := startAgent(t, agenttest.Trajectory(40, agenttest.Named("evicted"), agenttest.PauseEvery(20*time.Millisecond)))
 	cl := newCluster(t, r, 3, nil)
@@ -376,6 +383,7 @@ func TestLogEvictedMidTurn(t *testing.T) {
 // The replica that follows a task stops mid-turn: it gives the lease back,
 // and another replica that serves the task follows it on.
 func TestFollowHandover(t *testing.T) {
+	t.Parallel()
 	r := startRedis(t)
 	agent := startAgent(t, agenttest.Trajectory(60, agenttest.Named("handover"), agenttest.PauseEvery(20*time.Millisecond)))
 	var follows [2]atomic.Int64
@@ -435,6 +443,7 @@ func TestFollowHandover(t *testing.T) {
 // Redis stalls mid-turn (DEBUG SLEEP: it answers nobody for a while): ops
 // reach the readers late, never lost, repeated or out of order.
 func TestSlowRedis(t *testing.T) {
+	t.Parallel()
 	r := startRedis(t, "--enable-debug-command", "yes")
 	agent := startAgent(t, agenttest.Trajectory(40, agenttest.Named("slow"), agenttest.PauseEvery(20*time.Millisecond)))
 	cl := newCluster(t, r, 3, nil)
@@ -476,6 +485,7 @@ func TestSlowRedis(t *testing.T) {
 // appends: a reader of a task that nothing published yet gets 503 with
 // Redis's reason within two seconds, not 504 at the start timeout.
 func TestFullRedisAnswers503(t *testing.T) {
+	t.Parallel()
 	r := startRedis(t, "--maxmemory", "2mb", "--maxmemory-policy", "noeviction")
 	agent := startAgent(t, agenttest.Trajectory(10, agenttest.Named("full"), agenttest.PauseEvery(10*time.Millisecond)))
 	cl := newCluster(t, r, 1, func(int) (relay.Follower, relay.Agent) { return newClient(t, agent), nil })
@@ -518,6 +528,9 @@ func TestFullRedisAnswers503(t *testing.T) {
 // and then the ops that follow — never, as resumed ops under new ids,
 // blocks they already had.
 func TestRedisKillEmptyRestartNoRedelivery(t *testing.T) {
+	// Not parallel: Redis restarts on its port, which a parallel test's
+	// connection could take meanwhile; serial tests run before the
+	// parallel ones.
 	r := startRedis(t)
 	sc := agenttest.Trajectory(150, agenttest.Named("restart"), agenttest.PauseEvery(20*time.Millisecond))
 	agent := startAgent(t, sc)

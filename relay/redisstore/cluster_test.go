@@ -341,6 +341,7 @@ func checkBrowsers(t *testing.T, task string, bs []*browser, want schema.View, w
 // nearly every reconnect lands on another replica: each gets every block
 // once, the worker's uncut view and the right result.
 func TestReplicasServeAnAttachedTurn(t *testing.T) {
+	t.Parallel()
 	r := startRedis(t)
 	agent := startAgent(t, agenttest.Trajectory(60, agenttest.Named("long"), agenttest.Reorder(3), agenttest.Duplicate(4),
 		agenttest.PauseEvery(5*time.Millisecond)))

@@ -194,6 +194,7 @@ func startWorker(t *testing.T, r *redisServer, agent *agenttest.Agent, script st
 // and the Store writes nothing to stdout of its own. Run in a child
 // process, whose outputs the test reads whole.
 func TestRedisLoggerLeftAlone(t *testing.T) {
+	t.Parallel()
 	ports := []string{closedPort(t), closedPort(t)}
 	cmd := child(t, "logs", "A2A_TEST_PORTS="+strings.Join(ports, ","))
 	var stdout, stderr bytes.Buffer

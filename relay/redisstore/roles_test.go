@@ -20,6 +20,7 @@ import (
 // one, a replica also follows the tasks nobody publishes, one replica per
 // task by a lease in Redis: TestOneFollowPerTaskAcrossReplicas).
 func TestWorkerAndReplica(t *testing.T) {
+	t.Parallel()
 	r := startRedis(t)
 	agent := startAgent(t)
 	ctx := testCtx(t)

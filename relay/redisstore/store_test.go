@@ -48,6 +48,7 @@ func recs(rs []relay.Record) []rec {
 }
 
 func TestAppendRead(t *testing.T) {
+	t.Parallel()
 	r := startRedis(t)
 	s := newStore(t, r)
 	ctx := testCtx(t)
@@ -100,6 +101,7 @@ func TestAppendRead(t *testing.T) {
 // The stream keeps to its caps in entries and in bytes; the numbering goes
 // on, so a reader that fell behind the trim sees the gap.
 func TestLogCaps(t *testing.T) {
+	t.Parallel()
 	r := startRedis(t)
 	ctx := testCtx(t)
 	for _, tc := range []struct {
@@ -136,6 +138,7 @@ func TestLogCaps(t *testing.T) {
 // A continuing publisher whose log vanished is told so, and a new one
 // starts the numbering again.
 func TestLogLost(t *testing.T) {
+	t.Parallel()
 	r := startRedis(t)
 	s := newStore(t, r)
 	ctx := testCtx(t)
@@ -154,6 +157,7 @@ func TestLogLost(t *testing.T) {
 
 // The stream expires after the settling op, sooner than a live one.
 func TestExpiry(t *testing.T) {
+	t.Parallel()
 	r := startRedis(t)
 	s := newStore(t, r, redisstore.WithTTLs(time.Hour, 2*time.Minute, time.Minute))
 	ctx := testCtx(t)
@@ -173,6 +177,7 @@ func TestExpiry(t *testing.T) {
 }
 
 func TestLeaseAndChat(t *testing.T) {
+	t.Parallel()
 	r := startRedis(t)
 	s := newStore(t, r)
 	ctx := testCtx(t)
@@ -218,6 +223,7 @@ func TestLeaseAndChat(t *testing.T) {
 
 // Redis down: each call says so with an error, none hangs.
 func TestDown(t *testing.T) {
+	t.Parallel()
 	r := startRedis(t)
 	s := newStore(t, r)
 	r.Kill()
@@ -236,6 +242,7 @@ func TestDown(t *testing.T) {
 // A full Redis (maxmemory, noeviction) refuses an append whole: the error
 // says so, and the log keeps every record before it, numbered without gaps.
 func TestFullRedisRefusesAppends(t *testing.T) {
+	t.Parallel()
 	r := startRedis(t, "--maxmemory", "3mb", "--maxmemory-policy", "noeviction")
 	s := newStore(t, r, redisstore.WithLogCaps(1<<20, 1<<30))
 	ctx := testCtx(t)

@@ -40,7 +40,11 @@ import (
 // independent A2A servers: client/agenttest's reference agent, the A2A JS
 // SDK peer of client/internal/interop/jsagent, and client/chaintest's chain.
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(removingBuild{testdep.Reporting(m)}) }
+func TestMain(m *testing.M) { goleak.VerifyTestMain(removingBuild{testdep.Reporting(chrome.Closing(m))}) }
+
+// chrome is the Chromium the page tests share, each in a browser context
+// of its own.
+var chrome chromium.Shared
 
 // removingBuild runs the tests, then removes the orchestrator binary they
 // built.
@@ -263,8 +267,8 @@ func (s *site) chatURL(n int, chat string) string {
 	return fmt.Sprintf("%s/?api=/o%d/api/chat&chat=%s", s.srv.URL, n, url.QueryEscape(chat))
 }
 
-// browser is one Chromium per test, on one tab, with describe.js loaded
-// into every page it opens.
+// browser is a test's tab of the shared Chromium (its own browser
+// context), with describe.js loaded into every page it opens.
 type browser struct {
 	t   *testing.T
 	ctx context.Context
@@ -272,7 +276,7 @@ type browser struct {
 
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
-	return &browser{t: t, ctx: chromium.Start(t, context.Background(), what)}
+	return &browser{t: t, ctx: chrome.Tab(t, context.Background(), what)}
 }
 
 func (b *browser) run(actions ...chromedp.Action[chromedp.Void]) {
@@ -425,6 +429,7 @@ func (b *browser) projectView(s *site, n int, task string) shown {
 // renders again after it completes, hostile peer text stays text, and the
 // project's own page shows the same turn the same way.
 func TestUseChatNestedCall(t *testing.T) {
+	t.Parallel()
 	agent, err := agenttest.New(agenttest.WithScripts(slowScript(), longScript()))
 	if err != nil {
 		t.Fatal(err)
@@ -534,6 +539,7 @@ func prevOf(n string) string {
 // the call's answer box is the chat's next message, and the same remote
 // task's next turn shows in a tool part of the same toolCallId.
 func TestUseChatQuestion(t *testing.T) {
+	t.Parallel()
 	ask, reply := story()
 	agent, err := agenttest.New(agenttest.WithScripts(ask, reply))
 	if err != nil {
@@ -589,6 +595,7 @@ func TestUseChatQuestion(t *testing.T) {
 // failed part's output — with the reason, also after a reload; the
 // project's page shows the same. Then a turn with a numbering gap.
 func TestUseChatFailed(t *testing.T) {
+	t.Parallel()
 	agentURL := startJSAgent(t)
 	s := newSite(t)
 	n := s.agent(agentURL)
@@ -658,6 +665,7 @@ func TestUseChatFailed(t *testing.T) {
 // search has a lookup under it) renders as a tree, as on the project's
 // page.
 func TestUseChatChain(t *testing.T) {
+	t.Parallel()
 	ch, err := chaintest.Start()
 	if err != nil {
 		t.Fatal(err)
