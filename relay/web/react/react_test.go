@@ -40,7 +40,9 @@ import (
 // independent A2A servers: client/agenttest's reference agent, the A2A JS
 // SDK peer of client/internal/interop/jsagent, and client/chaintest's chain.
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(removingBuild{testdep.Reporting(chrome.Closing(m))}) }
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(removingBuild{testdep.Reporting(chrome.Closing(m))})
+}
 
 // chrome is the Chromium the page tests share, each in a browser context
 // of its own.
