@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"time"
 )
 
 // NodeServer is one node process that runs the scripts of a directory's
@@ -39,15 +40,11 @@ const maxLog = 50 // lines of a NodeServer's log kept for its errors
 
 // Run runs script with cfg in the node process (node is the binary [NPM]
 // returned; the first Run starts it) and returns what the script printed
-// for cfg.
+// for cfg. A script that threw is an error, with what it said.
 func (w *NodeServer) Run(ctx context.Context, node, script string, cfg any) (json.RawMessage, error) {
 	w.once.Do(func() { w.err = w.start(node) })
 	if w.err != nil {
 		return nil, w.err
-	}
-	line, err := json.Marshal(map[string]any{"script": script, "cfg": cfg})
-	if err != nil {
-		return nil, err
 	}
 	ch := make(chan json.RawMessage, 1)
 	w.mu.Lock()
@@ -57,26 +54,47 @@ func (w *NodeServer) Run(ctx context.Context, node, script string, cfg any) (jso
 	}
 	id := w.next
 	w.next++
-	w.waiting[id] = ch
-	line = append(fmt.Appendf(nil, `{"id":%d,`, id), line[1:]...)
-	_, err = w.stdin.Write(append(line, '\n'))
+	line, err := json.Marshal(struct {
+		ID     int    `json:"id"`
+		Script string `json:"script"`
+		Cfg    any    `json:"cfg"`
+	}{id, script, cfg})
+	if err == nil {
+		w.waiting[id] = ch
+		_, err = w.stdin.Write(append(line, '\n'))
+	}
 	w.mu.Unlock()
 	if err != nil {
-		return nil, fmt.Errorf("writing to node: %w\n%s", err, w.logTail())
+		w.forget(id)
+		return nil, fmt.Errorf("sending %s its config: %w\n%s", script, err, w.logTail())
 	}
+	var out json.RawMessage
 	select {
-	case out := <-ch:
-		return out, nil
+	case out = <-ch:
 	case <-w.done:
 		select {
-		case out := <-ch:
-			return out, nil
+		case out = <-ch:
 		default:
+			return nil, fmt.Errorf("%w\n%s", w.ended, w.logTail())
 		}
-		return nil, fmt.Errorf("%w\n%s", w.ended, w.logTail())
 	case <-ctx.Done():
+		w.forget(id)
 		return nil, fmt.Errorf("no answer from node: %w\n%s", ctx.Err(), w.logTail())
 	}
+	var c struct {
+		Crash string `json:"crash"`
+	}
+	if err := json.Unmarshal(out, &c); err == nil && c.Crash != "" {
+		return nil, errors.New(c.Crash)
+	}
+	return out, nil
+}
+
+// forget drops the wait for request id's answer.
+func (w *NodeServer) forget(id int) {
+	w.mu.Lock()
+	delete(w.waiting, id)
+	w.mu.Unlock()
 }
 
 func (w *NodeServer) start(node string) error {
@@ -161,14 +179,20 @@ func (w *NodeServer) logTail() string {
 	return strings.Join(w.log, "\n")
 }
 
-// stop ends the node process (its stdin closes) and waits for it.
+// stop ends the node process (its stdin closes) and waits for it, or
+// kills it when it has not ended within a budget.
 func (w *NodeServer) stop() {
 	w.once.Do(func() { w.err = errors.New("the tests ended") })
 	if w.cmd == nil || w.cmd.Process == nil {
 		return
 	}
 	_ = w.stdin.Close()
-	<-w.done
+	select {
+	case <-w.done:
+	case <-time.After(Budget(10 * time.Second)):
+		_ = w.cmd.Process.Kill() // a run that never ends
+		<-w.done
+	}
 }
 
 // Stopping returns m run, then the node process stopped (goleak then sees

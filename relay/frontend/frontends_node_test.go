@@ -71,13 +71,7 @@ func harness(t *testing.T, script string, cfgs []any) []json.RawMessage {
 	for i, cfg := range cfgs {
 		out, err := frontends.Run(ctx, node, script, cfg)
 		if err != nil {
-			t.Fatalf("node %s: %v", script, err)
-		}
-		var c struct {
-			Crash string `json:"crash"`
-		}
-		if err := json.Unmarshal(out, &c); err == nil && c.Crash != "" {
-			t.Fatalf("node %s, config %d: %s", script, i, c.Crash)
+			t.Fatalf("node %s, config %d: %v", script, i, err)
 		}
 		outs[i] = out
 	}
@@ -288,4 +282,23 @@ func aisdkShown(t *testing.T, m uiMessage) []shown {
 		}
 	}
 	return out
+}
+
+// A script the node process cannot run is the run's error, with node's
+// reason, and the process goes on serving the other tests.
+func TestNodeServerCrash(t *testing.T) {
+	t.Parallel()
+	node := frontendsNode(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testdep.Budget(time.Minute))
+	defer cancel()
+	_, err := frontends.Run(ctx, node, "nosuch.mjs", map[string]any{})
+	if err == nil || !strings.Contains(err.Error(), `no script "nosuch.mjs"`) {
+		t.Fatalf("Run of an unknown script: %v, want its crash", err)
+	}
+	// The next run is answered: here a fetch that fails, which the script
+	// does not catch.
+	_, err = frontends.Run(ctx, node, "aisdk-chunks.mjs", map[string]any{"url": "http://127.0.0.1:1/", "method": "GET"})
+	if err == nil || !strings.Contains(err.Error(), "aisdk-chunks.mjs: ") {
+		t.Fatalf("Run after the crash: %v, want aisdk-chunks.mjs's own error", err)
+	}
 }

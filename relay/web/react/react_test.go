@@ -269,8 +269,8 @@ func (s *site) chatURL(n int, chat string) string {
 	return fmt.Sprintf("%s/?api=/o%d/api/chat&chat=%s", s.srv.URL, n, url.QueryEscape(chat))
 }
 
-// browser is a test's tab of the shared Chromium (its own browser
-// context), with describe.js loaded into every page it opens.
+// browser is a test's tab of the shared Chromium, in a browser context of
+// its own.
 type browser struct {
 	t   *testing.T
 	ctx context.Context
