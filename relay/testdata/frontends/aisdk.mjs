@@ -20,30 +20,15 @@
 //   replay:  false to build the transport with resumeStreamIsReplay: false
 //            (a resumed stream then continues the message it has).
 // }
-import { DefaultChatTransport, readUIMessageStream } from "ai";
-import { Chat, main } from "./harness.mjs";
+import { DefaultChatTransport } from "ai";
+import { Chat, main, readChat } from "./harness.mjs";
 
 // runCase runs one config; warnings is where its warnings go.
 export async function runCase(cfg, warnings) {
   const out = { messages: null, status: null, errors: [], finishes: [], resumed: null, warnings: null };
 
   if (cfg.mode === "read") {
-    const transport = new DefaultChatTransport({ api: cfg.api });
-    let last = null;
-    try {
-      const stream = await transport.sendMessages({
-        chatId: cfg.id,
-        trigger: "submit-message",
-        messageId: undefined,
-        messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: cfg.text }] }],
-        abortSignal: undefined,
-      });
-      for await (const m of readUIMessageStream({ stream, onError: (e) => out.errors.push(String(e.message ?? e)) })) {
-        last = m;
-      }
-    } catch (err) {
-      out.errors.push(String(err.message ?? err));
-    }
+    const last = await readChat(cfg, out.errors);
     out.messages = last ? [last] : [];
   } else {
     const chat = new Chat({

@@ -1,7 +1,7 @@
 // What the node scripts of this harness share: the capture of the
 // libraries' warnings, and a Chat (what useChat wraps) without React.
 import { pathToFileURL } from "node:url";
-import { AbstractChat } from "ai";
+import { AbstractChat, DefaultChatTransport, readUIMessageStream } from "ai";
 
 // captureWarnings collects every console.warn / console.error of the
 // libraries (the Go tests fail on any) and the errors nobody awaited (a
@@ -73,4 +73,30 @@ export function withWarnings(out, warnings) {
   if (out && typeof out === "object" && "warnings" in out) out.warnings = warnings;
   else if (warnings.length > 0) process.stderr.write(warnings.join("\n") + "\n");
   return out;
+}
+
+// readChat sends cfg.text as chat cfg.id's user message to cfg.api with
+// DefaultChatTransport.sendMessages() and reads the response with
+// readUIMessageStream(), calling onMessage with each message it yields;
+// errors collects the stream's and the request's. It returns the last
+// message (null if none).
+export async function readChat(cfg, errors, onMessage = () => {}) {
+  const transport = new DefaultChatTransport({ api: cfg.api });
+  let last = null;
+  try {
+    const stream = await transport.sendMessages({
+      chatId: cfg.id,
+      trigger: "submit-message",
+      messageId: undefined,
+      messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: cfg.text }] }],
+      abortSignal: undefined,
+    });
+    for await (const m of readUIMessageStream({ stream, onError: (e) => errors.push(String(e.message ?? e)) })) {
+      last = m;
+      onMessage(m);
+    }
+  } catch (err) {
+    errors.push(String(err.message ?? err));
+  }
+  return last;
 }

@@ -56,8 +56,8 @@
 // fails on any.
 import { HttpAgent } from "@ag-ui/client";
 import { runReconnectAgent } from "./runreconnect.mjs";
-import { DefaultChatTransport, readUIMessageStream } from "ai";
-import { Chat, main } from "./harness.mjs";
+import { DefaultChatTransport } from "ai";
+import { Chat, main, readChat } from "./harness.mjs";
 
 const toolParts = (m) => (m?.parts ?? []).filter((p) => p.type === "tool-ask_colleague");
 
@@ -81,30 +81,16 @@ export async function runCase(cfg, warnings) {
     }
     out.messages = agent.messages;
   } else if (cfg.mode === "read") {
-    const transport = new DefaultChatTransport({ api: cfg.api });
     out.states = [];
     out.errors = [];
-    let last = null;
-    try {
-      const stream = await transport.sendMessages({
-        chatId: cfg.id,
-        trigger: "submit-message",
-        messageId: undefined,
-        messages: [{ id: "u1", role: "user", parts: [{ type: "text", text: cfg.text }] }],
-        abortSignal: undefined,
-      });
-      let prev = "";
-      for await (const m of readUIMessageStream({ stream, onError: (e) => out.errors.push(String(e.message ?? e)) })) {
-        last = m;
-        const now = JSON.stringify(toolParts(m).map((p) => ({ id: p.toolCallId, state: p.state, preliminary: p.preliminary ?? false, output: p.output ?? null, errorText: p.errorText ?? null, toolMetadata: p.toolMetadata ?? null })));
-        if (now !== prev) {
-          out.states.push(JSON.parse(now));
-          prev = now;
-        }
+    let prev = "";
+    const last = await readChat(cfg, out.errors, (m) => {
+      const now = JSON.stringify(toolParts(m).map((p) => ({ id: p.toolCallId, state: p.state, preliminary: p.preliminary ?? false, output: p.output ?? null, errorText: p.errorText ?? null, toolMetadata: p.toolMetadata ?? null })));
+      if (now !== prev) {
+        out.states.push(JSON.parse(now));
+        prev = now;
       }
-    } catch (err) {
-      out.errors.push(String(err.message ?? err));
-    }
+    });
     out.message = last;
   } else if (cfg.mode === "reload") {
     out.errors = [];
