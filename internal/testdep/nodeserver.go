@@ -199,15 +199,4 @@ func (w *NodeServer) stop() {
 // none of its goroutines):
 //
 //	goleak.VerifyTestMain(testdep.Reporting(server.Stopping(m)))
-func (w *NodeServer) Stopping(m Runner) Runner { return stopping{m, w} }
-
-type stopping struct {
-	m Runner
-	w *NodeServer
-}
-
-func (s stopping) Run() int {
-	code := s.m.Run()
-	s.w.stop()
-	return code
-}
+func (w *NodeServer) Stopping(m Runner) Runner { return Then(m, w.stop) }

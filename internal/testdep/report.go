@@ -14,6 +14,21 @@ type Runner interface {
 	Run() int
 }
 
+// Then returns m run, then end called: what a package's tests shared
+// (a browser, a node process, a built binary) stops after the last test
+// and before goleak looks for what is left.
+func Then(m Runner, end func()) Runner { return then{m, end} }
+
+type then struct {
+	m   Runner
+	end func()
+}
+
+func (t then) Run() int {
+	defer t.end()
+	return t.m.Run()
+}
+
 // Reporting wraps m so that, after its tests ran, the package prints one
 // line naming the tests that skipped for a missing dependency and why:
 //

@@ -112,21 +112,14 @@ func (b *Shared) start(path string) {
 // of its goroutines):
 //
 //	goleak.VerifyTestMain(testdep.Reporting(browser.Closing(m)))
-func (b *Shared) Closing(m testdep.Runner) testdep.Runner { return closing{m, b} }
+func (b *Shared) Closing(m testdep.Runner) testdep.Runner { return testdep.Then(m, b.stop) }
 
-type closing struct {
-	m testdep.Runner
-	b *Shared
-}
-
-func (c closing) Run() int {
-	code := c.m.Run()
-	c.b.once.Do(func() {}) // no Tab may start it now
-	if c.b.cancel != nil {
-		c.b.cancel()
+func (b *Shared) stop() {
+	b.once.Do(func() {}) // no Tab may start it now
+	if b.cancel != nil {
+		b.cancel()
 	}
-	if c.b.dir != "" {
-		_ = os.RemoveAll(c.b.dir)
+	if b.dir != "" {
+		_ = os.RemoveAll(b.dir)
 	}
-	return code
 }

@@ -41,24 +41,18 @@ import (
 // SDK peer of client/internal/interop/jsagent, and client/chaintest's chain.
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(removingBuild{testdep.Reporting(chrome.Closing(m))})
+	goleak.VerifyTestMain(testdep.Then(testdep.Reporting(chrome.Closing(m)), removeBuild))
 }
 
 // chrome is the Chromium the page tests share, each in a browser context
 // of its own.
 var chrome chromium.Shared
 
-// removingBuild runs the tests, then removes the orchestrator binary they
-// built.
-type removingBuild struct{ m testdep.Runner }
-
-func (r removingBuild) Run() int {
-	defer func() {
-		if orchestratorBin.dir != "" {
-			_ = os.RemoveAll(orchestratorBin.dir)
-		}
-	}()
-	return r.m.Run()
+// removeBuild removes the orchestrator binary the tests built.
+func removeBuild() {
+	if orchestratorBin.dir != "" {
+		_ = os.RemoveAll(orchestratorBin.dir)
+	}
 }
 
 const (
