@@ -68,7 +68,8 @@ type Decoder struct {
 	// ids: the last task and context ids of a Progress, so that a stream's
 	// frames, which all name the same, share one copy of each.
 	taskID, contextID string
-	// esc: scratch for the unescaped tfrs value of a Progress.
+	// esc: the decoded contents of the last tfrs value the scan read, for
+	// a Progress (which has exactly one).
 	esc []byte
 	// prog is what Read returns for a plain progress frame.
 	prog Progress
@@ -614,7 +615,20 @@ func (d *Decoder) metadata(ps *partSpans) bool {
 			d.spans = append(d.spans, d.spanOf(key, false, noField))
 		}
 		ps.nmeta++
-		return d.stringInto(noField)
+		if d.count || string(key) != tfrs {
+			return d.stringInto(noField)
+		}
+		// The envelope: decoded in the same pass, for Progress.
+		if d.sc.Peek() != '"' {
+			return false
+		}
+		out, raw, f, ok := d.sc.StringTo(d.esc[:0])
+		if !ok || f&jsonstr.Surrogate != 0 {
+			return false
+		}
+		d.esc = out
+		d.spans = append(d.spans, d.spanOf(raw, f&jsonstr.Escaped != 0, noField))
+		return true
 	})
 }
 

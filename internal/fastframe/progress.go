@@ -95,8 +95,7 @@ func (d *Decoder) progress() *Progress {
 	}
 	b := d.raw(val)
 	if d.spans[val].esc {
-		d.esc = jsonstr.AppendUnescaped(d.esc[:0], b)
-		b = d.esc
+		b = d.esc // decoded by metadata: val is the one tfrs value
 	}
 	p := &d.prog
 	*p = Progress{Tfrs: b, d: d}

@@ -52,7 +52,7 @@ func TestKind(t *testing.T) {
 func FuzzScanner(f *testing.F) {
 	for _, s := range []string{
 		`{"a":[1,-0.5e+3,true,false,null,"x\u00e9\ud83d\ude00"]}`, `[]`, `{}`, ` "s" `, `01`, `1.`, `{"a" 1}`,
-		`[1,]`, `"\x"`, "\"\xff\"", "\"a\tb\"", `nul`, `{"a":1}}`, `[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]`,
+		`[1,]`, `"\x"`, "\"\xff\"", "\"a\tb\"", `"{\"v\":1,\"t\":\"a\\nb\"} \u00e9\ud83d\ude00 \ud800x \/"`, `nul`, `{"a":1}}`, `[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -74,5 +74,36 @@ func FuzzScanner(f *testing.F) {
 		if got := sc.Skip() && sc.Done(); got != json.Valid(data) {
 			t.Fatalf("Scanner allowing invalid UTF-8 on %q: %v (%s), encoding/json: %v", data, got, sc.Err(), !got)
 		}
+		for _, lax := range []bool{false, true} {
+			checkStringTo(t, data, lax)
+		}
 	})
+}
+
+// checkStringTo checks that StringTo reads a string at the start of data
+// as String does and appends what AppendUnescaped makes of it.
+func checkStringTo(t *testing.T, data []byte, lax bool) {
+	var a, b Scanner
+	a.Reset(data)
+	b.Reset(data)
+	if lax {
+		a.AllowInvalidUTF8()
+		b.AllowInvalidUTF8()
+	}
+	if a.Peek() != '"' || b.Peek() != '"' {
+		return
+	}
+	raw, f, ok := a.String()
+	out, raw2, f2, ok2 := b.StringTo([]byte("pre"))
+	if ok != ok2 || string(raw) != string(raw2) || f != f2 || a.Pos() != b.Pos() || a.Err() != b.Err() {
+		t.Fatalf("lax %v, %q: String %q %v %v at %d (%s), StringTo %q %v %v at %d (%s)",
+			lax, data, raw, f, ok, a.Pos(), a.Err(), raw2, f2, ok2, b.Pos(), b.Err())
+	}
+	want := "pre"
+	if ok {
+		want = string(AppendUnescaped([]byte(want), raw))
+	}
+	if string(out) != want {
+		t.Fatalf("lax %v, StringTo(%q) appended %q, want %q", lax, data, out, want)
+	}
 }

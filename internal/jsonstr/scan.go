@@ -180,52 +180,126 @@ func (s *Scanner) String() (raw []byte, f Flags, ok bool) {
 	start := s.i
 	b := s.b
 	for s.i < len(b) {
-		// Runs of plain ASCII, the bulk of every string, in a tight loop.
-		for s.i < len(b) && plainASCII[b[s.i]] {
-			s.i++
+		// Runs of plain ASCII, the bulk of every string, in a tight loop
+		// on a local index (s.i, a field, would be stored at every step).
+		i := s.i
+		for i < len(b) && plainASCII[b[i]] {
+			i++
 		}
-		if s.i == len(b) {
+		s.i = i
+		if i == len(b) {
 			break
 		}
-		switch c := b[s.i]; {
-		case c == '"':
-			raw = b[start:s.i]
+		if b[i] == '"' {
 			s.i++
-			return raw, f, true
-		case c == '\\':
+			return b[start:i], f, true
+		}
+		if b[i] == '\\' && i+1 < len(b) && simpleEscape[b[i+1]] != 0 { // inline: an envelope in a frame is full of \"
 			f |= Escaped
-			s.i++
-			switch s.peekRaw() {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				s.i++
-			case 'u':
-				s.i++
-				for k := 0; k < 4; k++ {
-					if !isHex(s.peekRaw()) {
-						return nil, 0, s.Fail(`bad \u escape`)
-					}
-					s.i++
-				}
-				if h := b[s.i-4 : s.i-2]; (h[0] == 'd' || h[0] == 'D') && h[1] >= '8' { // U+D800–DFFF
-					f |= Surrogate
-				}
-			default:
-				return nil, 0, s.Fail("bad escape")
-			}
-		case c < 0x20:
-			return nil, 0, s.Fail("control character in a string")
-		default: // c >= utf8.RuneSelf
-			r, n := utf8.DecodeRune(b[s.i:])
-			if r == utf8.RuneError && n <= 1 {
-				if !s.lax {
-					return nil, 0, s.Fail("invalid UTF-8 in a string")
-				}
-				f |= InvalidUTF8
-			}
-			s.i += n
+			s.i = i + 2
+			continue
+		}
+		if !s.special(&f) {
+			return nil, 0, false
 		}
 	}
 	return nil, 0, s.Fail("unterminated string")
+}
+
+// StringTo is [Scanner.String] that also appends the string's decoded
+// contents to buf, as [AppendUnescaped] would, in the same pass: for a
+// long string full of escapes (an envelope inside a frame) the second
+// pass cost more than the scan.
+func (s *Scanner) StringTo(buf []byte) (out, raw []byte, f Flags, ok bool) {
+	s.i++ // '"'
+	start, base := s.i, len(buf)
+	b := s.b
+	run := start // the plain bytes not yet appended begin here
+	for s.i < len(b) {
+		i := s.i
+		for i < len(b) && plainASCII[b[i]] {
+			i++
+		}
+		s.i = i
+		if i == len(b) {
+			break
+		}
+		switch b[i] {
+		case '"':
+			s.i++
+			if f&Surrogate != 0 { // pairs and lone halves: AppendUnescaped's rules
+				return AppendUnescaped(buf[:base], b[start:i]), b[start:i], f, true
+			}
+			return append(buf, b[run:i]...), b[start:i], f, true
+		case '\\':
+			buf = append(buf, b[run:i]...)
+			if i+1 < len(b) && simpleEscape[b[i+1]] != 0 {
+				f |= Escaped
+				buf = append(buf, simpleEscape[b[i+1]])
+				s.i = i + 2
+				run = s.i
+				continue
+			}
+			if !s.special(&f) {
+				return buf[:base], nil, 0, false
+			}
+			if f&Surrogate == 0 {
+				buf, _ = appendEscape(buf, b, i)
+			}
+			run = s.i
+		default:
+			if !s.special(&f) {
+				return buf[:base], nil, 0, false
+			}
+		}
+	}
+	return buf[:base], nil, 0, s.Fail("unterminated string")
+}
+
+// simpleEscape maps the letter of a two-byte escape to the byte it stands
+// for (0: not one).
+var simpleEscape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// special reads the byte at the cursor inside a string that is not plain
+// ASCII nor the closing quote: an escape, which it checks, or a control
+// character or a multi-byte UTF-8 sequence. It adds what it found to f;
+// false after Fail.
+func (s *Scanner) special(f *Flags) bool {
+	b := s.b
+	switch c := b[s.i]; {
+	case c == '\\':
+		*f |= Escaped
+		s.i++
+		switch s.peekRaw() {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			s.i++
+		case 'u':
+			s.i++
+			for k := 0; k < 4; k++ {
+				if !isHex(s.peekRaw()) {
+					return s.Fail(`bad \u escape`)
+				}
+				s.i++
+			}
+			if h := b[s.i-4 : s.i-2]; (h[0] == 'd' || h[0] == 'D') && h[1] >= '8' { // U+D800–DFFF
+				*f |= Surrogate
+			}
+		default:
+			return s.Fail("bad escape")
+		}
+	case c < 0x20:
+		return s.Fail("control character in a string")
+	default: // c >= utf8.RuneSelf
+		r, n := utf8.DecodeRune(b[s.i:])
+		if r == utf8.RuneError && n <= 1 {
+			if !s.lax {
+				return s.Fail("invalid UTF-8 in a string")
+			}
+			*f |= InvalidUTF8
+		}
+		s.i += n
+	}
+	return true
 }
 
 // peekRaw is the byte at the cursor, without skipping whitespace.
