@@ -37,11 +37,17 @@ func TestMain(m *testing.M) {
 // of the execution, each with output long enough to be split.
 type parallelAgent struct{ tools int }
 
-// toolOutput is the output of tool call i: ~20 KB of numbered lines, so
-// SplitOutput cuts it into three chunks at the soft limit.
+// wireChunk is the chunk limit of parallelAgent's emitter: small, so that
+// a call's output splits into three chunks at 2 KB. (At the default limit
+// it took 20 KB a call, and a2a-go's task manager copies the whole
+// history with gob at every event: under -race, seconds a transport.)
+const wireChunk = 800
+
+// toolOutput is the output of tool call i: ~2 KB of numbered lines, so
+// SplitOutput cuts it into three chunks at wireChunk.
 func toolOutput(i int) string {
 	var b strings.Builder
-	for n := 0; b.Len() < 20_000; n++ {
+	for n := 0; b.Len() < 2_000; n++ {
 		fmt.Fprintf(&b, "tool %d line %04d: %s\n", i, n, strings.Repeat("x", 40))
 	}
 	return b.String()
@@ -49,7 +55,7 @@ func toolOutput(i int) string {
 
 func (x parallelAgent) Execute(ctx context.Context, ec *a2asrv.ExecutorContext) iter.Seq2[a2a.Event, error] {
 	return func(yield func(a2a.Event, error) bool) {
-		em := emit.New(ec, yield)
+		em := emit.New(ec, yield, emit.WithChunkLimit(wireChunk))
 		defer em.Close()
 		if err := em.Thinking("fan out"); err != nil {
 			return
@@ -132,9 +138,9 @@ func TestOverTheWire(t *testing.T) {
 		want = append(want, schema.ToolCall{
 			Key: fmt.Sprintf("call-%02d", i), Tool: fmt.Sprintf("tool-%d", i%3), ToolCallID: fmt.Sprintf("call-%02d", i),
 			Status: status, Started: true, Output: out,
-			Chunks: len(envelope.SplitOutput(out, 0)), Bytes: int64(len(out)),
+			Chunks: len(envelope.SplitOutput(out, wireChunk)), Bytes: int64(len(out)),
 		})
-		applied += int64(2 + len(envelope.SplitOutput(out, 0)))
+		applied += int64(2 + len(envelope.SplitOutput(out, wireChunk)))
 	}
 
 	for _, tr := range []a2a.TransportProtocol{a2a.TransportProtocolJSONRPC, a2a.TransportProtocolHTTPJSON, a2a.TransportProtocolGRPC} {
