@@ -134,10 +134,13 @@ func TestGRPCOversizeGetTaskShrinksHistory(t *testing.T) {
 	}
 	cl := newForced(t, s, c, WithRetry(4, time.Millisecond, time.Millisecond), WithGRPCDialOptions(record),
 		withBounds(transport.Bounds{Response: 128 << 10, Event: transport.DefaultBounds().Event}))
-	f, _ := cl.Follow(testCtx(t), st.TaskID())
+	// Poll, not Follow: a subscription that reaches the execution before
+	// a2a-go has ended it is answered with a snapshot, and no GetTask is
+	// asked (seen once under load). Poll asks GetTask first, every time.
+	f, _ := cl.Poll(testCtx(t), st.TaskID(), time.Millisecond)
 	r := collect(t, f)
 	if r.err != nil || r.out.Reply != "ok" {
-		t.Fatalf("follow: %s %q %v; want completed", r.out.State, r.out.Reply, r.err)
+		t.Fatalf("poll: %s %q %v; want completed", r.out.State, r.out.Reply, r.err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
