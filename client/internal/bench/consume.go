@@ -79,14 +79,15 @@ func NewSDK(ctx context.Context, t Target, hc *http.Client, opts ...client.Optio
 type Reader struct {
 	raw   *a2aclient.Client // set for "raw"
 	sdk   *client.Client    // set for "sdk"
-	floor *Target           // set for "floor": FloorSend, sends only
+	floor *Target           // set for "floor" and "floor-valid": FloorSend, sends only
+	valid bool              // "floor-valid"
 }
 
 // Impls are the reader impls, in the order of Order(0).
 var Impls = []string{"raw", "sdk"}
 
-// NewReader builds the reader impl ("raw", "sdk" or "floor",
-// which is not in Impls: FloorSend, for Send only) on t, over hc
+// NewReader builds the reader impl ("raw", "sdk", or "floor" and
+// "floor-valid", which are not in Impls: FloorSend, for Send only) on t, over hc
 // (nil: as in NewRaw); opts apply to the SDK's client only. Close releases
 // it.
 func NewReader(ctx context.Context, t Target, impl string, hc *http.Client, opts ...client.Option) (*Reader, error) {
@@ -99,10 +100,10 @@ func NewReader(ctx context.Context, t Target, impl string, hc *http.Client, opts
 		r.raw, err = NewRaw(ctx, t, hc)
 	case "sdk":
 		r.sdk, err = NewSDK(ctx, t, hc, opts...)
-	case "floor":
-		r.floor = &t
+	case "floor", "floor-valid":
+		r.floor, r.valid = &t, impl == "floor-valid"
 	default:
-		err = fmt.Errorf("bench: unknown impl %q (raw, sdk, floor)", impl)
+		err = fmt.Errorf("bench: unknown impl %q (raw, sdk, floor, floor-valid)", impl)
 	}
 	if err != nil {
 		return nil, err
@@ -113,7 +114,7 @@ func NewReader(ctx context.Context, t Target, impl string, hc *http.Client, opts
 // Send streams text: RawSend or SDKSend.
 func (r *Reader) Send(ctx context.Context, text string, on OnProgress) (Result, error) {
 	if r.floor != nil {
-		return FloorSend(ctx, nil, *r.floor, text)
+		return FloorSend(ctx, nil, *r.floor, text, r.valid)
 	}
 	if r.raw != nil {
 		return RawSend(ctx, r.raw, text, on)

@@ -25,8 +25,10 @@ import (
 // a merge.Turn (default caps). It builds no a2a-go event, checks no
 // JSON-RPC envelope, keeps no task state but "completed", and recovers
 // from nothing: a consumer that is right only about the frames a
-// FrameServer writes.
-func FloorSend(ctx context.Context, hc *http.Client, t Target, text string) (Result, error) {
+// FrameServer writes. With valid, it also checks that each frame is JSON
+// (one jsonstr.Scanner pass, as the SDK's decoder makes): the share of the
+// SDK's cost over the floor that is checking the frame at all.
+func FloorSend(ctx context.Context, hc *http.Client, t Target, text string, valid bool) (Result, error) {
 	if hc == nil {
 		hc = &http.Client{}
 	}
@@ -56,7 +58,10 @@ func FloorSend(ctx context.Context, hc *http.Client, t Target, text string) (Res
 	}
 	turn := merge.NewTurn("task-send", "u-1", merge.DefaultCaps())
 	rd := ssewire.NewReader(resp.Body, 0)
-	var unesc []byte
+	var (
+		unesc []byte
+		sc    jsonstr.Scanner
+	)
 	for {
 		data, err := rd.Next()
 		if err != nil {
@@ -67,6 +72,11 @@ func FloorSend(ctx context.Context, hc *http.Client, t Target, text string) (Res
 			return r, nil
 		}
 		r.Events++
+		if valid {
+			if sc.Reset(data); !sc.Skip() || !sc.Done() {
+				return r, fmt.Errorf("bench: floor: event %d is not JSON: %s", r.Events, sc.Err())
+			}
+		}
 		raw, esc, ok := tfrsValue(data)
 		if !ok {
 			if bytes.Contains(data, []byte(`"TASK_STATE_COMPLETED"`)) {

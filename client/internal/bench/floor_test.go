@@ -20,7 +20,11 @@ func TestFloorMatchesTheSDK(t *testing.T) {
 	const n = 3000
 	for _, tg := range Targets(srv.URL) {
 		t.Run(tg.Name(), func(t *testing.T) {
-			fl, err := FloorSend(ctx, nil, tg, agenttest.FrameRequest(n, 0))
+			fl, err := FloorSend(ctx, nil, tg, agenttest.FrameRequest(n, 0), false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			flv, err := FloorSend(ctx, nil, tg, agenttest.FrameRequest(n, 0), true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -37,6 +41,9 @@ func TestFloorMatchesTheSDK(t *testing.T) {
 			if d := cmp.Diff(summary{sdk.Progress, sdk.Applied}, summary{fl.Progress, fl.Applied}); d != "" {
 				t.Errorf("floor vs SDK (-sdk +floor):\n%s", d)
 			}
+			if d := cmp.Diff(summary{sdk.Progress, sdk.Applied}, summary{flv.Progress, flv.Applied}); d != "" {
+				t.Errorf("validating floor vs SDK (-sdk +floor):\n%s", d)
+			}
 			if fl.Progress != n {
 				t.Errorf("floor read %d working updates, want %d", fl.Progress, n)
 			}
@@ -46,8 +53,8 @@ func TestFloorMatchesTheSDK(t *testing.T) {
 
 // BenchmarkFloor streams e2e.n working updates from a FrameServer over
 // loopback, on JSON-RPC and REST, read by each reader in turn within one
-// run: raw (plain a2a-go iteration), sdk (the client) and floor
-// (FloorSend).
+// run: raw (plain a2a-go iteration), sdk (the client), floor and
+// floor-valid (FloorSend).
 // One iteration is one stream; ns/event is the metric to compare, with
 // -benchmem's figures per stream (divide by e2e.n + 2 events):
 //
@@ -59,19 +66,14 @@ func BenchmarkFloor(b *testing.B) {
 	ctx := context.Background()
 	text := agenttest.FrameRequest(*e2eN, 0)
 	for _, tg := range Targets(srv.URL) {
-		for _, impl := range []string{"raw", "sdk", "floor"} {
+		for _, impl := range []string{"raw", "sdk", "floor", "floor-valid"} {
 			b.Run("transport="+tg.Name()+"/impl="+impl, func(b *testing.B) {
-				var send func() (Result, error)
-				if impl == "floor" {
-					send = func() (Result, error) { return FloorSend(ctx, nil, tg, text) }
-				} else {
-					rd, err := NewReader(ctx, tg, impl, nil)
-					if err != nil {
-						b.Fatal(err)
-					}
-					defer rd.Close()
-					send = func() (Result, error) { return rd.Send(ctx, text, nil) }
+				rd, err := NewReader(ctx, tg, impl, nil)
+				if err != nil {
+					b.Fatal(err)
 				}
+				defer rd.Close()
+				send := func() (Result, error) { return rd.Send(ctx, text, nil) }
 				var events int
 				var took time.Duration
 				for b.Loop() {

@@ -78,14 +78,15 @@ func e2e(args []string) error {
 	reps := fl.Int("reps", 5, "repetitions (each: one raw and one SDK stream per transport)")
 	capsName := fl.String("caps", "default", "merge caps: default, or open (every block applied)")
 	transports := fl.String("transports", "jsonrpc,rest", "transports, comma-separated")
-	only := fl.String("only", "", "run only this reader (raw, sdk or floor), for a profile of one side")
+	only := fl.String("only", "", "run only this reader (raw, sdk, floor or floor-valid), for a profile of one side")
 	ballast := fl.Int("ballast", 0, "MiB of pointer-free live heap to hold, as an application would (it raises the GC's heap goal, not its marking work)")
 	cpuprofile := fl.String("cpuprofile", "", "write a CPU profile of the measured runs to `file`")
 	_ = fl.Parse(args)
-	// The floor (bench.FloorSend) runs beside the readers of bench.Impls.
-	all := append(slices.Clone(bench.Impls), "floor")
+	// The floor (bench.FloorSend) runs beside the readers of bench.Impls,
+	// without and with a validating scan of each frame.
+	all := append(slices.Clone(bench.Impls), "floor", "floor-valid")
 	if *only != "" && !slices.Contains(all, *only) {
-		return fmt.Errorf("-only %q: raw, sdk or floor", *only)
+		return fmt.Errorf("-only %q: raw, sdk, floor or floor-valid", *only)
 	}
 
 	keep := make([]byte, *ballast<<20)
@@ -228,15 +229,16 @@ func e2e(args []string) error {
 	}
 	_ = cpuRatio
 	fmt.Println("\n(median, then min and max relative to it)")
-	fmt.Println("\n| transport | SDK CPU / floor CPU | raw a2a-go CPU / SDK CPU |")
-	fmt.Println("|---|---|---|")
+	fmt.Println("\n| transport | SDK CPU / floor CPU | SDK CPU / validating floor CPU | raw a2a-go CPU / SDK CPU |")
+	fmt.Println("|---|---|---|---|")
 	for _, t := range targets {
 		k := t.Name()
-		sdk, floor, raw := cpu[k+"/sdk"], cpu[k+"/floor"], cpu[k+"/raw"]
-		if len(sdk) == 0 || len(floor) == 0 || len(raw) == 0 {
+		sdk, floor, valid, raw := cpu[k+"/sdk"], cpu[k+"/floor"], cpu[k+"/floor-valid"], cpu[k+"/raw"]
+		if len(sdk) == 0 || len(floor) == 0 || len(valid) == 0 || len(raw) == 0 {
 			continue
 		}
-		fmt.Printf("| %s | %.2f× | %.2f× |\n", k, spreadOf(sdk).med/spreadOf(floor).med, spreadOf(raw).med/spreadOf(sdk).med)
+		fmt.Printf("| %s | %.2f× | %.2f× | %.2f× |\n", k, spreadOf(sdk).med/spreadOf(floor).med,
+			spreadOf(sdk).med/spreadOf(valid).med, spreadOf(raw).med/spreadOf(sdk).med)
 	}
 	return nil
 }
