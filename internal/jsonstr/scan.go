@@ -180,13 +180,7 @@ func (s *Scanner) String() (raw []byte, f Flags, ok bool) {
 	start := s.i
 	b := s.b
 	for s.i < len(b) {
-		// Runs of plain ASCII, the bulk of every string, in a tight loop
-		// on a local index (s.i, a field, would be stored at every step).
-		i := s.i
-		for i < len(b) && plainASCII[b[i]] {
-			i++
-		}
-		s.i = i
+		i := s.plain()
 		if i == len(b) {
 			break
 		}
@@ -206,6 +200,18 @@ func (s *Scanner) String() (raw []byte, f Flags, ok bool) {
 	return nil, 0, s.Fail("unterminated string")
 }
 
+// plain moves the cursor over a run of plain ASCII inside a string, the
+// bulk of every string, and returns it: a tight loop on a local index
+// (s.i, a field, would be stored at every step).
+func (s *Scanner) plain() int {
+	i, b := s.i, s.b
+	for i < len(b) && plainASCII[b[i]] {
+		i++
+	}
+	s.i = i
+	return i
+}
+
 // StringTo is [Scanner.String] that also appends the string's decoded
 // contents to buf, as [AppendUnescaped] would, in the same pass: for a
 // long string full of escapes (an envelope inside a frame) the second
@@ -216,11 +222,7 @@ func (s *Scanner) StringTo(buf []byte) (out, raw []byte, f Flags, ok bool) {
 	b := s.b
 	run := start // the plain bytes not yet appended begin here
 	for s.i < len(b) {
-		i := s.i
-		for i < len(b) && plainASCII[b[i]] {
-			i++
-		}
-		s.i = i
+		i := s.plain()
 		if i == len(b) {
 			break
 		}
