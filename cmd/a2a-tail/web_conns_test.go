@@ -26,10 +26,10 @@ import (
 // to an address and holds them: "<addr> <n> [<path> <host>]". With a path,
 // each connection GETs it (Host: host) and waits for a 200 status line: a
 // reader of an event stream. It answers "ready\n" (or the error) on stdout
-// and holds them until its stdin closes. The connections
-// are spread over child processes because one process here may hold only
-// 20 000 descriptors (RLIMIT_NOFILE, which an unprivileged test cannot
-// raise) and the server needs some of its own.
+// and holds them until its stdin closes. The connections are in a child
+// process because one process here may hold only 20 000 descriptors
+// (RLIMIT_NOFILE, which an unprivileged test cannot raise), and the
+// server needs its own.
 const dialChildEnv = "A2A_TAIL_DIAL_CHILD"
 
 func init() {
@@ -79,22 +79,17 @@ func reusesPort(t *testing.T) {
 	t.Cleanup(portChurn.RUnlock)
 }
 
-// holdConns opens n connections to addr from child processes of at most
-// per each, and returns once all are open; they close when the test ends.
-// get, if given, is the path and Host each connection GETs (see
-// dialChildEnv).
-func holdConns(t *testing.T, addr string, n, per int, get ...string) {
+// holdConns opens n connections to addr from a child process and returns
+// once all are open; they close when the test ends. get, if given, is the
+// path and Host each connection GETs (see dialChildEnv).
+func holdConns(t *testing.T, addr string, n int, get ...string) {
 	t.Helper()
 	portChurn.Lock()
-	t.Cleanup(portChurn.Unlock) // after the children closed their connections
-	for n > 0 {
-		k := min(n, per)
-		n -= k
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d %s", dialChildEnv, addr, k, strings.Join(get, " ")))
-		if line := testdep.Start(t, "a child holding connections", cmd, testdep.Stdout).Next(); line != "ready" {
-			t.Fatalf("child holding %d connections: %q", k, line)
-		}
+	t.Cleanup(portChurn.Unlock) // after the child closed its connections
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d %s", dialChildEnv, addr, n, strings.Join(get, " ")))
+	if line := testdep.Start(t, "a child holding connections", cmd, testdep.Stdout).Next(); line != "ready" {
+		t.Fatalf("child holding %d connections: %q", n, line)
 	}
 }
 
@@ -104,7 +99,7 @@ func TestWebManyIdleConnections(t *testing.T) {
 	const n = 10000
 	g := startGuarded(t, webFlags{listen: "127.0.0.1:0"}, true)
 	host := "127.0.0.1:" + g.port
-	holdConns(t, g.addr, n, n)
+	holdConns(t, g.addr, n)
 	if open := g.cc.conns(); open > webMaxConns {
 		t.Errorf("the server holds %d connections, want at most %d", open, webMaxConns)
 	}
@@ -150,7 +145,7 @@ func TestWebBusyTaskResponds503(t *testing.T) {
 	defer srv.Close()
 	defer ws.Close()
 	path := "/tasks/" + string(id) + "/events"
-	holdConns(t, ln.Addr().String(), readers, readers, path, ln.Addr().String())
+	holdConns(t, ln.Addr().String(), readers, path, ln.Addr().String())
 
 	client := &http.Client{Timeout: testdep.Budget(10 * time.Second)}
 	resp, err := client.Get("http://" + ln.Addr().String() + path)

@@ -675,7 +675,7 @@ func TestWebPageStatesInBrowser(t *testing.T) {
 		go func() { _ = hs.Serve(ln) }()
 		defer hs.Close()
 		defer ws.Close()
-		holdConns(t, ln.Addr().String(), 1024, 1024, "/tasks/"+string(id)+"/events", ln.Addr().String())
+		holdConns(t, ln.Addr().String(), 1024, "/tasks/"+string(id)+"/events", ln.Addr().String())
 		do(t, tab,
 			chromedp.Navigate("http://"+ln.Addr().String()+"/?task="+url.QueryEscape(string(id))),
 			chromedp.WaitVisible(`#problem[data-kind="busy"]`),
