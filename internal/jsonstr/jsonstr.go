@@ -49,31 +49,20 @@ func AppendUnescaped(buf, raw []byte) []byte {
 // to buf and returns it with the offset after the escape (after both
 // halves of a surrogate pair).
 func appendEscape(buf, raw []byte, i int) ([]byte, int) {
-	switch raw[i+1] {
-	case 'b':
-		return append(buf, '\b'), i + 2
-	case 'f':
-		return append(buf, '\f'), i + 2
-	case 'n':
-		return append(buf, '\n'), i + 2
-	case 'r':
-		return append(buf, '\r'), i + 2
-	case 't':
-		return append(buf, '\t'), i + 2
-	case 'u':
-		r := hexVal(raw[i+2:])
-		i += 6
-		if utf16.IsSurrogate(r) {
-			if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
-				if dec := utf16.DecodeRune(r, hexVal(raw[i+2:])); dec != utf8.RuneError {
-					return utf8.AppendRune(buf, dec), i + 6
-				}
-			}
-			r = utf8.RuneError
-		}
-		return utf8.AppendRune(buf, r), i
+	if c := simpleEscape[raw[i+1]]; c != 0 {
+		return append(buf, c), i + 2
 	}
-	return append(buf, raw[i+1]), i + 2 // '"', '\\', '/'
+	r := hexVal(raw[i+2:]) // \uXXXX
+	i += 6
+	if utf16.IsSurrogate(r) {
+		if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+			if dec := utf16.DecodeRune(r, hexVal(raw[i+2:])); dec != utf8.RuneError {
+				return utf8.AppendRune(buf, dec), i + 6
+			}
+		}
+		r = utf8.RuneError
+	}
+	return utf8.AppendRune(buf, r), i
 }
 
 // hexVal is the value of the four hex digits at the start of b.

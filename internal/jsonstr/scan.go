@@ -263,9 +263,10 @@ func (s *Scanner) StringTo(buf []byte) (out, raw []byte, f Flags, ok bool) {
 var simpleEscape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 
 // special reads the byte at the cursor inside a string that is not plain
-// ASCII nor the closing quote: an escape, which it checks, or a control
-// character or a multi-byte UTF-8 sequence. It adds what it found to f;
-// false after Fail.
+// ASCII, the closing quote or a two-byte escape (which String and StringTo
+// read inline, with simpleEscape): a \u escape, which it checks, a bad
+// escape, a control character or a multi-byte UTF-8 sequence. It adds what
+// it found to f; false after Fail.
 func (s *Scanner) special(f *Flags) bool {
 	b := s.b
 	switch c := b[s.i]; {
@@ -273,8 +274,6 @@ func (s *Scanner) special(f *Flags) bool {
 		*f |= Escaped
 		s.i++
 		switch s.peekRaw() {
-		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			s.i++
 		case 'u':
 			s.i++
 			for k := 0; k < 4; k++ {
