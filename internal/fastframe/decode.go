@@ -615,10 +615,11 @@ func (d *Decoder) metadata(ps *partSpans) bool {
 			d.spans = append(d.spans, d.spanOf(key, false, noField))
 		}
 		ps.nmeta++
-		if d.count || string(key) != tfrs {
+		if d.count || d.isArt || string(key) != tfrs {
 			return d.stringInto(noField)
 		}
-		// The envelope: decoded in the same pass, for Progress.
+		// A status update's envelope: decoded in the same pass, for
+		// Progress (an artifact update's metadata is built by fill).
 		if d.sc.Peek() != '"' {
 			return false
 		}
